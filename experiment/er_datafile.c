@@ -1,0 +1,104 @@
+/* Block writer for binary data files; see er/er_datafile.h. */
+#define _GNU_SOURCE
+#include "er/er_datafile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "er/er_fileutil.h"
+
+int er_datafile_create(struct er_datafile *file, int dirfd, const char *name)
+{
+  int fd = er_create_exclusive(dirfd, name, O_RDWR);
+  if (fd < 0)
+    return fd; /* FILE is left as it was */
+  memset(file, 0, sizeof *file);
+  file->fd = fd;
+  return 0;
+}
+
+void er_datafile_close(struct er_datafile *file)
+{
+  if (file->fd >= 0)
+    close(file->fd);
+  file->fd = -1;
+}
+
+void er_cursor_init(struct er_cursor *cursor, struct er_datafile *file)
+{
+  cursor->file = file;
+  cursor->block_offset = 0;
+  cursor->used = 0;
+  cursor->flushed = 0;
+  cursor->has_block = 0;
+}
+
+static int write_fully_at(int fd, const unsigned char *bytes, size_t len, uint64_t offset)
+{
+  while (len > 0) {
+    ssize_t n = pwrite(fd, bytes, len, (off_t)offset);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return -errno;
+    }
+    bytes += n;
+    len -= (size_t)n;
+    offset += (uint64_t)n;
+  }
+  return 0;
+}
+
+/* Writes the unflushed packets plus a trailer describing the rest of the
+ * block: EMPTY while the block may still grow, CLOSED when it is done. */
+static int flush_with_trailer(struct er_cursor *cursor, uint16_t trailer_type)
+{
+  if (!cursor->has_block || cursor->used == 0)
+    return 0;
+  size_t rest = ER_BLOCK_SIZE - cursor->used;
+  size_t end = cursor->used;
+  if (rest > 0) {
+    struct er_packet_header trailer = {(uint16_t)rest, trailer_type};
+    memcpy(cursor->buf + cursor->used, &trailer, sizeof trailer);
+    end += sizeof trailer;
+  }
+  int rc = write_fully_at(cursor->file->fd, cursor->buf + cursor->flushed, end - cursor->flushed,
+                          cursor->block_offset + cursor->flushed);
+  if (rc == 0)
+    cursor->flushed = cursor->used;
+  return rc;
+}
+
+static void take_new_block(struct er_cursor *cursor)
+{
+  cursor->block_offset = __atomic_fetch_add(&cursor->file->next_block_offset, ER_BLOCK_SIZE, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&cursor->file->bytes_reserved, ER_BLOCK_SIZE, __ATOMIC_RELAXED);
+  cursor->used = 0;
+  cursor->flushed = 0;
+  cursor->has_block = 1;
+}
+
+int er_cursor_append(struct er_cursor *cursor, const void *packet, size_t len)
+{
+  if (len == 0 || len % 8 != 0 || len > ER_BLOCK_SIZE - 8)
+    return -EINVAL;
+  /* Keep room for the 4-byte trailer unless the packet fills the block. */
+  if (cursor->has_block && cursor->used + len != ER_BLOCK_SIZE && cursor->used + len + 8 > ER_BLOCK_SIZE) {
+    int rc = flush_with_trailer(cursor, ER_PKT_CLOSED);
+    if (rc < 0)
+      return rc;
+    cursor->has_block = 0;
+  }
+  if (!cursor->has_block)
+    take_new_block(cursor);
+  memcpy(cursor->buf + cursor->used, packet, len);
+  cursor->used += (uint32_t)len;
+  return 0;
+}
+
+int er_cursor_flush(struct er_cursor *cursor)
+{
+  return flush_with_trailer(cursor, ER_PKT_EMPTY);
+}

@@ -1,0 +1,30 @@
+/* Entry points of libgdbcol-shared.so, called from the GDB plugin through
+ * ctypes.  Thin wrappers with plain C types only. */
+#include <string.h>
+
+#include "er/er_naming.h"
+#include "er/er_timer_spec.h"
+
+/* Returns 0 and the effective interval (plus flags: 1 raised, 2 rounded), or
+ * -1 with a message in ERR. */
+int gdbcol_parse_timer(const char *value, long *interval_us, int *flags, char *err, int err_len)
+{
+  struct er_timer_spec spec;
+  if (er_parse_timer_spec(value, &spec, err, (size_t)err_len) != 0)
+    return -1;
+  *interval_us = spec.interval_us;
+  *flags = (spec.raised_to_min ? 1 : 0) | (spec.rounded_down ? 2 : 0);
+  return 0;
+}
+
+/* NULL or a message about NAME. */
+const char *gdbcol_check_experiment_name(const char *name)
+{
+  return er_check_experiment_name(name);
+}
+
+/* 0 with the next experiment name in OUT, or a negative errno. */
+int gdbcol_next_experiment_name(const char *dir, const char *name, char *out, int out_len)
+{
+  return er_next_experiment_name(dir, name && *name ? name : NULL, out, (size_t)out_len);
+}

@@ -1,0 +1,50 @@
+/* Block writer for the binary data files (profile, data.frameinfo, and the
+ * tracing files of later data kinds).
+ *
+ * A data file is a sequence of 64 KiB blocks.  Each producer owns a cursor
+ * and fills one block at a time in memory; blocks are reserved with one
+ * atomic add on the file, so producers never take a lock.  A flush writes
+ * the new packets followed by an EMPTY packet covering the rest of the
+ * block, so whatever is on disk at any moment (after a crash or kill -9, or
+ * while gprofng reads a live experiment) is a valid packet sequence.
+ *
+ * Thread and signal safety: er_cursor_append and er_cursor_flush use only
+ * memcpy, pwrite and an atomic add: they are async-signal-safe.  One cursor
+ * must not be used by two threads (or a thread and its own signal handler)
+ * at once; the file may be shared by any number of cursors.  */
+#ifndef ER_DATAFILE_H
+#define ER_DATAFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "er/er_format.h"
+
+struct er_datafile {
+  int fd;
+  uint64_t next_block_offset; /* accessed atomically */
+  uint64_t bytes_reserved;    /* accessed atomically: blocks handed out */
+};
+
+struct er_cursor {
+  struct er_datafile *file;
+  uint64_t block_offset; /* file offset of the block in buf */
+  uint32_t used;         /* bytes of packets in buf */
+  uint32_t flushed;      /* bytes of buf already on disk */
+  int has_block;
+  unsigned char buf[ER_BLOCK_SIZE];
+};
+
+/* Creates NAME in the directory DIRFD (never following a symlink, never
+ * replacing a file).  Returns 0 or a negative errno. */
+int er_datafile_create(struct er_datafile *file, int dirfd, const char *name);
+void er_datafile_close(struct er_datafile *file);
+
+void er_cursor_init(struct er_cursor *cursor, struct er_datafile *file);
+/* Appends one packet (its tsize must equal LEN, a multiple of 8, at most
+ * one block minus 8).  Returns 0 or a negative errno. */
+int er_cursor_append(struct er_cursor *cursor, const void *packet, size_t len);
+/* Makes everything appended so far durable in the file. */
+int er_cursor_flush(struct er_cursor *cursor);
+
+#endif

@@ -1,0 +1,104 @@
+/* Binary layouts of the experiment files, as gprofng 2.40 reads them.
+ *
+ * The authority is ../shared/docs/experiment-format.md; section numbers
+ * below refer to it.  Everything is little-endian, 64-bit (wsize="64").
+ * Writer and reader share these definitions so that a layout mistake shows
+ * up in the round-trip unit tests rather than as silent zeros in gprofng.  */
+#ifndef ER_FORMAT_H
+#define ER_FORMAT_H
+
+#include <stdint.h>
+
+/* Packet kinds (§5.2).  Apart from EMPTY, FRAME and CLOSED these are keys
+ * into the <profpckt kind=…> descriptors that log.xml declares. */
+enum er_packet_type {
+  ER_PKT_EMPTY = 0,
+  ER_PKT_SYNC = 2,
+  ER_PKT_HW = 3,
+  ER_PKT_HEAP = 5,
+  ER_PKT_CLOCK = 8, /* "OPROF", the Linux clock packet */
+  ER_PKT_FRAME = 11,
+  ER_PKT_IOTRACE = 19,
+  ER_PKT_CLOSED = 0xFFFF,
+};
+
+/* Data files are written in blocks of this size; the EMPTY packet that pads a
+ * block must fit its 16-bit tsize, so a block can be no larger (§5.1). */
+#define ER_BLOCK_SIZE 65536u
+/* The reader skips to the next boundary of this size after tsize == 0. */
+#define ER_READER_CHUNK 16384u
+
+struct er_packet_header {
+  uint16_t tsize;
+  uint16_t type;
+} __attribute__((packed));
+
+/* Clock profile packet, kind 8, 56 bytes (§5.4).  TSTAMP sits at offset 28:
+ * the collector declares it packed, and the log.xml descriptor says so. */
+struct er_clock_packet {
+  uint16_t tsize;
+  uint16_t type;
+  uint32_t pad0;
+  uint64_t lwpid;
+  uint64_t thrid;
+  uint32_t cpuid;
+  int64_t tstamp;
+  uint64_t frinfo;
+  int32_t mstate;
+  int32_t ntick;
+  uint32_t pad1;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct er_clock_packet) == 56, "clock packet is 56 bytes");
+
+/* Linux reports total CPU only: "User+System CPU" (§5.4, MSTATE values). */
+#define ER_MSTATE_LINUX_CPU 10
+
+/* Frame packet, kind 11 (§6.1): this header, then info records. */
+struct er_frame_packet {
+  uint16_t tsize;
+  uint16_t type;
+  uint32_t hsize; /* 16: where the info records start */
+  uint64_t uid;   /* the FRINFO value data packets refer to */
+} __attribute__((packed));
+
+struct er_frame_info {
+  uint32_t hsize; /* record size including this header */
+  uint32_t kind;  /* ER_FRAME_INFO_*, bit 31 = compressed */
+  uint64_t uid;   /* stack uid */
+} __attribute__((packed));
+
+#define ER_FRAME_INFO_STACK 1u
+#define ER_FRAME_INFO_COMPRESSED 0x80000000u
+
+/* Markers in the last slot of a stack (§6.2). */
+#define ER_PC_TRUNCATED ((uint64_t)-2)
+#define ER_PC_UNWIND_FAILED ((uint64_t)-3)
+
+/* Default native depth limit, as gprofng's collector. */
+#define ER_MAX_STACK_DEPTH 256
+
+/* overview record, 64-bit layout, 504 bytes (§7). */
+struct er_timespec_pair {
+  uint64_t sec;
+  uint64_t nsec;
+};
+
+struct er_overview_record {
+  int32_t lwpid;
+  int32_t count;
+  struct er_timespec_pair tstamp;
+  struct er_timespec_pair create;
+  struct er_timespec_pair term;
+  struct er_timespec_pair rtime;
+  struct er_timespec_pair utime;
+  struct er_timespec_pair stime;
+  struct er_timespec_pair unused_times[8];
+  struct er_timespec_pair filler_times[6];
+  uint64_t minf, majf, nswap, inblk, oublk, msnd, mrcv, sigs, vctx, ictx, sysc, ioch;
+  uint64_t filler[10];
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct er_overview_record) == 504, "overview record is 504 bytes");
+
+#endif

@@ -1,0 +1,24 @@
+/* Experiment names: test.N.er numbering and safe creation of the
+ * experiment directory.  Shared by the runtime (which creates the
+ * directory) and the GDB plugin (which predicts and reports the name). */
+#ifndef ER_NAMING_H
+#define ER_NAMING_H
+
+#include <stddef.h>
+
+/* Checks a user-given experiment name: a single path component ending in
+ * ".er" with something before it.  Returns NULL or a message. */
+const char *er_check_experiment_name(const char *name);
+
+/* The name the next experiment would get in DIR: NAME itself when NAME is
+ * given and free; for NAME of the form STEM.N.er (or no NAME: test.1.er),
+ * STEM.M.er with M one more than the highest STEM.K.er present.  Returns 0,
+ * or -EEXIST when NAME has no number and exists, or another -errno. */
+int er_next_experiment_name(const char *dir, const char *name, char *out, size_t out_len);
+
+/* Creates the next experiment directory in DIR (see above; retried when
+ * another process takes the name first) and opens it.  On success returns a
+ * directory descriptor and writes the full path to PATH_OUT. */
+int er_create_experiment_dir(const char *dir, const char *name, char *path_out, size_t path_len);
+
+#endif

@@ -1,0 +1,68 @@
+/* Reading an experiment back: what the tests and tools use to check what the
+ * runtime wrote, independently of gprofng.  Plain C, allocates freely. */
+#ifndef ER_READER_H
+#define ER_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct er_segment {
+  uint64_t vaddr, size, foffset;
+  unsigned modes;
+  int64_t tstamp; /* relative to the run event */
+  int64_t unmap_tstamp; /* -1 while mapped */
+  char *name;
+};
+
+struct er_stack {
+  uint64_t frame_uid;
+  size_t n;
+  uint64_t *pcs; /* leaf first */
+};
+
+struct er_clock_sample {
+  uint64_t lwpid, thrid;
+  uint32_t cpuid;
+  int64_t tstamp;
+  uint64_t frinfo;
+  int32_t mstate, ntick;
+};
+
+struct er_experiment {
+  long ptimer_us; /* 0 when log.xml declares no clock profile */
+  int numstates;
+  int has_run, has_exit;
+  int64_t run_tstamp;
+  size_t n_sample_events;
+  size_t overview_bytes;
+  char **comments; /* text of <event kind="comment"> */
+  size_t n_comments;
+  char **warnings; /* text of cwarn/cerror events */
+  size_t n_warnings;
+  struct er_segment *segments;
+  size_t n_segments;
+  struct er_stack *stacks; /* sorted by frame_uid */
+  size_t n_stacks;
+  struct er_clock_sample *clock;
+  size_t n_clock;
+  size_t invalid_packets; /* misaligned or malformed, as gprofng counts them */
+};
+
+/* Loads PATH (a .er directory).  Returns 0, or -1 with a message in ERR. */
+int er_experiment_open(const char *path, struct er_experiment *exp, char *err, size_t err_len);
+void er_experiment_close(struct er_experiment *exp);
+
+const struct er_stack *er_experiment_stack(const struct er_experiment *exp, uint64_t frame_uid);
+/* The segment that maps PC (any mode), or NULL. */
+const struct er_segment *er_experiment_segment(const struct er_experiment *exp, uint64_t pc);
+
+/* Walks the packets of a data file the way gprofng does (§5.1): calls FN for
+ * every packet that is not padding and returns the invalid-packet count. */
+size_t er_walk_packets(const unsigned char *data, size_t len,
+                       void (*fn)(const unsigned char *packet, uint16_t type, uint16_t size, void *arg), void *arg);
+
+/* Names the function containing PC with the ELF symbol tables of the
+ * segment's file: writes "name" or "<static>@0xOFFSET (file)" to OUT. */
+void er_symbolize(const struct er_segment *seg, uint64_t pc, char *out, size_t out_len);
+
+#endif

@@ -1,0 +1,42 @@
+"""gdb-collector: the dbx `collector` command set for GDB.
+
+Loaded by share/gdb/collector.gdb (build tree) or the installed auto-load
+file, which call register() with the paths of the runtime pieces."""
+
+import gdb
+
+from . import commands, native
+from .launch import LaunchArming
+from .session import Session
+from .settings import Settings
+
+
+class _State:
+    """Everything the commands share."""
+
+    def __init__(self, runtime, launcher, version):
+        self.version = version
+        self.settings = Settings()
+        self.session = Session()
+        self.arming = LaunchArming(runtime, launcher)
+        self.subcommands = set()
+
+
+_state = None
+
+
+def _on_exited(event):
+    _state.session.report_end_of_run()
+
+
+def register(runtime, shared, launcher, version):
+    """Defines the commands once per GDB session."""
+    global _state
+    if _state is not None:
+        return
+    native.load(shared)
+    _state = _State(runtime, launcher, version)
+    commands.CollectorPrefix(_state)
+    for command in commands.SUBCOMMANDS:
+        command(_state)
+    gdb.events.exited.connect(_on_exited)

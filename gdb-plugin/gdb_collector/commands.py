@@ -1,0 +1,278 @@
+"""The `collector` command set (see ../shared/docs/collector-commands.md).
+
+Each subcommand is its own gdb.Command, so `help collector` lists them and
+TAB completes them.  Syntax errors are gdb.GdbError (they stop a script, as
+GDB users expect); state problems (a setting while an experiment is active,
+disabling twice) are warnings that let a script go on."""
+
+import gdb
+
+from . import native
+
+SETTING_IGNORED = "Warning: an experiment is active; settings apply to the next experiment. Ignored: %s\n"
+
+
+def _warn(text):
+    gdb.write("Warning: %s\n" % text)
+
+
+class CollectorPrefix(gdb.Command):
+    """Record performance experiments (clock profiling) that gprofng reads.
+
+Usage: collector SUBCOMMAND [ARGUMENTS]
+
+Typical use:
+  (gdb) collector enable
+  (gdb) run
+  ... the program ends; then in a shell: gprofng display text -functions test.1.er
+
+Each subcommand has its own help: help collector SUBCOMMAND."""
+
+    def __init__(self, state):
+        super().__init__("collector", gdb.COMMAND_RUNNING, gdb.COMPLETE_COMMAND, True)
+        self.state = state
+
+    def invoke(self, arg, from_tty):
+        names = ", ".join(sorted(self.state.subcommands))
+        if arg.strip():
+            raise gdb.GdbError(
+                'Undefined collector command: "%s". Accepted subcommands: %s. Try "help collector".'
+                % (arg.split()[0], names)
+            )
+        raise gdb.GdbError("collector needs a subcommand: %s. Try \"help collector\"." % names)
+
+
+class _Subcommand(gdb.Command):
+    name = None
+
+    def __init__(self, state):
+        super().__init__("collector " + self.name, gdb.COMMAND_RUNNING)
+        self.state = state
+        state.subcommands.add(self.name)
+
+    def settings_locked(self, what):
+        """True (after warning) when an experiment is active."""
+        if self.state.session.active_experiment():
+            gdb.write(SETTING_IGNORED % what)
+            return True
+        return False
+
+    def settings_changed(self):
+        self.state.arming.refresh(self.state.settings, self.state.session.status_path)
+
+
+def _no_arguments(name, arg):
+    if arg.strip():
+        raise gdb.GdbError("collector %s takes no arguments (got \"%s\")." % (name, arg.strip()))
+
+
+class EnableCommand(_Subcommand):
+    """Enable data collection: the next run (or start) records an experiment.
+
+Usage: collector enable
+
+The experiment is named test.N.er (or as set by "collector store") and is
+written in the program's working directory unless "collector store
+directory" says otherwise.  Collection stays enabled for later runs until
+"collector disable"."""
+
+    name = "enable"
+
+    def invoke(self, arg, from_tty):
+        _no_arguments(self.name, arg)
+        state = self.state
+        active = state.session.active_experiment()
+        if active:
+            _warn("experiment %s is already active; ignored." % active.get("experiment"))
+            return
+        state.arming.arm(state.settings, state.session.status_path)
+        directory = state.settings.store_directory
+        if gdb.selected_inferior().pid:
+            _warn(
+                "the running process was started without the collector and starting an experiment in a "
+                "running process is not supported yet; the next \"run\" will record one."
+            )
+            return
+        where = directory or "the program's working directory"
+        upcoming = native.next_experiment_name(directory, state.settings.experiment_name) if directory else None
+        gdb.write(
+            "Collector enabled: the next run records %s in %s.\n"
+            % (upcoming or state.settings.experiment_name or "test.N.er", where)
+        )
+
+
+class DisableCommand(_Subcommand):
+    """Disable data collection: end the active experiment; later runs are not profiled.
+
+Usage: collector disable
+
+GDB's settings (environment, exec-wrapper, signal handling) are restored to
+what they were before "collector enable"."""
+
+    name = "disable"
+
+    def invoke(self, arg, from_tty):
+        _no_arguments(self.name, arg)
+        state = self.state
+        active = state.session.active_experiment()
+        if active:
+            self._close_in_process(active)
+        if not state.arming.armed and not active:
+            _warn("the collector is not enabled; nothing to disable.")
+            return
+        state.arming.disarm()
+        gdb.write("Collector disabled.\n")
+
+    def _close_in_process(self, active):
+        try:
+            gdb.parse_and_eval("((void (*)(void)) gdbcol_close_experiment)()")
+            gdb.write("collector: experiment %s closed; the process keeps running.\n" % active.get("experiment"))
+        except gdb.error as error:
+            _warn("could not close experiment %s in the process: %s" % (active.get("experiment"), error))
+
+
+class ProfileCommand(_Subcommand):
+    """Clock-based profiling: on, off, or the sampling interval.
+
+Usage: collector profile on|off
+       collector profile timer VALUE
+
+VALUE is on (about 10 ms, the default), hi (about 1 ms), lo (about 100 ms),
+or a positive number of milliseconds (10, 2.5, 2.5m) or of microseconds with
+the suffix u (500u).  A value below the minimum (100u) is raised to it; the
+maximum is 1000 ms.  The effective interval is printed."""
+
+    name = "profile"
+    usage = "collector profile on|off, or collector profile timer on|hi|lo|MILLISECONDS|MICROSECONDSu"
+
+    def invoke(self, arg, from_tty):
+        words = gdb.string_to_argv(arg)
+        if not words:
+            raise gdb.GdbError("Missing argument. Usage: %s." % self.usage)
+        if words[0] in ("on", "off") and len(words) == 1:
+            if self.settings_locked("collector profile " + arg):
+                return
+            self.state.settings.clock_profiling = words[0] == "on"
+            self.settings_changed()
+            gdb.write("Clock profiling %s.\n" % ("enabled" if words[0] == "on" else "disabled"))
+            return
+        if words[0] == "timer":
+            if len(words) != 2:
+                raise gdb.GdbError("collector profile timer takes one value. Usage: %s." % self.usage)
+            if self.settings_locked("collector profile " + arg):
+                return
+            try:
+                message = self.state.settings.set_timer(words[1])
+            except ValueError as error:
+                raise gdb.GdbError("collector profile timer: %s" % error)
+            self.settings_changed()
+            gdb.write(message + "\n")
+            return
+        raise gdb.GdbError('Invalid argument "%s". Usage: %s.' % (arg.strip(), self.usage))
+
+    def complete(self, text, word):
+        words = text.split()
+        if len(words) == 0 or (len(words) == 1 and not text.endswith(" ")):
+            return [w for w in ("on", "off", "timer") if w.startswith(word or "")]
+        if words[0] == "timer":
+            return [w for w in ("on", "hi", "lo") if w.startswith(word or "")]
+        return []
+
+
+class StoreCommand(_Subcommand):
+    """Where experiments go and what they are called.
+
+Usage: collector store directory DIRECTORY
+       collector store experiment NAME
+       collector store filename NAME      (the same as experiment)
+
+NAME must end in .er.  A name of the form STEM.N.er moves on to the next
+free number when taken; any other name must not exist yet."""
+
+    name = "store"
+    usage = "collector store directory DIRECTORY | experiment NAME.er | filename NAME.er"
+
+    def invoke(self, arg, from_tty):
+        words = gdb.string_to_argv(arg)
+        if len(words) != 2 or words[0] not in ("directory", "experiment", "filename"):
+            raise gdb.GdbError('Invalid arguments "%s". Usage: %s.' % (arg.strip(), self.usage))
+        if self.settings_locked("collector store " + arg):
+            return
+        try:
+            if words[0] == "directory":
+                self.state.settings.set_directory(words[1])
+                gdb.write("Experiments will be stored in %s.\n" % self.state.settings.store_directory)
+            else:
+                self.state.settings.set_experiment_name(words[1])
+                gdb.write("The next experiment will be named %s.\n" % words[1])
+        except ValueError as error:
+            raise gdb.GdbError("collector store %s: %s" % (words[0], error))
+        self.settings_changed()
+
+    def complete(self, text, word):
+        words = text.split()
+        if len(words) == 0 or (len(words) == 1 and not text.endswith(" ")):
+            return [w for w in ("directory", "experiment", "filename") if w.startswith(word or "")]
+        if words[0] == "directory":
+            return gdb.COMPLETE_FILENAME
+        return []
+
+
+class StatusCommand(_Subcommand):
+    """Show the state of the collector and of any open experiment.
+
+Usage: collector status"""
+
+    name = "status"
+
+    def invoke(self, arg, from_tty):
+        _no_arguments(self.name, arg)
+        state = self.state
+        active = state.session.active_experiment()
+        if active:
+            gdb.write(
+                "Experiment %s is active in process %s: %s samples recorded so far.\n"
+                % (active.get("experiment"), active.get("pid"), active.get("samples", "0"))
+            )
+        else:
+            gdb.write("No experiment is active.\n")
+            last = state.session.status()
+            if last.get("experiment"):
+                gdb.write("Last experiment: %s (%s).\n" % (last["experiment"], last.get("state")))
+        gdb.write("Collector is %s.\n" % ("enabled" if state.arming.armed else "disabled"))
+
+
+class ShowCommand(_Subcommand):
+    """Show every collector setting.
+
+Usage: collector show"""
+
+    name = "show"
+
+    def invoke(self, arg, from_tty):
+        _no_arguments(self.name, arg)
+        gdb.write("Collector:              %s\n" % ("enabled" if self.state.arming.armed else "disabled"))
+        gdb.write(self.state.settings.describe() + "\n")
+
+
+class VersionCommand(_Subcommand):
+    """Show the version of the collector runtime used to collect.
+
+Usage: collector version"""
+
+    name = "version"
+
+    def invoke(self, arg, from_tty):
+        _no_arguments(self.name, arg)
+        gdb.write("gdb-collector %s (runtime %s)\n" % (self.state.version, self.state.arming.runtime_path))
+
+
+SUBCOMMANDS = (
+    EnableCommand,
+    DisableCommand,
+    ProfileCommand,
+    StoreCommand,
+    StatusCommand,
+    ShowCommand,
+    VersionCommand,
+)

@@ -1,0 +1,60 @@
+"""ctypes bindings to libgdbcol-shared.so: the naming and parsing rules
+live in C (experiment/), shared with the runtime and unit-tested there, so
+the plugin never re-implements them."""
+
+import ctypes
+
+_lib = None
+
+
+class TimerSpec:
+    """An effective clock-profiling interval and how it was derived."""
+
+    def __init__(self, interval_us, raised, rounded):
+        self.interval_us = interval_us
+        self.raised_to_minimum = raised
+        self.rounded_down = rounded
+
+
+def load(path):
+    global _lib
+    lib = ctypes.CDLL(path)
+    lib.gdbcol_parse_timer.argtypes = [
+        ctypes.c_char_p,
+        ctypes.POINTER(ctypes.c_long),
+        ctypes.POINTER(ctypes.c_int),
+        ctypes.c_char_p,
+        ctypes.c_int,
+    ]
+    lib.gdbcol_check_experiment_name.argtypes = [ctypes.c_char_p]
+    lib.gdbcol_check_experiment_name.restype = ctypes.c_char_p
+    lib.gdbcol_next_experiment_name.argtypes = [
+        ctypes.c_char_p,
+        ctypes.c_char_p,
+        ctypes.c_char_p,
+        ctypes.c_int,
+    ]
+    _lib = lib
+
+
+def parse_timer(value):
+    """Returns a TimerSpec, or raises ValueError with the C parser's message."""
+    interval = ctypes.c_long()
+    flags = ctypes.c_int()
+    err = ctypes.create_string_buffer(512)
+    if _lib.gdbcol_parse_timer(value.encode(), interval, flags, err, len(err)) != 0:
+        raise ValueError(err.value.decode())
+    return TimerSpec(interval.value, bool(flags.value & 1), bool(flags.value & 2))
+
+
+def check_experiment_name(name):
+    """None, or why NAME cannot be an experiment name."""
+    problem = _lib.gdbcol_check_experiment_name(name.encode())
+    return problem.decode() if problem else None
+
+
+def next_experiment_name(directory, name):
+    """The name the next experiment would get in DIRECTORY, or None."""
+    out = ctypes.create_string_buffer(4096)
+    rc = _lib.gdbcol_next_experiment_name(directory.encode(), (name or "").encode(), out, len(out))
+    return out.value.decode() if rc == 0 else None

@@ -1,0 +1,71 @@
+"""What the plugin knows about experiments in this GDB session: the status
+file the runtime keeps up to date, and reports when a run ends."""
+
+import os
+import tempfile
+
+import gdb
+
+
+def read_status(path):
+    """The runtime's status file as a dict ({} when there is none yet)."""
+    status = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                key, sep, value = line.rstrip("\n").partition("=")
+                if sep:
+                    status[key] = value
+    except OSError:
+        pass
+    return status
+
+
+def _live_pids():
+    pids = set()
+    for inferior in gdb.inferiors():
+        if inferior.pid:
+            pids.add(inferior.pid)
+    return pids
+
+
+class Session:
+    def __init__(self):
+        self._dir = tempfile.mkdtemp(prefix="gdbcol-")
+        self.status_path = os.path.join(self._dir, "status")
+        self.last_reported = None
+
+    def status(self):
+        return read_status(self.status_path)
+
+    def active_experiment(self):
+        """The status of the experiment open in a live inferior, or None."""
+        st = self.status()
+        if st.get("state") == "active" and st.get("pid", "").isdigit() and int(st["pid"]) in _live_pids():
+            return st
+        return None
+
+    def forget(self):
+        try:
+            os.unlink(self.status_path)
+        except OSError:
+            pass
+
+    def report_end_of_run(self):
+        """Called when an inferior exits: says what happened to the experiment."""
+        st = self.status()
+        key = (st.get("pid"), st.get("experiment"), st.get("state"))
+        if not st or key == self.last_reported:
+            return
+        self.last_reported = key
+        state = st.get("state")
+        path = st.get("experiment", "")
+        if state == "closed":
+            gdb.write("collector: experiment %s closed (%s samples).\n" % (path, st.get("samples", "0")))
+        elif state == "error":
+            gdb.write("collector: no experiment was recorded: %s\n" % st.get("detail", "unknown error"))
+        elif state == "active":
+            gdb.write(
+                "collector: the process ended without closing experiment %s (killed or crashed); "
+                "the data recorded up to then is readable.\n" % path
+            )

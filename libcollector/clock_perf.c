@@ -1,0 +1,185 @@
+/* Kernel-side clock sampling: one perf_event software TASK_CLOCK event per
+ * thread that records the user registers and a copy of the user stack into
+ * a ring buffer.  No signal is sent, so a process running under GDB is never
+ * stopped by profiling (a signal costs a round trip through the debugger),
+ * and TASK_CLOCK is hrtimer based, so 1 ms intervals are honoured where
+ * CPU-time POSIX timers are limited to the scheduler tick. */
+#define _GNU_SOURCE
+#include <asm/perf_regs.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+
+/* Registers the unwinder needs: the general registers and IP; the segment
+ * registers are not sampled by the kernel on x86_64. */
+#define SAMPLED_REGS                                                                       \
+  (((1ull << PERF_REG_X86_64_MAX) - 1) & ~((1ull << PERF_REG_X86_DS) | (1ull << PERF_REG_X86_ES) | \
+                                         (1ull << PERF_REG_X86_FS) | (1ull << PERF_REG_X86_GS)))
+
+/* 64 data pages hold about 30 samples with 8 KiB stacks; the sampler is
+ * woken at half full. */
+#define RING_DATA_PAGES 64
+
+struct col_clock_stats col_clock_stats;
+
+static int open_event(pid_t tid, long interval_us, size_t stack_bytes, int exclude_kernel)
+{
+  struct perf_event_attr attr;
+  memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  attr.sample_period = (uint64_t)interval_us * 1000; /* TASK_CLOCK counts ns */
+  attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+                     PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+  attr.sample_regs_user = SAMPLED_REGS;
+  attr.sample_stack_user = (uint32_t)stack_bytes;
+  attr.use_clockid = 1;
+  attr.clockid = CLOCK_MONOTONIC_RAW; /* the experiment's clock */
+  attr.disabled = 1;
+  attr.exclude_kernel = (unsigned)exclude_kernel;
+  attr.exclude_hv = 1;
+  attr.watermark = 1;
+  attr.wakeup_watermark = RING_DATA_PAGES * 4096 / 2;
+  return (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+int col_perf_open(struct col_thread *t, long interval_us, size_t stack_bytes)
+{
+  /* Sampling kernel mode too keeps system CPU time in the profile (the
+   * sample is charged to the user-level call site).  Unprivileged processes
+   * at perf_event_paranoid >= 2 may only sample user mode. */
+  int fd = open_event(t->tid, interval_us, stack_bytes, 0);
+  if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+    fd = open_event(t->tid, interval_us, stack_bytes, 1);
+    if (fd >= 0)
+      col_clock_stats.perf_exclude_kernel = 1;
+  }
+  if (fd < 0)
+    return -errno;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  size_t bytes = (RING_DATA_PAGES + 1) * page;
+  void *ring = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (ring == MAP_FAILED) {
+    int err = errno;
+    close(fd);
+    return -err;
+  }
+  t->perf_fd = fd;
+  t->perf_ring = ring;
+  t->perf_ring_bytes = bytes;
+  if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+    int err = errno;
+    col_perf_close(t);
+    return -err;
+  }
+  return 0;
+}
+
+void col_perf_close(struct col_thread *t)
+{
+  if (t->perf_fd >= 0) {
+    ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+  }
+}
+
+/* Releases the event; only the sampler calls this, after a final drain. */
+void col_perf_release(struct col_thread *t)
+{
+  if (t->perf_ring != NULL)
+    munmap(t->perf_ring, t->perf_ring_bytes);
+  if (t->perf_fd >= 0)
+    close(t->perf_fd);
+  t->perf_ring = NULL;
+  t->perf_fd = -1;
+}
+
+/* A record may wrap around the end of the ring: copy it out first. */
+static void copy_from_ring(const unsigned char *data, size_t data_size, uint64_t pos, void *out, size_t len)
+{
+  size_t off = (size_t)(pos % data_size);
+  size_t first = len < data_size - off ? len : data_size - off;
+  memcpy(out, data + off, first);
+  memcpy((unsigned char *)out + first, data, len - first);
+}
+
+static void parse_sample(const unsigned char *rec, size_t len, struct col_thread *t, col_capture_fn fn, void *arg)
+{
+  const unsigned char *p = rec + sizeof(struct perf_event_header), *end = rec + len;
+  struct col_capture cap;
+  memset(&cap, 0, sizeof cap);
+  uint32_t pid_tid[2];
+  uint64_t word;
+  if (p + 40 > end)
+    return;
+  memcpy(pid_tid, p, 8), p += 8;
+  memcpy(&cap.tstamp, p, 8), p += 8;
+  memcpy(&cap.cpu, p, 4), p += 8;
+  p += 8; /* period: always our sample_period for TASK_CLOCK */
+  memcpy(&word, p, 8), p += 8; /* regs ABI */
+  cap.tid = (pid_t)pid_tid[1];
+  cap.weight = 1;
+  if (word != PERF_SAMPLE_REGS_ABI_NONE) {
+    for (int r = 0; r < PERF_REG_X86_64_MAX && r < COL_NREGS; r++) {
+      if (!(SAMPLED_REGS & (1ull << r)))
+        continue;
+      if (p + 8 > end)
+        return;
+      memcpy(&cap.regs.r[r], p, 8), p += 8;
+    }
+  }
+  if (p + 8 > end)
+    return;
+  uint64_t stack_size;
+  memcpy(&stack_size, p, 8), p += 8;
+  if (stack_size > 0) {
+    uint64_t dyn_size;
+    if (p + stack_size + 8 > end)
+      return;
+    memcpy(&dyn_size, p + stack_size, 8);
+    cap.stack = p;
+    cap.stack_len = dyn_size < stack_size ? dyn_size : stack_size;
+  }
+  if (word == PERF_SAMPLE_REGS_ABI_NONE)
+    return; /* no user context (should not happen for a user thread) */
+  t->samples++;
+  fn(&cap, arg);
+}
+
+size_t col_perf_drain(struct col_thread *t, col_capture_fn fn, void *arg)
+{
+  static unsigned char record[65536]; /* sampler thread only; h.size is 16-bit */
+  if (t->perf_ring == NULL)
+    return 0;
+  struct perf_event_mmap_page *meta = t->perf_ring;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  const unsigned char *data = (const unsigned char *)t->perf_ring + page;
+  size_t data_size = t->perf_ring_bytes - page;
+  uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+  uint64_t tail = meta->data_tail;
+  size_t count = 0;
+  while (tail < head) {
+    struct perf_event_header h;
+    copy_from_ring(data, data_size, tail, &h, sizeof h);
+    if (h.size < sizeof h)
+      break;
+    copy_from_ring(data, data_size, tail, record, h.size);
+    if (h.type == PERF_RECORD_SAMPLE) {
+      parse_sample(record, h.size, t, fn, arg);
+      count++;
+    } else if (h.type == PERF_RECORD_LOST) {
+      uint64_t lost;
+      memcpy(&lost, record + sizeof h + 8, 8);
+      t->lost += lost;
+    }
+    tail += h.size;
+  }
+  __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+  return count;
+}

@@ -1,0 +1,222 @@
+/* Internal interfaces of the runtime (libcollector.so), which lives inside
+ * the profiled process.
+ *
+ * Structure (one responsibility a file):
+ *   collector_main.c  lifecycle: constructor, open/close of the experiment
+ *   config.c          settings from the environment the plugin prepared
+ *   experiment_log.c  log.xml, overview, status file
+ *   module_map.c      /proc/self/maps -> map.xml
+ *   threads.c         per-thread state table
+ *   clock_source.c    picks a clock source per thread
+ *   clock_perf.c      kernel-side sampling (perf_event task-clock + stack copy)
+ *   clock_timer.c     fallback: per-thread POSIX CPU timer + signal
+ *   sample_ring.c     lock-free per-thread ring the timer handler writes
+ *   unwind_copy.c     DWARF unwinding of copied stacks (libunwind)
+ *   sampler_thread.c  the runtime's one thread: drains, unwinds, writes
+ *   interpose.c       pthread_create, _exit
+ *
+ * Data flow: a clock source captures (registers, raw stack bytes) for a
+ * thread; the sampler thread turns each capture into a call stack and a
+ * clock packet.  Nothing but capturing happens in a signal handler, and no
+ * capture path takes a lock or allocates. */
+#ifndef COLLECTOR_INTERNAL_H
+#define COLLECTOR_INTERNAL_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "er/er_datafile.h"
+
+/* ---- time ---------------------------------------------------------------- */
+
+/* The experiment clock (§2.2): CLOCK_MONOTONIC_RAW nanoseconds. */
+static inline int64_t col_hrtime(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- config.c ------------------------------------------------------------ */
+
+struct col_config {
+  char store_dir[PATH_MAX];   /* empty: the process's working directory */
+  char experiment_name[NAME_MAX + 1]; /* empty: next test.N.er */
+  char status_path[PATH_MAX]; /* where the plugin reads our state; may be empty */
+  long clock_interval_us;     /* 0: clock profiling off */
+  size_t stack_copy_bytes;    /* user stack bytes captured per sample */
+  int force_timer_source;     /* GDBCOL_CLOCK_SOURCE=timer: skip perf_event */
+};
+
+/* Reads the GDBCOL_* variables.  Returns 1 when this process is the one the
+ * user asked to profile, 0 when the runtime must stay inert (not launched by
+ * the plugin, or loaded into a wrapper that execs the real target). */
+int col_config_load(struct col_config *cfg);
+/* Removes what the launcher added to the environment, so the program (and
+ * anything it starts) sees the environment the user set. */
+void col_config_scrub_environment(void);
+
+/* ---- per-thread captures -------------------------------------------------- */
+
+/* Registers in perf's x86_64 numbering (asm/perf_regs.h), so both clock
+ * sources hand the unwinder the same layout. */
+#define COL_NREGS 24
+struct col_regs {
+  uint64_t r[COL_NREGS];
+};
+
+/* One captured sample, ready for unwinding. */
+struct col_capture {
+  pid_t tid;
+  uint32_t cpu;
+  int64_t tstamp;
+  uint32_t weight; /* clock ticks this sample stands for (1 + overruns) */
+  struct col_regs regs;
+  const unsigned char *stack; /* bytes from regs.r[SP] upward */
+  size_t stack_len;
+};
+
+typedef void (*col_capture_fn)(const struct col_capture *cap, void *arg);
+
+/* ---- threads.c ----------------------------------------------------------- */
+
+enum col_source_kind { COL_SOURCE_NONE, COL_SOURCE_PERF, COL_SOURCE_TIMER };
+
+struct col_sample_ring;
+
+struct col_thread {
+  int in_use;         /* atomic: slot taken */
+  int retired;        /* atomic: thread gone, slot waits for a final drain */
+  pid_t tid;
+  enum col_source_kind source;
+  /* perf source */
+  int perf_fd;
+  void *perf_ring;
+  size_t perf_ring_bytes;
+  /* timer source */
+  timer_t timer;
+  struct col_sample_ring *ring;
+  uintptr_t stack_lo, stack_hi;
+  /* statistics, written by the sampler thread */
+  uint64_t samples, lost;
+};
+
+#define COL_MAX_THREADS 4096
+extern struct col_thread col_threads[COL_MAX_THREADS];
+
+struct col_thread *col_thread_claim(pid_t tid);
+void col_thread_release(struct col_thread *t);
+/* The calling thread's slot, or NULL. */
+struct col_thread *col_thread_self(void);
+void col_thread_set_self(struct col_thread *t);
+
+/* ---- clock sources -------------------------------------------------------- */
+
+struct col_clock_stats {
+  unsigned perf_threads, timer_threads, failed_threads;
+  int perf_exclude_kernel; /* perf could only sample user mode */
+  int last_perf_errno, last_timer_errno;
+};
+
+extern struct col_clock_stats col_clock_stats;
+
+/* clock_source.c: start sampling the calling thread (or TID) with the best
+ * available source.  Returns 0 or -errno. */
+int col_clock_start_thread(pid_t tid);
+void col_clock_stop_thread(struct col_thread *t);
+void col_clock_stop_all(void);
+
+/* clock_perf.c */
+int col_perf_open(struct col_thread *t, long interval_us, size_t stack_bytes);
+void col_perf_close(struct col_thread *t);
+/* Frees the ring and descriptor; sampler only, after the final drain. */
+void col_perf_release(struct col_thread *t);
+/* Reads everything the kernel wrote; returns the number of captures. */
+size_t col_perf_drain(struct col_thread *t, col_capture_fn fn, void *arg);
+
+/* clock_timer.c */
+int col_timer_install_handler(void);
+int col_timer_open(struct col_thread *t, long interval_us);
+void col_timer_close(struct col_thread *t);
+size_t col_timer_drain(struct col_thread *t, col_capture_fn fn, void *arg);
+/* The real-time signal the fallback uses; the plugin tells GDB to pass it. */
+#define COL_TIMER_SIGNAL 61
+
+/* sample_ring.c: single producer (a thread's signal handler), single
+ * consumer (the sampler thread). */
+struct col_sample_ring *col_ring_create(size_t bytes);
+void col_ring_destroy(struct col_sample_ring *ring);
+/* Producer side, async-signal-safe.  Returns 0, or -1 when full. */
+int col_ring_push(struct col_sample_ring *ring, const struct col_capture *cap);
+size_t col_ring_drain(struct col_sample_ring *ring, col_capture_fn fn, void *arg);
+
+/* ---- unwind_copy.c -------------------------------------------------------- */
+
+int col_unwind_init(void);
+/* Drops cached unwind info after the set of loaded objects changed. */
+void col_unwind_forget_modules(void);
+/* Unwinds CAP into PCS (leaf first; callers as call-site addresses).  Adds
+ * the truncated or unwind-failed marker when the walk ends early. */
+size_t col_unwind(const struct col_capture *cap, uint64_t *pcs, size_t max);
+
+/* ---- module_map.c -------------------------------------------------------- */
+
+int col_modules_open(int expdir_fd, int64_t run_tstamp);
+/* Rereads /proc/self/maps and records new mappings and unmaps in map.xml;
+ * returns nonzero when anything changed.  Only the sampler thread (or the
+ * opener, before the sampler starts) calls this. */
+int col_modules_rescan(void);
+/* Nonzero when PC lies in an executable mapping seen by the last scan. */
+int col_modules_knows_pc(uint64_t pc);
+void col_modules_close(void);
+
+/* ---- experiment_log.c ----------------------------------------------------- */
+
+struct col_experiment {
+  int dirfd;
+  char path[PATH_MAX];
+  int log_fd, overview_fd;
+  int64_t run_tstamp;
+  int next_sample_id;
+  struct er_datafile profile, frameinfo;
+};
+
+extern struct col_experiment col_exp;
+
+int col_log_open(const struct col_config *cfg, char *err, size_t err_len);
+void col_log_profile_block(long interval_us);
+void col_log_sample(const char *label);
+void col_log_comment(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void col_log_warning(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void col_log_exit(void);
+void col_log_close(void);
+/* The status file the plugin reads ("key=value" lines), replaced atomically. */
+void col_status_write(const struct col_config *cfg, const char *state, const char *detail);
+
+/* ---- sampler_thread.c ----------------------------------------------------- */
+
+int col_sampler_start(void);
+/* Wakes the sampler (a thread ended) without waiting. */
+void col_sampler_poke(void);
+/* Final drain and join; bounded wait.  Returns 0 when the thread finished. */
+int col_sampler_stop(void);
+/* Perf descriptors are watched with epoll so the sampler wakes on data. */
+void col_sampler_watch_fd(int fd);
+extern uint64_t col_samples_written, col_ticks_written;
+
+/* ---- collector_main.c ----------------------------------------------------- */
+
+/* Nonzero while an experiment is open in this process (not a fork child). */
+int col_collecting(void);
+void col_close_experiment(const char *why);
+extern struct col_config col_cfg;
+
+/* ---- interpose.c ---------------------------------------------------------- */
+
+/* The real pthread_create, for the runtime's own thread. */
+int col_real_pthread_create(void *thread, const void *attr, void *(*start)(void *), void *arg);
+
+#endif

@@ -1,0 +1,104 @@
+/* Lifecycle of the runtime: open the experiment before main, close it when
+ * the process ends (return from main, exit, _exit), and stay out of the way
+ * everywhere else.  A crash or kill leaves a readable experiment because
+ * everything written is already complete on disk (see experiment_log.c and
+ * the sampler's flush cycle). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+
+struct col_config col_cfg;
+
+enum { STATE_INERT, STATE_COLLECTING, STATE_CLOSED };
+static int state = STATE_INERT;
+static pid_t owner_pid;
+extern uint64_t col_lost_samples;
+
+int col_collecting(void)
+{
+  return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == STATE_COLLECTING && getpid() == owner_pid;
+}
+
+static void describe_clock_sources(void)
+{
+  struct col_clock_stats *s = &col_clock_stats;
+  if (col_cfg.clock_interval_us <= 0)
+    return;
+  if (s->perf_threads > 0)
+    col_log_comment("Clock profiling: kernel-side sampling (perf_event task-clock with user stack copies, no "
+                    "signals), interval %ld us, %zu-byte stack copies, %s; %u thread(s)",
+                    col_cfg.clock_interval_us, col_cfg.stack_copy_bytes,
+                    s->perf_exclude_kernel ? "user mode only (kernel.perf_event_paranoid >= 2)" : "user and system time",
+                    s->perf_threads);
+  if (s->timer_threads > 0)
+    col_log_comment("Clock profiling: per-thread POSIX CPU-time timers (signal %d), interval %ld us, samples weighted "
+                    "by timer overruns%s; %u thread(s)",
+                    COL_TIMER_SIGNAL, col_cfg.clock_interval_us,
+                    s->last_perf_errno ? " (perf_event_open refused: using the fallback)" : "", s->timer_threads);
+  if (s->failed_threads > 0)
+    col_log_warning(200, "Clock profiling could not start on %u thread(s): %s", s->failed_threads,
+                    strerror(s->last_timer_errno ? s->last_timer_errno : s->last_perf_errno));
+}
+
+__attribute__((constructor)) static void col_init(void)
+{
+  if (!col_config_load(&col_cfg))
+    return;
+  col_config_scrub_environment();
+  char err[600];
+  if (col_log_open(&col_cfg, err, sizeof err) != 0) {
+    col_status_write(&col_cfg, "error", err);
+    col_log_close();
+    return;
+  }
+  owner_pid = getpid();
+  if (col_modules_open(col_exp.dirfd, col_exp.run_tstamp) != 0 || col_sampler_start() != 0) {
+    col_status_write(&col_cfg, "error", "cannot start the sampler");
+    col_log_close();
+    return;
+  }
+  if (col_cfg.clock_interval_us > 0)
+    col_log_profile_block(col_cfg.clock_interval_us);
+  col_log_sample("collector_open_experiment");
+  __atomic_store_n(&state, STATE_COLLECTING, __ATOMIC_RELEASE);
+  if (col_cfg.clock_interval_us > 0)
+    col_clock_start_thread(gettid());
+  col_status_write(&col_cfg, "active", NULL);
+}
+
+void col_close_experiment(const char *why)
+{
+  if (!col_collecting())
+    return;
+  int expected = STATE_COLLECTING;
+  if (!__atomic_compare_exchange_n(&state, &expected, STATE_CLOSED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return;
+  col_clock_stop_all();
+  int drained = col_sampler_stop() == 0;
+  describe_clock_sources();
+  if (col_lost_samples > 0)
+    col_log_warning(200, "%llu clock sample(s) were lost (ring buffer full); CPU time is under-counted by that much",
+                    (unsigned long long)col_lost_samples);
+  if (!drained)
+    col_log_warning(200, "the runtime's sampler did not finish in time at %s; the last samples may be missing", why);
+  col_log_sample("collector_close_experiment");
+  col_log_exit();
+  col_modules_close();
+  col_status_write(&col_cfg, "closed", why);
+  col_log_close();
+}
+
+__attribute__((destructor)) static void col_fini(void)
+{
+  col_close_experiment("exit");
+}
+
+/* Called by the GDB plugin (`collector disable` while the program is
+ * stopped): ends the experiment; the process keeps running. */
+void gdbcol_close_experiment(void)
+{
+  col_close_experiment("collector disable");
+}

@@ -1,0 +1,103 @@
+/* Functions the runtime interposes when preloaded.
+ *
+ * pthread_create: each new thread gets its own clock sampler before it runs
+ *   any user code.  Defined unversioned, so it binds whatever version the
+ *   program asked for (gprofng 2.40 exports only pthread_create@GLIBC_2.2.5
+ *   and so never sees threads of programs built against glibc >= 2.34).
+ * _exit, _Exit: close the experiment before a process ends without running
+ *   destructors.
+ * Every wrapper passes straight through when no experiment is open in this
+ * process (a fork child, a wrapper program, a disabled runtime). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+static pthread_create_fn real_pthread_create(void)
+{
+  static pthread_create_fn real;
+  if (real == NULL)
+    real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+  return real;
+}
+
+int col_real_pthread_create(void *thread, const void *attr, void *(*start)(void *), void *arg)
+{
+  return real_pthread_create()(thread, attr, start, arg);
+}
+
+struct thread_start {
+  void *(*start)(void *);
+  void *arg;
+};
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+/* Runs when a profiled thread ends (return or pthread_exit). */
+static void on_thread_exit(void *slot)
+{
+  col_clock_stop_thread(slot);
+}
+
+static void make_exit_key(void)
+{
+  pthread_key_create(&exit_key, on_thread_exit);
+}
+
+static void *profiled_thread_start(void *p)
+{
+  struct thread_start start = *(struct thread_start *)p;
+  free(p);
+  if (col_collecting() && col_clock_start_thread(gettid()) == 0 && col_thread_self() != NULL)
+    pthread_setspecific(exit_key, col_thread_self());
+  return start.start(start.arg);
+}
+
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+{
+  pthread_create_fn real = real_pthread_create();
+  if (!col_collecting() || col_cfg.clock_interval_us <= 0)
+    return real(thread, attr, start, arg);
+  pthread_once(&exit_key_once, make_exit_key);
+  struct thread_start *info = malloc(sizeof *info);
+  if (info == NULL)
+    return real(thread, attr, start, arg);
+  info->start = start;
+  info->arg = arg;
+  int rc = real(thread, attr, profiled_thread_start, info);
+  if (rc != 0)
+    free(info);
+  return rc;
+}
+
+typedef void (*exit_fn)(int) __attribute__((noreturn));
+
+static exit_fn real_exit_function(const char *name)
+{
+  exit_fn real = (exit_fn)dlsym(RTLD_NEXT, name);
+  return real;
+}
+
+void _exit(int status)
+{
+  static exit_fn real;
+  if (real == NULL)
+    real = real_exit_function("_exit");
+  col_close_experiment("_exit");
+  real(status);
+}
+
+void _Exit(int status)
+{
+  static exit_fn real;
+  if (real == NULL)
+    real = real_exit_function("_Exit");
+  col_close_experiment("_Exit");
+  real(status);
+}

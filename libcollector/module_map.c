@@ -1,0 +1,167 @@
+/* The process's mappings, recorded in map.xml (§4).  The sampler rescans
+ * when a sample's PC lies outside every known executable mapping (a library
+ * came with dlopen) and once a second (unmaps).  Only the sampler thread
+ * touches these tables, so no lock is needed; they live in static memory.
+ * dlopen is deliberately not interposed: a wrapper would become the
+ * "caller" glibc uses for RUNPATH and $ORIGIN lookups. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+#include "er/er_fileutil.h"
+#include "er/er_text.h"
+
+#define MAX_MAPPINGS 8192
+
+struct mapping {
+  uint64_t start, end, offset;
+  unsigned modes; /* r=1 w=2 x=4 shared=8, as map.xml */
+  unsigned long inode;
+  int named;      /* recorded in map.xml */
+};
+
+static struct mapping current[MAX_MAPPINGS], previous[MAX_MAPPINGS];
+static char names[MAX_MAPPINGS][256];
+static size_t n_current, n_previous;
+static int map_fd = -1;
+static int64_t run_tstamp;
+
+static char maps_text[1 << 20];
+
+static size_t read_maps(void)
+{
+  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  size_t len = 0;
+  ssize_t n;
+  while (len < sizeof maps_text - 1 && (n = read(fd, maps_text + len, sizeof maps_text - 1 - len)) > 0)
+    len += (size_t)n;
+  close(fd);
+  maps_text[len] = '\0';
+  return len;
+}
+
+static void parse_maps(void)
+{
+  n_current = 0;
+  char *save = NULL;
+  for (char *line = strtok_r(maps_text, "\n", &save); line && n_current < MAX_MAPPINGS;
+       line = strtok_r(NULL, "\n", &save)) {
+    unsigned long long start, end, offset;
+    char perms[8];
+    unsigned long inode;
+    int path_at = 0;
+    if (sscanf(line, "%llx-%llx %7s %llx %*s %lu %n", &start, &end, perms, &offset, &inode, &path_at) < 5)
+      continue;
+    struct mapping *m = &current[n_current];
+    m->start = start;
+    m->end = end;
+    m->offset = offset;
+    m->inode = inode;
+    m->modes = (perms[0] == 'r' ? 1u : 0) | (perms[1] == 'w' ? 2u : 0) | (perms[2] == 'x' ? 4u : 0) |
+               (perms[3] == 's' ? 8u : 0);
+    const char *path = path_at ? line + path_at : "";
+    snprintf(names[n_current], sizeof names[n_current], "%s", path);
+    m->named = path[0] == '/' || strcmp(path, "[vdso]") == 0;
+    n_current++;
+  }
+}
+
+static int same_mapping(const struct mapping *a, const struct mapping *b)
+{
+  return a->start == b->start && a->end == b->end && a->offset == b->offset && a->inode == b->inode &&
+         a->modes == b->modes;
+}
+
+static void record_map(size_t i, int64_t rel)
+{
+  const struct mapping *m = &current[i];
+  char ts[32], name[600];
+  er_format_tstamp(ts, sizeof ts, rel);
+  er_xml_escape(names[i], name, sizeof name);
+  if (strcmp(names[i], "[vdso]") == 0) {
+    /* A function record makes samples in the vDSO show as "[vdso]" (§4.4). */
+    er_text_printf(map_fd, "<event kind=\"map\" object=\"function\" tstamp=\"%s\" vaddr=\"0x%016llX\" size=\"%llu\" name=\"[vdso]\" />\n",
+                   ts, (unsigned long long)m->start, (unsigned long long)(m->end - m->start));
+    return;
+  }
+  er_text_printf(map_fd,
+                 "<event kind=\"map\" object=\"segment\" tstamp=\"%s\" vaddr=\"0x%016llX\" size=\"%llu\" pagesz=\"4096\" "
+                 "foffset=\"+0x%08llX\" modes=\"0x%03x\" chksum=\"0x%s\" name=\"%s\"/>\n",
+                 ts, (unsigned long long)m->start, (unsigned long long)(m->end - m->start),
+                 (unsigned long long)m->offset, m->modes, (m->modes & 4) ? "FFFFFFFF" : "00000000", name);
+}
+
+int col_modules_rescan(void)
+{
+  int changed = 0;
+  if (map_fd < 0)
+    return 0;
+  memcpy(previous, current, n_current * sizeof *current);
+  n_previous = n_current;
+  read_maps();
+  parse_maps();
+  int64_t rel = col_hrtime() - run_tstamp;
+  char ts[32];
+  er_format_tstamp(ts, sizeof ts, rel);
+  /* Both lists are sorted by address, as the kernel prints them. */
+  size_t i = 0, j = 0;
+  while (i < n_current || j < n_previous) {
+    if (j == n_previous || (i < n_current && current[i].start < previous[j].start)) {
+      if (current[i].named)
+        record_map(i, rel);
+      changed = 1;
+      i++;
+    } else if (i == n_current || previous[j].start < current[i].start || !same_mapping(&current[i], &previous[j])) {
+      if (previous[j].named)
+        er_text_printf(map_fd, "<event kind=\"unmap\" tstamp=\"%s\" vaddr=\"0x%016llX\"/>\n", ts,
+                       (unsigned long long)previous[j].start);
+      changed = 1;
+      if (i < n_current && previous[j].start == current[i].start) {
+        if (current[i].named)
+          record_map(i, rel);
+        i++;
+      }
+      j++;
+    } else {
+      i++, j++;
+    }
+  }
+  return changed;
+}
+
+int col_modules_open(int expdir_fd, int64_t run)
+{
+  map_fd = er_create_exclusive(expdir_fd, "map.xml", O_WRONLY | O_APPEND);
+  if (map_fd < 0)
+    return map_fd;
+  run_tstamp = run;
+  n_current = 0;
+  col_modules_rescan();
+  return 0;
+}
+
+int col_modules_knows_pc(uint64_t pc)
+{
+  size_t lo = 0, hi = n_current;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (current[mid].end <= pc)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n_current && pc >= current[lo].start && (current[lo].modes & 4);
+}
+
+void col_modules_close(void)
+{
+  if (map_fd >= 0)
+    close(map_fd);
+  map_fd = -1;
+}

@@ -1,0 +1,142 @@
+/* Unwinding a captured stack with DWARF CFI, outside any signal handler.
+ *
+ * libunwind's generic (remote) API with our own accessors: registers come
+ * from the capture, stack memory from the copied bytes, and everything else
+ * (the unwind tables of loaded objects) from this process's memory, checked
+ * against the module map first so a corrupt frame can never make the
+ * runtime fault.  Unwind info is found with libunwind's own local
+ * find_proc_info (dl_iterate_phdr: fine here, we are not in a handler), as
+ * `perf record --call-graph dwarf` does with its copies. */
+#define _GNU_SOURCE
+#include <asm/perf_regs.h>
+#include <libunwind.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+#include "er/er_format.h"
+
+static unw_addr_space_t address_space;
+
+struct unwind_context {
+  const struct col_capture *cap;
+  int read_past_copy; /* the walk needed stack bytes we did not capture */
+};
+
+static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *value, int write, void *arg)
+{
+  struct unwind_context *ctx = arg;
+  if (write)
+    return -UNW_EINVAL;
+  uint64_t sp = ctx->cap->regs.r[PERF_REG_X86_SP];
+  if (addr >= sp && addr - sp + sizeof *value <= ctx->cap->stack_len) {
+    memcpy(value, ctx->cap->stack + (addr - sp), sizeof *value);
+    return 0;
+  }
+  if (addr >= sp && addr - sp < 8u * 1024 * 1024) {
+    /* Above the copy, on what is most likely the same stack. */
+    ctx->read_past_copy = 1;
+    return -UNW_EINVAL;
+  }
+  /* Unwind tables of loaded objects.  process_vm_readv on ourselves turns
+   * an address that is not (or no longer, after a dlclose) mapped into
+   * EFAULT instead of a crash of the program. */
+  struct iovec local = {value, sizeof *value}, remote = {(void *)(uintptr_t)addr, sizeof *value};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof *value ? 0 : -UNW_EINVAL;
+}
+
+static int perf_register(unw_regnum_t reg)
+{
+  switch (reg) {
+  case UNW_X86_64_RAX: return PERF_REG_X86_AX;
+  case UNW_X86_64_RDX: return PERF_REG_X86_DX;
+  case UNW_X86_64_RCX: return PERF_REG_X86_CX;
+  case UNW_X86_64_RBX: return PERF_REG_X86_BX;
+  case UNW_X86_64_RSI: return PERF_REG_X86_SI;
+  case UNW_X86_64_RDI: return PERF_REG_X86_DI;
+  case UNW_X86_64_RBP: return PERF_REG_X86_BP;
+  case UNW_X86_64_RSP: return PERF_REG_X86_SP;
+  case UNW_X86_64_RIP: return PERF_REG_X86_IP;
+  default:
+    if (reg >= UNW_X86_64_R8 && reg <= UNW_X86_64_R15)
+      return PERF_REG_X86_R8 + (reg - UNW_X86_64_R8);
+    return -1;
+  }
+}
+
+static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *value, int write, void *arg)
+{
+  struct unwind_context *ctx = arg;
+  int r = perf_register(reg);
+  if (write || r < 0)
+    return -UNW_EBADREG;
+  *value = ctx->cap->regs.r[r];
+  return 0;
+}
+
+static int access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *value, int write, void *arg)
+{
+  return -UNW_EBADREG;
+}
+
+static int resume(unw_addr_space_t as, unw_cursor_t *cursor, void *arg)
+{
+  return -UNW_EINVAL;
+}
+
+/* Unwind info registered at run time (JIT) is not supported: answering
+ * "none" keeps every non-stack read inside file-backed mappings. */
+static int no_dynamic_info(unw_addr_space_t as, unw_word_t *addr, void *arg)
+{
+  return -UNW_ENOINFO;
+}
+
+int col_unwind_init(void)
+{
+  unw_accessors_t accessors = *unw_get_accessors(unw_local_addr_space);
+  accessors.access_mem = access_mem;
+  accessors.access_reg = access_reg;
+  accessors.access_fpreg = access_fpreg;
+  accessors.resume = resume;
+  accessors.get_proc_name = NULL;
+  accessors.get_dyn_info_list_addr = no_dynamic_info;
+  address_space = unw_create_addr_space(&accessors, 0);
+  if (address_space == NULL)
+    return -1;
+  unw_set_caching_policy(address_space, UNW_CACHE_GLOBAL);
+  return 0;
+}
+
+void col_unwind_forget_modules(void)
+{
+  unw_flush_cache(address_space, 0, 0);
+}
+
+size_t col_unwind(const struct col_capture *cap, uint64_t *pcs, size_t max)
+{
+  size_t n = 0;
+  pcs[n++] = cap->regs.r[PERF_REG_X86_IP];
+  struct unwind_context ctx = {cap, 0};
+  unw_cursor_t cursor;
+  if (unw_init_remote(&cursor, address_space, &ctx) != 0)
+    return n;
+  int step;
+  while ((step = unw_step(&cursor)) > 0) {
+    unw_word_t ip;
+    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0)
+      break;
+    if (n == max - 1) {
+      pcs[n++] = ER_PC_TRUNCATED;
+      return n;
+    }
+    /* A return address points after the call; the call is one byte back
+     * (what gprofng stores, and what resolves to the caller's line). */
+    pcs[n++] = ip - 1;
+  }
+  if (ctx.read_past_copy)
+    pcs[n++] = ER_PC_TRUNCATED;
+  else if (step < 0 && n == 1)
+    pcs[n++] = ER_PC_UNWIND_FAILED;
+  return n;
+}

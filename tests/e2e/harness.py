@@ -1,0 +1,121 @@
+"""Helpers for the end-to-end tests: run real `gdb -batch` sessions with the
+collector loaded, then read the experiment twice, with the project's reader
+(er-dump) and with gprofng.  Nothing here mocks GDB, the kernel or a reader.
+
+Paths come from the environment that CMake's add_test sets:
+  GDBCOL_BUILD  the build tree;  GDBCOL_PROGRAMS  the built test programs."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+BUILD = os.environ.get("GDBCOL_BUILD", "build")
+PROGRAMS = os.environ.get("GDBCOL_PROGRAMS", os.path.join(BUILD, "tests"))
+COLLECTOR_GDB = os.path.join(BUILD, "share", "gdb", "collector.gdb")
+ER_DUMP = os.path.join(BUILD, "experiment", "er-dump")
+
+failures = []
+
+
+def program(name):
+    return os.path.join(PROGRAMS, name)
+
+
+def check(condition, message):
+    """Records a failed check (the test goes on, to report every problem)."""
+    if condition:
+        print("ok: " + message)
+    else:
+        print("FAILED: " + message)
+        failures.append(message)
+    return condition
+
+
+def finish():
+    if failures:
+        print("%d check(s) failed" % len(failures))
+        sys.exit(1)
+    print("all checks passed")
+    sys.exit(0)
+
+
+def workdir():
+    path = tempfile.mkdtemp(prefix="gdbcol-e2e-")
+    return path
+
+
+def run_gdb(commands, args, cwd, timeout=120, env=None):
+    """Runs `gdb -batch` with collector.gdb and one -ex per command."""
+    cmd = ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB]
+    for c in commands:
+        cmd += ["-ex", c]
+    cmd += ["--args"] + list(args)
+    # The program sees the environment a user's GDB would give it: none of
+    # this harness's own variables.
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("GDBCOL_") and k != "LD_PRELOAD"}
+    if env:
+        full_env.update(env)
+    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=full_env,
+                            stdin=subprocess.DEVNULL)
+    return result.stdout + result.stderr
+
+
+def er_dump(path):
+    """er-dump's output as (summary dict, {function: (excl, incl)}, raw text)."""
+    out = subprocess.run([ER_DUMP, path], capture_output=True, text=True, timeout=120).stdout
+    summary, funcs, in_funcs = {}, {}, False
+    comments = []
+    for line in out.splitlines():
+        if line == "functions:":
+            in_funcs = True
+        elif in_funcs:
+            excl, incl, name = line.split(" ", 2)
+            funcs[name] = (float(excl), float(incl))
+        elif line.startswith("comment: "):
+            comments.append(line[len("comment: "):])
+        elif ": " in line and not line.startswith("thread "):
+            key, value = line.split(": ", 1)
+            summary[key] = value
+    summary["comments"] = comments
+    summary["thread_lines"] = [l for l in out.splitlines() if l.startswith("thread ")]
+    return summary, funcs, out
+
+
+def gprofng_functions(path):
+    """gprofng's function list as ({name: (excl_s, incl_s)}, total_s, raw)."""
+    out = subprocess.run(["gprofng", "display", "text", "-functions", path], capture_output=True, text=True,
+                         timeout=120)
+    text = out.stdout + out.stderr
+    funcs = {}
+    row = re.compile(r"^\s*([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+(.+?)\s*$")
+    for line in text.splitlines():
+        m = row.match(line)
+        if m:
+            funcs[m.group(5)] = (float(m.group(1)), float(m.group(3)))
+    total = funcs.get("<Total>", (0.0, 0.0))[0]
+    return funcs, total, text
+
+
+def true_cpu_seconds(gdb_output):
+    """The cpu_seconds=X line our test programs print (their own getrusage)."""
+    m = re.search(r"cpu_seconds=([0-9.]+)", gdb_output)
+    return float(m.group(1)) if m else None
+
+
+def check_shares(funcs, total, expected, label, tolerance_pp=3.0):
+    """Each function's inclusive share within TOLERANCE percentage points."""
+    for name, share in expected.items():
+        incl = funcs.get(name, (0.0, 0.0))[1]
+        got = 100.0 * incl / total if total else 0.0
+        check(abs(got - share) <= tolerance_pp,
+              "%s: %s has %.1f%% of the time (expected %.0f%% +- %.0f)" % (label, name, got, share, tolerance_pp))
+
+
+def cleanup(path):
+    if not failures:
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        print("experiment left for inspection in " + path)

@@ -1,0 +1,46 @@
+"""Clock profiling in launch mode is true: recorded CPU time within 5 % of
+the program's own getrusage, each function's share within 3 points of its
+known share, every thread present, at 10 ms and at 1 ms.  Checked with the
+project's reader and with gprofng.
+    test_clock_accuracy.py INTERVAL THREADS"""
+
+import os
+import sys
+
+from harness import (check, check_shares, cleanup, er_dump, finish, gprofng_functions, program, run_gdb,
+                     true_cpu_seconds, workdir)
+
+interval, extra_threads = sys.argv[1], int(sys.argv[2])
+work = workdir()
+out = run_gdb(["collector profile timer %s" % interval, "collector enable", "run"],
+              [program("split_work"), "1.0", str(extra_threads)], cwd=work)
+print(out)
+exp = os.path.join(work, "test.1.er")
+check(os.path.isdir(exp), "the run created test.1.er")
+true_cpu = true_cpu_seconds(out)
+check(true_cpu is not None, "the program reported its CPU time")
+
+summary, funcs, raw = er_dump(exp)
+print(raw)
+recorded = float(summary.get("cpu_seconds", 0))
+check(summary.get("closed") == "yes", "the experiment was closed (run and exit events)")
+check(summary.get("missing_stacks") == "0", "every clock packet's stack is in data.frameinfo")
+check(summary.get("invalid_packets") == "0", "no invalid packets")
+check(int(summary.get("threads", 0)) == 1 + extra_threads, "every thread sampled (%s)" % summary.get("threads"))
+if true_cpu:
+    check(abs(recorded - true_cpu) <= 0.05 * true_cpu,
+          "reader: recorded CPU %.3f s within 5%% of the program's %.3f s" % (recorded, true_cpu))
+expected = {"work_fifty": 50, "work_thirty": 30, "work_twenty": 20}
+check_shares(funcs, recorded, expected, "reader")
+
+gfuncs, gtotal, graw = gprofng_functions(exp)
+print(graw)
+check("Error" not in graw, "gprofng reported no error")
+if true_cpu:
+    check(abs(gtotal - true_cpu) <= 0.05 * true_cpu,
+          "gprofng: total CPU %.3f s within 5%% of the program's %.3f s" % (gtotal, true_cpu))
+check_shares(gfuncs, gtotal, expected, "gprofng")
+if extra_threads:
+    check("worker" in gfuncs, "gprofng names the worker threads' start function")
+cleanup(work)
+finish()

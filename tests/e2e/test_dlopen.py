@@ -1,0 +1,22 @@
+"""A library loaded with dlopen after start is in map.xml and its functions
+are named: hot_loop (75 %) inside libhotlib.so, local_loop (25 %)."""
+
+import os
+
+from harness import check, check_shares, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, workdir
+
+work = workdir()
+out = run_gdb(["collector enable", "run"], [program("dlopen_main"), program("libhotlib.so"), "1.0"], cwd=work)
+print(out)
+exp = os.path.join(work, "test.1.er")
+with open(os.path.join(exp, "map.xml")) as f:
+    check("libhotlib.so" in f.read(), "map.xml records the dlopen'd library")
+summary, funcs, raw = er_dump(exp)
+print(raw)
+total = float(summary.get("cpu_seconds", 0))
+check_shares(funcs, total, {"hot_loop": 75, "local_loop": 25}, "reader")
+gfuncs, gtotal, graw = gprofng_functions(exp)
+print(graw)
+check_shares(gfuncs, gtotal, {"hot_loop": 75, "local_loop": 25}, "gprofng")
+cleanup(work)
+finish()
