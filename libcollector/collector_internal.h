@@ -206,6 +206,8 @@ int col_sampler_stop(void);
 /* Perf descriptors are watched with epoll so the sampler wakes on data. */
 void col_sampler_watch_fd(int fd);
 extern uint64_t col_samples_written, col_ticks_written;
+/* CPU time the sampler thread itself used (set when it finishes). */
+extern double col_sampler_cpu_seconds;
 
 /* ---- collector_main.c ----------------------------------------------------- */
 

@@ -79,6 +79,9 @@ void col_close_experiment(const char *why)
   col_clock_stop_all();
   int drained = col_sampler_stop() == 0;
   describe_clock_sources();
+  if (drained)
+    col_log_comment("The runtime's sampler thread used %.3f s of CPU time (unwinding and writing %llu samples); "
+                    "it is not sampled itself", col_sampler_cpu_seconds, (unsigned long long)col_samples_written);
   if (col_lost_samples > 0)
     col_log_warning(200, "%llu clock sample(s) were lost (ring buffer full); CPU time is under-counted by that much",
                     (unsigned long long)col_lost_samples);

@@ -78,26 +78,23 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)
 
 typedef void (*exit_fn)(int) __attribute__((noreturn));
 
-static exit_fn real_exit_function(const char *name)
+/* Closes the experiment, then leaves through the real function NAME. */
+__attribute__((noreturn)) static void close_and_exit(const char *name, exit_fn *real, int status)
 {
-  exit_fn real = (exit_fn)dlsym(RTLD_NEXT, name);
-  return real;
+  if (*real == NULL)
+    *real = (exit_fn)dlsym(RTLD_NEXT, name);
+  col_close_experiment(name);
+  (*real)(status);
 }
 
 void _exit(int status)
 {
   static exit_fn real;
-  if (real == NULL)
-    real = real_exit_function("_exit");
-  col_close_experiment("_exit");
-  real(status);
+  close_and_exit("_exit", &real, status);
 }
 
 void _Exit(int status)
 {
   static exit_fn real;
-  if (real == NULL)
-    real = real_exit_function("_Exit");
-  col_close_experiment("_Exit");
-  real(status);
+  close_and_exit("_Exit", &real, status);
 }

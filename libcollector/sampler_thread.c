@@ -14,6 +14,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collector_internal.h"
@@ -25,6 +26,7 @@
 #define STATUS_EVERY_NS 1000000000LL
 
 uint64_t col_samples_written, col_ticks_written;
+double col_sampler_cpu_seconds;
 
 static int epoll_fd = -1, wake_fd = -1;
 static pthread_t sampler;
@@ -127,6 +129,9 @@ static void *sampler_main(void *unused)
   for (int i = 0; i < COL_MAX_THREADS; i++)
     if (__atomic_load_n(&col_threads[i].in_use, __ATOMIC_ACQUIRE) == 1)
       col_lost_samples += col_threads[i].lost;
+  struct timespec cpu;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+  col_sampler_cpu_seconds = cpu.tv_sec + cpu.tv_nsec / 1e9;
   __atomic_store_n(&finished, 1, __ATOMIC_RELEASE);
   return NULL;
 }

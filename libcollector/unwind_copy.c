@@ -19,6 +19,41 @@
 
 static unw_addr_space_t address_space;
 
+/* Unwind tables are read 8 bytes at a time, many times over; a small
+ * direct-mapped cache of whole pages turns most reads into a memcpy.  Text
+ * and tables do not change while mapped; the cache is dropped whenever the
+ * set of mappings changes (col_unwind_forget_modules). */
+#define PAGE_CACHE_SLOTS 64
+#define CACHE_PAGE 4096u
+static struct {
+  uint64_t page; /* page address + 1; 0 = empty */
+  unsigned char bytes[CACHE_PAGE];
+} page_cache[PAGE_CACHE_SLOTS];
+
+static int read_own_memory(uint64_t addr, unw_word_t *value)
+{
+  uint64_t page = addr & ~(uint64_t)(CACHE_PAGE - 1);
+  size_t offset = (size_t)(addr - page);
+  if (offset + sizeof *value > CACHE_PAGE) {
+    /* Straddles two pages: read it directly. */
+    struct iovec local = {value, sizeof *value}, remote = {(void *)(uintptr_t)addr, sizeof *value};
+    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof *value ? 0 : -UNW_EINVAL;
+  }
+  size_t slot = (size_t)(page / CACHE_PAGE) % PAGE_CACHE_SLOTS;
+  if (page_cache[slot].page != page + 1) {
+    /* process_vm_readv on ourselves turns an address that is not (or no
+     * longer, after a dlclose) mapped into EFAULT instead of a crash. */
+    struct iovec local = {page_cache[slot].bytes, CACHE_PAGE}, remote = {(void *)(uintptr_t)page, CACHE_PAGE};
+    if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)CACHE_PAGE) {
+      page_cache[slot].page = 0;
+      return -UNW_EINVAL;
+    }
+    page_cache[slot].page = page + 1;
+  }
+  memcpy(value, page_cache[slot].bytes + offset, sizeof *value);
+  return 0;
+}
+
 struct unwind_context {
   const struct col_capture *cap;
   int read_past_copy; /* the walk needed stack bytes we did not capture */
@@ -39,11 +74,7 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *value, i
     ctx->read_past_copy = 1;
     return -UNW_EINVAL;
   }
-  /* Unwind tables of loaded objects.  process_vm_readv on ourselves turns
-   * an address that is not (or no longer, after a dlclose) mapped into
-   * EFAULT instead of a crash of the program. */
-  struct iovec local = {value, sizeof *value}, remote = {(void *)(uintptr_t)addr, sizeof *value};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof *value ? 0 : -UNW_EINVAL;
+  return read_own_memory(addr, value); /* unwind tables of loaded objects */
 }
 
 static int perf_register(unw_regnum_t reg)
@@ -110,6 +141,8 @@ int col_unwind_init(void)
 
 void col_unwind_forget_modules(void)
 {
+  for (size_t i = 0; i < PAGE_CACHE_SLOTS; i++)
+    page_cache[i].page = 0;
   unw_flush_cache(address_space, 0, 0);
 }
 

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Clock profiling: accuracy and overhead, side by side, from one run.
+
+For the fixed-work 2-thread program bench/workload.c it prints
+  - recorded/true CPU at 10 ms and 1 ms for gdb-collector, `gprofng collect
+    app` and `perf record -e task-clock` (true = the program's getrusage);
+  - overhead: the program's own work time with profiling over without,
+    under GDB (as users run it) and without GDB.
+Each figure is the median of REPEATS runs.
+
+    bench/clock_overhead.py [BUILD_DIR] [REPEATS]"""
+
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+WORKLOAD = [os.path.join(BUILD, "bench", "workload"), "2", "60"]
+COLLECTOR_GDB = os.path.join(BUILD, "share", "gdb", "collector.gdb")
+RUNTIME = os.path.join(BUILD, "libcollector", "libcollector.so")
+ER_DUMP = os.path.join(BUILD, "experiment", "er-dump")
+INTERVALS = {"10 ms": ("on", 10007), "1 ms": ("hi", 997)}
+
+
+def parse(out):
+    m = re.search(r"work_seconds=([0-9.]+) cpu_seconds=([0-9.]+)", out)
+    return float(m.group(1)), float(m.group(2))
+
+
+def run(cmd, cwd, env=None):
+    full = {k: v for k, v in os.environ.items() if not k.startswith("GDBCOL_")}
+    full.update(env or {})
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=full, stdin=subprocess.DEVNULL)
+    return p.stdout + p.stderr
+
+
+def er_cpu(exp):
+    out = subprocess.run([ER_DUMP, exp], capture_output=True, text=True).stdout
+    return float(re.search(r"cpu_seconds: ([0-9.]+)", out).group(1))
+
+
+def gprofng_cpu(exp):
+    out = subprocess.run(["gprofng", "display", "text", "-functions", exp], capture_output=True, text=True).stdout
+    m = re.search(r"^\s*([0-9.]+)\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+<Total>", out, re.M)
+    return float(m.group(1)) if m else 0.0
+
+
+def measure(kind, interval_name, under_gdb, tmp):
+    """One run; returns (work_seconds, recorded/true or None)."""
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    word, us = INTERVALS.get(interval_name, (None, None))
+    gdb = ["gdb", "-nx", "-batch"]
+    if kind == "none":
+        cmd = (gdb + ["-ex", "run", "--args"] if under_gdb else []) + WORKLOAD
+        return parse(run(cmd, tmp))[0], None
+    if kind == "gdb-collector":
+        if under_gdb:
+            cmd = gdb + ["-x", COLLECTOR_GDB, "-ex", "collector profile timer " + word, "-ex", "collector enable",
+                         "-ex", "run", "--args"] + WORKLOAD
+            out = run(cmd, tmp)
+        else:
+            out = run(WORKLOAD, tmp, {"LD_PRELOAD": RUNTIME, "GDBCOL_CLOCK_US": str(us),
+                                      "GDBCOL_STATUS_FILE": os.path.join(tmp, "status")})
+        work, cpu = parse(out)
+        return work, er_cpu(os.path.join(tmp, "test.1.er")) / cpu
+    if kind == "gprofng":
+        out = run(["gprofng", "collect", "app", "-p", word, "-o", "g.er"] + WORKLOAD, tmp)
+        work, cpu = parse(out)
+        return work, gprofng_cpu(os.path.join(tmp, "g.er")) / cpu
+    if kind == "perf":
+        period_ns = us * 1000
+        out = run(["perf", "record", "-q", "-e", "task-clock", "-c", str(period_ns), "-o", "p.data"] + WORKLOAD, tmp)
+        work, cpu = parse(out)
+        script = subprocess.run(["perf", "script", "-i", "p.data", "-F", "tid"], cwd=tmp, capture_output=True,
+                                text=True).stdout
+        samples = len([l for l in script.splitlines() if l.strip()])
+        return work, samples * period_ns / 1e9 / cpu
+    raise ValueError(kind)
+
+
+def median_of(kind, interval, under_gdb, tmp):
+    works, ratios = [], []
+    for _ in range(REPEATS):
+        work, ratio = measure(kind, interval, under_gdb, tmp)
+        works.append(work)
+        if ratio is not None:
+            ratios.append(ratio)
+    return statistics.median(works), (statistics.median(ratios) if ratios else None)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="gdbcol-bench-")
+    print("workload: %s, %d repeats, medians" % (" ".join(WORKLOAD), REPEATS))
+    base_gdb, _ = median_of("none", None, True, tmp)
+    base_alone, _ = median_of("none", None, False, tmp)
+    print("baseline work time: %.4f s under GDB, %.4f s without GDB\n" % (base_gdb, base_alone))
+    print("%-14s %-6s %16s %20s %22s" % ("profiler", "rate", "recorded/true", "overhead under GDB", "overhead without GDB"))
+    for interval in INTERVALS:
+        work_gdb, ratio_gdb = median_of("gdb-collector", interval, True, tmp)
+        work_alone, ratio_alone = median_of("gdb-collector", interval, False, tmp)
+        print("%-14s %-6s %16.3f %19.1f%% %21.1f%%" % ("gdb-collector", interval, ratio_gdb,
+                                                       100 * (work_gdb / base_gdb - 1), 100 * (work_alone / base_alone - 1)))
+        for other in ("gprofng", "perf"):
+            work, ratio = median_of(other, interval, False, tmp)
+            print("%-14s %-6s %16.3f %20s %21.1f%%" % (other, interval, ratio, "-", 100 * (work / base_alone - 1)))
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
