@@ -30,21 +30,24 @@ static struct {
   unsigned char bytes[CACHE_PAGE];
 } page_cache[PAGE_CACHE_SLOTS];
 
+/* Copies LEN bytes at ADDR of this process.  process_vm_readv on ourselves
+ * turns an address that is not (or no longer, after a dlclose) mapped into
+ * EFAULT instead of a crash.  Returns 0 or -UNW_EINVAL. */
+static int read_self(void *dst, uint64_t addr, size_t len)
+{
+  struct iovec local = {dst, len}, remote = {(void *)(uintptr_t)addr, len};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -UNW_EINVAL;
+}
+
 static int read_own_memory(uint64_t addr, unw_word_t *value)
 {
   uint64_t page = addr & ~(uint64_t)(CACHE_PAGE - 1);
   size_t offset = (size_t)(addr - page);
-  if (offset + sizeof *value > CACHE_PAGE) {
-    /* Straddles two pages: read it directly. */
-    struct iovec local = {value, sizeof *value}, remote = {(void *)(uintptr_t)addr, sizeof *value};
-    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof *value ? 0 : -UNW_EINVAL;
-  }
+  if (offset + sizeof *value > CACHE_PAGE)
+    return read_self(value, addr, sizeof *value); /* straddles two pages */
   size_t slot = (size_t)(page / CACHE_PAGE) % PAGE_CACHE_SLOTS;
   if (page_cache[slot].page != page + 1) {
-    /* process_vm_readv on ourselves turns an address that is not (or no
-     * longer, after a dlclose) mapped into EFAULT instead of a crash. */
-    struct iovec local = {page_cache[slot].bytes, CACHE_PAGE}, remote = {(void *)(uintptr_t)page, CACHE_PAGE};
-    if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)CACHE_PAGE) {
+    if (read_self(page_cache[slot].bytes, page, CACHE_PAGE) != 0) {
       page_cache[slot].page = 0;
       return -UNW_EINVAL;
     }
