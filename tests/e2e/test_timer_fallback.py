@@ -9,7 +9,7 @@ from harness import (check, check_shares, cleanup, er_dump, finish, gprofng_func
 
 work = workdir()
 out = run_gdb(["set environment GDBCOL_CLOCK_SOURCE=timer", "collector enable", "run"],
-              [program("split_work"), "1.0", "1"], cwd=work)
+              [program("split_work"), "2.5", "1"], cwd=work)
 print(out)
 exp = os.path.join(work, "test.1.er")
 summary, funcs, raw = er_dump(exp)
