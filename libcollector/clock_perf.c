@@ -169,13 +169,18 @@ size_t col_perf_drain(struct col_thread *t, col_capture_fn fn, void *arg)
     copy_from_ring(data, data_size, tail, &h, sizeof h);
     if (h.size < sizeof h)
       break;
-    copy_from_ring(data, data_size, tail, record, h.size);
+    /* Parse in place; copy out only the rare record that wraps. */
+    const unsigned char *rec = data + tail % data_size;
+    if (tail % data_size + h.size > data_size) {
+      copy_from_ring(data, data_size, tail, record, h.size);
+      rec = record;
+    }
     if (h.type == PERF_RECORD_SAMPLE) {
-      parse_sample(record, h.size, t, fn, arg);
+      parse_sample(rec, h.size, t, fn, arg);
       count++;
     } else if (h.type == PERF_RECORD_LOST) {
       uint64_t lost;
-      memcpy(&lost, record + sizeof h + 8, 8);
+      memcpy(&lost, rec + sizeof h + 8, 8);
       t->lost += lost;
     }
     tail += h.size;

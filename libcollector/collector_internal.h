@@ -11,7 +11,9 @@
  *   clock_perf.c      kernel-side sampling (perf_event task-clock + stack copy)
  *   clock_timer.c     fallback: per-thread POSIX CPU timer + signal
  *   sample_ring.c     lock-free per-thread ring the timer handler writes
- *   unwind_copy.c     DWARF unwinding of copied stacks (libunwind)
+ *   unwind_walk.c     walking copied stacks: cached frame rules first
+ *   unwind_rules.c    frame rules per code address, from .eh_frame (libdw)
+ *   unwind_copy.c     libunwind over copied stacks, for everything else
  *   sampler_thread.c  the runtime's one thread: drains, unwinds, writes
  *   interpose.c       pthread_create, _exit
  *
@@ -49,6 +51,7 @@ struct col_config {
   long clock_interval_us;     /* 0: clock profiling off */
   size_t stack_copy_bytes;    /* user stack bytes captured per sample */
   int force_timer_source;     /* GDBCOL_CLOCK_SOURCE=timer: skip perf_event */
+  int check_unwinder;         /* GDBCOL_UNWIND_CHECK=1: cross-check unwinders */
 };
 
 /* Reads the GDBCOL_* variables.  Returns 1 when this process is the one the
@@ -153,24 +156,50 @@ void col_ring_destroy(struct col_sample_ring *ring);
 int col_ring_push(struct col_sample_ring *ring, const struct col_capture *cap);
 size_t col_ring_drain(struct col_sample_ring *ring, col_capture_fn fn, void *arg);
 
-/* ---- unwind_copy.c -------------------------------------------------------- */
+/* ---- unwind_walk.c / unwind_rules.c / unwind_copy.c ------------------------ */
+
+/* Unwinds CAP into PCS (leaf first; callers as call-site addresses).  Adds
+ * the truncated or unwind-failed marker when the walk ends early.  Cached
+ * frame rules first, libunwind for what they cannot follow. */
+size_t col_unwind(const struct col_capture *cap, uint64_t *pcs, size_t max);
+/* Nonzero: also unwind every sample with libunwind and count disagreements. */
+void col_unwind_check_mode(int enabled);
+struct col_unwind_stats {
+  uint64_t by_rules, by_libunwind, disagreements;
+};
+extern struct col_unwind_stats col_unwind_stats;
+
+/* How to find the caller's frame from one code address (x86_64). */
+enum col_rule_kind { COL_RULE_COMPLEX, COL_RULE_SIMPLE, COL_RULE_OUTERMOST };
+enum col_cfa_base { COL_CFA_FROM_SP, COL_CFA_FROM_BP };
+enum col_bp_rule { COL_BP_SAME, COL_BP_SAVED, COL_BP_LOST };
+struct col_frame_rule {
+  unsigned char kind, cfa_base, bp; /* enums above */
+  int32_t cfa_offset;               /* CFA = base register + offset */
+  int32_t bp_offset;                /* COL_BP_SAVED: caller's RBP at CFA + offset */
+};
+/* The rule at LOOKUP_PC (a leaf PC or a call site), cached. */
+const struct col_frame_rule *col_frame_rule_for(uint64_t lookup_pc);
+void col_frame_rules_forget(void);
 
 int col_unwind_init(void);
 /* Drops cached unwind info after the set of loaded objects changed. */
 void col_unwind_forget_modules(void);
-/* Unwinds CAP into PCS (leaf first; callers as call-site addresses).  Adds
- * the truncated or unwind-failed marker when the walk ends early. */
-size_t col_unwind(const struct col_capture *cap, uint64_t *pcs, size_t max);
+/* The libunwind walk (DWARF CFI interpreted at every step). */
+size_t col_unwind_libunwind(const struct col_capture *cap, uint64_t *pcs, size_t max);
 
 /* ---- module_map.c -------------------------------------------------------- */
 
 int col_modules_open(int expdir_fd, int64_t run_tstamp);
 /* Rereads /proc/self/maps and records new mappings and unmaps in map.xml;
- * returns nonzero when anything changed.  Only the sampler thread (or the
- * opener, before the sampler starts) calls this. */
+ * returns nonzero when executable mappings changed (what the unwinder's
+ * caches depend on).  Only the sampler thread (or the opener, before the
+ * sampler starts) calls this. */
 int col_modules_rescan(void);
 /* Nonzero when PC lies in an executable mapping seen by the last scan. */
 int col_modules_knows_pc(uint64_t pc);
+/* The inode of the file mapped at ADDR, 0 when unknown or anonymous. */
+unsigned long col_modules_inode_at(uint64_t addr);
 void col_modules_close(void);
 
 /* ---- experiment_log.c ----------------------------------------------------- */

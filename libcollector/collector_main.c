@@ -43,11 +43,25 @@ static void describe_clock_sources(void)
                     strerror(s->last_timer_errno ? s->last_timer_errno : s->last_perf_errno));
 }
 
+static void describe_sampler_cost(void)
+{
+  const struct col_unwind_stats *u = &col_unwind_stats;
+  col_log_comment("The runtime's sampler thread used %.3f s of CPU time (unwinding and writing %llu samples); "
+                  "it is not sampled itself",
+                  col_sampler_cpu_seconds, (unsigned long long)col_samples_written);
+  col_log_comment("Unwinding: %llu stack(s) by cached frame rules, %llu by libunwind",
+                  (unsigned long long)u->by_rules, (unsigned long long)u->by_libunwind);
+  if (col_cfg.check_unwinder)
+    col_log_comment("Unwinder check: %llu of %llu rule-based stack(s) differed from libunwind's",
+                    (unsigned long long)u->disagreements, (unsigned long long)u->by_rules);
+}
+
 __attribute__((constructor)) static void col_init(void)
 {
   if (!col_config_load(&col_cfg))
     return;
   col_config_scrub_environment();
+  col_unwind_check_mode(col_cfg.check_unwinder);
   char err[600];
   if (col_log_open(&col_cfg, err, sizeof err) != 0) {
     col_status_write(&col_cfg, "error", err);
@@ -80,8 +94,7 @@ void col_close_experiment(const char *why)
   int drained = col_sampler_stop() == 0;
   describe_clock_sources();
   if (drained)
-    col_log_comment("The runtime's sampler thread used %.3f s of CPU time (unwinding and writing %llu samples); "
-                    "it is not sampled itself", col_sampler_cpu_seconds, (unsigned long long)col_samples_written);
+    describe_sampler_cost();
   if (col_lost_samples > 0)
     col_log_warning(200, "%llu clock sample(s) were lost (ring buffer full); CPU time is under-counted by that much",
                     (unsigned long long)col_lost_samples);

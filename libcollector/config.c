@@ -6,6 +6,7 @@
  *   GDBCOL_CLOCK_US         clock interval in microseconds, 0 = off
  *   GDBCOL_STACK_BYTES      user stack bytes copied per sample
  *   GDBCOL_CLOCK_SOURCE     "timer" forces the POSIX timer fallback
+ *   GDBCOL_UNWIND_CHECK     "1": check the fast unwinder against libunwind
  *   GDBCOL_TARGET           set by the launcher: the program it execs
  *   GDBCOL_SAVED_LD_PRELOAD the user's LD_PRELOAD (GDBCOL_LD_PRELOAD_UNSET=1
  *                           when there was none)
@@ -63,6 +64,8 @@ int col_config_load(struct col_config *cfg)
   cfg->stack_copy_bytes = (size_t)bytes & ~(size_t)7;
   const char *source = getenv("GDBCOL_CLOCK_SOURCE");
   cfg->force_timer_source = source != NULL && strcmp(source, "timer") == 0;
+  const char *check = getenv("GDBCOL_UNWIND_CHECK");
+  cfg->check_unwinder = check != NULL && strcmp(check, "1") == 0;
   if (cfg->store_dir[0] == '\0' && getcwd(cfg->store_dir, sizeof cfg->store_dir) == NULL)
     snprintf(cfg->store_dir, sizeof cfg->store_dir, ".");
   return 1;
@@ -71,6 +74,7 @@ int col_config_load(struct col_config *cfg)
 static const char *const our_variables[] = {
     "GDBCOL_EXPERIMENT_DIR", "GDBCOL_EXPERIMENT_NAME", "GDBCOL_STATUS_FILE", "GDBCOL_CLOCK_US",
     "GDBCOL_STACK_BYTES",    "GDBCOL_CLOCK_SOURCE",    "GDBCOL_TARGET",      "GDBCOL_PRELOAD",
+    "GDBCOL_UNWIND_CHECK",
 };
 
 void col_config_scrub_environment(void)

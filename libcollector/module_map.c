@@ -115,16 +115,17 @@ int col_modules_rescan(void)
     if (j == n_previous || (i < n_current && current[i].start < previous[j].start)) {
       if (current[i].named)
         record_map(i, rel);
-      changed = 1;
+      changed |= (current[i].modes & 4) != 0;
       i++;
     } else if (i == n_current || previous[j].start < current[i].start || !same_mapping(&current[i], &previous[j])) {
       if (previous[j].named)
         er_text_printf(map_fd, "<event kind=\"unmap\" tstamp=\"%s\" vaddr=\"0x%016llX\"/>\n", ts,
                        (unsigned long long)previous[j].start);
-      changed = 1;
+      changed |= (previous[j].modes & 4) != 0;
       if (i < n_current && previous[j].start == current[i].start) {
         if (current[i].named)
           record_map(i, rel);
+        changed |= (current[i].modes & 4) != 0;
         i++;
       }
       j++;
@@ -146,17 +147,30 @@ int col_modules_open(int expdir_fd, int64_t run)
   return 0;
 }
 
-int col_modules_knows_pc(uint64_t pc)
+/* The mapping containing ADDR in the last scan, or NULL. */
+static const struct mapping *mapping_at(uint64_t addr)
 {
   size_t lo = 0, hi = n_current;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
-    if (current[mid].end <= pc)
+    if (current[mid].end <= addr)
       lo = mid + 1;
     else
       hi = mid;
   }
-  return lo < n_current && pc >= current[lo].start && (current[lo].modes & 4);
+  return lo < n_current && addr >= current[lo].start ? &current[lo] : NULL;
+}
+
+int col_modules_knows_pc(uint64_t pc)
+{
+  const struct mapping *m = mapping_at(pc);
+  return m != NULL && (m->modes & 4);
+}
+
+unsigned long col_modules_inode_at(uint64_t addr)
+{
+  const struct mapping *m = mapping_at(addr);
+  return m != NULL ? m->inode : 0;
 }
 
 void col_modules_close(void)

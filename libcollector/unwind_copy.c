@@ -1,4 +1,6 @@
-/* Unwinding a captured stack with DWARF CFI, outside any signal handler.
+/* Unwinding a captured stack with libunwind, outside any signal handler:
+ * the general path, for frames the cached rules of unwind_rules.c cannot
+ * follow (and the reference the fast path is checked against).
  *
  * libunwind's generic (remote) API with our own accessors: registers come
  * from the capture, stack memory from the copied bytes, and everything else
@@ -147,9 +149,10 @@ void col_unwind_forget_modules(void)
   for (size_t i = 0; i < PAGE_CACHE_SLOTS; i++)
     page_cache[i].page = 0;
   unw_flush_cache(address_space, 0, 0);
+  col_frame_rules_forget();
 }
 
-size_t col_unwind(const struct col_capture *cap, uint64_t *pcs, size_t max)
+size_t col_unwind_libunwind(const struct col_capture *cap, uint64_t *pcs, size_t max)
 {
   size_t n = 0;
   pcs[n++] = cap->regs.r[PERF_REG_X86_IP];

@@ -1,0 +1,247 @@
+/* Frame rules: where the caller's frame is, for one code address.
+ *
+ * Nearly every frame of compiled code on x86_64 follows one of a handful of
+ * CFI rules: the CFA is RSP or RBP plus a constant, the return address sits
+ * just below the CFA, and RBP is either untouched or saved at a constant
+ * offset from the CFA.  We read that rule once per code address from the
+ * object's .eh_frame (elfutils libdw) and keep it in a hash table, so a
+ * repeated address costs one probe instead of a CFI interpretation (the
+ * "unwind intervals" hpcrun caches, reduced to what x86_64 needs).  Anything
+ * else (signal trampolines, PLT entries, DWARF expressions, code without
+ * CFI) is reported as complex and left to libunwind.
+ *
+ * Only the sampler thread calls into this file; it owns every table. */
+#define _GNU_SOURCE
+#include <dwarf.h>
+#include <elf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+
+#define DWARF_REG_RBP 6
+#define DWARF_REG_RSP 7
+#define DWARF_REG_RA 16
+
+/* ---- loaded objects and their CFI ------------------------------------------ */
+
+#define MAX_OBJECTS 512
+
+struct object_cfi {
+  uint64_t lo, hi; /* run-time address range of the PT_LOAD segments */
+  uint64_t bias;   /* run-time address minus ELF address */
+  Elf *elf;
+  Dwarf_CFI *cfi; /* NULL: no usable CFI (deleted file, JIT, ...) */
+};
+
+static struct object_cfi objects[MAX_OBJECTS];
+static size_t n_objects;
+static int libelf_ready;
+
+/* The vDSO is not a file, but it is a complete ELF image in memory. */
+static Elf *open_vdso(uint64_t base)
+{
+  const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)(uintptr_t)base;
+  size_t size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+  return elf_memory((char *)(uintptr_t)base, size);
+}
+
+/* Opens the file behind a loaded object, refusing a file that is no longer
+ * the one mapped (replaced on disk since it was loaded). */
+static Elf *open_object_file(const char *path, uint64_t some_address)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  struct stat st;
+  unsigned long mapped_inode = col_modules_inode_at(some_address);
+  Elf *elf = NULL;
+  if (fstat(fd, &st) == 0 && (mapped_inode == 0 || mapped_inode == st.st_ino)) {
+    elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    /* The whole file is mapped now; the descriptor is not needed, and the
+     * program should not find one more open file than it opened. */
+    if (elf != NULL && elf_cntl(elf, ELF_C_FDDONE) != 0) {
+      elf_end(elf);
+      elf = NULL;
+    }
+  }
+  close(fd);
+  return elf;
+}
+
+struct find_object {
+  uint64_t pc;
+  struct object_cfi *found;
+};
+
+static int find_object_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+  struct find_object *want = arg;
+  uint64_t lo = UINT64_MAX, hi = 0;
+  int contains = 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD)
+      continue;
+    uint64_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_memsz;
+    lo = start < lo ? start : lo;
+    hi = end > hi ? end : hi;
+    if (want->pc >= start && want->pc < end)
+      contains = 1;
+  }
+  if (!contains || n_objects == MAX_OBJECTS)
+    return 0;
+  struct object_cfi *obj = &objects[n_objects++];
+  memset(obj, 0, sizeof *obj);
+  obj->lo = lo;
+  obj->hi = hi;
+  obj->bias = info->dlpi_addr;
+  const char *name = info->dlpi_name;
+  uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
+  if (vdso != 0 && vdso >= lo && vdso < hi)
+    obj->elf = open_vdso(vdso);
+  else if (name[0] == '/')
+    obj->elf = open_object_file(name, want->pc);
+  else if (name[0] == '\0')
+    obj->elf = open_object_file("/proc/self/exe", want->pc); /* the main program */
+  if (obj->elf != NULL)
+    obj->cfi = dwarf_getcfi_elf(obj->elf);
+  want->found = obj;
+  return 1;
+}
+
+static struct object_cfi *object_for(uint64_t pc)
+{
+  for (size_t i = 0; i < n_objects; i++)
+    if (pc >= objects[i].lo && pc < objects[i].hi)
+      return &objects[i];
+  if (!libelf_ready) {
+    elf_version(EV_CURRENT);
+    libelf_ready = 1;
+  }
+  /* Not in a handler: dl_iterate_phdr's lock is fine in the sampler thread. */
+  struct find_object want = {pc, NULL};
+  dl_iterate_phdr(find_object_cb, &want);
+  return want.found;
+}
+
+/* ---- reading one rule ------------------------------------------------------- */
+
+/* Is OPS "at CFA + OFFSET" (libdw's form of DWARF's offset(N) rule)? */
+static int cfa_relative_slot(const Dwarf_Op *ops, size_t nops, int32_t *offset)
+{
+  if (nops == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+    *offset = 0;
+    return 1;
+  }
+  if (nops == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_plus_uconst) {
+    *offset = (int32_t)(int64_t)ops[1].number;
+    return 1;
+  }
+  return 0;
+}
+
+static void read_rule(Dwarf_Frame *frame, struct col_frame_rule *rule)
+{
+  rule->kind = COL_RULE_COMPLEX;
+  Dwarf_Addr start, end;
+  bool signal_frame;
+  if (dwarf_frame_info(frame, &start, &end, &signal_frame) != DWARF_REG_RA || signal_frame)
+    return;
+  Dwarf_Op ops_mem[3], *ops;
+  size_t nops;
+  /* Return address: at CFA - 8, or undefined in the outermost frame. */
+  if (dwarf_frame_register(frame, DWARF_REG_RA, ops_mem, &ops, &nops) != 0)
+    return;
+  if (nops == 0 && ops == ops_mem) {
+    rule->kind = COL_RULE_OUTERMOST;
+    return;
+  }
+  int32_t ra_offset;
+  if (!cfa_relative_slot(ops, nops, &ra_offset) || ra_offset != -8)
+    return;
+  /* CFA: RSP or RBP plus a constant (libdw gives DW_OP_bregx REG OFFSET). */
+  if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx)
+    return;
+  if (ops[0].number == DWARF_REG_RSP)
+    rule->cfa_base = COL_CFA_FROM_SP;
+  else if (ops[0].number == DWARF_REG_RBP)
+    rule->cfa_base = COL_CFA_FROM_BP;
+  else
+    return;
+  rule->cfa_offset = (int32_t)(int64_t)ops[0].number2;
+  /* RBP: untouched, saved at CFA + offset, or clobbered. */
+  if (dwarf_frame_register(frame, DWARF_REG_RBP, ops_mem, &ops, &nops) != 0)
+    return;
+  if (nops == 0)
+    rule->bp = ops == NULL ? COL_BP_SAME : COL_BP_LOST;
+  else if (cfa_relative_slot(ops, nops, &rule->bp_offset))
+    rule->bp = COL_BP_SAVED;
+  else
+    return;
+  rule->kind = COL_RULE_SIMPLE;
+}
+
+static void compute_rule(uint64_t lookup_pc, struct col_frame_rule *rule)
+{
+  rule->kind = COL_RULE_COMPLEX;
+  struct object_cfi *obj = object_for(lookup_pc);
+  if (obj == NULL || obj->cfi == NULL)
+    return;
+  Dwarf_Frame *frame;
+  if (dwarf_cfi_addrframe(obj->cfi, lookup_pc - obj->bias, &frame) != 0)
+    return;
+  read_rule(frame, rule);
+  free(frame);
+}
+
+/* ---- the cache ---------------------------------------------------------------- */
+
+#define RULE_SLOTS (1u << 15) /* power of two */
+
+static struct {
+  uint64_t key; /* lookup address + 1; 0 = empty */
+  struct col_frame_rule rule;
+} rule_cache[RULE_SLOTS];
+static size_t rules_cached;
+
+const struct col_frame_rule *col_frame_rule_for(uint64_t lookup_pc)
+{
+  size_t slot = (size_t)((lookup_pc * 0x9E3779B97F4A7C15ull) >> 49) & (RULE_SLOTS - 1);
+  while (rule_cache[slot].key != 0) {
+    if (rule_cache[slot].key == lookup_pc + 1)
+      return &rule_cache[slot].rule;
+    slot = (slot + 1) & (RULE_SLOTS - 1);
+  }
+  if (rules_cached >= RULE_SLOTS / 4 * 3) {
+    /* Full: start over rather than let probes grow long. */
+    memset(rule_cache, 0, sizeof rule_cache);
+    rules_cached = 0;
+    return col_frame_rule_for(lookup_pc);
+  }
+  rule_cache[slot].key = lookup_pc + 1;
+  memset(&rule_cache[slot].rule, 0, sizeof rule_cache[slot].rule);
+  compute_rule(lookup_pc, &rule_cache[slot].rule);
+  rules_cached++;
+  return &rule_cache[slot].rule;
+}
+
+void col_frame_rules_forget(void)
+{
+  memset(rule_cache, 0, sizeof rule_cache);
+  rules_cached = 0;
+  for (size_t i = 0; i < n_objects; i++) {
+    if (objects[i].cfi != NULL)
+      dwarf_cfi_end(objects[i].cfi);
+    if (objects[i].elf != NULL)
+      elf_end(objects[i].elf);
+  }
+  n_objects = 0;
+}
