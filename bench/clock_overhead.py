@@ -6,7 +6,7 @@ For the fixed-work 2-thread program bench/workload.c it prints
     app` and `perf record -e task-clock` (true = the program's getrusage);
   - overhead: the program's own work time with profiling over without,
     under GDB (as users run it) and without GDB.
-Each figure is the median of REPEATS runs.
+Each figure is the median of REPEATS interleaved rounds.
 
     bench/clock_overhead.py [BUILD_DIR] [REPEATS]"""
 
@@ -44,6 +44,14 @@ def er_cpu(exp):
     return float(re.search(r"cpu_seconds: ([0-9.]+)", out).group(1))
 
 
+def runtime_cpu(exp):
+    """CPU time of gdb-collector's own sampler thread, as log.xml reports it:
+    part of the process's getrusage, but not the program's work."""
+    with open(os.path.join(exp, "log.xml")) as f:
+        m = re.search(r"sampler thread used ([0-9.]+) s", f.read())
+    return float(m.group(1)) if m else 0.0
+
+
 def gprofng_cpu(exp):
     out = subprocess.run(["gprofng", "display", "text", "-functions", exp], capture_output=True, text=True).stdout
     m = re.search(r"^\s*([0-9.]+)\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+<Total>", out, re.M)
@@ -68,7 +76,8 @@ def measure(kind, interval_name, under_gdb, tmp):
             out = run(WORKLOAD, tmp, {"LD_PRELOAD": RUNTIME, "GDBCOL_CLOCK_US": str(us),
                                       "GDBCOL_STATUS_FILE": os.path.join(tmp, "status")})
         work, cpu = parse(out)
-        return work, er_cpu(os.path.join(tmp, "test.1.er")) / cpu
+        exp = os.path.join(tmp, "test.1.er")
+        return work, er_cpu(exp) / (cpu - runtime_cpu(exp))
     if kind == "gprofng":
         out = run(["gprofng", "collect", "app", "-p", word, "-o", "g.er"] + WORKLOAD, tmp)
         work, cpu = parse(out)
@@ -84,31 +93,43 @@ def measure(kind, interval_name, under_gdb, tmp):
     raise ValueError(kind)
 
 
-def median_of(kind, interval, under_gdb, tmp):
-    works, ratios = [], []
+CONFIGS = [("none", None, True), ("none", None, False)]
+for _interval in INTERVALS:
+    CONFIGS += [("gdb-collector", _interval, True), ("gdb-collector", _interval, False),
+                ("gprofng", _interval, False), ("perf", _interval, False)]
+
+
+def measure_all(tmp):
+    """Every configuration once per round, rounds interleaved, so that a slow
+    spell of the machine (a VM's neighbours) hits all of them alike."""
+    works = {c: [] for c in CONFIGS}
+    ratios = {c: [] for c in CONFIGS}
     for _ in range(REPEATS):
-        work, ratio = measure(kind, interval, under_gdb, tmp)
-        works.append(work)
-        if ratio is not None:
-            ratios.append(ratio)
-    return statistics.median(works), (statistics.median(ratios) if ratios else None)
+        for config in CONFIGS:
+            work, ratio = measure(*config, tmp)
+            works[config].append(work)
+            if ratio is not None:
+                ratios[config].append(ratio)
+    median = lambda values: statistics.median(values) if values else None
+    return {c: median(v) for c, v in works.items()}, {c: median(v) for c, v in ratios.items()}
 
 
 def main():
     tmp = tempfile.mkdtemp(prefix="gdbcol-bench-")
-    print("workload: %s, %d repeats, medians" % (" ".join(WORKLOAD), REPEATS))
-    base_gdb, _ = median_of("none", None, True, tmp)
-    base_alone, _ = median_of("none", None, False, tmp)
+    print("workload: %s, %d interleaved rounds, medians" % (" ".join(WORKLOAD), REPEATS))
+    work, ratio = measure_all(tmp)
+    base_gdb, base_alone = work[("none", None, True)], work[("none", None, False)]
     print("baseline work time: %.4f s under GDB, %.4f s without GDB\n" % (base_gdb, base_alone))
     print("%-14s %-6s %16s %20s %22s" % ("profiler", "rate", "recorded/true", "overhead under GDB", "overhead without GDB"))
     for interval in INTERVALS:
-        work_gdb, ratio_gdb = median_of("gdb-collector", interval, True, tmp)
-        work_alone, ratio_alone = median_of("gdb-collector", interval, False, tmp)
-        print("%-14s %-6s %16.3f %19.1f%% %21.1f%%" % ("gdb-collector", interval, ratio_gdb,
-                                                       100 * (work_gdb / base_gdb - 1), 100 * (work_alone / base_alone - 1)))
+        ours_gdb, ours_alone = ("gdb-collector", interval, True), ("gdb-collector", interval, False)
+        print("%-14s %-6s %16.3f %19.1f%% %21.1f%%" % ("gdb-collector", interval, ratio[ours_gdb],
+                                                       100 * (work[ours_gdb] / base_gdb - 1),
+                                                       100 * (work[ours_alone] / base_alone - 1)))
         for other in ("gprofng", "perf"):
-            work, ratio = median_of(other, interval, False, tmp)
-            print("%-14s %-6s %16.3f %20s %21.1f%%" % (other, interval, ratio, "-", 100 * (work / base_alone - 1)))
+            config = (other, interval, False)
+            print("%-14s %-6s %16.3f %20s %21.1f%%" % (other, interval, ratio[config], "-",
+                                                       100 * (work[config] / base_alone - 1)))
     shutil.rmtree(tmp, ignore_errors=True)
 
 

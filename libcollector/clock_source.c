@@ -22,8 +22,6 @@ static int start_timer_source(struct col_thread *t, pid_t tid, long interval)
     }
     __atomic_store_n(&timer_handler_ready, 1, __ATOMIC_RELEASE);
   }
-  if (tid == gettid())
-    col_thread_set_self(t); /* the handler finds its ring through this */
   int rc = col_timer_open(t, interval);
   if (rc != 0) {
     col_clock_stats.last_timer_errno = -rc;
@@ -39,8 +37,12 @@ int col_clock_start_thread(pid_t tid)
   long interval = col_cfg.clock_interval_us;
   if (interval <= 0)
     return 0;
+  if (col_thread_known(tid))
+    return -EEXIST; /* armed already (by itself, or by the task scan) */
   struct col_thread *t = col_thread_claim(tid);
   if (t == NULL) {
+    if (col_thread_known(tid))
+      return -EEXIST;
     __atomic_fetch_add(&col_clock_stats.failed_threads, 1, __ATOMIC_RELAXED);
     return -ENOSPC;
   }
@@ -58,14 +60,10 @@ int col_clock_start_thread(pid_t tid)
   if (rc != 0)
     rc = start_timer_source(t, tid, interval);
   if (rc != 0) {
-    if (tid == gettid())
-      col_thread_set_self(NULL);
     col_thread_release(t);
     __atomic_fetch_add(&col_clock_stats.failed_threads, 1, __ATOMIC_RELAXED);
     return rc;
   }
-  if (tid == gettid())
-    col_thread_set_self(t);
   __atomic_store_n(&t->in_use, 1, __ATOMIC_RELEASE); /* visible to the sampler */
   if (t->source == COL_SOURCE_PERF)
     col_sampler_watch_fd(t->perf_fd);

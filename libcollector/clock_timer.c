@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "collector_internal.h"
 
@@ -44,7 +45,7 @@ static void copy_registers(const ucontext_t *uc, struct col_regs *regs)
 static void on_timer_signal(int sig, siginfo_t *info, void *context)
 {
   int saved_errno = errno;
-  struct col_thread *t = col_thread_self();
+  struct col_thread *t = col_thread_find((pid_t)gettid());
   if (t != NULL && t->ring != NULL && info->si_code == SI_TIMER) {
     struct col_capture cap;
     cap.tid = t->tid;
@@ -55,8 +56,12 @@ static void on_timer_signal(int sig, siginfo_t *info, void *context)
     uintptr_t sp = (uintptr_t)cap.regs.r[PERF_REG_X86_SP];
     cap.stack = (const unsigned char *)sp;
     cap.stack_len = 0;
-    if (sp >= t->stack_lo && sp < t->stack_hi) {
-      size_t room = t->stack_hi - sp;
+    /* Bounds of a thread armed from outside are learnt by the sampler
+     * from its first (stackless) sample. */
+    uintptr_t hi = __atomic_load_n(&t->stack_hi, __ATOMIC_ACQUIRE); /* stored last */
+    uintptr_t lo = __atomic_load_n(&t->stack_lo, __ATOMIC_RELAXED);
+    if (sp >= lo && sp < hi) {
+      size_t room = hi - sp;
       cap.stack_len = room < col_stack_copy_bytes ? room : col_stack_copy_bytes;
     }
     if (col_ring_push(t->ring, &cap) != 0)
@@ -100,19 +105,18 @@ static void record_stack_bounds(struct col_thread *t)
 int col_timer_open(struct col_thread *t, long interval_us)
 {
   record_stack_bounds(t);
-  t->ring = col_ring_create(RING_BYTES);
+  if (t->ring == NULL)
+    t->ring = col_ring_create(RING_BYTES);
   if (t->ring == NULL)
     return -ENOMEM;
+  col_ring_reset(t->ring);
   struct sigevent sev;
   memset(&sev, 0, sizeof sev);
   sev.sigev_notify = SIGEV_THREAD_ID;
   sev.sigev_signo = COL_TIMER_SIGNAL;
   sev._sigev_un._tid = t->tid;
   if (timer_create(thread_cpu_clock(t->tid), &sev, &t->timer) != 0) {
-    int err = errno;
-    col_ring_destroy(t->ring);
-    t->ring = NULL;
-    return -err;
+    return -errno;
   }
   struct itimerspec its;
   its.it_interval.tv_sec = interval_us / 1000000;
@@ -121,8 +125,6 @@ int col_timer_open(struct col_thread *t, long interval_us)
   if (timer_settime(t->timer, 0, &its, NULL) != 0) {
     int err = errno;
     timer_delete(t->timer);
-    col_ring_destroy(t->ring);
-    t->ring = NULL;
     return -err;
   }
   return 0;
@@ -134,11 +136,35 @@ void col_timer_close(struct col_thread *t)
     timer_delete(t->timer);
 }
 
+struct drain_context {
+  struct col_thread *thread;
+  col_capture_fn fn;
+  void *arg;
+};
+
+/* A thread armed from outside (after an attach, or by the task scan) has
+ * no known stack bounds, so its handler copies no stack; its first sample
+ * tells where the stack is. */
+static void learn_stack_bounds(const struct col_capture *cap, void *p)
+{
+  struct drain_context *ctx = p;
+  struct col_thread *t = ctx->thread;
+  if (t->stack_hi == 0) {
+    uint64_t lo, hi;
+    if (col_modules_range_at(cap->regs.r[PERF_REG_X86_SP], &lo, &hi) == 0) {
+      __atomic_store_n(&t->stack_lo, (uintptr_t)lo, __ATOMIC_RELAXED);
+      __atomic_store_n(&t->stack_hi, (uintptr_t)hi, __ATOMIC_RELEASE); /* publishes both */
+    }
+  }
+  ctx->fn(cap, ctx->arg);
+}
+
 size_t col_timer_drain(struct col_thread *t, col_capture_fn fn, void *arg)
 {
   if (t->ring == NULL)
     return 0;
-  size_t n = col_ring_drain(t->ring, fn, arg);
+  struct drain_context ctx = {t, fn, arg};
+  size_t n = col_ring_drain(t->ring, learn_stack_bounds, &ctx);
   t->samples += n;
   return n;
 }

@@ -58,6 +58,8 @@ struct col_config {
  * user asked to profile, 0 when the runtime must stay inert (not launched by
  * the plugin, or loaded into a wrapper that execs the real target). */
 int col_config_load(struct col_config *cfg);
+/* The same settings from "NAME=value" lines (gdbcol_attach_start). */
+void col_config_parse(struct col_config *cfg, const char *text);
 /* Removes what the launcher added to the environment, so the program (and
  * anything it starts) sees the environment the user set. */
 void col_config_scrub_environment(void);
@@ -110,11 +112,14 @@ struct col_thread {
 #define COL_MAX_THREADS 4096
 extern struct col_thread col_threads[COL_MAX_THREADS];
 
+/* A new slot for TID, or NULL when TID already has one or the table is
+ * full.  Not for signal handlers. */
 struct col_thread *col_thread_claim(pid_t tid);
 void col_thread_release(struct col_thread *t);
-/* The calling thread's slot, or NULL. */
-struct col_thread *col_thread_self(void);
-void col_thread_set_self(struct col_thread *t);
+/* The published slot of TID, or NULL.  Lock-free: signal handlers use it. */
+struct col_thread *col_thread_find(pid_t tid);
+/* Nonzero when TID has a slot, published or being set up. */
+int col_thread_known(pid_t tid);
 
 /* ---- clock sources -------------------------------------------------------- */
 
@@ -151,7 +156,9 @@ size_t col_timer_drain(struct col_thread *t, col_capture_fn fn, void *arg);
 /* sample_ring.c: single producer (a thread's signal handler), single
  * consumer (the sampler thread). */
 struct col_sample_ring *col_ring_create(size_t bytes);
-void col_ring_destroy(struct col_sample_ring *ring);
+/* Rings are never unmapped: a late signal handler may still be writing to
+ * one after its slot was released.  A slot keeps its ring for reuse. */
+void col_ring_reset(struct col_sample_ring *ring);
 /* Producer side, async-signal-safe.  Returns 0, or -1 when full. */
 int col_ring_push(struct col_sample_ring *ring, const struct col_capture *cap);
 size_t col_ring_drain(struct col_sample_ring *ring, col_capture_fn fn, void *arg);
@@ -198,6 +205,8 @@ int col_modules_open(int expdir_fd, int64_t run_tstamp);
 int col_modules_rescan(void);
 /* Nonzero when PC lies in an executable mapping seen by the last scan. */
 int col_modules_knows_pc(uint64_t pc);
+/* The bounds of the mapping (any kind) containing ADDR; 0 or -1. */
+int col_modules_range_at(uint64_t addr, uint64_t *start, uint64_t *end);
 /* The inode of the file mapped at ADDR, 0 when unknown or anonymous. */
 unsigned long col_modules_inode_at(uint64_t addr);
 void col_modules_close(void);
@@ -228,6 +237,11 @@ void col_status_write(const struct col_config *cfg, const char *state, const cha
 /* ---- sampler_thread.c ----------------------------------------------------- */
 
 int col_sampler_start(void);
+/* The sampler's own thread id (never sampled). */
+pid_t col_sampler_tid(void);
+/* Nonzero after an injection: the sampler keeps GOT slots of objects loaded
+ * later pointed at our wrappers. */
+extern int col_patch_got;
 /* Wakes the sampler (a thread ended) without waiting. */
 void col_sampler_poke(void);
 /* Final drain and join; bounded wait.  Returns 0 when the thread finished. */
@@ -249,5 +263,28 @@ extern struct col_config col_cfg;
 
 /* The real pthread_create, for the runtime's own thread. */
 int col_real_pthread_create(void *thread, const void *attr, void *(*start)(void *), void *arg);
+/* Our wrappers under names that always bind to the runtime's own code
+ * (pthread_create, _exit and _Exit are exported aliases of them). */
+int col_wrap_pthread_create();
+__attribute__((noreturn)) void col_wrap__exit(int status);
+__attribute__((noreturn)) void col_wrap__Exit(int status);
+
+/* ---- got_patch.c ---------------------------------------------------------- */
+
+/* Zero when our exported wrappers already win symbol lookup (preloaded). */
+int col_got_interposition_needed(void);
+/* Points the GOT slots of every loaded object at our wrappers; returns the
+ * number of slots changed. */
+unsigned col_got_patch_all(void);
+/* The same for objects loaded since the last walk (cheap when none were). */
+void col_got_patch_new_objects(void);
+/* Puts the original addresses back (collection ends, process goes on). */
+void col_got_restore_all(void);
+
+/* ---- thread_scan.c -------------------------------------------------------- */
+
+/* Arms every thread of /proc/self/task that has no slot (except SKIP_TID)
+ * and stops slots whose thread is gone; returns the number armed. */
+unsigned col_scan_threads(pid_t skip_tid);
 
 #endif

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collector_internal.h"
@@ -56,31 +57,73 @@ static void describe_sampler_cost(void)
                     (unsigned long long)u->disagreements, (unsigned long long)u->by_rules);
 }
 
-__attribute__((constructor)) static void col_init(void)
+/* Opens an experiment in this process and starts the sampler: the part
+ * launch (constructor) and attach (gdbcol_attach_start) share.  On failure
+ * the status file says why. */
+static int start_experiment(void)
 {
-  if (!col_config_load(&col_cfg))
-    return;
-  col_config_scrub_environment();
+  memset(&col_clock_stats, 0, sizeof col_clock_stats);
+  memset(&col_unwind_stats, 0, sizeof col_unwind_stats);
   col_unwind_check_mode(col_cfg.check_unwinder);
   char err[600];
   if (col_log_open(&col_cfg, err, sizeof err) != 0) {
     col_status_write(&col_cfg, "error", err);
     col_log_close();
-    return;
+    return -1;
   }
   owner_pid = getpid();
   if (col_modules_open(col_exp.dirfd, col_exp.run_tstamp) != 0 || col_sampler_start() != 0) {
-    col_status_write(&col_cfg, "error", "cannot start the sampler");
+    col_status_write(&col_cfg, "error", "cannot start the runtime's sampler thread");
+    col_modules_close();
     col_log_close();
-    return;
+    return -1;
   }
   if (col_cfg.clock_interval_us > 0)
     col_log_profile_block(col_cfg.clock_interval_us);
   col_log_sample("collector_open_experiment");
   __atomic_store_n(&state, STATE_COLLECTING, __ATOMIC_RELEASE);
+  return 0;
+}
+
+__attribute__((constructor)) static void col_init(void)
+{
+  if (!col_config_load(&col_cfg))
+    return;
+  col_config_scrub_environment();
+  if (start_experiment() != 0)
+    return;
   if (col_cfg.clock_interval_us > 0)
     col_clock_start_thread(gettid());
   col_status_write(&col_cfg, "active", NULL);
+}
+
+/* Called by the GDB plugin, through an inferior call, after it loaded the
+ * runtime into a running process (or found it there): starts an
+ * experiment with SETTINGS ("NAME=value" lines, the GDBCOL_* names of
+ * config.c).  Returns 0, or -1 with the reason in the status file.  Runs on
+ * a program thread that GDB borrowed, so it only starts things: the
+ * sampler thread arms the program's threads. */
+int gdbcol_attach_start(const char *settings)
+{
+  if (col_collecting())
+    return -1; /* one experiment at a time; the status file names it */
+  __atomic_store_n(&state, STATE_INERT, __ATOMIC_RELEASE);
+  col_config_parse(&col_cfg, settings);
+  if (start_experiment() != 0)
+    return -1;
+  time_t now = time(NULL);
+  char when[64];
+  strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
+  col_log_comment("Collection started in a running process: GDB attached and loaded the runtime at %s", when);
+  col_patch_got = col_got_interposition_needed();
+  if (col_patch_got)
+    col_log_comment("Interposition by GOT patching: %u slot(s) now call the runtime's pthread_create, _exit "
+                    "and _Exit; threads created otherwise are found by scanning /proc/self/task",
+                    col_got_patch_all());
+  if (col_cfg.clock_interval_us > 0)
+    col_scan_threads(col_sampler_tid());
+  col_status_write(&col_cfg, "active", NULL);
+  return 0;
 }
 
 void col_close_experiment(const char *why)
@@ -107,6 +150,16 @@ void col_close_experiment(const char *why)
   col_log_close();
 }
 
+/* Collection ends while the process runs on: the program's calls go to
+ * libc directly again. */
+static void end_interposition(void)
+{
+  if (col_patch_got) {
+    col_patch_got = 0;
+    col_got_restore_all();
+  }
+}
+
 __attribute__((destructor)) static void col_fini(void)
 {
   col_close_experiment("exit");
@@ -117,4 +170,5 @@ __attribute__((destructor)) static void col_fini(void)
 void gdbcol_close_experiment(void)
 {
   col_close_experiment("collector disable");
+  end_interposition();
 }

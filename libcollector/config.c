@@ -23,12 +23,6 @@
 #define DEFAULT_STACK_BYTES 8192
 #define MAX_STACK_BYTES 65528 /* perf's limit for sample_stack_user */
 
-static void copy_env(const char *name, char *out, size_t len)
-{
-  const char *v = getenv(name);
-  snprintf(out, len, "%s", v ? v : "");
-}
-
 static int running_the_target(void)
 {
   const char *target = getenv("GDBCOL_TARGET");
@@ -42,33 +36,80 @@ static int running_the_target(void)
   return strcmp(self, want) == 0;
 }
 
-int col_config_load(struct col_config *cfg)
+/* Where settings come from: the environment (launch mode) or the text the
+ * plugin passes to gdbcol_attach_start ("NAME=value" lines, same names). */
+typedef const char *(*setting_lookup)(const char *name, void *source);
+
+static const char *from_environment(const char *name, void *unused)
 {
-  memset(cfg, 0, sizeof *cfg);
-  const char *interval = getenv("GDBCOL_CLOCK_US");
-  if (interval == NULL || getenv("GDBCOL_STATUS_FILE") == NULL)
-    return 0;
-  if (!running_the_target())
-    return 0;
-  copy_env("GDBCOL_EXPERIMENT_DIR", cfg->store_dir, sizeof cfg->store_dir);
-  copy_env("GDBCOL_EXPERIMENT_NAME", cfg->experiment_name, sizeof cfg->experiment_name);
-  copy_env("GDBCOL_STATUS_FILE", cfg->status_path, sizeof cfg->status_path);
-  cfg->clock_interval_us = atol(interval);
+  return getenv(name);
+}
+
+static void copy_setting(setting_lookup get, void *source, const char *name, char *out, size_t len)
+{
+  const char *v = get(name, source);
+  snprintf(out, len, "%s", v ? v : "");
+}
+
+static void load_settings(struct col_config *cfg, setting_lookup get, void *source)
+{
+  copy_setting(get, source, "GDBCOL_EXPERIMENT_DIR", cfg->store_dir, sizeof cfg->store_dir);
+  copy_setting(get, source, "GDBCOL_EXPERIMENT_NAME", cfg->experiment_name, sizeof cfg->experiment_name);
+  copy_setting(get, source, "GDBCOL_STATUS_FILE", cfg->status_path, sizeof cfg->status_path);
+  const char *interval = get("GDBCOL_CLOCK_US", source);
+  cfg->clock_interval_us = interval ? atol(interval) : ER_TIMER_ON_US;
   if (cfg->clock_interval_us != 0 &&
       (cfg->clock_interval_us < ER_TIMER_MIN_US || cfg->clock_interval_us > ER_TIMER_MAX_US))
     cfg->clock_interval_us = ER_TIMER_ON_US;
-  const char *stack = getenv("GDBCOL_STACK_BYTES");
+  const char *stack = get("GDBCOL_STACK_BYTES", source);
   long bytes = stack ? atol(stack) : DEFAULT_STACK_BYTES;
   if (bytes < 1024 || bytes > MAX_STACK_BYTES)
     bytes = DEFAULT_STACK_BYTES;
   cfg->stack_copy_bytes = (size_t)bytes & ~(size_t)7;
-  const char *source = getenv("GDBCOL_CLOCK_SOURCE");
-  cfg->force_timer_source = source != NULL && strcmp(source, "timer") == 0;
-  const char *check = getenv("GDBCOL_UNWIND_CHECK");
+  const char *source_name = get("GDBCOL_CLOCK_SOURCE", source);
+  cfg->force_timer_source = source_name != NULL && strcmp(source_name, "timer") == 0;
+  const char *check = get("GDBCOL_UNWIND_CHECK", source);
   cfg->check_unwinder = check != NULL && strcmp(check, "1") == 0;
   if (cfg->store_dir[0] == '\0' && getcwd(cfg->store_dir, sizeof cfg->store_dir) == NULL)
     snprintf(cfg->store_dir, sizeof cfg->store_dir, ".");
+}
+
+int col_config_load(struct col_config *cfg)
+{
+  memset(cfg, 0, sizeof *cfg);
+  if (getenv("GDBCOL_CLOCK_US") == NULL || getenv("GDBCOL_STATUS_FILE") == NULL)
+    return 0;
+  if (!running_the_target())
+    return 0;
+  load_settings(cfg, from_environment, NULL);
   return 1;
+}
+
+/* TEXT holds "NAME=value" lines; a value runs to the end of its line. */
+static const char *from_text(const char *name, void *source)
+{
+  static char value[PATH_MAX];
+  size_t name_len = strlen(name);
+  for (const char *line = source; line != NULL && *line != '\0';) {
+    const char *end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) : strlen(line);
+    if (len > name_len && strncmp(line, name, name_len) == 0 && line[name_len] == '=') {
+      size_t value_len = len - name_len - 1;
+      if (value_len >= sizeof value)
+        return NULL;
+      memcpy(value, line + name_len + 1, value_len);
+      value[value_len] = '\0';
+      return value;
+    }
+    line = end ? end + 1 : NULL;
+  }
+  return NULL;
+}
+
+void col_config_parse(struct col_config *cfg, const char *text)
+{
+  memset(cfg, 0, sizeof *cfg);
+  load_settings(cfg, from_text, (void *)text);
 }
 
 static const char *const our_variables[] = {

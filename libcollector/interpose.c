@@ -21,8 +21,13 @@ typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(
 static pthread_create_fn real_pthread_create(void)
 {
   static pthread_create_fn real;
-  if (real == NULL)
+  if (real == NULL) {
+    /* Preloaded: the next definition is libc's.  Injected with dlopen, the
+     * search after us may find nothing; then the default scope has it. */
     real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    if (real == NULL || real == col_wrap_pthread_create)
+      real = (pthread_create_fn)dlsym(RTLD_DEFAULT, "pthread_create");
+  }
   return real;
 }
 
@@ -40,9 +45,9 @@ static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
 /* Runs when a profiled thread ends (return or pthread_exit). */
-static void on_thread_exit(void *slot)
+static void on_thread_exit(void *unused)
 {
-  col_clock_stop_thread(slot);
+  col_clock_stop_thread(col_thread_find((pid_t)gettid()));
 }
 
 static void make_exit_key(void)
@@ -54,12 +59,12 @@ static void *profiled_thread_start(void *p)
 {
   struct thread_start start = *(struct thread_start *)p;
   free(p);
-  if (col_collecting() && col_clock_start_thread(gettid()) == 0 && col_thread_self() != NULL)
-    pthread_setspecific(exit_key, col_thread_self());
+  if (col_collecting() && col_clock_start_thread(gettid()) == 0)
+    pthread_setspecific(exit_key, col_thread_find((pid_t)gettid()));
   return start.start(start.arg);
 }
 
-int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+int col_wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
   pthread_create_fn real = real_pthread_create();
   if (!col_collecting() || col_cfg.clock_interval_us <= 0)
@@ -76,25 +81,37 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)
   return rc;
 }
 
+/* The exported names are aliases: inside the runtime, the hidden names
+ * always mean our wrappers, whichever definition the program's symbol
+ * lookup finds (libc's, when we were injected rather than preloaded). */
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+    __attribute__((alias("col_wrap_pthread_create")));
+
 typedef void (*exit_fn)(int) __attribute__((noreturn));
 
 /* Closes the experiment, then leaves through the real function NAME. */
 __attribute__((noreturn)) static void close_and_exit(const char *name, exit_fn *real, int status)
 {
-  if (*real == NULL)
+  if (*real == NULL) {
     *real = (exit_fn)dlsym(RTLD_NEXT, name);
+    if (*real == NULL || *real == col_wrap__exit || *real == col_wrap__Exit)
+      *real = (exit_fn)dlsym(RTLD_DEFAULT, name); /* injected, see above */
+  }
   col_close_experiment(name);
   (*real)(status);
 }
 
-void _exit(int status)
+void col_wrap__exit(int status)
 {
   static exit_fn real;
   close_and_exit("_exit", &real, status);
 }
 
-void _Exit(int status)
+void col_wrap__Exit(int status)
 {
   static exit_fn real;
   close_and_exit("_Exit", &real, status);
 }
+
+void _exit(int status) __attribute__((alias("col_wrap__exit")));
+void _Exit(int status) __attribute__((alias("col_wrap__Exit")));

@@ -167,6 +167,16 @@ int col_modules_knows_pc(uint64_t pc)
   return m != NULL && (m->modes & 4);
 }
 
+int col_modules_range_at(uint64_t addr, uint64_t *start, uint64_t *end)
+{
+  const struct mapping *m = mapping_at(addr);
+  if (m == NULL)
+    return -1;
+  *start = m->start;
+  *end = m->end;
+  return 0;
+}
+
 unsigned long col_modules_inode_at(uint64_t addr)
 {
   const struct mapping *m = mapping_at(addr);

@@ -35,10 +35,10 @@ struct col_sample_ring *col_ring_create(size_t bytes)
   return ring;
 }
 
-void col_ring_destroy(struct col_sample_ring *ring)
+void col_ring_reset(struct col_sample_ring *ring)
 {
-  if (ring != NULL)
-    munmap(ring, sizeof *ring + ring->size);
+  __atomic_store_n(&ring->tail, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&ring->head, 0, __ATOMIC_RELEASE);
 }
 
 static void put(struct col_sample_ring *ring, uint64_t pos, const void *src, size_t len)

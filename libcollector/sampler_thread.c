@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -24,6 +25,7 @@
 #define CYCLE_MS 50
 #define MAPS_RESCAN_NS 1000000000LL
 #define STATUS_EVERY_NS 1000000000LL
+#define THREAD_SCAN_NS 200000000LL
 
 uint64_t col_samples_written, col_ticks_written;
 double col_sampler_cpu_seconds;
@@ -33,8 +35,10 @@ static pthread_t sampler;
 static int stop_requested, finished;
 static struct er_cursor *profile_out, *frames_out;
 static struct er_idset seen_stacks;
-static int64_t last_rescan, last_status;
+static int64_t last_rescan, last_status, last_thread_scan;
 static int rescan_wanted;
+static pid_t sampler_tid;
+int col_patch_got; /* injected: keep new objects' GOT slots pointed at us */
 
 static void write_clock_packet(const struct col_capture *cap, void *arg)
 {
@@ -75,9 +79,6 @@ static void retire_thread(struct col_thread *t)
   drain_thread(t);
   if (t->source == COL_SOURCE_PERF)
     col_perf_release(t);
-  else if (t->source == COL_SOURCE_TIMER)
-    col_ring_destroy(t->ring);
-  t->ring = NULL;
   col_thread_release(t);
 }
 
@@ -91,6 +92,12 @@ static void drain_all(void)
       col_unwind_forget_modules();
     last_rescan = now;
     rescan_wanted = 0;
+  }
+  if (col_patch_got)
+    col_got_patch_new_objects(); /* a dlopen since the last cycle */
+  if (now - last_thread_scan > THREAD_SCAN_NS) {
+    col_scan_threads(sampler_tid);
+    last_thread_scan = now;
   }
   for (int i = 0; i < COL_MAX_THREADS; i++) {
     struct col_thread *t = &col_threads[i];
@@ -114,6 +121,8 @@ static void drain_all(void)
 static void *sampler_main(void *unused)
 {
   prctl(PR_SET_NAME, "gdbcol-sampler");
+  last_thread_scan = col_hrtime();
+  __atomic_store_n(&sampler_tid, (pid_t)gettid(), __ATOMIC_RELEASE);
   struct epoll_event events[64];
   while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {
     int n = epoll_wait(epoll_fd, events, 64, CYCLE_MS);
@@ -126,9 +135,15 @@ static void *sampler_main(void *unused)
     drain_all();
   }
   drain_all();
-  for (int i = 0; i < COL_MAX_THREADS; i++)
-    if (__atomic_load_n(&col_threads[i].in_use, __ATOMIC_ACQUIRE) == 1)
-      col_lost_samples += col_threads[i].lost;
+  /* The experiment ends: every slot is drained and freed, so that a later
+   * experiment in this process starts from an empty table. */
+  for (int i = 0; i < COL_MAX_THREADS; i++) {
+    struct col_thread *t = &col_threads[i];
+    if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == 1) {
+      col_lost_samples += t->lost;
+      retire_thread(t);
+    }
+  }
   struct timespec cpu;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
   col_sampler_cpu_seconds = cpu.tv_sec + cpu.tv_nsec / 1e9;
@@ -144,15 +159,26 @@ static void *map_zeroed(size_t bytes)
 
 int col_sampler_start(void)
 {
-  profile_out = map_zeroed(sizeof *profile_out);
-  frames_out = map_zeroed(sizeof *frames_out);
+  stop_requested = finished = 0;
+  rescan_wanted = 0;
+  col_samples_written = col_ticks_written = col_lost_samples = 0;
+  col_sampler_cpu_seconds = 0;
+  if (profile_out == NULL)
+    profile_out = map_zeroed(sizeof *profile_out);
+  if (frames_out == NULL)
+    frames_out = map_zeroed(sizeof *frames_out);
   if (profile_out == NULL || frames_out == NULL)
     return -ENOMEM;
   er_cursor_init(profile_out, &col_exp.profile);
   er_cursor_init(frames_out, &col_exp.frameinfo);
+  static int seen_stacks_ready;
+  if (seen_stacks_ready)
+    er_idset_destroy(&seen_stacks); /* a new experiment: a new data.frameinfo */
   er_idset_init(&seen_stacks);
+  seen_stacks_ready = 1;
   if (col_unwind_init() != 0)
     return -ENOMEM;
+  col_unwind_forget_modules();
   epoll_fd = epoll_create1(EPOLL_CLOEXEC);
   wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (epoll_fd < 0 || wake_fd < 0)
@@ -163,9 +189,20 @@ int col_sampler_start(void)
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old); /* the new thread inherits this */
+  __atomic_store_n(&sampler_tid, 0, __ATOMIC_RELEASE);
   int rc = col_real_pthread_create(&sampler, NULL, sampler_main, NULL);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
-  return -rc;
+  if (rc != 0)
+    return -rc;
+  /* Callers need the sampler's thread id (it must never sample itself). */
+  for (int spins = 0; spins < 100000 && __atomic_load_n(&sampler_tid, __ATOMIC_ACQUIRE) == 0; spins++)
+    sched_yield();
+  return 0;
+}
+
+pid_t col_sampler_tid(void)
+{
+  return __atomic_load_n(&sampler_tid, __ATOMIC_ACQUIRE);
 }
 
 void col_sampler_watch_fd(int fd)
@@ -195,5 +232,8 @@ int col_sampler_stop(void)
   deadline.tv_sec += 2;
   if (pthread_timedjoin_np(sampler, NULL, &deadline) != 0)
     return -1;
+  close(epoll_fd);
+  close(wake_fd);
+  epoll_fd = wake_fd = -1;
   return __atomic_load_n(&finished, __ATOMIC_ACQUIRE) ? 0 : -1;
 }

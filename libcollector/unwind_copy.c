@@ -130,6 +130,8 @@ static int no_dynamic_info(unw_addr_space_t as, unw_word_t *addr, void *arg)
 
 int col_unwind_init(void)
 {
+  if (address_space != NULL)
+    return 0; /* kept across experiments in one process */
   unw_accessors_t accessors = *unw_get_accessors(unw_local_addr_space);
   accessors.access_mem = access_mem;
   accessors.access_reg = access_reg;
