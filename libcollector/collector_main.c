@@ -97,18 +97,34 @@ __attribute__((constructor)) static void col_init(void)
   col_status_write(&col_cfg, "active", NULL);
 }
 
+static void adopt_status_file(const char *status_path)
+{
+  if (status_path != NULL && status_path[0] != '\0') {
+    snprintf(col_cfg.status_path, sizeof col_cfg.status_path, "%s", status_path);
+    col_status_write(&col_cfg, col_collecting() ? "active" : "closed", NULL);
+  }
+}
+
 /* Called by the GDB plugin, through an inferior call, after it loaded the
  * runtime into a running process (or found it there): starts an
  * experiment with SETTINGS ("NAME=value" lines, the GDBCOL_* names of
- * config.c).  Returns 0, or -1 with the reason in the status file.  Runs on
+ * config.c).  Returns 0, 1 when an experiment was already being recorded
+ * (it goes on, reported in the new status file), or -1 with the reason in
+ * the status file.  Runs on
  * a program thread that GDB borrowed, so it only starts things: the
  * sampler thread arms the program's threads. */
 int gdbcol_attach_start(const char *settings)
 {
-  if (col_collecting())
-    return -1; /* one experiment at a time; the status file names it */
+  struct col_config requested;
+  col_config_parse(&requested, settings);
+  if (col_collecting()) {
+    /* Still collecting (a GDB attached before and detached): the new GDB
+     * session adopts the experiment; nothing else changes. */
+    adopt_status_file(requested.status_path);
+    return 1;
+  }
   __atomic_store_n(&state, STATE_INERT, __ATOMIC_RELEASE);
-  col_config_parse(&col_cfg, settings);
+  col_cfg = requested;
   if (start_experiment() != 0)
     return -1;
   time_t now = time(NULL);
@@ -166,9 +182,12 @@ __attribute__((destructor)) static void col_fini(void)
 }
 
 /* Called by the GDB plugin (`collector disable` while the program is
- * stopped): ends the experiment; the process keeps running. */
-void gdbcol_close_experiment(void)
+ * stopped): ends the experiment; the process keeps running.  STATUS_PATH,
+ * when not NULL, is where the calling GDB session reads the outcome (it
+ * may not be the session that started the experiment). */
+void gdbcol_close_experiment(const char *status_path)
 {
+  adopt_status_file(status_path);
   col_close_experiment("collector disable");
   end_interposition();
 }

@@ -5,7 +5,8 @@ file, which call register() with the paths of the runtime pieces."""
 
 import gdb
 
-from . import commands, native
+from . import attach, commands, native
+from .attach import Attacher
 from .launch import LaunchArming
 from .session import Session
 from .settings import Settings
@@ -19,6 +20,7 @@ class _State:
         self.settings = Settings()
         self.session = Session()
         self.arming = LaunchArming(runtime, launcher)
+        self.attacher = Attacher(runtime)
         self.subcommands = set()
 
 
@@ -40,3 +42,6 @@ def register(runtime, shared, launcher, version):
     for command in commands.SUBCOMMANDS:
         command(_state)
     gdb.events.exited.connect(_on_exited)
+    # So that a failed `gdb -p` can be told from a process that came and went.
+    attach.note_live_process()
+    gdb.events.new_thread.connect(attach.note_live_process)

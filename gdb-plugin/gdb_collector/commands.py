@@ -7,7 +7,7 @@ disabling twice) are warnings that let a script go on."""
 
 import gdb
 
-from . import native
+from . import attach, native
 
 SETTING_IGNORED = "Warning: an experiment is active; settings apply to the next experiment. Ignored: %s\n"
 
@@ -85,20 +85,38 @@ directory" says otherwise.  Collection stays enabled for later runs until
         if active:
             _warn("experiment %s is already active; ignored." % active.get("experiment"))
             return
+        if attach.live_pid():
+            self._start_in_running_process()
+            return
+        refused = attach.diagnose_failed_attach()
+        if refused:
+            raise gdb.GdbError("collector enable: " + refused)
         state.arming.arm(state.settings, state.session.status_path)
         directory = state.settings.store_directory
-        if gdb.selected_inferior().pid:
-            _warn(
-                "the running process was started without the collector and starting an experiment in a "
-                "running process is not supported yet; the next \"run\" will record one."
-            )
-            return
         where = directory or "the program's working directory"
         upcoming = native.next_experiment_name(directory, state.settings.experiment_name) if directory else None
         gdb.write(
             "Collector enabled: the next run records %s in %s.\n"
             % (upcoming or state.settings.experiment_name or "test.N.er", where)
         )
+
+    def _start_in_running_process(self):
+        state = self.state
+        pid = attach.live_pid()
+        state.session.forget()
+        outcome = state.attacher.start(state.settings, state.session.status_path)
+        st = state.session.status()
+        if outcome < 0 or st.get("state") == "error":
+            raise gdb.GdbError("collector enable: no experiment in process %d: %s"
+                               % (pid, st.get("detail", "the runtime did not start")))
+        # Later runs of the program are recorded too, as in launch mode; this
+        # also keeps the runtime's signals passing through GDB.
+        state.arming.arm(state.settings, state.session.status_path)
+        if outcome == 1:
+            gdb.write("Collector: experiment %s was already being recorded in process %d; it goes on.\n"
+                      % (st.get("experiment"), pid))
+        else:
+            gdb.write("Collector enabled in process %d: recording %s.\n" % (pid, st.get("experiment")))
 
 
 class DisableCommand(_Subcommand):
@@ -115,20 +133,26 @@ what they were before "collector enable"."""
         _no_arguments(self.name, arg)
         state = self.state
         active = state.session.active_experiment()
-        if active:
-            self._close_in_process(active)
+        if active or state.attacher.runtime_loaded():
+            self._close_in_process()
+            active = active or state.session.status()
         if not state.arming.armed and not active:
             _warn("the collector is not enabled; nothing to disable.")
             return
         state.arming.disarm()
         gdb.write("Collector disabled.\n")
 
-    def _close_in_process(self, active):
-        try:
-            gdb.parse_and_eval("((void (*)(void)) gdbcol_close_experiment)()")
-            gdb.write("collector: experiment %s closed; the process keeps running.\n" % active.get("experiment"))
-        except gdb.error as error:
-            _warn("could not close experiment %s in the process: %s" % (active.get("experiment"), error))
+    def _close_in_process(self):
+        """Ends the experiment the runtime records in the live process (one
+        this session started, or one left running by an earlier session)."""
+        session = self.state.session
+        before = session.status()
+        self.state.attacher.close(session.status_path)
+        st = session.status()
+        if st.get("state") == "closed" and st != before:
+            gdb.write("collector: experiment %s closed (%s samples); the process keeps running.\n"
+                      % (st.get("experiment"), st.get("samples", "0")))
+            session.last_reported = (st.get("pid"), st.get("experiment"), st.get("state"))
 
 
 class ProfileCommand(_Subcommand):

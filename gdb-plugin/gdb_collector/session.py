@@ -29,6 +29,15 @@ def _live_pids():
     return pids
 
 
+def _still_running(pid):
+    """True when PID exists and is not a zombie (GDB detached from it)."""
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
 class Session:
     def __init__(self):
         self._dir = tempfile.mkdtemp(prefix="gdbcol-")
@@ -52,8 +61,13 @@ class Session:
             pass
 
     def report_end_of_run(self):
-        """Called when an inferior exits: says what happened to the experiment."""
+        """Called when GDB loses an inferior (exit, kill or detach): says what
+        happened to the experiment."""
         st = self.status()
+        if st.get("state") == "active" and _still_running(st.get("pid", "")):
+            gdb.write("collector: experiment %s goes on recording in process %s; it closes when the process "
+                      "exits, or attach again and use \"collector disable\".\n" % (st.get("experiment"), st["pid"]))
+            return
         key = (st.get("pid"), st.get("experiment"), st.get("state"))
         if not st or key == self.last_reported:
             return

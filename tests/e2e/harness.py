@@ -55,10 +55,42 @@ def run_gdb(commands, args, cwd, timeout=120, env=None):
     cmd += ["--args"] + list(args)
     # The program sees the environment a user's GDB would give it: none of
     # this harness's own variables.
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("GDBCOL_") and k != "LD_PRELOAD"}
+    full_env = _user_env()
     if env:
         full_env.update(env)
     result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=full_env,
+                            stdin=subprocess.DEVNULL)
+    return result.stdout + result.stderr
+
+
+def _user_env():
+    return {k: v for k, v in os.environ.items() if not k.startswith("GDBCOL_") and k != "LD_PRELOAD"}
+
+
+class Background:
+    """A test program running on its own (as a process users attach to),
+    its output collected; waits for its "ready" line."""
+
+    def __init__(self, args, cwd, ready="ready"):
+        self.proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     stdin=subprocess.DEVNULL, env=_user_env())
+        self.first_line = self.proc.stdout.readline().strip()
+        if ready is not None and self.first_line != ready:
+            raise RuntimeError("%s did not start: %r" % (args[0], self.first_line))
+        self.pid = self.proc.pid
+
+    def finish(self, timeout=120):
+        """(exit status, the rest of its output)."""
+        out, _ = self.proc.communicate(timeout=timeout)
+        return self.proc.returncode, out
+
+
+def attach_gdb(pid, commands, cwd, timeout=120):
+    """`gdb -batch -p PID` with collector.gdb and one -ex per command."""
+    cmd = ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB, "-p", str(pid)]
+    for c in commands:
+        cmd += ["-ex", c]
+    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=_user_env(),
                             stdin=subprocess.DEVNULL)
     return result.stdout + result.stderr
 

@@ -1,0 +1,259 @@
+"""Experiments in a running process (after `gdb -p PID`, or in a launched
+program after `collector disable`): load the runtime with an inferior
+dlopen call, then start or end an experiment with calls into it.
+
+Addresses come from the process's own files (native.process_symbol), so
+neither debug information nor GDB's symbol lookup is needed; strings go
+into a page the call session maps in the process, so no call ever needs the
+program's malloc."""
+
+import os
+
+import gdb
+
+from . import native
+from .inferior_calls import CallSession, CallTimeout
+
+RTLD_NOW = 2
+RTLD_DLOPEN_INTERNAL = 0x80000000  # __libc_dlopen_mode's flag before glibc 2.34
+PAGE_BYTES = 16384
+CALL_TIMEOUT_S = 10.0
+# Settings a user or test can give with `set environment` that the runtime
+# also honours in a running process.
+PASSED_THROUGH = ("GDBCOL_CLOCK_SOURCE", "GDBCOL_UNWIND_CHECK", "GDBCOL_STACK_BYTES")
+
+
+def live_pid():
+    inferior = gdb.selected_inferior()
+    return inferior.pid if inferior.pid and inferior.threads() else 0
+
+
+def _process_gone(pid):
+    return not os.path.exists("/proc/%d" % pid) or live_pid() != pid
+
+
+def _inferior_env(name):
+    out = gdb.execute("show environment %s" % name, to_string=True)
+    prefix = name + " = "
+    return out.strip()[len(prefix):] if out.startswith(prefix) else None
+
+
+class ProcessCalls(CallSession):
+    """A call session that can also pass strings to the functions it calls."""
+
+    def __init__(self, pid, library_paths, libc_path, own_paths):
+        super().__init__(pid, library_paths, CALL_TIMEOUT_S, own_paths)
+        self.libc_path = libc_path
+        self._page = None
+
+    def libc(self, name):
+        address = native.process_symbol(self.pid, self.libc_path, name)
+        if not address:
+            raise gdb.GdbError("cannot find %s in %s (process %d)" % (name, self.libc_path, self.pid))
+        return address
+
+    def string(self, text):
+        """Address of TEXT (NUL-terminated) in the process."""
+        data = text.encode() + b"\0"
+        if len(data) > PAGE_BYTES:
+            raise gdb.GdbError("collector: setting too long (%d bytes)" % len(data))
+        if self._page is None:
+            page = int(self.run("((void *(*)(void *, unsigned long, int, int, int, long))0x%x)(0, %d, 3, 0x22, -1, 0)"
+                                % (self.libc("mmap"), PAGE_BYTES)))
+            if page in (0, 0xFFFFFFFFFFFFFFFF):
+                raise gdb.GdbError("collector: cannot map a page in process %d" % self.pid)
+            self._page = page
+        gdb.selected_inferior().write_memory(self._page, data)
+        return self._page
+
+    def __exit__(self, *exc):
+        if self._page is not None and not _process_gone(self.pid):
+            try:
+                self.run("((int (*)(void *, unsigned long))0x%x)((void *)0x%x, %d)"
+                         % (self.libc("munmap"), self._page, PAGE_BYTES))
+            except (gdb.error, CallTimeout):
+                pass
+        return super().__exit__(*exc)
+
+
+class Attacher:
+    def __init__(self, runtime_path):
+        self.runtime_path = runtime_path
+
+    def _check_process(self, pid):
+        kind, libc, loader = native.process_kind(pid)
+        if kind == native.PROCESS_STATIC:
+            raise gdb.GdbError(
+                "collector enable: process %d is a static executable: it has no dynamic loader, so the "
+                "runtime cannot be loaded into it (nor preloaded at launch). Link the program dynamically "
+                "to profile it." % pid)
+        if kind == native.PROCESS_MUSL:
+            raise gdb.GdbError(
+                "collector enable: process %d runs on musl libc; the runtime is built for glibc and cannot be "
+                "loaded into it." % pid)
+        if kind == native.PROCESS_OTHER_LIBC:
+            raise gdb.GdbError(
+                "collector enable: process %d has a dynamic loader but no glibc (libc.so.6); the runtime "
+                "needs glibc." % pid)
+        if kind == native.PROCESS_UNREADABLE:
+            raise gdb.GdbError("collector enable: cannot read /proc/%d/maps (the process is gone?)" % pid)
+        return libc, loader
+
+    def _settings_text(self, settings, status_path):
+        interval = settings.clock_interval_us if settings.clock_profiling else 0
+        lines = {
+            "GDBCOL_CLOCK_US": str(interval),
+            "GDBCOL_EXPERIMENT_DIR": settings.store_directory or os.getcwd(),
+            "GDBCOL_EXPERIMENT_NAME": settings.experiment_name or "",
+            "GDBCOL_STATUS_FILE": status_path,
+        }
+        for name in PASSED_THROUGH:
+            value = _inferior_env(name)
+            if value is not None:
+                lines[name] = value
+        return "".join("%s=%s\n" % item for item in lines.items())
+
+    def _load_runtime(self, calls):
+        dlopen = native.process_symbol(calls.pid, calls.libc_path, "dlopen")
+        flags = RTLD_NOW
+        if not dlopen:
+            dlopen = native.process_symbol(calls.pid, calls.libc_path, "__libc_dlopen_mode")
+            flags = RTLD_NOW | RTLD_DLOPEN_INTERNAL
+        if not dlopen:
+            raise gdb.GdbError("collector enable: neither dlopen nor __libc_dlopen_mode is exported by %s"
+                               % calls.libc_path)
+        path = calls.string(os.path.realpath(self.runtime_path))
+        handle = int(calls.run("((void *(*)(const char *, int))0x%x)((const char *)0x%x, %d)" % (dlopen, path, flags)))
+        if handle == 0:
+            why = "unknown error"
+            dlerror = native.process_symbol(calls.pid, calls.libc_path, "dlerror")
+            if dlerror:
+                message = calls.run("((char *(*)(void))0x%x)()" % dlerror)
+                if int(message):
+                    why = message.string()
+            raise gdb.GdbError("collector enable: the process could not load %s: %s" % (self.runtime_path, why))
+
+    def _runtime(self, pid, name):
+        address = native.process_symbol(pid, self.runtime_path, name)
+        if not address:
+            raise gdb.GdbError("collector: %s is loaded in process %d but has no %s (a different version?)"
+                               % (self.runtime_path, pid, name))
+        return address
+
+    def _calls(self, pid):
+        libc, loader = self._check_process(pid)
+        return ProcessCalls(pid, [libc, loader], libc, [self.runtime_path])
+
+    def _guarded(self, pid, what, action):
+        """Runs ACTION(calls) in a call session; turns a hung call or the
+        process's end into a clear error."""
+        try:
+            with self._calls(pid) as calls:
+                calls.choose_thread()
+                return action(calls)
+        except CallTimeout:
+            raise gdb.GdbError(
+                "collector: %s did not finish within %.0f s in process %d; GDB interrupted the call and "
+                "restored the thread, and the process goes on as before. A thread may hold a lock the call "
+                "needs: try again when the process is in a different phase." % (what, CALL_TIMEOUT_S, pid))
+        except gdb.error as error:
+            if _process_gone(pid):
+                raise gdb.GdbError("collector: process %d exited while %s was in progress; no experiment was "
+                                   "recorded." % (pid, what))
+            raise gdb.GdbError("collector: %s failed in process %d: %s" % (what, pid, error))
+
+    def start(self, settings, status_path):
+        """Starts an experiment in the live process; returns 0 (started) or
+        1 (one was already running and goes on)."""
+        pid = live_pid()
+        text = self._settings_text(settings, status_path)
+
+        def action(calls):
+            if not native.process_has_object(pid, self.runtime_path):
+                self._load_runtime(calls)
+            start = self._runtime(pid, "gdbcol_attach_start")
+            return int(calls.run("((int (*)(const char *))0x%x)((const char *)0x%x)" % (start, calls.string(text))))
+
+        return self._guarded(pid, "loading the runtime and starting the experiment", action)
+
+    def runtime_loaded(self):
+        pid = live_pid()
+        return bool(pid) and native.process_has_object(pid, self.runtime_path)
+
+    def close(self, status_path):
+        """Ends the experiment in the live process (if one is running)."""
+        pid = live_pid()
+
+        def action(calls):
+            close = self._runtime(pid, "gdbcol_close_experiment")
+            calls.run("((void (*)(const char *))0x%x)((const char *)0x%x)" % (close, calls.string(status_path)))
+
+        self._guarded(pid, "closing the experiment", action)
+
+
+def _requested_pid():
+    """The PID GDB was asked to attach to on its command line (-p, --pid)."""
+    try:
+        with open("/proc/self/cmdline", "rb") as f:
+            args = f.read().decode(errors="replace").split("\0")
+    except OSError:
+        return None
+    for i, arg in enumerate(args):
+        for flag in ("-p", "--pid", "-pid"):
+            if arg == flag and i + 1 < len(args) and args[i + 1].isdigit():
+                return int(args[i + 1])
+            if arg.startswith(flag + "=") and arg[len(flag) + 1:].isdigit():
+                return int(arg[len(flag) + 1:])
+    return None
+
+
+def _proc_status(pid):
+    fields = {}
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                fields[key] = value.strip()
+    except OSError:
+        pass
+    return fields
+
+
+_pids_seen = set()
+
+
+def note_live_process(event=None):
+    """Remembers every process this GDB session had (new-thread events)."""
+    pid = live_pid()
+    if pid:
+        _pids_seen.add(pid)
+
+
+def diagnose_failed_attach():
+    """When GDB was started with -p PID, never had that process, and the
+    process exists, the attach failed: say why the kernel refused it and
+    what to change.  None otherwise (then launch mode applies as usual)."""
+    pid = _requested_pid()
+    if pid is None or pid in _pids_seen or not os.path.exists("/proc/%d" % pid):
+        return None
+    reasons = []
+    tracer = _proc_status(pid).get("TracerPid", "0")
+    if tracer not in ("0", str(os.getpid())):
+        name = _proc_status(int(tracer)).get("Name", "?")
+        reasons.append("it is already traced by process %s (%s), and a process can have only one tracer: "
+                       "detach that debugger or tracer first" % (tracer, name))
+    try:
+        with open("/proc/sys/kernel/yama/ptrace_scope") as f:
+            scope = f.read().strip()
+        if scope != "0":
+            reasons.append("kernel.yama.ptrace_scope is %s (0 lets a user trace any of their own processes: "
+                           "sudo sysctl kernel.yama.ptrace_scope=0), or give gdb CAP_SYS_PTRACE" % scope)
+    except OSError:
+        pass
+    owner = _proc_status(pid).get("Uid", "").split()
+    if owner and os.geteuid() != 0 and owner[0] != str(os.geteuid()):
+        reasons.append("it belongs to user id %s: run GDB as that user, or as root" % owner[0])
+    if not reasons:
+        reasons.append("the kernel refused ptrace (see GDB's message above; CAP_SYS_PTRACE and "
+                       "kernel.yama.ptrace_scope decide who may attach)")
+    return "GDB is not attached to process %d: %s. No experiment was started." % (pid, "; ".join(reasons))

@@ -1,0 +1,241 @@
+"""Calling functions in a live process safely: choosing the thread, bounding
+the call with a watchdog, and the GDB settings every call needs.
+
+Why the thread matters (measured, ../shared/docs/runtime-techniques.md §4):
+a call that needs a lock the borrowed thread already holds (an allocator
+arena, the dynamic loader's lock) never returns.  The other threads run
+during the call (scheduler-locking off), so a lock another thread holds is
+released; only the borrowed thread's own locks can hang the call.  A thread
+qualifies when none of its frames is inside the C library or the dynamic
+loader, except the system-call wrapper it is blocked in (kernel-reported,
+from a list of calls that hold no lock) and the thread-start frames at the
+bottom.  When no thread qualifies, one is run out of its library frames
+with `finish` first.
+
+GDB 13 has no timeout for inferior calls: a watchdog thread (in C: GDB
+keeps Python's lock during a call) sends a signal that GDB is told to stop
+on and not pass; with unwindonsignal on, GDB then pops the call's frame and
+the process is left as it was."""
+
+import os
+import re
+
+import gdb
+
+from . import native
+
+# System calls a thread can be blocked in without holding any library lock.
+HARMLESS_SYSCALLS = {0, 7, 23, 34, 35, 43, 45, 47, 61, 128, 130, 230, 232, 270, 271, 281, 288, 441}
+# Library functions that only wrap those system calls.
+SYSCALL_WRAPPERS = {
+    "read", "poll", "ppoll", "select", "pselect", "pselect6", "pause", "nanosleep", "clock_nanosleep",
+    "usleep", "sleep", "accept", "accept4", "recv", "recvfrom", "recvmsg", "wait", "waitpid", "wait4",
+    "sigtimedwait", "sigwaitinfo", "sigwait", "sigsuspend", "epoll_wait", "epoll_pwait", "epoll_pwait2",
+    "syscall_cancel", "internal_syscall_cancel",
+}
+# Frames at the bottom of every thread, inside the C library.
+THREAD_START_FRAMES = {"start_thread", "clone", "clone3", "libc_start_call_main", "libc_start_main",
+                       "libc_start_main_impl", "start"}
+FRAMES_LOOKED_AT = 64
+WATCHDOG_SIGNAL = "SIGURG"  # default action: ignore, should it ever reach the program
+_SIGURG = 23
+
+
+class CallTimeout(Exception):
+    pass
+
+
+def _plain_name(name):
+    """__GI___libc_free -> free, __clock_nanosleep -> clock_nanosleep."""
+    name = re.sub(r"@.*$", "", name or "")
+    name = re.sub(r"^__GI_", "", name).lstrip("_")
+    if name.startswith("libc_") and not name.startswith("libc_start"):
+        name = name[len("libc_"):]
+    return name
+
+
+_realpaths = {}
+
+
+def _real(path):
+    """GDB names libraries as the loader opened them (/lib/...); the process
+    map has the resolved path (/usr/lib/... on merged-/usr systems)."""
+    if path is None:
+        return None
+    if path not in _realpaths:
+        _realpaths[path] = os.path.realpath(path)
+    return _realpaths[path]
+
+
+def _kernel_syscall(pid, tid):
+    try:
+        with open("/proc/%d/task/%d/syscall" % (pid, tid)) as f:
+            first = f.read().split()[0]
+        return int(first)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class ThreadReport:
+    """Why a thread can or cannot lend itself to an inferior call."""
+
+    def __init__(self, thread, safe, blocked, unsafe_frame, reason):
+        self.thread = thread
+        self.safe = safe
+        self.blocked = blocked  # in a harmless system call
+        self.unsafe_frame = unsafe_frame  # index of the outermost library frame to leave
+        self.reason = reason
+
+
+def examine_thread(thread, library_paths, own_paths=()):
+    """Looks at THREAD's frames (the caller restores the selected thread).
+    A thread with a frame in OWN_PATHS (the collector's runtime: its sampler
+    thread) never lends itself: the calls wait for that very thread."""
+    pid, tid = thread.ptid[0], thread.ptid[1]
+    thread.switch()
+    syscall = _kernel_syscall(pid, tid)
+    blocked = syscall in HARMLESS_SYSCALLS
+    frame, index, leading, outermost_unsafe, reason = gdb.newest_frame(), 0, True, None, ""
+    while frame is not None and index < FRAMES_LOOKED_AT:
+        try:
+            pc = frame.pc()
+            name = _plain_name(frame.name())
+        except gdb.error:
+            break
+        where = _real(gdb.solib_name(pc))
+        if where in own_paths:
+            return ThreadReport(thread, False, blocked, index, "is the collector's own thread")
+        in_library = where in library_paths
+        if in_library:
+            if leading and blocked and name in SYSCALL_WRAPPERS:
+                pass  # the wrapper of the harmless system call it sits in
+            elif name not in THREAD_START_FRAMES:
+                outermost_unsafe = index
+                reason = reason or "in %s" % (frame.name() or "the C library")
+        else:
+            leading = False
+        index += 1
+        try:
+            frame = frame.older()
+        except gdb.error:
+            break
+    return ThreadReport(thread, outermost_unsafe is None, blocked, outermost_unsafe, reason)
+
+
+class GdbSettings:
+    """Sets GDB parameters for the calls and puts the user's back."""
+
+    def __init__(self):
+        self._saved = []
+
+    def set(self, name, value):
+        self._saved.append((name, gdb.parameter(name)))
+        gdb.execute("set %s %s" % (name, value), to_string=True)
+
+    def restore(self):
+        for name, value in reversed(self._saved):
+            if isinstance(value, bool):
+                value = "on" if value else "off"
+            try:
+                gdb.execute("set %s %s" % (name, value), to_string=True)
+            except gdb.error:
+                pass
+        self._saved = []
+
+
+def _signal_state(name):
+    out = gdb.execute("info signals %s" % name, to_string=True)
+    for line in out.splitlines():
+        fields = line.split()
+        if fields and fields[0] == name and len(fields) >= 4:
+            return tuple(f == "Yes" for f in fields[1:4])
+    return (False, False, True)
+
+
+def _apply_signal_state(name, state):
+    stop, prt, pss = state
+    gdb.execute("handle %s %s %s %s" % (name, "stop" if stop else "nostop", "print" if prt else "noprint",
+                                        "pass" if pss else "nopass"), to_string=True)
+
+
+class CallSession:
+    """Everything inferior calls into a live process need, set up once:
+    C language, unwind on signal, other threads running during a call, the
+    watchdog signal stopping GDB without reaching the program."""
+
+    def __init__(self, pid, library_paths, timeout, own_paths=()):
+        self.pid = pid
+        self.library_paths = set(_real(p) for p in library_paths if p)
+        self.own_paths = set(_real(p) for p in own_paths if p)
+        self.timeout = timeout
+        self.settings = GdbSettings()
+        self._saved_signal = None
+        self._original_thread = None
+
+    def __enter__(self):
+        self._original_thread = gdb.selected_thread()
+        self.settings.set("language", "c")
+        self.settings.set("unwindonsignal", "on")
+        self.settings.set("scheduler-locking", "off")
+        self.settings.set("print thread-events", "off")
+        self.settings.set("confirm", "off")
+        self._saved_signal = _signal_state(WATCHDOG_SIGNAL)
+        _apply_signal_state(WATCHDOG_SIGNAL, (True, False, False))
+        return self
+
+    def __exit__(self, *exc):
+        if self._saved_signal is not None:
+            _apply_signal_state(WATCHDOG_SIGNAL, self._saved_signal)
+        self.settings.restore()
+        if self._original_thread is not None and self._original_thread.is_valid():
+            self._original_thread.switch()
+        return False
+
+    def run(self, command_or_expression, evaluate=True):
+        """Evaluates an expression (or runs a command) on the selected
+        thread with the watchdog armed; raises CallTimeout when it fired."""
+        tid = gdb.selected_thread().ptid[1]
+        native.watchdog_start(self.pid, tid, _SIGURG, self.timeout)
+        try:
+            if evaluate:
+                result = gdb.parse_and_eval(command_or_expression)
+                result.fetch_lazy()
+                return result
+            return gdb.execute(command_or_expression, to_string=True)
+        except gdb.error as error:
+            if native.watchdog_stop():
+                raise CallTimeout(str(error))
+            raise
+        finally:
+            native.watchdog_stop()
+
+    def choose_thread(self, attempts=8):
+        """Selects a thread that can lend itself to a call; returns its
+        report, or raises gdb.GdbError saying why none could."""
+        last_reasons = []
+        for _ in range(attempts):
+            reports = [examine_thread(t, self.library_paths, self.own_paths)
+                       for t in gdb.selected_inferior().threads()]
+            safe = [r for r in reports if r.safe]
+            if safe:
+                best = sorted(safe, key=lambda r: (not r.blocked, r.thread.num))[0]
+                best.thread.switch()
+                return best
+            last_reasons = ["thread %d %s" % (r.thread.num, r.reason) for r in reports]
+            # Every thread is inside the library: run one out of it.
+            candidates = [r for r in reports if r.reason != "is the collector's own thread"]
+            if not candidates:
+                break
+            victim = min(candidates, key=lambda r: r.unsafe_frame)
+            victim.thread.switch()
+            gdb.execute("frame %d" % victim.unsafe_frame, to_string=True)
+            try:
+                self.run("finish", evaluate=False)
+            except CallTimeout:
+                pass  # it did not leave in time; look again, maybe another will
+            except gdb.error:
+                break
+            if not gdb.selected_inferior().pid:
+                break
+        raise gdb.GdbError("no thread of process %d could safely run a call: %s"
+                           % (self.pid, "; ".join(last_reasons) or "the process is gone"))

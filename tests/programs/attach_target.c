@@ -1,0 +1,131 @@
+/* A long-running multithreaded process to attach to: one thread computes,
+ * two churn malloc/free (varied sizes, in batches, so allocator locks are
+ * taken all the time), and a new short-lived thread is created every 300
+ * ms, so threads born after an attach are seen.  The main thread sleeps in
+ * nanosleep between creations, unless "busy" is given: then it churns malloc
+ * too, and no thread sits in a harmless system call.
+ *
+ *   attach_target SECONDS [busy] [exit-on-runtime]
+ *
+ * "exit-on-runtime": a watcher thread ends the process (_exit(5)) as soon as
+ * libcollector.so appears in its memory map, i.e. in the middle of an
+ * injection.  Prints "ready" when running, a fixed last line, and exits 3. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile int stop;
+static volatile double sink;
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) static void compute_loop(void)
+{
+  for (int i = 0; i < 200000; i++)
+    sink += i * 0.5;
+}
+
+static void *compute_worker(void *arg)
+{
+  while (!stop)
+    compute_loop();
+  return NULL;
+}
+
+__attribute__((noinline)) static void churn_malloc(unsigned *seed)
+{
+  void *blocks[64];
+  for (int i = 0; i < 64; i++) {
+    blocks[i] = malloc(16 + rand_r(seed) % 4096);
+    memset(blocks[i], i, 16);
+  }
+  for (int i = 0; i < 64; i++)
+    free(blocks[i]);
+}
+
+static void *malloc_worker(void *arg)
+{
+  unsigned seed = (unsigned)(uintptr_t)arg;
+  while (!stop)
+    churn_malloc(&seed);
+  return NULL;
+}
+
+__attribute__((noinline, noclone)) static void late_compute(double seconds)
+{
+  double end = now() + seconds;
+  while (now() < end)
+    for (int i = 0; i < 20000; i++)
+      sink += i * 0.25;
+}
+
+static void *late_worker(void *arg)
+{
+  late_compute(0.1);
+  return NULL;
+}
+
+static void *runtime_watcher(void *arg)
+{
+  char line[512];
+  while (!stop) {
+    FILE *maps = fopen("/proc/self/maps", "r");
+    while (maps && fgets(line, sizeof line, maps))
+      if (strstr(line, "libcollector"))
+        _exit(5);
+    if (maps)
+      fclose(maps);
+    usleep(1000);
+  }
+  return NULL;
+}
+
+int main(int argc, char **argv)
+{
+  double seconds = argc > 1 ? atof(argv[1]) : 10;
+  int busy = 0, exit_on_runtime = 0;
+  for (int i = 2; i < argc; i++) {
+    busy |= strcmp(argv[i], "busy") == 0;
+    exit_on_runtime |= strcmp(argv[i], "exit-on-runtime") == 0;
+  }
+  pthread_t workers[4];
+  pthread_create(&workers[0], NULL, compute_worker, NULL);
+  pthread_create(&workers[1], NULL, malloc_worker, (void *)1);
+  pthread_create(&workers[2], NULL, malloc_worker, (void *)2);
+  int n_workers = 3;
+  if (exit_on_runtime)
+    pthread_create(&workers[n_workers++], NULL, runtime_watcher, NULL);
+  printf("ready\n");
+  fflush(stdout);
+  double end = now() + seconds, next_late = now();
+  unsigned seed = 3;
+  int late_threads = 0;
+  while (now() < end) {
+    if (now() >= next_late) {
+      pthread_t late;
+      if (pthread_create(&late, NULL, late_worker, NULL) == 0) {
+        pthread_detach(late);
+        late_threads++;
+      }
+      next_late += 0.3;
+    }
+    if (busy)
+      churn_malloc(&seed);
+    else
+      usleep(20000);
+  }
+  stop = 1;
+  for (int i = 0; i < n_workers; i++)
+    pthread_join(workers[i], NULL);
+  printf("attach_target: finished, %d workers, late threads started: %s\n", n_workers, late_threads > 0 ? "yes" : "no");
+  return 3;
+}
