@@ -67,7 +67,9 @@ static int classify(uint64_t start, uint64_t offset, const char *path, int exec,
   if (strncmp(name, "libc.so.6", 9) == 0 || (strncmp(name, "libc-2.", 7) == 0 && strstr(name, ".so"))) {
     scan->glibc = 1;
     snprintf(scan->libc_path, scan->len, "%s", path);
-  } else if (strncmp(name, "ld-musl", 7) == 0 || strncmp(name, "libc.musl", 9) == 0) {
+  } else if (strncmp(name, "ld-musl", 7) == 0 || strncmp(name, "libc.musl", 9) == 0 || strstr(path, "-musl/") != NULL ||
+             strstr(path, "/musl/") != NULL) {
+    /* musl's loader is its libc: Debian maps /usr/lib/x86_64-linux-musl/libc.so */
     scan->musl = 1;
   } else if (strncmp(name, "ld-linux", 8) == 0 || strncmp(name, "ld64.so", 7) == 0) {
     scan->loader = 1;

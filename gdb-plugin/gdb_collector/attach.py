@@ -13,6 +13,7 @@ import gdb
 
 from . import native
 from .inferior_calls import CallSession, CallTimeout
+from .procfs import proc_status, process_alive
 
 RTLD_NOW = 2
 RTLD_DLOPEN_INTERNAL = 0x80000000  # __libc_dlopen_mode's flag before glibc 2.34
@@ -29,7 +30,7 @@ def live_pid():
 
 
 def _process_gone(pid):
-    return not os.path.exists("/proc/%d" % pid) or live_pid() != pid
+    return not process_alive(pid) or live_pid() != pid
 
 
 def _inferior_env(name):
@@ -67,13 +68,17 @@ class ProcessCalls(CallSession):
         return self._page
 
     def __exit__(self, *exc):
+        # Never raises: an error of the calls themselves is what to report.
         if self._page is not None and not _process_gone(self.pid):
             try:
                 self.run("((int (*)(void *, unsigned long))0x%x)((void *)0x%x, %d)"
                          % (self.libc("munmap"), self._page, PAGE_BYTES))
             except (gdb.error, CallTimeout):
                 pass
-        return super().__exit__(*exc)
+        try:
+            return super().__exit__(*exc)
+        except gdb.error:
+            return False
 
 
 class Attacher:
@@ -146,7 +151,7 @@ class Attacher:
 
     def _guarded(self, pid, what, action):
         """Runs ACTION(calls) in a call session; turns a hung call or the
-        process's end into a clear error."""
+        process's end into a clear error.  WHAT: "loading the runtime"..."""
         try:
             with self._calls(pid) as calls:
                 calls.choose_thread()
@@ -158,8 +163,8 @@ class Attacher:
                 "needs: try again when the process is in a different phase." % (what, CALL_TIMEOUT_S, pid))
         except gdb.error as error:
             if _process_gone(pid):
-                raise gdb.GdbError("collector: process %d exited while %s was in progress; no experiment was "
-                                   "recorded." % (pid, what))
+                raise gdb.GdbError("collector: process %d exited while GDB was %s; an experiment it had "
+                                   "begun is incomplete." % (pid, what))
             raise gdb.GdbError("collector: %s failed in process %d: %s" % (what, pid, error))
 
     def start(self, settings, status_path):
@@ -174,7 +179,7 @@ class Attacher:
             start = self._runtime(pid, "gdbcol_attach_start")
             return int(calls.run("((int (*)(const char *))0x%x)((const char *)0x%x)" % (start, calls.string(text))))
 
-        return self._guarded(pid, "loading the runtime and starting the experiment", action)
+        return self._guarded(pid, "loading the runtime", action)
 
     def runtime_loaded(self):
         pid = live_pid()
@@ -207,18 +212,6 @@ def _requested_pid():
     return None
 
 
-def _proc_status(pid):
-    fields = {}
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                fields[key] = value.strip()
-    except OSError:
-        pass
-    return fields
-
-
 _pids_seen = set()
 
 
@@ -237,9 +230,9 @@ def diagnose_failed_attach():
     if pid is None or pid in _pids_seen or not os.path.exists("/proc/%d" % pid):
         return None
     reasons = []
-    tracer = _proc_status(pid).get("TracerPid", "0")
+    tracer = proc_status(pid).get("TracerPid", "0")
     if tracer not in ("0", str(os.getpid())):
-        name = _proc_status(int(tracer)).get("Name", "?")
+        name = proc_status(int(tracer)).get("Name", "?")
         reasons.append("it is already traced by process %s (%s), and a process can have only one tracer: "
                        "detach that debugger or tracer first" % (tracer, name))
     try:
@@ -250,7 +243,7 @@ def diagnose_failed_attach():
                            "sudo sysctl kernel.yama.ptrace_scope=0), or give gdb CAP_SYS_PTRACE" % scope)
     except OSError:
         pass
-    owner = _proc_status(pid).get("Uid", "").split()
+    owner = proc_status(pid).get("Uid", "").split()
     if owner and os.geteuid() != 0 and owner[0] != str(os.geteuid()):
         reasons.append("it belongs to user id %s: run GDB as that user, or as root" % owner[0])
     if not reasons:

@@ -180,7 +180,7 @@ class CallSession:
         self.settings.set("print thread-events", "off")
         self.settings.set("confirm", "off")
         self._saved_signal = _signal_state(WATCHDOG_SIGNAL)
-        _apply_signal_state(WATCHDOG_SIGNAL, (True, False, False))
+        _apply_signal_state(WATCHDOG_SIGNAL, (True, True, False))  # "stop" needs "print"
         return self
 
     def __exit__(self, *exc):

@@ -6,6 +6,8 @@ import tempfile
 
 import gdb
 
+from .procfs import process_alive
+
 
 def read_status(path):
     """The runtime's status file as a dict ({} when there is none yet)."""
@@ -27,15 +29,6 @@ def _live_pids():
         if inferior.pid:
             pids.add(inferior.pid)
     return pids
-
-
-def _still_running(pid):
-    """True when PID exists and is not a zombie (GDB detached from it)."""
-    try:
-        with open("/proc/%s/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except (OSError, IndexError):
-        return False
 
 
 class Session:
@@ -64,7 +57,7 @@ class Session:
         """Called when GDB loses an inferior (exit, kill or detach): says what
         happened to the experiment."""
         st = self.status()
-        if st.get("state") == "active" and _still_running(st.get("pid", "")):
+        if st.get("state") == "active" and process_alive(st.get("pid", "")):
             gdb.write("collector: experiment %s goes on recording in process %s; it closes when the process "
                       "exits, or attach again and use \"collector disable\".\n" % (st.get("experiment"), st["pid"]))
             return

@@ -8,8 +8,9 @@
  *   attach_target SECONDS [busy] [exit-on-runtime]
  *
  * "exit-on-runtime": a watcher thread ends the process (_exit(5)) as soon as
- * libcollector.so appears in its memory map, i.e. in the middle of an
- * injection.  Prints "ready" when running, a fixed last line, and exits 3. */
+ * the runtime has created its experiment directory (test.1.er in the
+ * current directory), i.e. in the middle of an injection.  Prints "ready"
+ * when running, a fixed last line, and exits 3. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -76,15 +77,10 @@ static void *late_worker(void *arg)
 
 static void *runtime_watcher(void *arg)
 {
-  char line[512];
   while (!stop) {
-    FILE *maps = fopen("/proc/self/maps", "r");
-    while (maps && fgets(line, sizeof line, maps))
-      if (strstr(line, "libcollector"))
-        _exit(5);
-    if (maps)
-      fclose(maps);
-    usleep(1000);
+    if (access("test.1.er", F_OK) == 0)
+      _exit(5);
+    usleep(500);
   }
   return NULL;
 }

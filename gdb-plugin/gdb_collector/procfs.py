@@ -1,0 +1,23 @@
+"""What /proc says about a process, for the plugin's messages and checks."""
+
+
+def proc_status(pid):
+    """/proc/PID/status as a dict ({} when the process is gone)."""
+    fields = {}
+    try:
+        with open("/proc/%s/status" % pid) as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                fields[key] = value.strip()
+    except OSError:
+        pass
+    return fields
+
+
+def process_alive(pid):
+    """True when PID exists and has not exited (a zombie has)."""
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False

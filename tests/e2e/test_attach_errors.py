@@ -1,0 +1,96 @@
+"""Attach mode refuses or fails clearly, GDB goes on, and the target is
+unharmed: a static executable, a musl process, a process another tracer
+holds (ptrace refused), a process that exits during the injection, an
+experiment directory that cannot be created, and an inferior call that
+never returns (the watchdog interrupts it and GDB restores the thread)."""
+
+import os
+import shutil
+
+from harness import Background, attach_gdb, check, cleanup, finish, program, workdir
+
+ALIVE = "echo gdb-still-works\\n"
+work = workdir()
+
+
+def refused(name, args, expect, final_line, status=0):
+    target = Background(args, cwd=work)
+    out = attach_gdb(target.pid, ["collector enable", ALIVE], cwd=work)
+    print(out)
+    check(expect in out, "%s: GDB says %r" % (name, expect))
+    check("gdb-still-works" in out, "%s: GDB goes on after the error" % name)
+    code, rest = target.finish()
+    check(code == status and rest.strip().endswith(final_line),
+          "%s: the program ran to its normal end (status %s)" % (name, code))
+    check(not any(n.endswith(".er") for n in os.listdir(work)), "%s: no experiment directory was left" % name)
+
+
+refused("static", [program("sleeper_static"), "2"], "is a static executable", "sleeper done")
+if os.path.exists(program("sleeper_musl")):
+    refused("musl", [program("sleeper_musl"), "2"], "runs on musl libc", "sleeper done")
+else:
+    check(False, "musl: sleeper_musl was not built (install musl-tools)")
+
+# ptrace refused: the target already has a tracer (its parent), which the
+# kernel enforces for every user, root included.
+parent = Background([program("traced_child"), "3"], cwd=work, ready=None)
+child = int(parent.first_line)
+out = attach_gdb(child, ["collector enable", ALIVE], cwd=work)
+print(out)
+check("GDB is not attached to process %d: it is already traced by process %d" % (child, parent.pid) in out,
+      "ptrace refused: the message names the tracer")
+check("gdb-still-works" in out, "ptrace refused: GDB goes on")
+parent.finish()
+
+# The process ends while the runtime is being loaded: its watcher thread
+# calls _exit(5) as soon as libcollector.so is mapped.
+target = Background([program("attach_target"), "10", "exit-on-runtime"], cwd=work)
+out = attach_gdb(target.pid, ["collector enable", ALIVE], cwd=work)
+print(out)
+check("process %d exited while GDB was loading the runtime" % target.pid in out, "exit during injection: said plainly")
+check("gdb-still-works" in out, "exit during injection: GDB goes on")
+code, _ = target.finish()
+check(code == 5, "exit during injection: the program's own exit status (%s)" % code)
+
+# The experiment directory disappears between `store directory` and enable.
+gone = os.path.join(work, "gone")
+os.mkdir(gone)
+target = Background([program("attach_target"), "3"], cwd=work)
+out = attach_gdb(target.pid, ["collector store directory " + gone, "shell rmdir " + gone, "collector enable",
+                              ALIVE], cwd=work)
+print(out)
+check("no experiment in process %d: cannot create the experiment in %s" % (target.pid, gone) in out,
+      "unwritable directory: the runtime's reason reaches the user")
+code, rest = target.finish()
+check(code == 3 and "late threads started: yes" in rest, "unwritable directory: the program ran on (status %s)" % code)
+
+# A call that never returns (pause) is interrupted by the watchdog; the
+# process goes on and exits normally.
+target = Background([program("sleeper"), "3"], cwd=work)
+script = "\n".join([
+    "python",
+    "from gdb_collector import native",
+    "from gdb_collector.inferior_calls import CallSession, CallTimeout",
+    "pid = gdb.selected_inferior().pid",
+    "kind, libc, loader = native.process_kind(pid)",
+    "with CallSession(pid, [libc, loader], 2.0) as calls:",
+    "    calls.choose_thread()",
+    "    try:",
+    "        calls.run('((int (*)(void))0x%x)()' % native.process_symbol(pid, libc, 'pause'))",
+    "        print('call returned')",
+    "    except CallTimeout:",
+    "        print('watchdog interrupted the call')",
+    "end",
+])
+script_path = os.path.join(work, "hang.gdb")
+with open(script_path, "w") as f:
+    f.write(script + "\n")
+out = attach_gdb(target.pid, ["source " + script_path, ALIVE], cwd=work, timeout=60)
+print(out)
+check("watchdog interrupted the call" in out, "a call that never returns is interrupted")
+check("gdb-still-works" in out, "GDB goes on after the watchdog")
+code, rest = target.finish()
+check(code == 0 and rest.strip().endswith("sleeper done"), "the process went on to its normal end (%s)" % code)
+os.unlink(script_path)
+cleanup(work)
+finish()
