@@ -10,8 +10,10 @@
  * "exit-on-runtime": a watcher thread ends the process (_exit(5)) as soon as
  * the runtime has created its experiment directory (test.1.er in the
  * current directory), i.e. in the middle of an injection.  Prints "ready"
- * when running, a fixed last line, and exits 3. */
+ * when running, a fixed last line, and exits 3.  SIGUSR1 ends the run early
+ * (the same last line and status). */
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile int stop;
+static volatile sig_atomic_t stop, stop_early;
+
+static void on_sigusr1(int sig)
+{
+  stop_early = 1;
+}
 static volatile double sink;
 
 static double now(void)
@@ -105,7 +112,8 @@ int main(int argc, char **argv)
   double end = now() + seconds, next_late = now();
   unsigned seed = 3;
   int late_threads = 0;
-  while (now() < end) {
+  signal(SIGUSR1, on_sigusr1);
+  while (now() < end && !stop_early) {
     if (now() >= next_late) {
       pthread_t late;
       if (pthread_create(&late, NULL, late_worker, NULL) == 0) {
