@@ -171,9 +171,16 @@ class CallSession:
         self.settings = GdbSettings()
         self._saved_signal = None
         self._original_thread = None
+        self._paused_breakpoints = []
 
     def __enter__(self):
         self._original_thread = gdb.selected_thread()
+        # Other threads run during a call; one reaching a user breakpoint
+        # would make GDB abandon the call half-way.  The user's breakpoints
+        # are off for the calls' few milliseconds and back on after.
+        self._paused_breakpoints = [b for b in (gdb.breakpoints() or ()) if b.enabled and b.is_valid()]
+        for b in self._paused_breakpoints:
+            b.enabled = False
         self.settings.set("language", "c")
         self.settings.set("unwindonsignal", "on")
         self.settings.set("scheduler-locking", "off")
@@ -184,6 +191,9 @@ class CallSession:
         return self
 
     def __exit__(self, *exc):
+        for b in self._paused_breakpoints:
+            if b.is_valid():
+                b.enabled = True
         if self._saved_signal is not None:
             _apply_signal_state(WATCHDOG_SIGNAL, self._saved_signal)
         self.settings.restore()

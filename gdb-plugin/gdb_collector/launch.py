@@ -122,7 +122,10 @@ class LaunchArming:
         self._mode = "direct"
 
     def _undo_wrapper(self):
-        gdb.execute("set exec-wrapper %s" % self._saved_wrapper, to_string=True)
+        if self._saved_wrapper:
+            gdb.execute("set exec-wrapper %s" % self._saved_wrapper, to_string=True)
+        else:
+            gdb.execute("unset exec-wrapper", to_string=True)  # "set" refuses an empty value
         _set_env("GDBCOL_PRELOAD", None)
 
     def _undo_direct_preload(self):
