@@ -143,19 +143,30 @@ class GdbSettings:
         self._saved = []
 
 
-def _signal_state(name):
-    out = gdb.execute("info signals %s" % name, to_string=True)
-    for line in out.splitlines():
+def _all_signal_states():
+    """{name: (stop, print, pass)} for every signal GDB lists."""
+    states = {}
+    for line in gdb.execute("info signals", to_string=True).splitlines():
         fields = line.split()
-        if fields and fields[0] == name and len(fields) >= 4:
-            return tuple(f == "Yes" for f in fields[1:4])
-    return (False, False, True)
+        if len(fields) >= 4 and all(f in ("Yes", "No") for f in fields[1:4]):
+            states[fields[0]] = tuple(f == "Yes" for f in fields[1:4])
+    return states
 
 
-def _apply_signal_state(name, state):
+def _handle(names, state):
     stop, prt, pss = state
-    gdb.execute("handle %s %s %s %s" % (name, "stop" if stop else "nostop", "print" if prt else "noprint",
+    gdb.execute("handle %s %s %s %s" % (" ".join(names), "stop" if stop else "nostop", "print" if prt else "noprint",
                                         "pass" if pss else "nopass"), to_string=True)
+
+
+def _restore_signal_states(saved, now):
+    """One `handle` command per distinct state, for the signals that changed."""
+    by_state = {}
+    for name, state in saved.items():
+        if now.get(name) != state:
+            by_state.setdefault(state, []).append(name)
+    for state, names in by_state.items():
+        _handle(names, state)
 
 
 class CallSession:
@@ -169,7 +180,7 @@ class CallSession:
         self.own_paths = set(_real(p) for p in own_paths if p)
         self.timeout = timeout
         self.settings = GdbSettings()
-        self._saved_signal = None
+        self._saved_signals = {}
         self._original_thread = None
         self._paused_breakpoints = []
 
@@ -186,16 +197,22 @@ class CallSession:
         self.settings.set("scheduler-locking", "off")
         self.settings.set("print thread-events", "off")
         self.settings.set("confirm", "off")
-        self._saved_signal = _signal_state(WATCHDOG_SIGNAL)
-        _apply_signal_state(WATCHDOG_SIGNAL, (True, True, False))  # "stop" needs "print"
+        # A signal stopping another thread (the program's own, or the
+        # runtime's timer signal in a process a previous session left
+        # collecting) would make GDB abandon the call half-way: during the
+        # calls no signal stops, except the watchdog's ("stop" needs
+        # "print"; it is not passed to the program).
+        self._saved_signals = _all_signal_states()
+        gdb.execute("handle all nostop noprint", to_string=True)
+        _handle([WATCHDOG_SIGNAL], (True, True, False))
         return self
 
     def __exit__(self, *exc):
         for b in self._paused_breakpoints:
             if b.is_valid():
                 b.enabled = True
-        if self._saved_signal is not None:
-            _apply_signal_state(WATCHDOG_SIGNAL, self._saved_signal)
+        if self._saved_signals:
+            _restore_signal_states(self._saved_signals, _all_signal_states())
         self.settings.restore()
         if self._original_thread is not None and self._original_thread.is_valid():
             self._original_thread.switch()

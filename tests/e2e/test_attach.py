@@ -4,7 +4,8 @@ adopts and closes that experiment and starts test.2.er in the same process.
 Checked with the reader and gprofng: the workers' functions (compute, and
 malloc/free churn) and the threads created after the attach are there, and
 the program's output and exit status are what they are without GDB.
-    test_attach.py [busy]   busy: no thread sleeps (all in compute/malloc)"""
+    test_attach.py [busy|timer]   busy: no thread sleeps (all in compute/malloc)
+                                  timer: the POSIX-timer fallback source"""
 
 import os
 import sys
@@ -13,18 +14,34 @@ from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, gp
                      workdir)
 
 busy = sys.argv[1:] == ["busy"]
+timer = sys.argv[1:] == ["timer"]
+# Threads armed from outside get CPU-time timers aimed at them (SIGEV_THREAD_ID).
+source = ["set environment GDBCOL_CLOCK_SOURCE=timer"] if timer else []
 work = workdir()
 target = Background([program("attach_target"), "6"] + (["busy"] if busy else []), cwd=work)
-first = attach_gdb(target.pid, ["collector enable", "detach"], cwd=work)
+first = attach_gdb(target.pid, source + ["collector enable", "detach"], cwd=work)
 print(first)
 check("Collector enabled in process %d: recording %s" % (target.pid, os.path.join(work, "test.1.er")) in first,
       "enable in the attached process starts test.1.er")
 check("goes on recording in process %d" % target.pid in first, "detach says collection goes on")
-second = attach_gdb(target.pid, ["collector disable", "collector enable", "collector status", "detach"], cwd=work)
+second = attach_gdb(target.pid, source + ["collector disable", "collector enable", "collector status", "detach"],
+                    cwd=work)
 print(second)
 check("experiment %s closed" % os.path.join(work, "test.1.er") in second,
       "a second GDB session closes the experiment the first one started")
 check("recording %s" % os.path.join(work, "test.2.er") in second, "a second enable starts test.2.er")
+# GDB's own settings come back as the user had them: the signal table (the
+# calls change every signal's stop/print for their duration), breakpoints.
+snapshot = "python open(%r, 'a').write(gdb.execute('info signals', to_string=True) + " \
+           "gdb.execute('info breakpoints', to_string=True) + '=====\\n')"
+table = os.path.join(work, "gdb-state.txt")
+third = attach_gdb(target.pid, ["handle SIGUSR2 nostop noprint", "break compute_loop", snapshot % table,
+                                "collector enable", "collector disable", snapshot % table, "detach"], cwd=work)
+print(third)
+with open(table) as f:
+    before, after = f.read().split("=====\n")[:2]
+check(before == after and "SIGUSR2" in before, "enable/disable leave GDB's signal table and breakpoints as they were")
+os.unlink(table)
 status, out = target.finish()
 print(out)
 check(status == 3, "the program's exit status is unchanged (%s)" % status)
@@ -38,6 +55,8 @@ for name, closer in (("test.1.er", "collector disable"), ("test.2.er", "exit")):
     check(summary.get("closed") == "yes", "%s: closed (by %s)" % (name, closer))
     check(any("started in a running process" in c for c in summary["comments"]),
           "%s: log.xml says it was started by attaching" % name)
+    expected_source = "POSIX CPU-time timers" if timer else "kernel-side sampling"
+    check(any(expected_source in c for c in summary["comments"]), "%s: the clock source was %s" % (name, expected_source))
     check(summary.get("missing_stacks") == "0" and summary.get("invalid_packets") == "0",
           "%s: every packet valid, every stack present" % name)
     total = float(summary.get("cpu_seconds", 0))
