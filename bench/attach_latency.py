@@ -38,8 +38,10 @@ def one_run(with_collector, tmp, gdb_options=()):
     target.stdout.readline()
     time.sleep(0.3)
     commands = ["-ex", "collector enable"] if with_collector else []
-    gdb = ["gdb", "-nx", "-batch"] + list(gdb_options) + ["-x", COLLECTOR_GDB, "-p", str(target.pid)] + commands + \
-        ["-ex", "detach"]
+    # -iex: the plugin loads before GDB attaches, as with the installed
+    # auto-load file (with -x it would load while the process is stopped).
+    gdb = ["gdb", "-nx", "-batch"] + list(gdb_options) + ["-iex", "source " + COLLECTOR_GDB, "-p", str(target.pid)] + \
+        commands + ["-ex", "detach"]
     t0 = time.monotonic()
     session = subprocess.Popen(gdb, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     first_sample = None

@@ -197,6 +197,9 @@ class CallSession:
         self.settings.set("scheduler-locking", "off")
         self.settings.set("print thread-events", "off")
         self.settings.set("confirm", "off")
+        # The runtime's libraries need no symbols in GDB (addresses come
+        # from the files): not reading them keeps the process stopped less.
+        self.settings.set("auto-solib-add", "off")
         # A signal stopping another thread (the program's own, or the
         # runtime's timer signal in a process a previous session left
         # collecting) would make GDB abandon the call half-way: during the
@@ -241,13 +244,18 @@ class CallSession:
         report, or raises gdb.GdbError saying why none could."""
         last_reasons = []
         for _ in range(attempts):
-            reports = [examine_thread(t, self.library_paths, self.own_paths)
-                       for t in gdb.selected_inferior().threads()]
-            safe = [r for r in reports if r.safe]
-            if safe:
-                best = sorted(safe, key=lambda r: (not r.blocked, r.thread.num))[0]
-                best.thread.switch()
-                return best
+            # Frames cost milliseconds per thread; the kernel's answer costs
+            # microseconds: look at blocked threads first, stop at the first
+            # that qualifies.
+            threads = sorted(gdb.selected_inferior().threads(),
+                             key=lambda t: (_kernel_syscall(self.pid, t.ptid[1]) not in HARMLESS_SYSCALLS, t.num))
+            reports = []
+            for thread in threads:
+                report = examine_thread(thread, self.library_paths, self.own_paths)
+                reports.append(report)
+                if report.safe:
+                    thread.switch()
+                    return report
             last_reasons = ["thread %d %s" % (r.thread.num, r.reason) for r in reports]
             # Every thread is inside the library: run one out of it.
             candidates = [r for r in reports if r.reason != "is the collector's own thread"]
