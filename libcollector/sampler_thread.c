@@ -25,7 +25,7 @@
 #define CYCLE_MS 50
 #define MAPS_RESCAN_NS 1000000000LL
 #define STATUS_EVERY_NS 1000000000LL
-#define THREAD_SCAN_NS 200000000LL
+#define THREAD_SCAN_NS 100000000LL
 
 uint64_t col_samples_written, col_ticks_written;
 double col_sampler_cpu_seconds;
