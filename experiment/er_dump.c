@@ -4,7 +4,8 @@
  *   er-dump EXPERIMENT.er        summary, threads, functions
  *
  * Function lines are "excl_seconds incl_seconds name", sorted by exclusive
- * time; the summary lines are "key: value" so scripts can grep them. */
+ * time; the summary lines are "key: value" so scripts can grep them
+ * ("packets_in_pauses" counts clock packets stamped inside a pause). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,11 +81,16 @@ int main(int argc, char **argv)
     return 1;
   }
   struct thread_total threads[1024];
-  size_t n_threads = 0, missing = 0, ticks = 0;
+  size_t n_threads = 0, missing = 0, ticks = 0, in_pauses = 0;
   double tick_seconds = exp.ptimer_us / 1e6;
   for (size_t i = 0; i < exp.n_clock; i++) {
     const struct er_clock_sample *s = &exp.clock[i];
     double w = s->ntick * tick_seconds;
+    for (size_t p = 0; p < exp.n_pauses; p++) {
+      int64_t rel = s->tstamp - exp.run_tstamp;
+      if (rel >= exp.pauses[p].start && (exp.pauses[p].end < 0 || rel < exp.pauses[p].end))
+        in_pauses++;
+    }
     ticks += (size_t)s->ntick;
     size_t t;
     for (t = 0; t < n_threads && threads[t].thrid != s->thrid; t++)
@@ -130,6 +136,10 @@ int main(int argc, char **argv)
   printf("overview_records: %zu%s\n", exp.overview_bytes / sizeof(struct er_overview_record),
          exp.overview_bytes % sizeof(struct er_overview_record) ? " (partial record!)" : "");
   printf("threads: %zu\n", n_threads);
+  printf("pauses: %zu\n", exp.n_pauses);
+  printf("packets_in_pauses: %zu\n", in_pauses);
+  for (size_t i = 0; i < exp.n_sample_events; i++)
+    printf("sample %zu: %s\n", i, exp.sample_labels[i]);
   for (size_t i = 0; i < exp.n_comments; i++)
     printf("comment: %s\n", exp.comments[i]);
   for (size_t i = 0; i < exp.n_warnings; i++)

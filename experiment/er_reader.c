@@ -121,7 +121,16 @@ static void parse_log_line(struct er_experiment *exp, const char *line)
   } else if (strstr(line, "<event kind=\"exit\"") != NULL) {
     exp->has_exit = 1;
   } else if (strstr(line, "<event kind=\"sample\"") != NULL) {
+    size_t n = exp->n_sample_events;
+    push_string(&exp->sample_labels, &n, strdup(attr(line, "label", v, sizeof v) ? v : ""));
     exp->n_sample_events++;
+  } else if (strstr(line, "<event kind=\"pause\"") != NULL) {
+    exp->pauses = realloc(exp->pauses, (exp->n_pauses + 1) * sizeof *exp->pauses);
+    exp->pauses[exp->n_pauses].start = attr(line, "tstamp", v, sizeof v) ? parse_tstamp(v) : 0;
+    exp->pauses[exp->n_pauses++].end = -1;
+  } else if (strstr(line, "<event kind=\"resume\"") != NULL) {
+    if (exp->n_pauses > 0 && exp->pauses[exp->n_pauses - 1].end < 0)
+      exp->pauses[exp->n_pauses - 1].end = attr(line, "tstamp", v, sizeof v) ? parse_tstamp(v) : 0;
   } else if (strstr(line, "<event kind=\"comment\"") != NULL) {
     push_string(&exp->comments, &exp->n_comments, element_text(line));
   } else if (strstr(line, "<event kind=\"cwarn\"") != NULL || strstr(line, "<event kind=\"cerror\"") != NULL) {
@@ -281,6 +290,10 @@ void er_experiment_close(struct er_experiment *exp)
 {
   for (size_t i = 0; i < exp->n_comments; i++)
     free(exp->comments[i]);
+  for (size_t i = 0; i < exp->n_sample_events; i++)
+    free(exp->sample_labels[i]);
+  free(exp->sample_labels);
+  free(exp->pauses);
   for (size_t i = 0; i < exp->n_warnings; i++)
     free(exp->warnings[i]);
   for (size_t i = 0; i < exp->n_segments; i++)

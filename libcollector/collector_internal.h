@@ -52,6 +52,7 @@ struct col_config {
   size_t stack_copy_bytes;    /* user stack bytes captured per sample */
   int force_timer_source;     /* GDBCOL_CLOCK_SOURCE=timer: skip perf_event */
   int check_unwinder;         /* GDBCOL_UNWIND_CHECK=1: cross-check unwinders */
+  long sample_period_ms;      /* periodic sample points; 0: manual only */
 };
 
 /* Reads the GDBCOL_* variables.  Returns 1 when this process is the one the
@@ -226,7 +227,11 @@ extern struct col_experiment col_exp;
 
 int col_log_open(const struct col_config *cfg, char *err, size_t err_len);
 void col_log_profile_block(long interval_us);
+void col_log_settings(const struct col_config *cfg);
 void col_log_sample(const char *label);
+/* A sample preceded by an event line (pause, resume) with the same time:
+ * EVENT_XML is a format with one %s for the timestamp. */
+void col_log_sample_with_event(const char *label, const char *event_xml);
 void col_log_comment(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void col_log_warning(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void col_log_exit(void);
@@ -258,6 +263,17 @@ extern double col_sampler_cpu_seconds;
 int col_collecting(void);
 void col_close_experiment(const char *why);
 extern struct col_config col_cfg;
+
+/* ---- experiment_control.c ------------------------------------------------ */
+
+void col_pause(const char *reason);
+void col_resume(void);
+void col_sample(const char *name);
+int col_is_paused(void);
+/* Nonzero when a capture taken at TSTAMP fell in a paused interval. */
+int col_paused_at(int64_t tstamp);
+/* A new experiment starts unpaused. */
+void col_control_reset(void);
 
 /* ---- interpose.c ---------------------------------------------------------- */
 

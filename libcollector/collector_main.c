@@ -64,6 +64,7 @@ static int start_experiment(void)
 {
   memset(&col_clock_stats, 0, sizeof col_clock_stats);
   memset(&col_unwind_stats, 0, sizeof col_unwind_stats);
+  col_control_reset();
   col_unwind_check_mode(col_cfg.check_unwinder);
   char err[600];
   if (col_log_open(&col_cfg, err, sizeof err) != 0) {
@@ -78,6 +79,7 @@ static int start_experiment(void)
     col_log_close();
     return -1;
   }
+  col_log_settings(&col_cfg);
   if (col_cfg.clock_interval_us > 0)
     col_log_profile_block(col_cfg.clock_interval_us);
   col_log_sample("collector_open_experiment");

@@ -7,6 +7,7 @@
  *   GDBCOL_STACK_BYTES      user stack bytes copied per sample
  *   GDBCOL_CLOCK_SOURCE     "timer" forces the POSIX timer fallback
  *   GDBCOL_UNWIND_CHECK     "1": check the fast unwinder against libunwind
+ *   GDBCOL_SAMPLE_PERIOD_MS periodic sample points, 0 = manual only
  *   GDBCOL_TARGET           set by the launcher: the program it execs
  *   GDBCOL_SAVED_LD_PRELOAD the user's LD_PRELOAD (GDBCOL_LD_PRELOAD_UNSET=1
  *                           when there was none)
@@ -68,6 +69,10 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
   cfg->stack_copy_bytes = (size_t)bytes & ~(size_t)7;
   const char *source_name = get("GDBCOL_CLOCK_SOURCE", source);
   cfg->force_timer_source = source_name != NULL && strcmp(source_name, "timer") == 0;
+  const char *period = get("GDBCOL_SAMPLE_PERIOD_MS", source);
+  cfg->sample_period_ms = period ? atol(period) : 1000; /* dbx: periodic, 1 s */
+  if (cfg->sample_period_ms < 0)
+    cfg->sample_period_ms = 0;
   const char *check = get("GDBCOL_UNWIND_CHECK", source);
   cfg->check_unwinder = check != NULL && strcmp(check, "1") == 0;
   if (cfg->store_dir[0] == '\0' && getcwd(cfg->store_dir, sizeof cfg->store_dir) == NULL)
@@ -115,7 +120,7 @@ void col_config_parse(struct col_config *cfg, const char *text)
 static const char *const our_variables[] = {
     "GDBCOL_EXPERIMENT_DIR", "GDBCOL_EXPERIMENT_NAME", "GDBCOL_STATUS_FILE", "GDBCOL_CLOCK_US",
     "GDBCOL_STACK_BYTES",    "GDBCOL_CLOCK_SOURCE",    "GDBCOL_TARGET",      "GDBCOL_PRELOAD",
-    "GDBCOL_UNWIND_CHECK",
+    "GDBCOL_UNWIND_CHECK",   "GDBCOL_SAMPLE_PERIOD_MS",
 };
 
 void col_config_scrub_environment(void)

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -100,6 +101,14 @@ int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
   return 0;
 }
 
+void col_log_settings(const struct col_config *cfg)
+{
+  /* gprofng's header shows it under "Data collection parameters"; whole
+   * seconds, 0 for manual sampling. */
+  long seconds = cfg->sample_period_ms > 0 ? (cfg->sample_period_ms + 999) / 1000 : 0;
+  er_text_printf(col_exp.log_fd, "<setting sample_period=\"%ld\"/>\n", seconds);
+}
+
 void col_log_profile_block(long interval_us)
 {
   er_text_printf(col_exp.log_fd,
@@ -119,8 +128,29 @@ void col_log_profile_block(long interval_us)
 }
 
 /* A sample event and its overview record always go together: the reader
- * pairs them by position (§7). */
+ * pairs them by position (§7).  Samples come from several threads (the
+ * program through the API, GDB's calls, the sampler): the pair is written
+ * under a lock.  Never called from a signal handler. */
+static pthread_mutex_t sample_lock = PTHREAD_MUTEX_INITIALIZER;
+static void log_sample_locked(const char *label, const char *event_xml);
+
 void col_log_sample(const char *label)
+{
+  pthread_mutex_lock(&sample_lock);
+  log_sample_locked(label, NULL);
+  pthread_mutex_unlock(&sample_lock);
+}
+
+void col_log_sample_with_event(const char *label, const char *event_xml)
+{
+  pthread_mutex_lock(&sample_lock);
+  log_sample_locked(label, event_xml);
+  pthread_mutex_unlock(&sample_lock);
+}
+
+/* EVENT_XML, if any, is a "<event kind=... tstamp=\"%s\" .../>" format
+ * written just before the sample, with the same timestamp. */
+static void log_sample_locked(const char *label, const char *event_xml)
 {
   int64_t now = col_hrtime();
   char ts[32], escaped[256];
@@ -129,6 +159,8 @@ void col_log_sample(const char *label)
   if (er_overview_append(col_exp.overview_fd, &rec) != 0)
     return;
   er_format_tstamp(ts, sizeof ts, now - col_exp.run_tstamp);
+  if (event_xml != NULL)
+    er_text_printf(col_exp.log_fd, event_xml, ts);
   er_xml_escape(label, escaped, sizeof escaped);
   er_text_printf(col_exp.log_fd, "<event kind=\"sample\" tstamp=\"%s\" id=\"%d\" label=\"%s\"/>\n", ts,
                  col_exp.next_sample_id++, escaped);

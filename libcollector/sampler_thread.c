@@ -35,13 +35,15 @@ static pthread_t sampler;
 static int stop_requested, finished;
 static struct er_cursor *profile_out, *frames_out;
 static struct er_idset seen_stacks;
-static int64_t last_rescan, last_status, last_thread_scan;
+static int64_t last_rescan, last_status, last_thread_scan, last_periodic_sample;
 static int rescan_wanted;
 static pid_t sampler_tid;
 int col_patch_got; /* injected: keep new objects' GOT slots pointed at us */
 
 static void write_clock_packet(const struct col_capture *cap, void *arg)
 {
+  if (col_paused_at(cap->tstamp))
+    return; /* taken while collection was paused */
   uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
   if (!col_modules_knows_pc(pcs[0]))
@@ -95,6 +97,10 @@ static void drain_all(void)
   }
   if (col_patch_got)
     col_got_patch_new_objects(); /* a dlopen since the last cycle */
+  if (col_cfg.sample_period_ms > 0 && now - last_periodic_sample >= col_cfg.sample_period_ms * 1000000LL) {
+    col_log_sample("periodic"); /* one overview record per period (§7) */
+    last_periodic_sample = now;
+  }
   if (now - last_thread_scan > THREAD_SCAN_NS) {
     col_scan_threads(sampler_tid);
     last_thread_scan = now;
@@ -121,7 +127,7 @@ static void drain_all(void)
 static void *sampler_main(void *unused)
 {
   prctl(PR_SET_NAME, "gdbcol-sampler");
-  last_thread_scan = col_hrtime();
+  last_thread_scan = last_periodic_sample = col_hrtime();
   __atomic_store_n(&sampler_tid, (pid_t)gettid(), __ATOMIC_RELEASE);
   struct epoll_event events[64];
   while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {

@@ -5,7 +5,7 @@ file, which call register() with the paths of the runtime pieces."""
 
 import gdb
 
-from . import attach, commands, native
+from . import attach, commands, control_commands, native
 from .attach import Attacher
 from .launch import LaunchArming
 from .session import Session
@@ -39,7 +39,7 @@ def register(runtime, shared, launcher, version):
     native.load(shared)
     _state = _State(runtime, launcher, version)
     commands.CollectorPrefix(_state)
-    for command in commands.SUBCOMMANDS:
+    for command in commands.SUBCOMMANDS + control_commands.CONTROL_SUBCOMMANDS:
         command(_state)
     gdb.events.exited.connect(_on_exited)
     # So that a failed `gdb -p` can be told from a process that came and went.

@@ -111,6 +111,7 @@ class Attacher:
             "GDBCOL_EXPERIMENT_DIR": settings.store_directory or os.getcwd(),
             "GDBCOL_EXPERIMENT_NAME": settings.experiment_name or "",
             "GDBCOL_STATUS_FILE": status_path,
+            "GDBCOL_SAMPLE_PERIOD_MS": str(settings.effective_sample_period_ms()),
         }
         for name in PASSED_THROUGH:
             value = _inferior_env(name)
@@ -184,6 +185,20 @@ class Attacher:
     def runtime_loaded(self):
         pid = live_pid()
         return bool(pid) and native.process_has_object(pid, self.runtime_path)
+
+    def call_runtime(self, function, text=None):
+        """Calls the runtime's FUNCTION(void) or FUNCTION(const char *TEXT) in
+        the live process, safely (thread choice, watchdog)."""
+        pid = live_pid()
+
+        def action(calls):
+            address = self._runtime(pid, function)
+            if text is None:
+                calls.run("((void (*)(void))0x%x)()" % address)
+            else:
+                calls.run("((void (*)(const char *))0x%x)((const char *)0x%x)" % (address, calls.string(text)))
+
+        self._guarded(pid, "calling %s" % function, action)
 
     def close(self, status_path):
         """Ends the experiment in the live process (if one is running)."""

@@ -21,6 +21,7 @@ ENV_VARIABLES = (
     "GDBCOL_TARGET",
     "GDBCOL_SAVED_LD_PRELOAD",
     "GDBCOL_LD_PRELOAD_UNSET",
+    "GDBCOL_SAMPLE_PERIOD_MS",
 )
 
 # The fallback clock source's signal (COL_TIMER_SIGNAL in the runtime).
@@ -93,6 +94,7 @@ class LaunchArming:
         _set_env("GDBCOL_EXPERIMENT_DIR", settings.store_directory)
         _set_env("GDBCOL_EXPERIMENT_NAME", settings.experiment_name)
         _set_env("GDBCOL_STATUS_FILE", status_path)
+        _set_env("GDBCOL_SAMPLE_PERIOD_MS", str(settings.effective_sample_period_ms()))
         _set_env("GDBCOL_TARGET", gdb.current_progspace().filename)
         if gdb.parameter("startup-with-shell"):
             self._use_wrapper()

@@ -17,6 +17,17 @@ class Settings:
         self.clock_interval_us = 10007  # ER_TIMER_ON_US
         self.store_directory = None  # None: the program's working directory
         self.experiment_name = None  # None: the next test.N.er
+        self.sample_periodic = True
+        self.sample_period_ms = 1000
+
+    def effective_sample_period_ms(self):
+        """What the runtime gets: 0 means manual sampling."""
+        return self.sample_period_ms if self.sample_periodic else 0
+
+    def describe_sampling(self):
+        if not self.sample_periodic:
+            return "manual (period %.3f s when periodic)" % (self.sample_period_ms / 1000.0)
+        return "periodic, every %.3f s" % (self.sample_period_ms / 1000.0)
 
     def set_timer(self, value):
         """Parses VALUE; returns the message that reports the effective interval."""
@@ -55,5 +66,6 @@ class Settings:
                 % ("on" if self.clock_profiling else "off", interval),
                 "Store directory:        %s" % directory,
                 "Experiment name:        %s" % name,
+                "Sample points:          %s" % self.describe_sampling(),
             ]
         )

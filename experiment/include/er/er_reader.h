@@ -34,6 +34,11 @@ struct er_experiment {
   int has_run, has_exit;
   int64_t run_tstamp;
   size_t n_sample_events;
+  char **sample_labels; /* label of each sample event, in order */
+  struct er_pause {
+    int64_t start, end; /* relative to the run event; end -1: never resumed */
+  } *pauses;
+  size_t n_pauses;
   size_t overview_bytes;
   char **comments; /* text of <event kind="comment"> */
   size_t n_comments;

@@ -1,0 +1,104 @@
+"""Control commands for an open experiment: pause, resume, sample points.
+They act through calls into the runtime in the live process; with no
+active experiment they warn and do nothing (never an error: a script goes
+on)."""
+
+import gdb
+
+from .commands import _Subcommand, _no_arguments, _warn
+
+
+def _active_or_warn(command):
+    active = command.state.session.active_experiment()
+    if not active:
+        _warn("no experiment is active; \"collector %s\" ignored." % command.name)
+    return active
+
+
+class PauseCommand(_Subcommand):
+    """Stop recording profile data; the experiment stays open.
+
+Usage: collector pause
+
+Samples go on; log.xml records the pause (gprofng leaves paused time out of
+the collection duration).  Pausing twice is ignored."""
+
+    name = "pause"
+
+    def invoke(self, arg, from_tty):
+        _no_arguments(self.name, arg)
+        active = _active_or_warn(self)
+        if not active or active.get("detail") == "paused":
+            return
+        self.state.attacher.call_runtime("gdbcol_pause", "collector pause")
+        gdb.write("Collector paused: experiment %s records no profile data until \"collector resume\".\n"
+                  % active.get("experiment"))
+
+
+class ResumeCommand(_Subcommand):
+    """Record profile data again after "collector pause".
+
+Usage: collector resume"""
+
+    name = "resume"
+
+    def invoke(self, arg, from_tty):
+        _no_arguments(self.name, arg)
+        active = _active_or_warn(self)
+        if not active or active.get("detail") != "paused":
+            return
+        self.state.attacher.call_runtime("gdbcol_resume")
+        gdb.write("Collector resumed: experiment %s.\n" % active.get("experiment"))
+
+
+SAMPLE_USAGE = ("collector sample periodic|manual, collector sample period SECONDS, "
+                "or collector sample record [NAME]")
+
+
+class SampleCommand(_Subcommand):
+    """Sample points: the sampling mode, the period, or a sample now.
+
+Usage: collector sample periodic     a sample every period (the default)
+       collector sample manual       samples only on request
+       collector sample period SECONDS   the period (default 1; at least 0.001)
+       collector sample record [NAME]    record a sample now, labelled NAME
+
+Each sample stores the process's resource usage since the previous one;
+gprofng shows them with -overview and -sample_detail."""
+
+    name = "sample"
+
+    def invoke(self, arg, from_tty):
+        words = arg.split(None, 1)
+        if not words:
+            raise gdb.GdbError("collector sample needs an argument: %s." % SAMPLE_USAGE)
+        what, rest = words[0], (words[1].strip() if len(words) > 1 else "")
+        settings = self.state.settings
+        if what == "record":
+            if _active_or_warn(self):
+                self.state.attacher.call_runtime("gdbcol_sample", rest or "manual")
+            return
+        if what in ("periodic", "manual"):
+            if rest:
+                raise gdb.GdbError("collector sample %s takes no value (got \"%s\")." % (what, rest))
+            if self.settings_locked("sample " + what):
+                return
+            settings.sample_periodic = what == "periodic"
+        elif what == "period":
+            try:
+                seconds = float(rest)
+            except ValueError:
+                raise gdb.GdbError("collector sample period needs a number of seconds (got \"%s\"); "
+                                   "for example: collector sample period 0.5" % rest)
+            if not seconds >= 0.001:
+                raise gdb.GdbError("collector sample period must be at least 0.001 s (got %s)." % rest)
+            if self.settings_locked("sample period " + rest):
+                return
+            settings.sample_period_ms = int(round(seconds * 1000))
+        else:
+            raise gdb.GdbError("Unknown collector sample argument \"%s\": %s." % (what, SAMPLE_USAGE))
+        self.settings_changed()
+        gdb.write("Sample points: %s.\n" % settings.describe_sampling())
+
+
+CONTROL_SUBCOMMANDS = (PauseCommand, ResumeCommand, SampleCommand)

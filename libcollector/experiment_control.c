@@ -1,0 +1,111 @@
+/* Controlling an open experiment from GDB (inferior calls) and from the
+ * program (the Collector API, libcollectorAPI.so): pause, resume, a labelled
+ * sample, the end of the experiment.
+ *
+ * Pausing stops profile data, not the experiment: samples go on, and
+ * log.xml carries pause/resume events (gprofng subtracts paused time from
+ * the collection duration) with a sample at each edge.  Captures are
+ * judged by their own timestamp, not by when the sampler reads them, so
+ * the data of a paused interval is dropped even though the sampler drains
+ * up to a cycle later. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "collector_internal.h"
+#include "er/er_text.h"
+
+/* The last pause interval [start, end); end = INT64_MAX while paused. */
+static int64_t pause_start = INT64_MAX, pause_end = INT64_MAX;
+static int paused;
+
+void col_control_reset(void)
+{
+  __atomic_store_n(&paused, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&pause_start, INT64_MAX, __ATOMIC_RELEASE);
+  __atomic_store_n(&pause_end, INT64_MAX, __ATOMIC_RELEASE);
+}
+
+int col_paused_at(int64_t tstamp)
+{
+  return tstamp >= __atomic_load_n(&pause_start, __ATOMIC_ACQUIRE) &&
+         tstamp < __atomic_load_n(&pause_end, __ATOMIC_ACQUIRE);
+}
+
+int col_is_paused(void)
+{
+  return __atomic_load_n(&paused, __ATOMIC_ACQUIRE);
+}
+
+void col_pause(const char *reason)
+{
+  if (!col_collecting())
+    return;
+  int expected = 0;
+  if (!__atomic_compare_exchange_n(&paused, &expected, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return; /* pausing twice is silently ignored */
+  char label[300], name[300], event[400];
+  snprintf(label, sizeof label, "collector_pause(%s)", reason);
+  er_xml_escape(reason, name, sizeof name);
+  snprintf(event, sizeof event, "<event kind=\"pause\" tstamp=\"%%s\" name=\"%s\"/>\n", name);
+  __atomic_store_n(&pause_end, INT64_MAX, __ATOMIC_RELEASE);
+  __atomic_store_n(&pause_start, col_hrtime(), __ATOMIC_RELEASE);
+  col_log_sample_with_event(label, event);
+  col_status_write(&col_cfg, "active", "paused");
+}
+
+void col_resume(void)
+{
+  if (!col_collecting())
+    return;
+  int expected = 1;
+  if (!__atomic_compare_exchange_n(&paused, &expected, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return;
+  __atomic_store_n(&pause_end, col_hrtime(), __ATOMIC_RELEASE);
+  col_log_sample_with_event("collector_resume", "<event kind=\"resume\" tstamp=\"%s\"/>\n");
+  col_status_write(&col_cfg, "active", NULL);
+}
+
+void col_sample(const char *name)
+{
+  if (col_collecting())
+    col_log_sample(name != NULL && name[0] != '\0' ? name : "manual");
+}
+
+/* ---- entry points: GDB's calls (gdbcol_*) and the Collector API ---------- */
+
+void gdbcol_pause(const char *reason)
+{
+  col_pause(reason != NULL ? reason : "collector pause");
+}
+
+void gdbcol_resume(void)
+{
+  col_resume();
+}
+
+void gdbcol_sample(const char *name)
+{
+  col_sample(name);
+}
+
+/* libcollectorAPI.so finds these with dlsym on the loaded runtime. */
+void gdbcol_api_pause(void)
+{
+  col_pause("collector_pause");
+}
+
+void gdbcol_api_resume(void)
+{
+  col_resume();
+}
+
+void gdbcol_api_sample(const char *name)
+{
+  col_sample(name);
+}
+
+void gdbcol_api_terminate_expt(void)
+{
+  col_close_experiment("collector_terminate_expt");
+}

@@ -1,0 +1,59 @@
+"""Experiment control from GDB: a scripted session stops at breakpoints,
+records a labelled sample at each, pauses over one region and resumes.
+gprofng shows the labels and the pause; no clock packet is stamped inside
+the pause; the paused work is missing from the profile.  Plus the
+commands' warnings and errors."""
+
+import os
+import subprocess
+
+from harness import check, cleanup, er_dump, finish, program, run_gdb, workdir
+
+work = workdir()
+# split_work 2.0: ten slices of work_fifty (0.1 s), work_thirty (0.06 s),
+# work_twenty (0.04 s).  Paused: slice 0's work_thirty and work_twenty.
+out = run_gdb(["collector pause", "collector sample record too_early", "collector sample period 0.25",
+               "collector enable", "break work_thirty", "run", "collector sample record first_stop",
+               "collector pause", "collector pause", "delete", "tbreak work_fifty", "continue",
+               "collector resume", "collector sample record after_resume", "continue"],
+              [program("split_work"), "2.0", "0"], cwd=work)
+print(out)
+check('no experiment is active; "collector pause" ignored' in out, "pause with no experiment warns")
+check('no experiment is active; "collector sample" ignored' in out, "sample record with no experiment warns")
+check(out.count("Collector paused") == 1, "pausing twice is silently ignored")
+check("Collector resumed" in out, "resume")
+exp = os.path.join(work, "test.1.er")
+summary, funcs, raw = er_dump(exp)
+print(raw)
+labels = [line.split(": ", 1)[1] for line in raw.splitlines() if line.startswith("sample ")]
+requested = [label for label in labels if label != "periodic"]  # periodic ones fall anywhere
+check(requested == ["collector_open_experiment", "first_stop", "collector_pause(collector pause)",
+                    "collector_resume", "after_resume", "collector_close_experiment"],
+      "sample labels in order: %s" % requested)
+periodic = labels.count("periodic")
+check(5 <= periodic <= 9, "periodic samples every 0.25 s over a 2 s run (%d)" % periodic)
+check(summary.get("pauses") == "1" and summary.get("packets_in_pauses") == "0",
+      "no clock packet inside the pause (%s)" % summary.get("packets_in_pauses"))
+thirty = funcs.get("work_thirty", (0, 0))[1]
+fifty = funcs.get("work_fifty", (0, 0))[1]
+check(0.50 <= thirty <= 0.575, "work_thirty lost its paused 0.06 s: %.3f s of 0.6" % thirty)
+check(abs(fifty - 1.0) <= 0.04, "work_fifty, never paused, has its 1.0 s (%.3f)" % fifty)
+header = subprocess.run(["gprofng", "display", "text", "-header", exp], capture_output=True, text=True).stdout
+check("Pause (collector pause)" in header and "Resume" in header, "gprofng -header shows the pause and resume")
+detail = subprocess.run(["gprofng", "display", "text", "-sample_detail", exp], capture_output=True, text=True).stdout
+check("first_stop" in detail and "after_resume" in detail, "gprofng -sample_detail shows the labels")
+
+errors = run_gdb(["collector sample", "collector sample period abc", "collector sample period 0",
+                  "collector sample sometimes", "collector sample manual now", "collector pause now",
+                  "collector sample manual", "collector show", "echo gdb-still-works\\n"], ["/bin/true"], cwd=work)
+print(errors)
+check("collector sample needs an argument" in errors, "sample without argument: error naming the forms")
+check("needs a number of seconds (got \"abc\")" in errors, "sample period abc: error")
+check("must be at least 0.001 s" in errors, "sample period 0: error")
+check('Unknown collector sample argument "sometimes"' in errors, "unknown sample argument: error")
+check("takes no value" in errors, "sample manual with a value: error")
+check("collector pause takes no arguments" in errors, "pause with an argument: error")
+check("Sample points:          manual" in errors, "collector show reports manual sampling")
+check("gdb-still-works" in errors, "GDB goes on after every error")
+cleanup(work)
+finish()
