@@ -209,12 +209,14 @@ void col_log_close(void)
   er_datafile_close(&col_exp.frameinfo);
 }
 
+/* Several threads write it (the sampler every second, GDB's calls, the
+ * API); one temporary name per thread keeps each rename whole. */
 void col_status_write(const struct col_config *cfg, const char *state, const char *detail)
 {
   if (cfg->status_path[0] == '\0')
     return;
   char tmp[PATH_MAX + 32], text[PATH_MAX + 512];
-  snprintf(tmp, sizeof tmp, "%s.%d.tmp", cfg->status_path, getpid());
+  snprintf(tmp, sizeof tmp, "%s.%d.tmp", cfg->status_path, (int)gettid());
   int n = snprintf(text, sizeof text, "state=%s\npid=%d\nexperiment=%s\nsamples=%llu\ndetail=%s\n", state, getpid(),
                    col_exp.path, (unsigned long long)col_samples_written, detail ? detail : "");
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);

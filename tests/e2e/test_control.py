@@ -31,7 +31,9 @@ check(requested == ["collector_open_experiment", "first_stop", "collector_pause(
                     "collector_resume", "after_resume", "collector_close_experiment"],
       "sample labels in order: %s" % requested)
 periodic = labels.count("periodic")
-check(5 <= periodic <= 9, "periodic samples every 0.25 s over a 2 s run (%d)" % periodic)
+# Periodic samples follow the wall clock: a 2 s (CPU) run lasts at least 2 s,
+# longer on a loaded machine; at the 1 s default there would be about 2.
+check(periodic >= 6, "periodic samples every 0.25 s over a run of at least 2 s (%d)" % periodic)
 check(summary.get("pauses") == "1" and summary.get("packets_in_pauses") == "0",
       "no clock packet inside the pause (%s)" % summary.get("packets_in_pauses"))
 thirty = funcs.get("work_thirty", (0, 0))[1]
