@@ -22,7 +22,9 @@ for source in ("perf", "timer"):
     check(m is not None, "%s: the program printed its report" % source)
     if m:
         ticks = int(m.group(1))
-        check(ticks >= base_ticks * 0.8, "%s: its own SIGPROF timer still fires (%d vs %d alone)"
+        # 0.5 s of CPU at 10 ms is 50 nominal ticks; the count alone varies
+        # with the machine's load, so both are compared with the nominal.
+        check(ticks >= 40 and base_ticks >= 40, "%s: its own SIGPROF timer still fires (%d, %d alone, 50 nominal)"
               % (source, ticks, base_ticks))
         check(m.group(2) == "1234", "%s: errno preserved" % source)
         check(m.group(3) == "1", "%s: its SIGPROF handler kept" % source)
