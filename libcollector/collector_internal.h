@@ -274,6 +274,8 @@ int col_is_paused(void);
 int col_paused_at(int64_t tstamp);
 /* A new experiment starts unpaused. */
 void col_control_reset(void);
+/* Sampler: a sample when GDB stopped the process since the last cycle. */
+void col_control_note_stops(void);
 
 /* ---- interpose.c ---------------------------------------------------------- */
 

@@ -15,12 +15,17 @@
 #include "collector_internal.h"
 #include "er/er_text.h"
 
+volatile uint64_t gdbcol_debugger_stops;
+
 /* The last pause interval [start, end); end = INT64_MAX while paused. */
 static int64_t pause_start = INT64_MAX, pause_end = INT64_MAX;
 static int paused;
 
+static uint64_t stops_seen;
+
 void col_control_reset(void)
 {
+  stops_seen = gdbcol_debugger_stops;
   __atomic_store_n(&paused, 0, __ATOMIC_RELEASE);
   __atomic_store_n(&pause_start, INT64_MAX, __ATOMIC_RELEASE);
   __atomic_store_n(&pause_end, INT64_MAX, __ATOMIC_RELEASE);
@@ -70,6 +75,22 @@ void col_sample(const char *name)
 {
   if (col_collecting())
     col_log_sample(name != NULL && name[0] != '\0' ? name : "manual");
+}
+
+/* ---- sample points at GDB stops (dbxsample) -------------------------------- */
+
+/* GDB adds one to gdbcol_debugger_stops (a memory write, never a call)
+ * each time it stops the process.  The whole process is frozen while
+ * stopped, so the sampler, noticing the change on its first cycle after the
+ * resume, records usage exactly as it was at the stop. */
+
+void col_control_note_stops(void)
+{
+  uint64_t now = gdbcol_debugger_stops;
+  if (now != stops_seen) {
+    stops_seen = now;
+    col_sample("gdb_stop");
+  }
 }
 
 /* ---- entry points: GDB's calls (gdbcol_*) and the Collector API ---------- */

@@ -97,6 +97,7 @@ static void drain_all(void)
   }
   if (col_patch_got)
     col_got_patch_new_objects(); /* a dlopen since the last cycle */
+  col_control_note_stops();
   if (col_cfg.sample_period_ms > 0 && now - last_periodic_sample >= col_cfg.sample_period_ms * 1000000LL) {
     col_log_sample("periodic"); /* one overview record per period (§7) */
     last_periodic_sample = now;

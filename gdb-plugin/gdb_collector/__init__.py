@@ -5,10 +5,11 @@ file, which call register() with the paths of the runtime pieces."""
 
 import gdb
 
-from . import attach, commands, control_commands, native
+from . import attach, commands, control_commands, native, obsolete_commands
 from .attach import Attacher
 from .launch import LaunchArming
 from .session import Session
+from .stop_samples import StopSamples
 from .settings import Settings
 
 
@@ -21,6 +22,7 @@ class _State:
         self.session = Session()
         self.arming = LaunchArming(runtime, launcher)
         self.attacher = Attacher(runtime)
+        self.stop_samples = StopSamples(self)
         self.subcommands = set()
 
 
@@ -39,9 +41,11 @@ def register(runtime, shared, launcher, version):
     native.load(shared)
     _state = _State(runtime, launcher, version)
     commands.CollectorPrefix(_state)
-    for command in commands.SUBCOMMANDS + control_commands.CONTROL_SUBCOMMANDS:
+    for command in commands.SUBCOMMANDS + control_commands.CONTROL_SUBCOMMANDS + \
+            obsolete_commands.OBSOLETE_SUBCOMMANDS:
         command(_state)
     gdb.events.exited.connect(_on_exited)
+    gdb.events.stop.connect(_state.stop_samples.on_stop)
     # So that a failed `gdb -p` can be told from a process that came and went.
     attach.note_live_process()
     gdb.events.new_thread.connect(attach.note_live_process)

@@ -101,4 +101,23 @@ gprofng shows them with -overview and -sample_detail."""
         gdb.write("Sample points: %s.\n" % settings.describe_sampling())
 
 
-CONTROL_SUBCOMMANDS = (PauseCommand, ResumeCommand, SampleCommand)
+class DbxsampleCommand(_Subcommand):
+    """Record a sample point each time GDB stops the process.
+
+Usage: collector dbxsample on|off
+
+On (the default): every breakpoint, step or signal stop of a process with
+an active experiment adds a sample labelled gdb_stop, so gprofng's
+-overview splits the run at the places you stopped."""
+
+    name = "dbxsample"
+
+    def invoke(self, arg, from_tty):
+        value = arg.strip()
+        if value not in ("on", "off"):
+            raise gdb.GdbError("collector dbxsample takes on or off (got \"%s\")." % value)
+        self.state.stop_samples.enabled = value == "on"
+        gdb.write("Sample points at GDB stops: %s.\n" % value)
+
+
+CONTROL_SUBCOMMANDS = (PauseCommand, ResumeCommand, SampleCommand, DbxsampleCommand)

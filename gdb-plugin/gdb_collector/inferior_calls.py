@@ -174,6 +174,8 @@ class CallSession:
     C language, unwind on signal, other threads running during a call, the
     watchdog signal stopping GDB without reaching the program."""
 
+    active = 0  # sessions in progress: the stops they cause are not the user's
+
     def __init__(self, pid, library_paths, timeout, own_paths=()):
         self.pid = pid
         self.library_paths = set(_real(p) for p in library_paths if p)
@@ -185,6 +187,7 @@ class CallSession:
         self._paused_breakpoints = []
 
     def __enter__(self):
+        CallSession.active += 1
         self._original_thread = gdb.selected_thread()
         # Other threads run during a call; one reaching a user breakpoint
         # would make GDB abandon the call half-way.  The user's breakpoints
@@ -211,6 +214,7 @@ class CallSession:
         return self
 
     def __exit__(self, *exc):
+        CallSession.active -= 1
         for b in self._paused_breakpoints:
             if b.is_valid():
                 b.enabled = True

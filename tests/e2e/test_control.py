@@ -26,7 +26,9 @@ exp = os.path.join(work, "test.1.er")
 summary, funcs, raw = er_dump(exp)
 print(raw)
 labels = [line.split(": ", 1)[1] for line in raw.splitlines() if line.startswith("sample ")]
-requested = [label for label in labels if label != "periodic"]  # periodic ones fall anywhere
+# Each GDB stop (dbxsample, on by default) adds gdb_stop: two stops here.
+check(labels.count("gdb_stop") == 2, "a sample at each of the 2 GDB stops (%d)" % labels.count("gdb_stop"))
+requested = [label for label in labels if label not in ("periodic", "gdb_stop")]  # those fall anywhere
 check(requested == ["collector_open_experiment", "first_stop", "collector_pause(collector pause)",
                     "collector_resume", "after_resume", "collector_close_experiment"],
       "sample labels in order: %s" % requested)
@@ -47,7 +49,8 @@ check("first_stop" in detail and "after_resume" in detail, "gprofng -sample_deta
 
 errors = run_gdb(["collector sample", "collector sample period abc", "collector sample period 0",
                   "collector sample sometimes", "collector sample manual now", "collector pause now",
-                  "collector sample manual", "collector show", "echo gdb-still-works\\n"], ["/bin/true"], cwd=work)
+                  "collector sample manual", "collector show", "collector dbxsample maybe",
+                  "echo gdb-still-works\\n"], ["/bin/true"], cwd=work)
 print(errors)
 check("collector sample needs an argument" in errors, "sample without argument: error naming the forms")
 check("needs a number of seconds (got \"abc\")" in errors, "sample period abc: error")
@@ -56,6 +59,13 @@ check('Unknown collector sample argument "sometimes"' in errors, "unknown sample
 check("takes no value" in errors, "sample manual with a value: error")
 check("collector pause takes no arguments" in errors, "pause with an argument: error")
 check("Sample points:          manual" in errors, "collector show reports manual sampling")
+check('collector dbxsample takes on or off (got "maybe")' in errors, "dbxsample with a bad value: error")
 check("gdb-still-works" in errors, "GDB goes on after every error")
+
+# dbxsample off: stops add no sample.
+out = run_gdb(["collector dbxsample off", "collector enable", "break work_thirty", "run", "delete", "continue"],
+              [program("split_work"), "0.3", "0"], cwd=work)
+summary, funcs, raw = er_dump(os.path.join(work, "test.2.er"))
+check("sample 1: gdb_stop" not in raw and "gdb_stop" not in raw, "dbxsample off: no sample at the stop")
 cleanup(work)
 finish()
