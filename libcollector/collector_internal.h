@@ -170,6 +170,9 @@ size_t col_ring_drain(struct col_sample_ring *ring, col_capture_fn fn, void *arg
  * the truncated or unwind-failed marker when the walk ends early.  Cached
  * frame rules first, libunwind for what they cannot follow. */
 size_t col_unwind(const struct col_capture *cap, uint64_t *pcs, size_t max);
+/* The 8 bytes at ADDR from CAP's stack copy: 1 = read, 0 = above the copy
+ * (the stack goes on past what was captured), -1 = not on this stack. */
+int col_capture_read_stack(const struct col_capture *cap, uint64_t addr, uint64_t *value);
 /* Nonzero: also unwind every sample with libunwind and count disagreements. */
 void col_unwind_check_mode(int enabled);
 struct col_unwind_stats {

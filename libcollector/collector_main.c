@@ -103,7 +103,7 @@ static void adopt_status_file(const char *status_path)
 {
   if (status_path != NULL && status_path[0] != '\0') {
     snprintf(col_cfg.status_path, sizeof col_cfg.status_path, "%s", status_path);
-    col_status_write(&col_cfg, col_collecting() ? "active" : "closed", col_is_paused() ? "paused" : NULL);
+    col_status_write(&col_cfg, col_collecting() ? "active" : "closed", NULL);
   }
 }
 

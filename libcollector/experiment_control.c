@@ -56,7 +56,7 @@ void col_pause(const char *reason)
   __atomic_store_n(&pause_end, INT64_MAX, __ATOMIC_RELEASE);
   __atomic_store_n(&pause_start, col_hrtime(), __ATOMIC_RELEASE);
   col_log_sample_with_event(label, event);
-  col_status_write(&col_cfg, "active", "paused");
+  col_status_write(&col_cfg, "active", NULL); /* says "paused" */
 }
 
 void col_resume(void)

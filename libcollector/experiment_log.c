@@ -210,11 +210,15 @@ void col_log_close(void)
 }
 
 /* Several threads write it (the sampler every second, GDB's calls, the
- * API); one temporary name per thread keeps each rename whole. */
+ * API); one temporary name per thread keeps each rename whole.  An active
+ * experiment with no other detail reports whether it is paused, whoever
+ * writes. */
 void col_status_write(const struct col_config *cfg, const char *state, const char *detail)
 {
   if (cfg->status_path[0] == '\0')
     return;
+  if (detail == NULL && strcmp(state, "active") == 0 && col_is_paused())
+    detail = "paused";
   char tmp[PATH_MAX + 32], text[PATH_MAX + 512];
   snprintf(tmp, sizeof tmp, "%s.%d.tmp", cfg->status_path, (int)gettid());
   int n = snprintf(text, sizeof text, "state=%s\npid=%d\nexperiment=%s\nsamples=%llu\ndetail=%s\n", state, getpid(),

@@ -18,16 +18,22 @@
 
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
+/* The definition of NAME our wrapper OURS stands in front of.  Preloaded:
+ * the next one is libc's.  Injected with dlopen, the search after us may
+ * find nothing (or us); then the default scope has it. */
+static void *real_function(const char *name, void *ours)
+{
+  void *real = dlsym(RTLD_NEXT, name);
+  if (real == NULL || real == ours)
+    real = dlsym(RTLD_DEFAULT, name);
+  return real;
+}
+
 static pthread_create_fn real_pthread_create(void)
 {
   static pthread_create_fn real;
-  if (real == NULL) {
-    /* Preloaded: the next definition is libc's.  Injected with dlopen, the
-     * search after us may find nothing; then the default scope has it. */
-    real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
-    if (real == NULL || real == col_wrap_pthread_create)
-      real = (pthread_create_fn)dlsym(RTLD_DEFAULT, "pthread_create");
-  }
+  if (real == NULL)
+    real = (pthread_create_fn)real_function("pthread_create", (void *)col_wrap_pthread_create);
   return real;
 }
 
@@ -90,13 +96,10 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)
 typedef void (*exit_fn)(int) __attribute__((noreturn));
 
 /* Closes the experiment, then leaves through the real function NAME. */
-__attribute__((noreturn)) static void close_and_exit(const char *name, exit_fn *real, int status)
+__attribute__((noreturn)) static void close_and_exit(const char *name, exit_fn ours, exit_fn *real, int status)
 {
-  if (*real == NULL) {
-    *real = (exit_fn)dlsym(RTLD_NEXT, name);
-    if (*real == NULL || *real == col_wrap__exit || *real == col_wrap__Exit)
-      *real = (exit_fn)dlsym(RTLD_DEFAULT, name); /* injected, see above */
-  }
+  if (*real == NULL)
+    *real = (exit_fn)real_function(name, (void *)ours);
   col_close_experiment(name);
   (*real)(status);
 }
@@ -104,13 +107,13 @@ __attribute__((noreturn)) static void close_and_exit(const char *name, exit_fn *
 void col_wrap__exit(int status)
 {
   static exit_fn real;
-  close_and_exit("_exit", &real, status);
+  close_and_exit("_exit", col_wrap__exit, &real, status);
 }
 
 void col_wrap__Exit(int status)
 {
   static exit_fn real;
-  close_and_exit("_Exit", &real, status);
+  close_and_exit("_Exit", col_wrap__Exit, &real, status);
 }
 
 void _exit(int status) __attribute__((alias("col_wrap__exit")));

@@ -120,7 +120,7 @@ static void drain_all(void)
   er_cursor_flush(frames_out);
   er_cursor_flush(profile_out);
   if (now - last_status > STATUS_EVERY_NS) {
-    col_status_write(&col_cfg, "active", col_is_paused() ? "paused" : NULL);
+    col_status_write(&col_cfg, "active", NULL);
     last_status = now;
   }
 }

@@ -69,14 +69,11 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *value, i
   struct unwind_context *ctx = arg;
   if (write)
     return -UNW_EINVAL;
-  uint64_t sp = ctx->cap->regs.r[PERF_REG_X86_SP];
-  if (addr >= sp && addr - sp + sizeof *value <= ctx->cap->stack_len) {
-    memcpy(value, ctx->cap->stack + (addr - sp), sizeof *value);
+  int got = col_capture_read_stack(ctx->cap, addr, value);
+  if (got == 1)
     return 0;
-  }
-  if (addr >= sp && addr - sp < 8u * 1024 * 1024) {
-    /* Above the copy, on what is most likely the same stack. */
-    ctx->read_past_copy = 1;
+  if (got == 0) {
+    ctx->read_past_copy = 1; /* above the copy, on what is most likely the same stack */
     return -UNW_EINVAL;
   }
   return read_own_memory(addr, value); /* unwind tables of loaded objects */

@@ -22,9 +22,7 @@ void col_unwind_check_mode(int enabled)
   check_both = enabled;
 }
 
-/* The 8 bytes at ADDR from the stack copy.  1 = read, 0 = above the copy
- * (the stack goes on past what was captured), -1 = not on this stack. */
-static int read_stack(const struct col_capture *cap, uint64_t addr, uint64_t *value)
+int col_capture_read_stack(const struct col_capture *cap, uint64_t addr, uint64_t *value)
 {
   uint64_t sp = cap->regs.r[PERF_REG_X86_SP];
   if (addr < sp)
@@ -56,7 +54,7 @@ static enum walk_result walk_with_rules(const struct col_capture *cap, uint64_t 
     if (cfa <= sp)
       return WALK_NEEDS_LIBUNWIND; /* frames must move up the stack */
     uint64_t ra;
-    int got = read_stack(cap, cfa - 8, &ra);
+    int got = col_capture_read_stack(cap, cfa - 8, &ra);
     if (got == 0) {
       pcs[n++] = ER_PC_TRUNCATED; /* deeper than the copy */
       break;
@@ -66,7 +64,7 @@ static enum walk_result walk_with_rules(const struct col_capture *cap, uint64_t 
     if (rule->bp == COL_BP_LOST)
       bp_known = 0;
     else if (rule->bp == COL_BP_SAVED)
-      bp_known = read_stack(cap, cfa + (int64_t)rule->bp_offset, &bp) == 1;
+      bp_known = col_capture_read_stack(cap, cfa + (int64_t)rule->bp_offset, &bp) == 1;
     if (ra == 0)
       break;
     if (n == max - 1) {

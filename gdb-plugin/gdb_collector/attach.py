@@ -12,6 +12,7 @@ import os
 import gdb
 
 from . import native
+from .gdb_state import inferior_env
 from .inferior_calls import CallSession, CallTimeout
 from .procfs import proc_status, process_alive
 
@@ -31,12 +32,6 @@ def live_pid():
 
 def _process_gone(pid):
     return not process_alive(pid) or live_pid() != pid
-
-
-def _inferior_env(name):
-    out = gdb.execute("show environment %s" % name, to_string=True)
-    prefix = name + " = "
-    return out.strip()[len(prefix):] if out.startswith(prefix) else None
 
 
 class ProcessCalls(CallSession):
@@ -114,7 +109,7 @@ class Attacher:
             "GDBCOL_SAMPLE_PERIOD_MS": str(settings.effective_sample_period_ms()),
         }
         for name in PASSED_THROUGH:
-            value = _inferior_env(name)
+            value = inferior_env(name)
             if value is not None:
                 lines[name] = value
         return "".join("%s=%s\n" % item for item in lines.items())

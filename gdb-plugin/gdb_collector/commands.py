@@ -152,7 +152,7 @@ what they were before "collector enable"."""
         if st.get("state") == "closed" and st != before:
             gdb.write("collector: experiment %s closed (%s samples); the process keeps running.\n"
                       % (st.get("experiment"), st.get("samples", "0")))
-            session.last_reported = (st.get("pid"), st.get("experiment"), st.get("state"))
+            session.mark_reported(st)
 
 
 class ProfileCommand(_Subcommand):

@@ -23,6 +23,7 @@ import re
 import gdb
 
 from . import native
+from .gdb_state import GdbSettings, handle_signals, restore_signal_states, signal_states
 
 # System calls a thread can be blocked in without holding any library lock.
 HARMLESS_SYSCALLS = {0, 7, 23, 34, 35, 43, 45, 47, 61, 128, 130, 230, 232, 270, 271, 281, 288, 441}
@@ -79,22 +80,19 @@ def _kernel_syscall(pid, tid):
 class ThreadReport:
     """Why a thread can or cannot lend itself to an inferior call."""
 
-    def __init__(self, thread, safe, blocked, unsafe_frame, reason):
+    def __init__(self, thread, safe, unsafe_frame, reason):
         self.thread = thread
         self.safe = safe
-        self.blocked = blocked  # in a harmless system call
         self.unsafe_frame = unsafe_frame  # index of the outermost library frame to leave
         self.reason = reason
 
 
-def examine_thread(thread, library_paths, own_paths=()):
-    """Looks at THREAD's frames (the caller restores the selected thread).
-    A thread with a frame in OWN_PATHS (the collector's runtime: its sampler
-    thread) never lends itself: the calls wait for that very thread."""
-    pid, tid = thread.ptid[0], thread.ptid[1]
+def examine_thread(thread, blocked, library_paths, own_paths=()):
+    """Looks at THREAD's frames (the caller restores the selected thread);
+    BLOCKED: the kernel says it sits in one of HARMLESS_SYSCALLS.  A thread
+    with a frame in OWN_PATHS (the collector's runtime: its sampler thread)
+    never lends itself: the calls wait for that very thread."""
     thread.switch()
-    syscall = _kernel_syscall(pid, tid)
-    blocked = syscall in HARMLESS_SYSCALLS
     frame, index, leading, outermost_unsafe, reason = gdb.newest_frame(), 0, True, None, ""
     while frame is not None and index < FRAMES_LOOKED_AT:
         try:
@@ -104,7 +102,7 @@ def examine_thread(thread, library_paths, own_paths=()):
             break
         where = _real(gdb.solib_name(pc))
         if where in own_paths:
-            return ThreadReport(thread, False, blocked, index, "is the collector's own thread")
+            return ThreadReport(thread, False, index, "is the collector's own thread")
         in_library = where in library_paths
         if in_library:
             if leading and blocked and name in SYSCALL_WRAPPERS:
@@ -119,54 +117,7 @@ def examine_thread(thread, library_paths, own_paths=()):
             frame = frame.older()
         except gdb.error:
             break
-    return ThreadReport(thread, outermost_unsafe is None, blocked, outermost_unsafe, reason)
-
-
-class GdbSettings:
-    """Sets GDB parameters for the calls and puts the user's back."""
-
-    def __init__(self):
-        self._saved = []
-
-    def set(self, name, value):
-        self._saved.append((name, gdb.parameter(name)))
-        gdb.execute("set %s %s" % (name, value), to_string=True)
-
-    def restore(self):
-        for name, value in reversed(self._saved):
-            if isinstance(value, bool):
-                value = "on" if value else "off"
-            try:
-                gdb.execute("set %s %s" % (name, value), to_string=True)
-            except gdb.error:
-                pass
-        self._saved = []
-
-
-def _all_signal_states():
-    """{name: (stop, print, pass)} for every signal GDB lists."""
-    states = {}
-    for line in gdb.execute("info signals", to_string=True).splitlines():
-        fields = line.split()
-        if len(fields) >= 4 and all(f in ("Yes", "No") for f in fields[1:4]):
-            states[fields[0]] = tuple(f == "Yes" for f in fields[1:4])
-    return states
-
-
-def _handle(names, state):
-    stop, prt, pss = state
-    gdb.execute("handle %s %s %s %s" % (" ".join(names), "stop" if stop else "nostop", "print" if prt else "noprint",
-                                        "pass" if pss else "nopass"), to_string=True)
-
-
-def _restore_signal_states(saved, now):
-    """One `handle` command per distinct state, for the signals that changed."""
-    by_state = {}
-    for name, state in saved.items():
-        if now.get(name) != state:
-            by_state.setdefault(state, []).append(name)
-    for state, names in by_state.items():
-        _handle(names, state)
+    return ThreadReport(thread, outermost_unsafe is None, outermost_unsafe, reason)
 
 
 class CallSession:
@@ -208,9 +159,9 @@ class CallSession:
         # collecting) would make GDB abandon the call half-way: during the
         # calls no signal stops, except the watchdog's ("stop" needs
         # "print"; it is not passed to the program).
-        self._saved_signals = _all_signal_states()
+        self._saved_signals = signal_states()
         gdb.execute("handle all nostop noprint", to_string=True)
-        _handle([WATCHDOG_SIGNAL], (True, True, False))
+        handle_signals([WATCHDOG_SIGNAL], (True, True, False))
         return self
 
     def __exit__(self, *exc):
@@ -219,7 +170,7 @@ class CallSession:
             if b.is_valid():
                 b.enabled = True
         if self._saved_signals:
-            _restore_signal_states(self._saved_signals, _all_signal_states())
+            restore_signal_states(self._saved_signals)
         self.settings.restore()
         if self._original_thread is not None and self._original_thread.is_valid():
             self._original_thread.switch()
@@ -251,11 +202,11 @@ class CallSession:
             # Frames cost milliseconds per thread; the kernel's answer costs
             # microseconds: look at blocked threads first, stop at the first
             # that qualifies.
-            threads = sorted(gdb.selected_inferior().threads(),
-                             key=lambda t: (_kernel_syscall(self.pid, t.ptid[1]) not in HARMLESS_SYSCALLS, t.num))
+            blocked = {t: _kernel_syscall(self.pid, t.ptid[1]) in HARMLESS_SYSCALLS
+                       for t in gdb.selected_inferior().threads()}
             reports = []
-            for thread in threads:
-                report = examine_thread(thread, self.library_paths, self.own_paths)
+            for thread in sorted(blocked, key=lambda t: (not blocked[t], t.num)):
+                report = examine_thread(thread, blocked[thread], self.library_paths, self.own_paths)
                 reports.append(report)
                 if report.safe:
                     thread.switch()

@@ -8,9 +8,9 @@ the runtime.  With startup-with-shell off there is no shell (and GDB ignores
 exec-wrapper), so LD_PRELOAD goes into the inferior environment directly.
 Every setting changed here is recorded and restored on disarm."""
 
-import re
-
 import gdb
+
+from .gdb_state import handle_signals, inferior_env, restore_signal_states, set_inferior_env, signal_states
 
 ENV_VARIABLES = (
     "GDBCOL_PRELOAD",
@@ -32,38 +32,6 @@ def _quote(text):
     return "'" + text.replace("'", "'\\''") + "'"
 
 
-def _inferior_env(name):
-    out = gdb.execute("show environment %s" % name, to_string=True)
-    match = re.match(r"%s = (.*)\n?$" % re.escape(name), out)
-    return match.group(1) if match else None
-
-
-def _set_env(name, value):
-    if value is None:
-        gdb.execute("unset environment %s" % name, to_string=True)
-    else:
-        gdb.execute("set environment %s=%s" % (name, value), to_string=True)
-
-
-def _signal_state(name):
-    """(stop, print, pass) as GDB has them for signal NAME."""
-    out = gdb.execute("info signals %s" % name, to_string=True)
-    for line in out.splitlines():
-        fields = line.split()
-        if fields and fields[0] == name and len(fields) >= 4:
-            return tuple(f == "Yes" for f in fields[1:4])
-    return None
-
-
-def _apply_signal_state(name, state):
-    stop, prt, pss = state
-    gdb.execute(
-        "handle %s %s %s %s"
-        % (name, "stop" if stop else "nostop", "print" if prt else "noprint", "pass" if pss else "nopass"),
-        to_string=True,
-    )
-
-
 class LaunchArming:
     def __init__(self, runtime_path, launcher_path):
         self.runtime_path = runtime_path
@@ -77,11 +45,11 @@ class LaunchArming:
     def arm(self, settings, status_path):
         if not self.armed:
             self._saved_wrapper = gdb.parameter("exec-wrapper") or ""
-            self._saved_ld_preload = _inferior_env("LD_PRELOAD")
+            self._saved_ld_preload = inferior_env("LD_PRELOAD")
             for sig in RUNTIME_SIGNALS:
-                self._saved_signals[sig] = _signal_state(sig)
+                self._saved_signals.update(signal_states(sig))
                 # The runtime's signals must never stop the program in GDB.
-                _apply_signal_state(sig, (False, False, True))
+                handle_signals([sig], (False, False, True))
         self.armed = True
         self.refresh(settings, status_path)
 
@@ -90,12 +58,12 @@ class LaunchArming:
         if not self.armed:
             return
         interval = settings.clock_interval_us if settings.clock_profiling else 0
-        _set_env("GDBCOL_CLOCK_US", str(interval))
-        _set_env("GDBCOL_EXPERIMENT_DIR", settings.store_directory)
-        _set_env("GDBCOL_EXPERIMENT_NAME", settings.experiment_name)
-        _set_env("GDBCOL_STATUS_FILE", status_path)
-        _set_env("GDBCOL_SAMPLE_PERIOD_MS", str(settings.effective_sample_period_ms()))
-        _set_env("GDBCOL_TARGET", gdb.current_progspace().filename)
+        set_inferior_env("GDBCOL_CLOCK_US", str(interval))
+        set_inferior_env("GDBCOL_EXPERIMENT_DIR", settings.store_directory)
+        set_inferior_env("GDBCOL_EXPERIMENT_NAME", settings.experiment_name)
+        set_inferior_env("GDBCOL_STATUS_FILE", status_path)
+        set_inferior_env("GDBCOL_SAMPLE_PERIOD_MS", str(settings.effective_sample_period_ms()))
+        set_inferior_env("GDBCOL_TARGET", gdb.current_progspace().filename)
         if gdb.parameter("startup-with-shell"):
             self._use_wrapper()
         else:
@@ -108,7 +76,7 @@ class LaunchArming:
         if self._saved_wrapper:
             wrapper += " " + self._saved_wrapper  # the user's wrapper runs next
         gdb.execute("set exec-wrapper %s" % wrapper, to_string=True)
-        _set_env("GDBCOL_PRELOAD", self.runtime_path)
+        set_inferior_env("GDBCOL_PRELOAD", self.runtime_path)
         self._mode = "wrapper"
 
     def _use_direct_preload(self):
@@ -116,11 +84,11 @@ class LaunchArming:
             self._undo_wrapper()
         user = self._saved_ld_preload
         if user is None:
-            _set_env("GDBCOL_LD_PRELOAD_UNSET", "1")
-            _set_env("LD_PRELOAD", self.runtime_path)
+            set_inferior_env("GDBCOL_LD_PRELOAD_UNSET", "1")
+            set_inferior_env("LD_PRELOAD", self.runtime_path)
         else:
-            _set_env("GDBCOL_SAVED_LD_PRELOAD", user)
-            _set_env("LD_PRELOAD", self.runtime_path + ":" + user)
+            set_inferior_env("GDBCOL_SAVED_LD_PRELOAD", user)
+            set_inferior_env("LD_PRELOAD", self.runtime_path + ":" + user)
         self._mode = "direct"
 
     def _undo_wrapper(self):
@@ -128,12 +96,12 @@ class LaunchArming:
             gdb.execute("set exec-wrapper %s" % self._saved_wrapper, to_string=True)
         else:
             gdb.execute("unset exec-wrapper", to_string=True)  # "set" refuses an empty value
-        _set_env("GDBCOL_PRELOAD", None)
+        set_inferior_env("GDBCOL_PRELOAD", None)
 
     def _undo_direct_preload(self):
-        _set_env("LD_PRELOAD", self._saved_ld_preload)
-        _set_env("GDBCOL_SAVED_LD_PRELOAD", None)
-        _set_env("GDBCOL_LD_PRELOAD_UNSET", None)
+        set_inferior_env("LD_PRELOAD", self._saved_ld_preload)
+        set_inferior_env("GDBCOL_SAVED_LD_PRELOAD", None)
+        set_inferior_env("GDBCOL_LD_PRELOAD_UNSET", None)
 
     def disarm(self):
         if not self.armed:
@@ -144,9 +112,7 @@ class LaunchArming:
             self._undo_direct_preload()
         self._mode = None
         for name in ENV_VARIABLES:
-            _set_env(name, None)
-        for sig, state in self._saved_signals.items():
-            if state is not None:
-                _apply_signal_state(sig, state)
+            set_inferior_env(name, None)
+        restore_signal_states(self._saved_signals)
         self._saved_signals = {}
         self.armed = False

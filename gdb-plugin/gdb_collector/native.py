@@ -34,6 +34,11 @@ def load(path):
         ctypes.c_char_p,
         ctypes.c_int,
     ]
+    lib.gdbcol_process_kind.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+    lib.gdbcol_process_has_object.argtypes = [ctypes.c_int, ctypes.c_char_p]
+    lib.gdbcol_process_symbol.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p]
+    lib.gdbcol_process_symbol.restype = ctypes.c_uint64
+    lib.gdbcol_watchdog_start.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
     _lib = lib
 
 
@@ -68,27 +73,22 @@ def process_kind(pid):
     """(kind, glibc's path or "", the dynamic loader's path or "")."""
     libc = ctypes.create_string_buffer(4096)
     loader = ctypes.create_string_buffer(4096)
-    _lib.gdbcol_process_kind.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     kind = _lib.gdbcol_process_kind(pid, libc, loader, 4096)
     return kind, libc.value.decode(), loader.value.decode()
 
 
 def process_has_object(pid, path):
-    _lib.gdbcol_process_has_object.argtypes = [ctypes.c_int, ctypes.c_char_p]
     return bool(_lib.gdbcol_process_has_object(pid, path.encode()))
 
 
 def process_symbol(pid, object_path, name):
     """Run-time address of NAME exported by OBJECT_PATH in PID, or 0."""
-    _lib.gdbcol_process_symbol.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p]
-    _lib.gdbcol_process_symbol.restype = ctypes.c_uint64
     return _lib.gdbcol_process_symbol(pid, object_path.encode(), name.encode())
 
 
 def watchdog_start(pid, tid, signal_number, timeout_s):
     """Arms the C watchdog (runtime-attach/call_watchdog.c): it runs while
     GDB holds Python's lock during an inferior call."""
-    _lib.gdbcol_watchdog_start.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
     return _lib.gdbcol_watchdog_start(pid, tid, signal_number, int(timeout_s * 1000)) == 0
 
 

@@ -31,6 +31,10 @@ def _live_pids():
     return pids
 
 
+def _report_key(status):
+    return (status.get("pid"), status.get("experiment"), status.get("state"))
+
+
 class Session:
     def __init__(self):
         self._dir = tempfile.mkdtemp(prefix="gdbcol-")
@@ -53,6 +57,10 @@ class Session:
         except OSError:
             pass
 
+    def mark_reported(self, status):
+        """STATUS was told to the user already: no second message at exit."""
+        self.last_reported = _report_key(status)
+
     def report_end_of_run(self):
         """Called when GDB loses an inferior (exit, kill or detach): says what
         happened to the experiment."""
@@ -61,10 +69,9 @@ class Session:
             gdb.write("collector: experiment %s goes on recording in process %s; it closes when the process "
                       "exits, or attach again and use \"collector disable\".\n" % (st.get("experiment"), st["pid"]))
             return
-        key = (st.get("pid"), st.get("experiment"), st.get("state"))
-        if not st or key == self.last_reported:
+        if not st or _report_key(st) == self.last_reported:
             return
-        self.last_reported = key
+        self.mark_reported(st)
         state = st.get("state")
         path = st.get("experiment", "")
         if state == "closed":
