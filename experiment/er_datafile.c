@@ -26,6 +26,43 @@ void er_datafile_close(struct er_datafile *file)
   file->fd = -1;
 }
 
+void er_datafile_set_budget(struct er_datafile *file, struct er_budget *budget)
+{
+  file->budget = budget;
+}
+
+void er_budget_init(struct er_budget *budget, uint64_t limit_bytes)
+{
+  budget->limit_bytes = limit_bytes;
+  budget->used_bytes = 0;
+  budget->exhausted = 0;
+}
+
+int er_budget_exhausted(const struct er_budget *budget)
+{
+  return __atomic_load_n(&budget->exhausted, __ATOMIC_RELAXED);
+}
+
+uint64_t er_budget_used(const struct er_budget *budget)
+{
+  return __atomic_load_n(&budget->used_bytes, __ATOMIC_RELAXED);
+}
+
+/* One block from BUDGET: 0, or -EFBIG (and the budget is marked spent). */
+static int charge_block(struct er_budget *budget)
+{
+  if (budget == NULL)
+    return 0;
+  if (__atomic_load_n(&budget->exhausted, __ATOMIC_RELAXED))
+    return -EFBIG;
+  uint64_t before = __atomic_fetch_add(&budget->used_bytes, ER_BLOCK_SIZE, __ATOMIC_RELAXED);
+  if (budget->limit_bytes == 0 || before + ER_BLOCK_SIZE <= budget->limit_bytes)
+    return 0;
+  __atomic_fetch_sub(&budget->used_bytes, ER_BLOCK_SIZE, __ATOMIC_RELAXED);
+  __atomic_store_n(&budget->exhausted, 1, __ATOMIC_RELAXED);
+  return -EFBIG;
+}
+
 void er_cursor_init(struct er_cursor *cursor, struct er_datafile *file)
 {
   cursor->file = file;
@@ -71,13 +108,17 @@ static int flush_with_trailer(struct er_cursor *cursor, uint16_t trailer_type)
   return rc;
 }
 
-static void take_new_block(struct er_cursor *cursor)
+static int take_new_block(struct er_cursor *cursor)
 {
+  int rc = charge_block(cursor->file->budget);
+  if (rc < 0)
+    return rc;
   cursor->block_offset = __atomic_fetch_add(&cursor->file->next_block_offset, ER_BLOCK_SIZE, __ATOMIC_RELAXED);
   __atomic_fetch_add(&cursor->file->bytes_reserved, ER_BLOCK_SIZE, __ATOMIC_RELAXED);
   cursor->used = 0;
   cursor->flushed = 0;
   cursor->has_block = 1;
+  return 0;
 }
 
 int er_cursor_append(struct er_cursor *cursor, const void *packet, size_t len)
@@ -91,8 +132,11 @@ int er_cursor_append(struct er_cursor *cursor, const void *packet, size_t len)
       return rc;
     cursor->has_block = 0;
   }
-  if (!cursor->has_block)
-    take_new_block(cursor);
+  if (!cursor->has_block) {
+    int rc = take_new_block(cursor);
+    if (rc < 0)
+      return rc;
+  }
   memcpy(cursor->buf + cursor->used, packet, len);
   cursor->used += (uint32_t)len;
   return 0;

@@ -58,7 +58,7 @@ static const char *name_of(const struct er_experiment *exp, uint64_t pc)
   else if (pc == ER_PC_UNWIND_FAILED)
     snprintf(memo[n_memo].name, sizeof memo[n_memo].name, "<Stack-unwind-failed>");
   else
-    er_symbolize(er_experiment_segment(exp, pc), pc, memo[n_memo].name, sizeof memo[n_memo].name);
+    er_symbolize(exp, er_experiment_segment(exp, pc), pc, memo[n_memo].name, sizeof memo[n_memo].name);
   return memo[n_memo++].name;
 }
 
@@ -82,6 +82,7 @@ int main(int argc, char **argv)
   }
   struct thread_total threads[1024];
   size_t n_threads = 0, missing = 0, ticks = 0, in_pauses = 0;
+  int64_t last_clock = 0;
   double tick_seconds = exp.ptimer_us / 1e6;
   for (size_t i = 0; i < exp.n_clock; i++) {
     const struct er_clock_sample *s = &exp.clock[i];
@@ -92,6 +93,8 @@ int main(int argc, char **argv)
         in_pauses++;
     }
     ticks += (size_t)s->ntick;
+    if (s->tstamp - exp.run_tstamp > last_clock)
+      last_clock = s->tstamp - exp.run_tstamp;
     size_t t;
     for (t = 0; t < n_threads && threads[t].thrid != s->thrid; t++)
       ;
@@ -138,8 +141,12 @@ int main(int argc, char **argv)
   printf("threads: %zu\n", n_threads);
   printf("pauses: %zu\n", exp.n_pauses);
   printf("packets_in_pauses: %zu\n", in_pauses);
+  printf("last_clock_seconds: %.3f\n", last_clock / 1e9);
+  printf("exit_seconds: %.3f\n", exp.exit_tstamp / 1e9);
   for (size_t i = 0; i < exp.n_sample_events; i++)
     printf("sample %zu: %s\n", i, exp.sample_labels[i]);
+  for (size_t i = 0; i < exp.n_sample_events; i++)
+    printf("sample_time %zu: %.3f\n", i, exp.sample_tstamps[i] / 1e9);
   for (size_t i = 0; i < exp.n_comments; i++)
     printf("comment: %s\n", exp.comments[i]);
   for (size_t i = 0; i < exp.n_warnings; i++)

@@ -120,8 +120,11 @@ static void parse_log_line(struct er_experiment *exp, const char *line)
       exp->run_tstamp = parse_tstamp(v);
   } else if (strstr(line, "<event kind=\"exit\"") != NULL) {
     exp->has_exit = 1;
+    exp->exit_tstamp = attr(line, "tstamp", v, sizeof v) ? parse_tstamp(v) : 0;
   } else if (strstr(line, "<event kind=\"sample\"") != NULL) {
     size_t n = exp->n_sample_events;
+    exp->sample_tstamps = realloc(exp->sample_tstamps, (n + 1) * sizeof *exp->sample_tstamps);
+    exp->sample_tstamps[n] = attr(line, "tstamp", v, sizeof v) ? parse_tstamp(v) : 0;
     push_string(&exp->sample_labels, &n, strdup(attr(line, "label", v, sizeof v) ? v : ""));
     exp->n_sample_events++;
   } else if (strstr(line, "<event kind=\"pause\"") != NULL) {
@@ -134,7 +137,12 @@ static void parse_log_line(struct er_experiment *exp, const char *line)
   } else if (strstr(line, "<event kind=\"comment\"") != NULL) {
     push_string(&exp->comments, &exp->n_comments, element_text(line));
   } else if (strstr(line, "<event kind=\"cwarn\"") != NULL || strstr(line, "<event kind=\"cerror\"") != NULL) {
-    push_string(&exp->warnings, &exp->n_warnings, element_text(line));
+    /* "id N: text": the id says what the reader will print (§3.7) */
+    char *text = element_text(line), *item = NULL;
+    if (asprintf(&item, "id %s: %s", attr(line, "id", v, sizeof v) ? v : "?", text) < 0)
+      item = NULL;
+    free(text);
+    push_string(&exp->warnings, &exp->n_warnings, item ? item : strdup(""));
   }
 }
 
@@ -266,12 +274,27 @@ static void walk_file(const char *dir, const char *name, struct er_experiment *e
   }
 }
 
+int er_experiment_open_map(const char *path, struct er_experiment *exp, char *err, size_t err_len)
+{
+  memset(exp, 0, sizeof *exp);
+  exp->path = strdup(path);
+  int rc = for_each_line(path, "map.xml", exp, parse_map_line);
+  if (rc < 0) {
+    snprintf(err, err_len, "%s: cannot read map.xml: %s", path, strerror(-rc));
+    er_experiment_close(exp);
+    return -1;
+  }
+  return 0;
+}
+
 int er_experiment_open(const char *path, struct er_experiment *exp, char *err, size_t err_len)
 {
   memset(exp, 0, sizeof *exp);
+  exp->path = strdup(path);
   int rc = for_each_line(path, "log.xml", exp, parse_log_line);
   if (rc < 0) {
     snprintf(err, err_len, "%s: cannot read log.xml: %s", path, strerror(-rc));
+    er_experiment_close(exp);
     return -1;
   }
   for_each_line(path, "map.xml", exp, parse_map_line);
@@ -288,11 +311,13 @@ int er_experiment_open(const char *path, struct er_experiment *exp, char *err, s
 
 void er_experiment_close(struct er_experiment *exp)
 {
+  free(exp->path);
   for (size_t i = 0; i < exp->n_comments; i++)
     free(exp->comments[i]);
   for (size_t i = 0; i < exp->n_sample_events; i++)
     free(exp->sample_labels[i]);
   free(exp->sample_labels);
+  free(exp->sample_tstamps);
   free(exp->pauses);
   for (size_t i = 0; i < exp->n_warnings; i++)
     free(exp->warnings[i]);

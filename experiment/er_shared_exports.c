@@ -1,7 +1,11 @@
 /* Entry points of libgdbcol-shared.so, called from the GDB plugin through
  * ctypes.  Thin wrappers with plain C types only. */
+#include <stdio.h>
 #include <string.h>
 
+#include "er/er_archive.h"
+#include "er/er_group.h"
+#include "er/er_hwc_spec.h"
 #include "er/er_naming.h"
 #include "er/er_timer_spec.h"
 
@@ -27,4 +31,30 @@ const char *gdbcol_check_experiment_name(const char *name)
 int gdbcol_next_experiment_name(const char *dir, const char *name, char *out, int out_len)
 {
   return er_next_experiment_name(dir, name && *name ? name : NULL, out, (size_t)out_len);
+}
+
+/* `collector hwprofile counter`: the number of counters and their canonical
+ * list in OUT, or -1 with a message in ERR. */
+int gdbcol_parse_hwc(const char *text, char *out, int out_len, char *err, int err_len)
+{
+  struct er_hwc_spec spec;
+  if (er_parse_hwc_spec(text, &spec, err, (size_t)err_len) != 0)
+    return -1;
+  if (er_format_hwc_spec(&spec, out, (size_t)out_len) != 0) {
+    snprintf(err, (size_t)err_len, "the counter list is too long");
+    return -1;
+  }
+  return spec.n;
+}
+
+/* NULL or a message about the group name NAME. */
+const char *gdbcol_check_group_name(const char *name)
+{
+  return er_check_group_name(name);
+}
+
+/* 0 with the archive mode (0 off, 1 on, 2 copy), or -1. */
+int gdbcol_parse_archive_mode(const char *text)
+{
+  return er_archive_parse_mode(text);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "er/er_archive.h"
 #include "er/er_reader.h"
 
 static int offset_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
@@ -57,7 +58,8 @@ static int lookup(Elf *elf, uint64_t addr, char *out, size_t out_len)
   return -1;
 }
 
-void er_symbolize(const struct er_segment *seg, uint64_t pc, char *out, size_t out_len)
+void er_symbolize(const struct er_experiment *exp, const struct er_segment *seg, uint64_t pc, char *out,
+                  size_t out_len)
 {
   uint64_t off = seg ? seg->foffset + (pc - seg->vaddr) : 0;
   if (seg == NULL) {
@@ -66,6 +68,8 @@ void er_symbolize(const struct er_segment *seg, uint64_t pc, char *out, size_t o
   }
   elf_version(EV_CURRENT);
   int fd = open(seg->name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && exp->path != NULL)
+    fd = er_archive_open_copy(exp->path, seg->name);
   Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
   uint64_t vaddr;
   if (elf == NULL || offset_to_vaddr(elf, off, &vaddr) != 0 || lookup(elf, vaddr, out, out_len) != 0) {

@@ -53,6 +53,9 @@ struct col_config {
   int force_timer_source;     /* GDBCOL_CLOCK_SOURCE=timer: skip perf_event */
   int check_unwinder;         /* GDBCOL_UNWIND_CHECK=1: cross-check unwinders */
   long sample_period_ms;      /* periodic sample points; 0: manual only */
+  long limit_mb;              /* cap on data files; 0: none */
+  int archive_mode;           /* enum er_archive_mode, applied at the end */
+  char group_path[PATH_MAX];  /* experiment group to join; may be empty */
 };
 
 /* Reads the GDBCOL_* variables.  Returns 1 when this process is the one the
@@ -279,6 +282,28 @@ int col_paused_at(int64_t tstamp);
 void col_control_reset(void);
 /* Sampler: a sample when GDB stopped the process since the last cycle. */
 void col_control_note_stops(void);
+
+/* ---- data_limit.c ---------------------------------------------------------- */
+
+/* Charges the experiment's data files to one budget of LIMIT_MB (0: none). */
+void col_limit_start(long limit_mb);
+/* Nonzero once the budget is spent: profile data stops, samples go on. */
+int col_limit_reached(void);
+uint64_t col_data_bytes(void);
+/* Sampler: logs (once) that the limit was reached. */
+void col_limit_note(void);
+
+/* What `collector status` reads from a stopped process with a plain memory
+ * read (no inferior call); the sampler refreshes it every cycle. */
+struct col_progress {
+  uint64_t profile_packets;
+  uint64_t sample_points;
+  uint64_t data_bytes;
+  uint64_t limit_reached;
+  uint64_t paused;
+};
+extern struct col_progress gdbcol_progress;
+void col_progress_refresh(void);
 
 /* ---- interpose.c ---------------------------------------------------------- */
 

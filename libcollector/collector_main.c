@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "er/er_archive.h"
+#include "er/er_group.h"
 
 struct col_config col_cfg;
 
@@ -57,6 +59,32 @@ static void describe_sampler_cost(void)
                     (unsigned long long)u->disagreements, (unsigned long long)u->by_rules);
 }
 
+/* A group that cannot be joined costs the group, not the experiment. */
+static void join_group(void)
+{
+  char err[600];
+  if (col_cfg.group_path[0] != '\0' && er_group_join(col_cfg.group_path, col_exp.path, err, sizeof err) != 0)
+    col_log_warning(200, "%s", err);
+}
+
+/* At the end, `collector archive on|copy` (not in a forked child's copy of
+ * the runtime, and before the status file says "closed", so that whoever
+ * waits for that finds the archive complete). */
+static void archive_experiment(void)
+{
+  struct er_archive_result r;
+  char err[600];
+  if (col_cfg.archive_mode == ER_ARCHIVE_OFF)
+    return;
+  if (er_archive_experiment(col_exp.path, col_cfg.archive_mode, &r, err, sizeof err) != 0) {
+    col_log_warning(200, "archive %s: %s", er_archive_mode_name(col_cfg.archive_mode), err);
+    return;
+  }
+  col_log_comment("Archive %s: %u load object(s) recorded in archive.log; %u copied to archives/, %u already there, "
+                  "%u missing, %u failed",
+                  er_archive_mode_name(col_cfg.archive_mode), r.objects, r.copied, r.present, r.missing, r.failed);
+}
+
 /* Opens an experiment in this process and starts the sampler: the part
  * launch (constructor) and attach (gdbcol_attach_start) share.  On failure
  * the status file says why. */
@@ -73,6 +101,8 @@ static int start_experiment(void)
     return -1;
   }
   owner_pid = getpid();
+  col_limit_start(col_cfg.limit_mb);
+  join_group();
   if (col_modules_open(col_exp.dirfd, col_exp.run_tstamp) != 0 || col_sampler_start() != 0) {
     col_status_write(&col_cfg, "error", "cannot start the runtime's sampler thread");
     col_modules_close();
@@ -164,6 +194,7 @@ void col_close_experiment(const char *why)
   col_log_sample("collector_close_experiment");
   col_log_exit();
   col_modules_close();
+  archive_experiment();
   col_status_write(&col_cfg, "closed", why);
   col_log_close();
 }

@@ -8,6 +8,9 @@
  *   GDBCOL_CLOCK_SOURCE     "timer" forces the POSIX timer fallback
  *   GDBCOL_UNWIND_CHECK     "1": check the fast unwinder against libunwind
  *   GDBCOL_SAMPLE_PERIOD_MS periodic sample points, 0 = manual only
+ *   GDBCOL_LIMIT_MB         cap on profile/trace data in MB, 0 = none
+ *   GDBCOL_ARCHIVE          off | on | copy, applied when the experiment ends
+ *   GDBCOL_GROUP            experiment group file (.erg) to join
  *   GDBCOL_TARGET           set by the launcher: the program it execs
  *   GDBCOL_SAVED_LD_PRELOAD the user's LD_PRELOAD (GDBCOL_LD_PRELOAD_UNSET=1
  *                           when there was none)
@@ -19,10 +22,13 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "er/er_archive.h"
+#include "er/er_group.h"
 #include "er/er_timer_spec.h"
 
 #define DEFAULT_STACK_BYTES 8192
 #define MAX_STACK_BYTES 65528 /* perf's limit for sample_stack_user */
+#define DEFAULT_LIMIT_MB 2000  /* dbx's default */
 
 static int running_the_target(void)
 {
@@ -52,6 +58,20 @@ static void copy_setting(setting_lookup get, void *source, const char *name, cha
   snprintf(out, len, "%s", v ? v : "");
 }
 
+/* A relative group name lives where the experiments go; with no explicit
+ * experiment name the group's stem names them (runs.erg -> runs.N.er). */
+static void load_group(struct col_config *cfg, const char *group)
+{
+  if (group == NULL || *group == '\0' || er_check_group_name(group) != NULL)
+    return;
+  if (group[0] == '/')
+    snprintf(cfg->group_path, sizeof cfg->group_path, "%s", group);
+  else
+    snprintf(cfg->group_path, sizeof cfg->group_path, "%.*s/%s", PATH_MAX / 2, cfg->store_dir, group);
+  if (cfg->experiment_name[0] == '\0')
+    er_group_experiment_name(group, cfg->experiment_name, sizeof cfg->experiment_name);
+}
+
 static void load_settings(struct col_config *cfg, setting_lookup get, void *source)
 {
   copy_setting(get, source, "GDBCOL_EXPERIMENT_DIR", cfg->store_dir, sizeof cfg->store_dir);
@@ -77,6 +97,13 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
   cfg->check_unwinder = check != NULL && strcmp(check, "1") == 0;
   if (cfg->store_dir[0] == '\0' && getcwd(cfg->store_dir, sizeof cfg->store_dir) == NULL)
     snprintf(cfg->store_dir, sizeof cfg->store_dir, ".");
+  const char *limit = get("GDBCOL_LIMIT_MB", source);
+  cfg->limit_mb = limit ? atol(limit) : DEFAULT_LIMIT_MB;
+  if (cfg->limit_mb < 0)
+    cfg->limit_mb = DEFAULT_LIMIT_MB;
+  int archive = er_archive_parse_mode(get("GDBCOL_ARCHIVE", source));
+  cfg->archive_mode = archive < 0 ? ER_ARCHIVE_ON : archive;
+  load_group(cfg, get("GDBCOL_GROUP", source));
 }
 
 int col_config_load(struct col_config *cfg)
@@ -120,7 +147,8 @@ void col_config_parse(struct col_config *cfg, const char *text)
 static const char *const our_variables[] = {
     "GDBCOL_EXPERIMENT_DIR", "GDBCOL_EXPERIMENT_NAME", "GDBCOL_STATUS_FILE", "GDBCOL_CLOCK_US",
     "GDBCOL_STACK_BYTES",    "GDBCOL_CLOCK_SOURCE",    "GDBCOL_TARGET",      "GDBCOL_PRELOAD",
-    "GDBCOL_UNWIND_CHECK",   "GDBCOL_SAMPLE_PERIOD_MS",
+    "GDBCOL_UNWIND_CHECK",   "GDBCOL_SAMPLE_PERIOD_MS", "GDBCOL_LIMIT_MB",    "GDBCOL_ARCHIVE",
+    "GDBCOL_GROUP",
 };
 
 void col_config_scrub_environment(void)

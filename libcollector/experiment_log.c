@@ -77,6 +77,7 @@ int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
     return dirfd;
   }
   col_exp.dirfd = dirfd;
+  col_exp.next_sample_id = 0; /* id 0 carries the start label (§3.3) */
   col_exp.log_fd = er_create_exclusive(dirfd, "log.xml", O_WRONLY | O_APPEND);
   col_exp.overview_fd = er_create_exclusive(dirfd, "overview", O_WRONLY | O_APPEND);
   int rc = col_exp.log_fd < 0 ? col_exp.log_fd : col_exp.overview_fd;
@@ -107,6 +108,8 @@ void col_log_settings(const struct col_config *cfg)
    * seconds, 0 for manual sampling. */
   long seconds = cfg->sample_period_ms > 0 ? (cfg->sample_period_ms + 999) / 1000 : 0;
   er_text_printf(col_exp.log_fd, "<setting sample_period=\"%ld\"/>\n", seconds);
+  if (cfg->limit_mb > 0)
+    er_text_printf(col_exp.log_fd, "<setting limit=\"%ld\"/>\n", cfg->limit_mb);
 }
 
 void col_log_profile_block(long interval_us)
@@ -221,8 +224,14 @@ void col_status_write(const struct col_config *cfg, const char *state, const cha
     detail = "paused";
   char tmp[PATH_MAX + 32], text[PATH_MAX + 512];
   snprintf(tmp, sizeof tmp, "%s.%d.tmp", cfg->status_path, (int)gettid());
-  int n = snprintf(text, sizeof text, "state=%s\npid=%d\nexperiment=%s\nsamples=%llu\ndetail=%s\n", state, getpid(),
-                   col_exp.path, (unsigned long long)col_samples_written, detail ? detail : "");
+  col_progress_refresh();
+  const struct col_progress *p = &gdbcol_progress;
+  int n = snprintf(text, sizeof text,
+                   "state=%s\npid=%d\nexperiment=%s\nsamples=%llu\nsample_points=%llu\ndata_bytes=%llu\n"
+                   "limit_mb=%ld\nlimit_reached=%llu\ndetail=%s\n",
+                   state, getpid(), col_exp.path, (unsigned long long)p->profile_packets,
+                   (unsigned long long)p->sample_points, (unsigned long long)p->data_bytes,
+                   cfg->limit_mb, (unsigned long long)p->limit_reached, detail ? detail : "");
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return;

@@ -42,14 +42,16 @@ int col_patch_got; /* injected: keep new objects' GOT slots pointed at us */
 
 static void write_clock_packet(const struct col_capture *cap, void *arg)
 {
-  if (col_paused_at(cap->tstamp))
-    return; /* taken while collection was paused */
+  if (col_paused_at(cap->tstamp) || col_limit_reached())
+    return; /* taken while collection was paused, or past the data limit */
   uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
   if (!col_modules_knows_pc(pcs[0]))
     rescan_wanted = 1; /* probably a library loaded since the last scan */
   uint32_t frames_before = frames_out->used;
   uint64_t frinfo = er_frameinfo_record(frames_out, &seen_stacks, pcs, n);
+  if (frinfo == 0 && col_limit_reached())
+    return; /* its stack did not fit: the packet would point at nothing */
   if (frames_out->used != frames_before)
     er_cursor_flush(frames_out); /* a stack reaches disk before its users */
   struct er_clock_packet p;
@@ -119,6 +121,8 @@ static void drain_all(void)
   }
   er_cursor_flush(frames_out);
   er_cursor_flush(profile_out);
+  col_limit_note();
+  col_progress_refresh();
   if (now - last_status > STATUS_EVERY_NS) {
     col_status_write(&col_cfg, "active", NULL);
     last_status = now;

@@ -5,7 +5,7 @@ file, which call register() with the paths of the runtime pieces."""
 
 import gdb
 
-from . import attach, commands, control_commands, native, obsolete_commands
+from . import attach, commands, control_commands, data_kinds, native, obsolete_commands, storage_commands
 from .attach import Attacher
 from .launch import LaunchArming
 from .session import Session
@@ -42,6 +42,7 @@ def register(runtime, shared, launcher, version):
     _state = _State(runtime, launcher, version)
     commands.CollectorPrefix(_state)
     for command in commands.SUBCOMMANDS + control_commands.CONTROL_SUBCOMMANDS + \
+            storage_commands.STORAGE_SUBCOMMANDS + data_kinds.DATA_KIND_SUBCOMMANDS + \
             obsolete_commands.OBSOLETE_SUBCOMMANDS:
         command(_state)
     gdb.events.exited.connect(_on_exited)

@@ -100,14 +100,8 @@ class Attacher:
         return libc, loader
 
     def _settings_text(self, settings, status_path):
-        interval = settings.clock_interval_us if settings.clock_profiling else 0
-        lines = {
-            "GDBCOL_CLOCK_US": str(interval),
-            "GDBCOL_EXPERIMENT_DIR": settings.store_directory or os.getcwd(),
-            "GDBCOL_EXPERIMENT_NAME": settings.experiment_name or "",
-            "GDBCOL_STATUS_FILE": status_path,
-            "GDBCOL_SAMPLE_PERIOD_MS": str(settings.effective_sample_period_ms()),
-        }
+        lines = {name: value or "" for name, value in settings.runtime_variables(status_path).items()}
+        lines["GDBCOL_EXPERIMENT_DIR"] = settings.store_directory or os.getcwd()
         for name in PASSED_THROUGH:
             value = inferior_env(name)
             if value is not None:

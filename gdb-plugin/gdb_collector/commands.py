@@ -94,11 +94,9 @@ directory" says otherwise.  Collection stays enabled for later runs until
         state.arming.arm(state.settings, state.session.status_path)
         directory = state.settings.store_directory
         where = directory or "the program's working directory"
-        upcoming = native.next_experiment_name(directory, state.settings.experiment_name) if directory else None
-        gdb.write(
-            "Collector enabled: the next run records %s in %s.\n"
-            % (upcoming or state.settings.experiment_name or "test.N.er", where)
-        )
+        named = state.settings.named_experiment()
+        upcoming = native.next_experiment_name(directory, named) if directory else None
+        gdb.write("Collector enabled: the next run records %s in %s.\n" % (upcoming or named or "test.N.er", where))
 
     def _start_in_running_process(self):
         state = self.state
@@ -204,30 +202,42 @@ maximum is 1000 ms.  The effective interval is printed."""
 
 
 class StoreCommand(_Subcommand):
-    """Where experiments go and what they are called.
+    """Where experiments go, what they are called, and the group they join.
 
 Usage: collector store directory DIRECTORY
        collector store experiment NAME
        collector store filename NAME      (the same as experiment)
+       collector store group NAME.erg
 
 NAME must end in .er.  A name of the form STEM.N.er moves on to the next
-free number when taken; any other name must not exist yet."""
+free number when taken; any other name must not exist yet.
+
+A group file (.erg, as the Analyzer's) lists experiments; each experiment
+recorded while a group is set is added to it, and "gprofng display text
+NAME.erg" reads them together.  A relative group name is in the directory
+where the experiments go; with no experiment name set, experiments are
+named after the group (runs.erg: runs.1.er, runs.2.er, ...)."""
 
     name = "store"
-    usage = "collector store directory DIRECTORY | experiment NAME.er | filename NAME.er"
+    usage = ("collector store directory DIRECTORY | experiment NAME.er | filename NAME.er | "
+             "group NAME.erg")
 
     def invoke(self, arg, from_tty):
         words = gdb.string_to_argv(arg)
-        if len(words) != 2 or words[0] not in ("directory", "experiment", "filename"):
+        if len(words) != 2 or words[0] not in ("directory", "experiment", "filename", "group"):
             raise gdb.GdbError('Invalid arguments "%s". Usage: %s.' % (arg.strip(), self.usage))
         if self.settings_locked("collector store " + arg):
             return
+        settings = self.state.settings
         try:
             if words[0] == "directory":
-                self.state.settings.set_directory(words[1])
-                gdb.write("Experiments will be stored in %s.\n" % self.state.settings.store_directory)
+                settings.set_directory(words[1])
+                gdb.write("Experiments will be stored in %s.\n" % settings.store_directory)
+            elif words[0] == "group":
+                settings.set_group(words[1])
+                gdb.write("Experiments will join the group %s.\n" % settings.group)
             else:
-                self.state.settings.set_experiment_name(words[1])
+                settings.set_experiment_name(words[1])
                 gdb.write("The next experiment will be named %s.\n" % words[1])
         except ValueError as error:
             raise gdb.GdbError("collector store %s: %s" % (words[0], error))
@@ -236,8 +246,8 @@ free number when taken; any other name must not exist yet."""
     def complete(self, text, word):
         words = text.split()
         if len(words) == 0 or (len(words) == 1 and not text.endswith(" ")):
-            return [w for w in ("directory", "experiment", "filename") if w.startswith(word or "")]
-        if words[0] == "directory":
+            return [w for w in ("directory", "experiment", "filename", "group") if w.startswith(word or "")]
+        if words[0] in ("directory", "group"):
             return gdb.COMPLETE_FILENAME
         return []
 
@@ -245,7 +255,11 @@ free number when taken; any other name must not exist yet."""
 class StatusCommand(_Subcommand):
     """Show the state of the collector and of any open experiment.
 
-Usage: collector status"""
+Usage: collector status
+
+For an active experiment: its path, the process, whether it is paused,
+and how much it holds so far (profile samples, sample points, data bytes
+against the limit), read live from the process."""
 
     name = "status"
 
@@ -254,16 +268,51 @@ Usage: collector status"""
         state = self.state
         active = state.session.active_experiment()
         if active:
-            gdb.write(
-                "Experiment %s is active in process %s: %s samples recorded so far.\n"
-                % (active.get("experiment"), active.get("pid"), active.get("samples", "0"))
-            )
+            progress = live_progress(state, active)
+            gdb.write("Experiment %s is active in process %s%s.\n"
+                      % (active.get("experiment"), active.get("pid"),
+                         ", paused" if progress["paused"] else ""))
+            gdb.write("  %s profile samples, %s sample points, %s of data (limit %s%s).\n"
+                      % (progress["samples"], progress["sample_points"], _bytes(progress["data_bytes"]),
+                         _limit_text(active.get("limit_mb", "0")),
+                         "; reached: profile data stopped" if progress["limit_reached"] else ""))
         else:
             gdb.write("No experiment is active.\n")
             last = state.session.status()
             if last.get("experiment"):
                 gdb.write("Last experiment: %s (%s).\n" % (last["experiment"], last.get("state")))
         gdb.write("Collector is %s.\n" % ("enabled" if state.arming.armed else "disabled"))
+
+
+def _limit_text(megabytes):
+    return "%s MB" % megabytes if megabytes not in ("", "0") else "none"
+
+
+def _bytes(count):
+    count = int(count)
+    if count < 1024 * 1024:
+        return "%.1f KB" % (count / 1024.0)
+    return "%.1f MB" % (count / (1024.0 * 1024.0))
+
+
+def live_progress(state, status):
+    """The experiment's counters, read from the stopped process's memory
+    (gdbcol_progress, refreshed by the runtime every cycle), or from the
+    status file (up to a second old) when memory cannot be read."""
+    fields = ("samples", "sample_points", "data_bytes", "limit_reached", "paused")
+    result = {name: int(status.get(name, "0") or 0) for name in fields[:-1]}
+    result["paused"] = status.get("detail") == "paused"
+    pid = attach.live_pid()
+    address = native.process_symbol(pid, state.attacher.runtime_path, "gdbcol_progress") if pid else 0
+    if address:
+        try:
+            raw = bytes(gdb.selected_inferior().read_memory(address, 8 * len(fields)))
+        except gdb.error:
+            return result
+        values = [int.from_bytes(raw[8 * i:8 * i + 8], "little") for i in range(len(fields))]
+        result = dict(zip(fields, values))
+        result["paused"] = bool(result["paused"])
+    return result
 
 
 class ShowCommand(_Subcommand):

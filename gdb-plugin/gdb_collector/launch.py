@@ -22,6 +22,9 @@ ENV_VARIABLES = (
     "GDBCOL_SAVED_LD_PRELOAD",
     "GDBCOL_LD_PRELOAD_UNSET",
     "GDBCOL_SAMPLE_PERIOD_MS",
+    "GDBCOL_LIMIT_MB",
+    "GDBCOL_ARCHIVE",
+    "GDBCOL_GROUP",
 )
 
 # The fallback clock source's signal (COL_TIMER_SIGNAL in the runtime).
@@ -57,12 +60,8 @@ class LaunchArming:
         """Writes the current settings into the inferior environment."""
         if not self.armed:
             return
-        interval = settings.clock_interval_us if settings.clock_profiling else 0
-        set_inferior_env("GDBCOL_CLOCK_US", str(interval))
-        set_inferior_env("GDBCOL_EXPERIMENT_DIR", settings.store_directory)
-        set_inferior_env("GDBCOL_EXPERIMENT_NAME", settings.experiment_name)
-        set_inferior_env("GDBCOL_STATUS_FILE", status_path)
-        set_inferior_env("GDBCOL_SAMPLE_PERIOD_MS", str(settings.effective_sample_period_ms()))
+        for name, value in settings.runtime_variables(status_path).items():
+            set_inferior_env(name, value)
         set_inferior_env("GDBCOL_TARGET", gdb.current_progspace().filename)
         if gdb.parameter("startup-with-shell"):
             self._use_wrapper()

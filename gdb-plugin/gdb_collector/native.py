@@ -38,6 +38,10 @@ def load(path):
     lib.gdbcol_process_has_object.argtypes = [ctypes.c_int, ctypes.c_char_p]
     lib.gdbcol_process_symbol.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p]
     lib.gdbcol_process_symbol.restype = ctypes.c_uint64
+    lib.gdbcol_check_group_name.argtypes = [ctypes.c_char_p]
+    lib.gdbcol_check_group_name.restype = ctypes.c_char_p
+    lib.gdbcol_parse_hwc.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+    lib.gdbcol_parse_archive_mode.argtypes = [ctypes.c_char_p]
     lib.gdbcol_watchdog_start.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
     _lib = lib
 
@@ -56,6 +60,26 @@ def check_experiment_name(name):
     """None, or why NAME cannot be an experiment name."""
     problem = _lib.gdbcol_check_experiment_name(name.encode())
     return problem.decode() if problem else None
+
+
+def check_group_name(name):
+    """None, or why NAME cannot name an experiment group."""
+    problem = _lib.gdbcol_check_group_name(name.encode())
+    return problem.decode() if problem else None
+
+
+def parse_counters(text):
+    """The canonical counter list of `collector hwprofile counter TEXT`, or
+    ValueError with the C parser's message."""
+    out = ctypes.create_string_buffer(4096)
+    err = ctypes.create_string_buffer(1024)
+    if _lib.gdbcol_parse_hwc(text.encode(), out, len(out), err, len(err)) < 0:
+        raise ValueError(err.value.decode())
+    return out.value.decode()
+
+
+def valid_archive_mode(text):
+    return _lib.gdbcol_parse_archive_mode(text.encode()) >= 0
 
 
 def next_experiment_name(directory, name):

@@ -6,9 +6,15 @@ import os
 
 from . import native
 
+DEFAULT_LIMIT_MB = 2000  # dbx's default
+
 
 def _format_interval(us):
     return "%.3f ms" % (us / 1000.0)
+
+
+def _on_off(flag):
+    return "on" if flag else "off"
 
 
 class Settings:
@@ -17,8 +23,20 @@ class Settings:
         self.clock_interval_us = 10007  # ER_TIMER_ON_US
         self.store_directory = None  # None: the program's working directory
         self.experiment_name = None  # None: the next test.N.er
+        self.group = None  # None: no experiment group
         self.sample_periodic = True
         self.sample_period_ms = 1000
+        self.limit_mb = DEFAULT_LIMIT_MB  # 0: no limit
+        self.archive = "on"
+        # Data kinds whose collection later versions add: their settings are
+        # kept and shown, and enabling one is refused plainly (data_kinds.py).
+        self.hwprofile = False
+        self.hwc_counters = None  # canonical list, None: the default counters
+        self.synctrace = False
+        self.synctrace_threshold = "calibrate"  # or microseconds as an int
+        self.heaptrace = False
+        self.mpitrace = False
+        self.tha = "off"
 
     def effective_sample_period_ms(self):
         """What the runtime gets: 0 means manual sampling."""
@@ -28,6 +46,9 @@ class Settings:
         if not self.sample_periodic:
             return "manual (period %.3f s when periodic)" % (self.sample_period_ms / 1000.0)
         return "periodic, every %.3f s" % (self.sample_period_ms / 1000.0)
+
+    def describe_limit(self):
+        return "%d MB" % self.limit_mb if self.limit_mb else "none"
 
     def set_timer(self, value):
         """Parses VALUE; returns the message that reports the effective interval."""
@@ -55,17 +76,61 @@ class Settings:
             raise ValueError(problem)
         self.experiment_name = name
 
+    def set_group(self, name):
+        problem = native.check_group_name(name)
+        if problem:
+            raise ValueError(problem)
+        self.group = os.path.expanduser(name)
+
+    def named_experiment(self):
+        """The name asked for, or the one a group implies (runs.erg: runs.1.er,
+        numbered on as taken); None for the next test.N.er."""
+        if self.experiment_name:
+            return self.experiment_name
+        if self.group:
+            return os.path.basename(self.group)[:-len(".erg")] + ".1.er"
+        return None
+
+    def runtime_variables(self, status_path):
+        """The GDBCOL_* settings the runtime reads (libcollector/config.c), in
+        the environment at launch or as text when attaching."""
+        return {
+            "GDBCOL_CLOCK_US": str(self.clock_interval_us if self.clock_profiling else 0),
+            "GDBCOL_EXPERIMENT_DIR": self.store_directory,
+            "GDBCOL_EXPERIMENT_NAME": self.experiment_name,
+            "GDBCOL_STATUS_FILE": status_path,
+            "GDBCOL_SAMPLE_PERIOD_MS": str(self.effective_sample_period_ms()),
+            "GDBCOL_LIMIT_MB": str(self.limit_mb),
+            "GDBCOL_ARCHIVE": self.archive,
+            "GDBCOL_GROUP": self.group,
+        }
+
     def describe(self):
         """`collector show`: every setting, one a line."""
         interval = _format_interval(self.clock_interval_us)
         directory = self.store_directory or "(the program's working directory)"
-        name = self.experiment_name or "(next test.N.er)"
+        name = self.experiment_name or (
+            "(next %s.N.er, from the group)" % os.path.basename(self.group)[:-len(".erg")]
+            if self.group else "(next test.N.er)")
+        if isinstance(self.synctrace_threshold, int):
+            threshold = "%d us" % self.synctrace_threshold
+        else:
+            threshold = self.synctrace_threshold
+        later = " (not implemented yet)"
         return "\n".join(
             [
-                "Clock profiling:        %s, interval %s"
-                % ("on" if self.clock_profiling else "off", interval),
+                "Clock profiling:        %s, interval %s" % (_on_off(self.clock_profiling), interval),
+                "HW counter profiling:   %s, counters %s%s"
+                % (_on_off(self.hwprofile), self.hwc_counters or "(default)", later),
+                "Sync wait tracing:      %s, threshold %s%s" % (_on_off(self.synctrace), threshold, later),
+                "Heap tracing:           %s%s" % (_on_off(self.heaptrace), later),
+                "MPI tracing:            %s%s" % (_on_off(self.mpitrace), later),
+                "Thread analyzer (tha):  %s%s" % (self.tha, later),
+                "Sample points:          %s" % self.describe_sampling(),
+                "Data limit:             %s" % self.describe_limit(),
+                "Archive:                %s" % self.archive,
                 "Store directory:        %s" % directory,
                 "Experiment name:        %s" % name,
-                "Sample points:          %s" % self.describe_sampling(),
+                "Experiment group:       %s" % (self.group or "(none)"),
             ]
         )

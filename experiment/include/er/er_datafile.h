@@ -20,10 +20,22 @@
 
 #include "er/er_format.h"
 
+/* A cap on the bytes all data files of an experiment may take together
+ * (`collector limit`).  Blocks are granted against it with atomic adds, so
+ * the check costs no lock and stays async-signal-safe; a refused block
+ * sets EXHAUSTED, after which nothing more is granted.  Sample points
+ * (log.xml, overview) are not data files and never count. */
+struct er_budget {
+  uint64_t limit_bytes; /* 0: no limit */
+  uint64_t used_bytes;  /* accessed atomically */
+  int exhausted;        /* accessed atomically */
+};
+
 struct er_datafile {
   int fd;
   uint64_t next_block_offset; /* accessed atomically */
   uint64_t bytes_reserved;    /* accessed atomically: blocks handed out */
+  struct er_budget *budget;   /* NULL: unlimited */
 };
 
 struct er_cursor {
@@ -39,10 +51,17 @@ struct er_cursor {
  * replacing a file).  Returns 0 or a negative errno. */
 int er_datafile_create(struct er_datafile *file, int dirfd, const char *name);
 void er_datafile_close(struct er_datafile *file);
+/* Charges FILE's later blocks to BUDGET (shared by several files). */
+void er_datafile_set_budget(struct er_datafile *file, struct er_budget *budget);
+
+void er_budget_init(struct er_budget *budget, uint64_t limit_bytes);
+int er_budget_exhausted(const struct er_budget *budget);
+uint64_t er_budget_used(const struct er_budget *budget);
 
 void er_cursor_init(struct er_cursor *cursor, struct er_datafile *file);
 /* Appends one packet (its tsize must equal LEN, a multiple of 8, at most
- * one block minus 8).  Returns 0 or a negative errno. */
+ * one block minus 8).  Returns 0 or a negative errno: -EFBIG once the
+ * file's budget is spent (the packet is dropped). */
 int er_cursor_append(struct er_cursor *cursor, const void *packet, size_t len);
 /* Makes everything appended so far durable in the file. */
 int er_cursor_flush(struct er_cursor *cursor);

@@ -29,12 +29,15 @@ struct er_clock_sample {
 };
 
 struct er_experiment {
+  char *path;
   long ptimer_us; /* 0 when log.xml declares no clock profile */
   int numstates;
   int has_run, has_exit;
   int64_t run_tstamp;
   size_t n_sample_events;
   char **sample_labels; /* label of each sample event, in order */
+  int64_t *sample_tstamps; /* and its time, relative to the run event */
+  int64_t exit_tstamp;     /* relative; 0 without an exit event */
   struct er_pause {
     int64_t start, end; /* relative to the run event; end -1: never resumed */
   } *pauses;
@@ -42,7 +45,7 @@ struct er_experiment {
   size_t overview_bytes;
   char **comments; /* text of <event kind="comment"> */
   size_t n_comments;
-  char **warnings; /* text of cwarn/cerror events */
+  char **warnings; /* "id N: text" of cwarn/cerror events */
   size_t n_warnings;
   struct er_segment *segments;
   size_t n_segments;
@@ -55,6 +58,8 @@ struct er_experiment {
 
 /* Loads PATH (a .er directory).  Returns 0, or -1 with a message in ERR. */
 int er_experiment_open(const char *path, struct er_experiment *exp, char *err, size_t err_len);
+/* Loads only map.xml's segments (what archiving needs). */
+int er_experiment_open_map(const char *path, struct er_experiment *exp, char *err, size_t err_len);
 void er_experiment_close(struct er_experiment *exp);
 
 const struct er_stack *er_experiment_stack(const struct er_experiment *exp, uint64_t frame_uid);
@@ -67,7 +72,10 @@ size_t er_walk_packets(const unsigned char *data, size_t len,
                        void (*fn)(const unsigned char *packet, uint16_t type, uint16_t size, void *arg), void *arg);
 
 /* Names the function containing PC with the ELF symbol tables of the
- * segment's file: writes "name" or "<static>@0xOFFSET (file)" to OUT. */
-void er_symbolize(const struct er_segment *seg, uint64_t pc, char *out, size_t out_len);
+ * segment's file (or of its copy in the experiment's archives/ when the
+ * file is gone, as gprofng does): writes "name" or
+ * "<static>@0xOFFSET (file)" to OUT. */
+void er_symbolize(const struct er_experiment *exp, const struct er_segment *seg, uint64_t pc, char *out,
+                  size_t out_len);
 
 #endif

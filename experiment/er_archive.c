@@ -1,0 +1,255 @@
+/* Archiving load objects into an experiment; see er/er_archive.h. */
+#define _GNU_SOURCE
+#include "er/er_archive.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "er/er_fileutil.h"
+#include "er/er_reader.h"
+#include "er/er_text.h"
+
+#define MAX_PLAIN_BASENAME 243 /* longer ones gprofng shortens with a second hash */
+
+int er_archive_parse_mode(const char *text)
+{
+  static const char *const names[] = {"off", "on", "copy"};
+  for (int i = 0; i < 3; i++)
+    if (text != NULL && strcmp(text, names[i]) == 0)
+      return i;
+  return -1;
+}
+
+const char *er_archive_mode_name(enum er_archive_mode mode)
+{
+  return mode == ER_ARCHIVE_COPY ? "copy" : mode == ER_ARCHIVE_ON ? "on" : "off";
+}
+
+/* gprofng's CRC-64: MSB first, initial value 0, polynomial low part 0x807. */
+static uint64_t directory_crc(const char *bytes, size_t len)
+{
+  static uint64_t table[256];
+  if (table[1] == 0)
+    for (int i = 0; i < 256; i++) {
+      uint64_t c = (uint64_t)i << 56;
+      for (int bit = 0; bit < 8; bit++)
+        c = (c & (1ULL << 63)) ? (c << 1) ^ 0x807 : c << 1;
+      table[i] = c;
+    }
+  uint64_t crc = 0;
+  for (size_t i = 0; i < len; i++)
+    crc = (crc << 8) ^ table[(crc >> 56) ^ (unsigned char)bytes[i]];
+  return crc;
+}
+
+int er_archive_file_name(const char *path, char *out, size_t out_len)
+{
+  static const char alphabet[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_";
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  if (strlen(base) > MAX_PLAIN_BASENAME)
+    return -1;
+  uint64_t crc = slash ? directory_crc(path, (size_t)(slash - path) + 1) : directory_crc("./", 2);
+  char hash[12];
+  for (int i = 0; i < 11; i++, crc >>= 6)
+    hash[i] = alphabet[crc & 63];
+  hash[11] = '\0';
+  return snprintf(out, out_len, "%s_%s", base, hash) < (int)out_len ? 0 : -1;
+}
+
+/* The GNU build-id of the ELF file open on FD, as hex; "" when it has none.
+ * Returns -1 when FD is not an ELF file. */
+static int read_build_id(int fd, char *hex, size_t hex_len)
+{
+  hex[0] = '\0';
+  elf_version(EV_CURRENT);
+  Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+  if (elf == NULL || elf_kind(elf) != ELF_K_ELF) {
+    elf_end(elf);
+    return -1;
+  }
+  Elf_Scn *scn = NULL;
+  while (hex[0] == '\0' && (scn = elf_nextscn(elf, scn)) != NULL) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_NOTE)
+      continue;
+    Elf_Data *data = elf_getdata(scn, NULL);
+    GElf_Nhdr note;
+    size_t offset = 0, name_at, desc_at;
+    while (data != NULL && (offset = gelf_getnote(data, offset, &note, &name_at, &desc_at)) > 0) {
+      if (note.n_type != NT_GNU_BUILD_ID || note.n_namesz != 4 ||
+          memcmp((char *)data->d_buf + name_at, "GNU", 4) != 0)
+        continue;
+      const unsigned char *id = (const unsigned char *)data->d_buf + desc_at;
+      for (size_t i = 0; i < note.n_descsz && 2 * i + 2 < hex_len; i++)
+        snprintf(hex + 2 * i, 3, "%02x", id[i]);
+      break;
+    }
+  }
+  elf_end(elf);
+  return 0;
+}
+
+static int copy_contents(int from, int to)
+{
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = read(from, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return -errno;
+    if (n == 0)
+      return 0;
+    int rc = er_write_all(to, buf, (size_t)n);
+    if (rc < 0)
+      return rc;
+  }
+}
+
+/* Copies the object open on FROM into ARCHIVES as NAME, with its mtime (as
+ * gp-archive does).  1 copied, 0 there already, negative errno. */
+static int copy_object(int from, const struct stat *st, int archives, const char *name)
+{
+  int to = er_create_exclusive(archives, name, O_WRONLY);
+  if (to == -EEXIST)
+    return 0;
+  if (to < 0)
+    return to;
+  int rc = copy_contents(from, to);
+  if (rc == 0) {
+    struct timespec times[2] = {st->st_atim, st->st_mtim};
+    futimens(to, times);
+  }
+  close(to);
+  if (rc < 0)
+    unlinkat(archives, name, 0); /* never leave a truncated copy */
+  return rc < 0 ? rc : 1;
+}
+
+/* The archive directory of an experiment: a descendant (x.er/_f1.er) uses
+ * its founder's, the path up to the first ".er/_". */
+static void archive_dir_path(const char *experiment_path, char *out, size_t out_len)
+{
+  const char *desc = strstr(experiment_path, ".er/_");
+  int len = desc ? (int)(desc - experiment_path) + 3 : (int)strlen(experiment_path);
+  snprintf(out, out_len, "%.*s/archives", len, experiment_path);
+}
+
+int er_archive_open_copy(const char *experiment_path, const char *path)
+{
+  char dir[4096], name[512], full[4608];
+  if (er_archive_file_name(path, name, sizeof name) != 0)
+    return -1;
+  archive_dir_path(experiment_path, dir, sizeof dir);
+  snprintf(full, sizeof full, "%s/%s", dir, name);
+  return open(full, O_RDONLY | O_CLOEXEC);
+}
+
+static int is_load_object(const struct er_segment *seg)
+{
+  return seg->modes == 5 && seg->name[0] == '/'; /* what gprofng makes load objects of (§4.2) */
+}
+
+static int seen_before(const struct er_experiment *map, size_t i)
+{
+  for (size_t j = 0; j < i; j++)
+    if (is_load_object(&map->segments[j]) && strcmp(map->segments[j].name, map->segments[i].name) == 0)
+      return 1;
+  return 0;
+}
+
+/* One object: a line in archive.log, and its copy in COPY mode. */
+static void archive_object(const char *path, enum er_archive_mode mode, int archives, int log,
+                           struct er_archive_result *r)
+{
+  char name[512], build_id[130], what[96];
+  r->objects++;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || read_build_id(fd, build_id, sizeof build_id) != 0) {
+    r->missing++;
+    er_text_printf(log, "missing  %s (%s)\n", path, fd < 0 ? strerror(errno) : "not an ELF file");
+    if (fd >= 0)
+      close(fd);
+    return;
+  }
+  snprintf(what, sizeof what, "recorded");
+  if (mode == ER_ARCHIVE_COPY) {
+    int rc = er_archive_file_name(path, name, sizeof name) == 0 ? copy_object(fd, &st, archives, name) : -ENAMETOOLONG;
+    if (rc < 0)
+      r->failed++;
+    else
+      rc ? r->copied++ : r->present++;
+    snprintf(what, sizeof what, "%s", rc > 0 ? "copied" : rc == 0 ? "present" : "failed");
+    if (rc < 0)
+      er_text_printf(log, "# cannot copy %s: %s\n", path, strerror(-rc));
+  }
+  er_text_printf(log, "%-8s build-id=%s size=%lld mtime=%lld path=%s\n", what, build_id[0] ? build_id : "none",
+                 (long long)st.st_size, (long long)st.st_mtime, path);
+  close(fd);
+}
+
+/* archive.log is appended to (an experiment archived again keeps both). */
+static int open_log(int expdir)
+{
+  int fd = openat(expdir, "archive.log", O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0)
+    return fd;
+  if (errno != ENOENT)
+    return -errno;
+  return er_create_exclusive(expdir, "archive.log", O_WRONLY | O_APPEND);
+}
+
+int er_archive_experiment(const char *experiment_path, enum er_archive_mode mode, struct er_archive_result *result,
+                          char *err, size_t err_len)
+{
+  memset(result, 0, sizeof *result);
+  if (mode == ER_ARCHIVE_OFF)
+    return 0;
+  struct er_experiment map;
+  if (er_experiment_open_map(experiment_path, &map, err, err_len) != 0)
+    return -1;
+  int expdir = open(experiment_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int archives = -1, log = expdir < 0 ? -errno : open_log(expdir);
+  if (log >= 0 && mode == ER_ARCHIVE_COPY) {
+    char dir[4096];
+    archive_dir_path(experiment_path, dir, sizeof dir);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+      log = -errno;
+    archives = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (archives < 0 && log >= 0) {
+      close(log);
+      log = -errno;
+    }
+  }
+  if (log < 0) {
+    snprintf(err, err_len, "cannot archive %s: %s", experiment_path, strerror(-log));
+    if (expdir >= 0)
+      close(expdir);
+    er_experiment_close(&map);
+    return -1;
+  }
+  time_t now = time(NULL);
+  char when[64];
+  strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime(&now));
+  er_text_printf(log, "# archive %s, %s\n", er_archive_mode_name(mode), when);
+  for (size_t i = 0; i < map.n_segments; i++)
+    if (is_load_object(&map.segments[i]) && !seen_before(&map, i))
+      archive_object(map.segments[i].name, mode, archives, log, result);
+  close(log);
+  if (archives >= 0)
+    close(archives);
+  close(expdir);
+  er_experiment_close(&map);
+  return 0;
+}

@@ -1,0 +1,49 @@
+/* archives/ (experiment-format.md §9): what `collector archive on|off|copy`
+ * leaves in an experiment when it ends, and where a reader finds a copied
+ * load object.
+ *
+ *   off   nothing.
+ *   on    archive.log names every load object the experiment maps, with
+ *         its size, mtime and GNU build-id, so a reader on this machine can
+ *         tell when a file changed or vanished since the run.
+ *   copy  the same, and a copy of each object in archives/ under the name
+ *         gprofng looks up (basename_HASH), so the experiment reads after
+ *         the program is deleted or the experiment moved elsewhere. */
+#ifndef ER_ARCHIVE_H
+#define ER_ARCHIVE_H
+
+#include <stddef.h>
+
+enum er_archive_mode { ER_ARCHIVE_OFF, ER_ARCHIVE_ON, ER_ARCHIVE_COPY };
+
+/* "off", "on" or "copy"; -1 for anything else. */
+int er_archive_parse_mode(const char *text);
+const char *er_archive_mode_name(enum er_archive_mode mode);
+
+/* The name under archives/ that gprofng computes for a load object recorded
+ * as PATH: its basename, '_', and 11 characters of a CRC-64 of the directory
+ * part.  Returns 0, or -1 when the basename is too long for gprofng's plain
+ * scheme (more than 243 bytes). */
+int er_archive_file_name(const char *path, char *out, size_t out_len);
+
+struct er_archive_result {
+  unsigned objects; /* load objects named in map.xml */
+  unsigned copied;  /* copies made now */
+  unsigned present; /* copies that were there already */
+  unsigned missing; /* files gone or unreadable: readers will lack symbols */
+  unsigned failed;  /* copies that could not be made */
+};
+
+/* Archives the experiment at EXPERIMENT_PATH (a .er directory) in MODE.
+ * Never replaces a file and never follows a symlink in the experiment; an
+ * experiment archived twice keeps its first copies.  Returns 0, or -1 with
+ * a message in ERR (the experiment itself is left readable either way). */
+int er_archive_experiment(const char *experiment_path, enum er_archive_mode mode, struct er_archive_result *result,
+                          char *err, size_t err_len);
+
+/* Opens the archived copy of the load object recorded as PATH in the
+ * experiment at EXPERIMENT_PATH (a descendant uses its founder's
+ * archives/).  Returns a descriptor or -1. */
+int er_archive_open_copy(const char *experiment_path, const char *path);
+
+#endif

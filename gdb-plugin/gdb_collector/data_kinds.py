@@ -1,0 +1,213 @@
+"""Settings of the data kinds later versions collect: hardware-counter
+profiling, synchronization-wait, heap and MPI tracing, thread-analyzer data.
+Their whole documented syntax is accepted and checked now, and the values
+appear in `collector show`; turning one on is refused with a plain error,
+never a silent no-op."""
+
+import os
+
+import gdb
+
+from . import native
+from .commands import _Subcommand
+
+NOT_YET = ("%s is not implemented in this version of gdb-collector; nothing was changed. "
+           "Clock profiling (collector profile) is what it records today.")
+
+
+def _pmu_note():
+    if os.path.isdir("/sys/bus/event_source/devices/cpu"):
+        return "This machine exposes a hardware PMU (/sys/bus/event_source/devices/cpu)."
+    return ("This machine exposes no hardware PMU (no /sys/bus/event_source/devices/cpu; "
+            "usual in virtual machines).")
+
+
+class _DataKindCommand(_Subcommand):
+    """Shared shape: parse, refuse "on" plainly, else store and report."""
+
+    what = None  # "Heap tracing", ...
+    usage = None
+
+    def words(self, arg):
+        words = gdb.string_to_argv(arg)
+        if not words:
+            raise gdb.GdbError("Missing argument. Usage: %s." % self.usage)
+        return words
+
+    def bad(self, arg):
+        raise gdb.GdbError('Invalid argument "%s". Usage: %s.' % (arg.strip(), self.usage))
+
+    def refuse(self):
+        raise gdb.GdbError("collector %s: %s" % (self.name, NOT_YET % self.what))
+
+    def store(self, arg, attribute, value, message):
+        if self.settings_locked("collector %s %s" % (self.name, arg.strip())):
+            return
+        setattr(self.state.settings, attribute, value)
+        gdb.write(message + "\n")
+
+
+class HwprofileCommand(_DataKindCommand):
+    """Hardware-counter overflow profiling (not implemented yet).
+
+Usage: collector hwprofile on|off
+       collector hwprofile list
+       collector hwprofile counter DEF[,DEF...]
+
+DEF is [+]NAME[~ATTR=VALUE]...[/REGISTER] optionally followed by an
+interval: on (default rate), hi (about 10x more often), lo (about 10x less
+often) or a number (decimal or 0x hex).  Definitions and intervals are
+separated by commas or single spaces: collector hwprofile counter cycles,on,insts
+"+" asks for backtracking to the memory-referencing instruction; /REGISTER
+pins a counter register; ~ATTR=VALUE sets a counter attribute.
+
+The counter list is checked and kept (collector show); "on" is refused
+until counter profiling is implemented."""
+
+    name = "hwprofile"
+    what = "Hardware-counter overflow profiling"
+    usage = "collector hwprofile on|off, collector hwprofile list, or collector hwprofile counter DEF[,DEF...]"
+
+    def invoke(self, arg, from_tty):
+        words = self.words(arg)
+        if words == ["on"]:
+            self.refuse()
+        elif words == ["off"]:
+            self.store(arg, "hwprofile", False, "Hardware-counter profiling: off.")
+        elif words == ["list"]:
+            gdb.write("Hardware-counter overflow profiling is not implemented in this version, so there is no "
+                      "counter list yet.\n%s\nCounter definitions are checked and kept: %s\n"
+                      % (_pmu_note(), self.usage))
+        elif words[0] == "counter" and len(words) > 1:
+            text = arg.strip()[len("counter"):].strip()
+            try:
+                canonical = native.parse_counters(text)
+            except ValueError as error:
+                raise gdb.GdbError("collector hwprofile counter: %s" % error)
+            self.store(arg, "hwc_counters", canonical,
+                       "Counters: %s (kept for when counter profiling is implemented; "
+                       "\"collector hwprofile on\" is refused until then)." % canonical)
+        else:
+            self.bad(arg)
+
+    def complete(self, text, word):
+        return [w for w in ("on", "off", "list", "counter") if w.startswith(word or "")]
+
+
+class SynctraceCommand(_DataKindCommand):
+    """Synchronization-wait tracing (not implemented yet).
+
+Usage: collector synctrace on|off
+       collector synctrace threshold calibrate|on|off|MICROSECONDS
+
+threshold calibrate (or on, the default): measured at run time; off: no
+tracing; a number: waits of at least that many microseconds, 0 for every
+wait."""
+
+    name = "synctrace"
+    what = "Synchronization-wait tracing"
+    usage = "collector synctrace on|off, or collector synctrace threshold calibrate|on|off|MICROSECONDS"
+
+    def invoke(self, arg, from_tty):
+        words = self.words(arg)
+        if words == ["on"]:
+            self.refuse()
+        elif words == ["off"]:
+            self.store(arg, "synctrace", False, "Synchronization-wait tracing: off.")
+        elif len(words) == 2 and words[0] == "threshold":
+            value = words[1]
+            if value == "off":
+                self.store(arg, "synctrace", False, "Synchronization-wait tracing: off.")
+            elif value in ("calibrate", "on"):
+                self.store(arg, "synctrace_threshold", "calibrate", "Synchronization-wait threshold: calibrate.")
+            elif value.isdigit():
+                self.store(arg, "synctrace_threshold", int(value),
+                           "Synchronization-wait threshold: %d microseconds." % int(value))
+            else:
+                raise gdb.GdbError('Invalid threshold "%s": use calibrate, on, off, or a whole number of '
+                                   'microseconds (0 traces every wait).' % value)
+        else:
+            self.bad(arg)
+
+    def complete(self, text, word):
+        words = text.split()
+        if words and words[0] == "threshold":
+            return [w for w in ("calibrate", "on", "off") if w.startswith(word or "")]
+        return [w for w in ("on", "off", "threshold") if w.startswith(word or "")]
+
+
+class _OnOffKind(_DataKindCommand):
+    attribute = None
+
+    def invoke(self, arg, from_tty):
+        words = self.words(arg)
+        if words == ["on"]:
+            self.refuse()
+        elif words == ["off"]:
+            self.store(arg, self.attribute, False, "%s: off." % self.what)
+        else:
+            self.bad(arg)
+
+    def complete(self, text, word):
+        return [w for w in ("on", "off") if w.startswith(word or "")]
+
+
+class HeaptraceCommand(_OnOffKind):
+    """Heap (allocation) tracing (not implemented yet).
+
+Usage: collector heaptrace on|off"""
+
+    name = "heaptrace"
+    what = "Heap tracing"
+    usage = "collector heaptrace on|off"
+    attribute = "heaptrace"
+
+
+class MpitraceCommand(_OnOffKind):
+    """MPI tracing (not implemented yet).
+
+Usage: collector mpitrace on|off"""
+
+    name = "mpitrace"
+    what = "MPI tracing"
+    usage = "collector mpitrace on|off"
+    attribute = "mpitrace"
+
+
+THA_CHOICES = ("race", "deadlock")
+
+
+class ThaCommand(_DataKindCommand):
+    """Thread-analyzer data (data races, deadlocks): not supported.
+
+Usage: collector tha on|all|off|race|deadlock|race,deadlock
+
+It needs binaries instrumented for race detection (Oracle Developer
+Studio's -xinstrument=datarace), which GCC and Clang do not produce; for
+data races under GCC or Clang, build with -fsanitize=thread."""
+
+    name = "tha"
+    what = "Thread-analyzer data"
+    usage = "collector tha on|all|off|race|deadlock|race,deadlock"
+
+    def invoke(self, arg, from_tty):
+        words = self.words(arg)
+        if len(words) != 1:
+            self.bad(arg)
+        value = words[0]
+        if value == "off":
+            self.store(arg, "tha", "off", "Thread-analyzer data: off.")
+            return
+        options = value.split(",")
+        if value not in ("on", "all") and not (options and all(o in THA_CHOICES for o in options)):
+            self.bad(arg)
+        raise gdb.GdbError("collector tha: thread-analyzer data needs binaries instrumented for race detection "
+                           "(Oracle Developer Studio's -xinstrument=datarace), which GCC and Clang do not produce; "
+                           "gdb-collector does not collect it. Nothing was changed. For data races, build with "
+                           "-fsanitize=thread.")
+
+    def complete(self, text, word):
+        return [w for w in ("on", "all", "off", "race", "deadlock") if w.startswith(word or "")]
+
+
+DATA_KIND_SUBCOMMANDS = (HwprofileCommand, SynctraceCommand, HeaptraceCommand, MpitraceCommand, ThaCommand)

@@ -1,0 +1,75 @@
+"""Settings for what an experiment keeps: `collector limit` (a cap on the
+recorded data) and `collector archive` (the load objects kept with it when
+it ends).  Like every setting they apply to the next experiment."""
+
+import gdb
+
+from . import native
+from .commands import _Subcommand
+
+
+class LimitCommand(_Subcommand):
+    """Cap the profile and trace data an experiment records.
+
+Usage: collector limit MEGABYTES
+       collector limit none|unlimited
+
+The default is 2000 MB.  The cap is approximate (data is written in 64 KiB
+blocks) and sample points do not count.  When it is reached, profile data
+stops, the experiment stays open, sample points go on until the process
+ends, and log.xml records that the limit was reached."""
+
+    name = "limit"
+    usage = "collector limit MEGABYTES (a positive whole number), or collector limit none|unlimited"
+
+    def invoke(self, arg, from_tty):
+        words = gdb.string_to_argv(arg)
+        if len(words) != 1:
+            raise gdb.GdbError("collector limit takes one value. Usage: %s." % self.usage)
+        value = words[0]
+        if value in ("none", "unlimited"):
+            megabytes = 0
+        elif value.isdigit() and int(value) > 0:
+            megabytes = int(value)
+        else:
+            raise gdb.GdbError('Invalid limit "%s". Usage: %s.' % (value, self.usage))
+        if self.settings_locked("collector limit " + value):
+            return
+        self.state.settings.limit_mb = megabytes
+        self.settings_changed()
+        gdb.write("Data limit: %s.\n" % self.state.settings.describe_limit())
+
+    def complete(self, text, word):
+        return [w for w in ("none", "unlimited") if w.startswith(word or "")]
+
+
+class ArchiveCommand(_Subcommand):
+    """What is kept with an experiment when it ends (program exit or "collector disable").
+
+Usage: collector archive on|off|copy
+
+on    (default) archive.log records every load object with its size, time
+      and build-id, so a change to a file after the run can be detected.
+off   nothing is recorded.
+copy  as on, and every load object is copied into the experiment's
+      archives/, so it reads correctly after the program is deleted or
+      rebuilt, or on another machine."""
+
+    name = "archive"
+    usage = "collector archive on|off|copy"
+
+    def invoke(self, arg, from_tty):
+        words = gdb.string_to_argv(arg)
+        if len(words) != 1 or not native.valid_archive_mode(words[0]):
+            raise gdb.GdbError('Invalid argument "%s". Usage: %s.' % (arg.strip(), self.usage))
+        if self.settings_locked("collector archive " + words[0]):
+            return
+        self.state.settings.archive = words[0]
+        self.settings_changed()
+        gdb.write("Archive mode: %s.\n" % words[0])
+
+    def complete(self, text, word):
+        return [w for w in ("on", "off", "copy") if w.startswith(word or "")]
+
+
+STORAGE_SUBCOMMANDS = (LimitCommand, ArchiveCommand)

@@ -1,0 +1,60 @@
+/* `collector limit`: one budget for all data files of the experiment
+ * (profile and data.frameinfo now, the tracing files later).  The writer
+ * refuses blocks past it; from then on the sampler drops captures, while
+ * sample points, which are not data files, go on until the end.  The log
+ * says when the limit was hit, as gprofng's collector does (cwarn 14,
+ * "Experiment size limit exceeded"). */
+#define _GNU_SOURCE
+#include "collector_internal.h"
+#include "er/er_datafile.h"
+
+#define MEGABYTE (1024ULL * 1024ULL)
+
+static struct er_budget budget;
+static int limit_logged;
+static long limit_mb;
+
+struct col_progress gdbcol_progress;
+
+void col_limit_start(long mb)
+{
+  limit_mb = mb;
+  limit_logged = 0;
+  er_budget_init(&budget, (uint64_t)mb * MEGABYTE);
+  er_datafile_set_budget(&col_exp.profile, &budget);
+  er_datafile_set_budget(&col_exp.frameinfo, &budget);
+}
+
+int col_limit_reached(void)
+{
+  return er_budget_exhausted(&budget);
+}
+
+uint64_t col_data_bytes(void)
+{
+  return er_budget_used(&budget);
+}
+
+void col_limit_note(void)
+{
+  if (limit_logged || !col_limit_reached())
+    return;
+  limit_logged = 1;
+  col_log_warning(14, "profile data at the %ld MB limit (collector limit); no more profile data is recorded, "
+                  "sample points go on", limit_mb);
+  col_log_sample("data_limit_reached");
+  col_status_write(&col_cfg, "active", NULL);
+}
+
+/* Several threads refresh it (the sampler, GDB's calls, the API): each
+ * field is stored whole, so a reader never sees a torn number. */
+void col_progress_refresh(void)
+{
+  int next_id = __atomic_load_n(&col_exp.next_sample_id, __ATOMIC_RELAXED);
+  __atomic_store_n(&gdbcol_progress.profile_packets, __atomic_load_n(&col_samples_written, __ATOMIC_RELAXED),
+                   __ATOMIC_RELAXED);
+  __atomic_store_n(&gdbcol_progress.sample_points, next_id > 0 ? (uint64_t)next_id - 1 : 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&gdbcol_progress.data_bytes, col_data_bytes(), __ATOMIC_RELAXED);
+  __atomic_store_n(&gdbcol_progress.limit_reached, (uint64_t)col_limit_reached(), __ATOMIC_RELAXED);
+  __atomic_store_n(&gdbcol_progress.paused, (uint64_t)col_is_paused(), __ATOMIC_RELAXED);
+}
