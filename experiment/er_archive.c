@@ -210,6 +210,60 @@ static int open_log(int expdir)
   return er_create_exclusive(expdir, "archive.log", O_WRONLY | O_APPEND);
 }
 
+/* One "STATE build-id=X size=N mtime=T path=P" line of archive.log: 0 and
+ * its fields, or -1 for comments and "missing" lines. */
+static int parse_log_line(char *line, char **build_id, long long *size, long long *mtime, char **path)
+{
+  if (line[0] == '#' || strncmp(line, "missing", 7) == 0)
+    return -1;
+  char *id = strstr(line, " build-id="), *sz = strstr(line, " size="), *mt = strstr(line, " mtime="),
+       *p = strstr(line, " path=");
+  if (id == NULL || sz == NULL || mt == NULL || p == NULL)
+    return -1;
+  *build_id = id + 10;
+  *strchr(*build_id, ' ') = '\0';
+  *size = atoll(sz + 6);
+  *mtime = atoll(mt + 7);
+  *path = p + 6;
+  return 0;
+}
+
+int er_archive_check(const char *experiment_path, void (*report)(const char *path, const char *why, void *arg),
+                     void *arg)
+{
+  char log_path[4200], line[4600];
+  snprintf(log_path, sizeof log_path, "%s/archive.log", experiment_path);
+  FILE *log = fopen(log_path, "re");
+  if (log == NULL)
+    return -1;
+  int reported = 0;
+  while (fgets(line, sizeof line, log) != NULL) {
+    line[strcspn(line, "\n")] = '\0';
+    char *recorded_id, *path, now_id[130];
+    long long size, mtime;
+    if (parse_log_line(line, &recorded_id, &size, &mtime, &path) != 0)
+      continue;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    const char *why = NULL;
+    if (fd < 0 || fstat(fd, &st) != 0)
+      why = "gone since the run";
+    else if (read_build_id(fd, now_id, sizeof now_id) != 0)
+      why = "no longer an ELF file";
+    else if (strcmp(recorded_id, "none") != 0 ? strcmp(recorded_id, now_id) != 0
+                                              : (st.st_size != size || st.st_mtime != mtime))
+      why = "changed since the run (build-id or size and time differ)";
+    if (fd >= 0)
+      close(fd);
+    if (why != NULL) {
+      report(path, why, arg);
+      reported++;
+    }
+  }
+  fclose(log);
+  return reported;
+}
+
 int er_archive_experiment(const char *experiment_path, enum er_archive_mode mode, struct er_archive_result *result,
                           char *err, size_t err_len)
 {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "er/er_archive.h"
 #include "er/er_format.h"
 #include "er/er_reader.h"
 
@@ -66,6 +67,11 @@ static int by_excl(const void *a, const void *b)
 {
   double x = ((const struct func_total *)a)->excl, y = ((const struct func_total *)b)->excl;
   return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void report_changed_object(const char *path, const char *why, void *unused)
+{
+  printf("object: %s %s\n", path, why);
 }
 
 int main(int argc, char **argv)
@@ -151,6 +157,7 @@ int main(int argc, char **argv)
     printf("comment: %s\n", exp.comments[i]);
   for (size_t i = 0; i < exp.n_warnings; i++)
     printf("warning: %s\n", exp.warnings[i]);
+  er_archive_check(argv[1], report_changed_object, NULL);
   for (size_t t = 0; t < n_threads; t++)
     printf("thread %llu: %zu samples %.3f s\n", (unsigned long long)threads[t].thrid, threads[t].samples,
            threads[t].seconds);

@@ -4,7 +4,10 @@
  * the data-limit test needs).  Calls all_done() at the end, for a
  * breakpoint.
  *
- *   stack_churn SECONDS */
+ *   stack_churn CPU_SECONDS
+ *
+ * It runs for CPU time, not wall time, so the data it makes a profile write
+ * is the same on a loaded machine. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,10 +52,10 @@ __attribute__((noinline)) void all_done(void)
   sink++;
 }
 
-static double now(void)
+static double cpu_now(void)
 {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -60,8 +63,8 @@ int main(int argc, char **argv)
 {
   double seconds = argc > 1 ? atof(argv[1]) : 3.0;
   uint64_t state = 88172645463325252ULL;
-  double end = now() + seconds;
-  while (now() < end)
+  double end = cpu_now() + seconds;
+  while (cpu_now() < end)
     for (int i = 0; i < 64; i++) {
       state ^= state << 13; /* xorshift64 */
       state ^= state >> 7;

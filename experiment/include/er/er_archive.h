@@ -41,6 +41,13 @@ struct er_archive_result {
 int er_archive_experiment(const char *experiment_path, enum er_archive_mode mode, struct er_archive_result *result,
                           char *err, size_t err_len);
 
+/* Compares the load objects archive.log records with the files now at
+ * their paths: calls REPORT for each one that is gone or whose build-id
+ * (or, without one, size and mtime) differs, with a short reason.  Returns
+ * the number reported, or -1 when the experiment has no archive.log. */
+int er_archive_check(const char *experiment_path, void (*report)(const char *path, const char *why, void *arg),
+                     void *arg);
+
 /* Opens the archived copy of the load object recorded as PATH in the
  * experiment at EXPERIMENT_PATH (a descendant uses its founder's
  * archives/).  Returns a descriptor or -1. */

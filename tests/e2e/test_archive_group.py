@@ -1,0 +1,136 @@
+"""`collector archive` and `collector store group`.
+
+archive copy: the program's binary is deleted after the run and the
+experiment moved elsewhere; gprofng and our reader still name its functions
+(from archives/).  archive on: the same deletion leaves the program's code
+unnamed, so the copy is what made the difference.  archive off: nothing.
+Attach mode: `collector disable` archives too.
+
+store group: two runs join runs.erg (named runs.1.er, runs.2.er), gprofng
+reads the group as the sum of both, and a file of that name that is not a
+group is never overwritten."""
+
+import os
+import shutil
+import subprocess
+
+from harness import (BUILD, Background, attach_gdb, check, check_shares, cleanup, er_dump, finish, gprofng_functions,
+                     program, run_gdb, workdir)
+
+SHARES = {"work_fifty": 50, "work_thirty": 30, "work_twenty": 20}
+
+
+def private_copy(work, name):
+    """A copy of a test program that the test may delete."""
+    path = os.path.join(work, name)
+    shutil.copy2(program("split_work"), path)
+    return path
+
+
+def record(work, archive, binary):
+    """A 1 s run recorded as ARCHIVE.er."""
+    return run_gdb(["collector archive " + archive, "collector store experiment %s.er" % archive,
+                    "collector enable", "run"], [binary, "1.0", "0"], cwd=work)
+
+
+work = workdir()
+copied = private_copy(work, "to_delete_copy")
+out = record(work, "copy", copied)
+exp = os.path.join(work, "copy.er")
+archived = sorted(os.listdir(os.path.join(exp, "archives")))
+print(archived)
+check(any(name.startswith("to_delete_copy_") for name in archived), "the program is in archives/")
+check(any(name.startswith("libc.so.6_") for name in archived), "libc is in archives/")
+log = open(os.path.join(exp, "archive.log")).read()
+check("copied   build-id=" in log and copied in log, "archive.log names the copied program with its build-id")
+os.unlink(copied)
+moved = os.path.join(work, "elsewhere", "moved.er")
+os.makedirs(os.path.dirname(moved))
+shutil.move(exp, moved)
+funcs, total, text = gprofng_functions(moved)
+print(text)
+check(total > 0.8, "gprofng reads the moved experiment (%.3f s)" % total)
+check_shares(funcs, total, SHARES, "archive copy, binary deleted, gprofng")
+summary, ours, _ = er_dump(moved)
+check_shares(ours, float(summary["cpu_seconds"]), SHARES, "archive copy, binary deleted, our reader")
+
+recorded_only = private_copy(work, "to_delete_on")
+record(work, "on", recorded_only)
+exp_on = os.path.join(work, "on.er")
+check(not os.path.exists(os.path.join(exp_on, "archives")), "archive on copies nothing")
+check(recorded_only in open(os.path.join(exp_on, "archive.log")).read(), "archive on records the program")
+os.unlink(recorded_only)
+funcs_on, total_on, text_on = gprofng_functions(exp_on)
+check("work_fifty" not in funcs_on and "<static>" in text_on,
+      "without the copy the deleted program's functions are unnamed (so the copy is what names them)")
+_, _, raw_on = er_dump(exp_on)
+check("object: %s gone since the run" % recorded_only in raw_on, "the reader says which recorded object is gone")
+_, _, raw_copy = er_dump(moved)
+check("object: " not in raw_copy.replace("object: %s gone" % copied, ""),
+      "no other object of the copied experiment changed")
+
+later = private_copy(work, "to_delete_off")
+record(work, "off", later)
+exp_off = os.path.join(work, "off.er")
+check(not os.path.exists(os.path.join(exp_off, "archive.log")) and
+      not os.path.exists(os.path.join(exp_off, "archives")), "archive off leaves nothing")
+# Archived after the fact (as for a process killed before it could).
+tool = subprocess.run([os.path.join(BUILD, "experiment", "gdbcol-archive"), "copy", exp_off], capture_output=True,
+                      text=True)
+print(tool.stdout + tool.stderr)
+check(tool.returncode == 0 and "0 failed" in tool.stdout, "gdbcol-archive copy archives a finished experiment")
+os.unlink(later)
+funcs_off, total_off, _ = gprofng_functions(exp_off)
+check_shares(funcs_off, total_off, SHARES, "archived afterwards, binary deleted")
+
+# Attach mode: collector disable ends the experiment and archives it.
+target = Background([program("attach_target"), "8"], cwd=work)
+attached = attach_gdb(target.pid, ["collector archive copy", "collector enable", "shell sleep 0.5",
+                                   "collector status", "collector disable", "detach"], cwd=work)
+print(attached)
+target.proc.send_signal(15)
+target.proc.wait()
+exp_attach = os.path.join(work, "test.1.er")
+check(any(name.startswith("attach_target_") for name in os.listdir(os.path.join(exp_attach, "archives"))),
+      "attach mode: disable archives the program")
+check("Experiment %s is active in process %d" % (exp_attach, target.pid) in attached and "profile samples" in attached,
+      "collector status in an attached process")
+
+# Groups.
+group_dir = os.path.join(work, "grouped")
+os.makedirs(group_dir)
+for _ in range(2):
+    # 1 ms: each 0.5 s run is split into short slices, too short for 10 ms.
+    out = run_gdb(["collector store group runs.erg", "collector archive off", "collector profile timer hi",
+                   "collector enable", "run"],
+                  [program("split_work"), "0.5", "0"], cwd=group_dir)
+print(out)
+group = os.path.join(group_dir, "runs.erg")
+lines = open(group).read().splitlines()
+check(lines == ["#analyzer experiment group", os.path.join(group_dir, "runs.1.er"), os.path.join(group_dir, "runs.2.er")],
+      "runs.erg lists both experiments, named after the group: %s" % lines)
+funcs_g, total_g, text_g = gprofng_functions(group)
+print(text_g)
+check(0.85 <= total_g <= 1.15, "gprofng reads the group as both runs together (%.3f s of 1.0)" % total_g)
+check_shares(funcs_g, total_g, SHARES, "group")
+
+precious = os.path.join(group_dir, "notes.erg")
+with open(precious, "w") as f:
+    f.write("my notes\n")
+out = run_gdb(["collector store group notes.erg", "collector enable", "run"], [program("split_work"), "0.2", "0"],
+              cwd=group_dir)
+check(open(precious).read() == "my notes\n", "a file that is not a group is left unchanged")
+summary_n, _, raw_n = er_dump(os.path.join(group_dir, "notes.1.er"))
+check("not an experiment group" in raw_n, "the experiment records why it joined no group")
+check(summary_n.get("closed") == "yes", "and is recorded all the same")
+
+errors = run_gdb(["collector archive", "collector archive yes", "collector archive on off",
+                  "collector store group runs.er", "collector store group .erg", "collector show"],
+                 ["/bin/true"], cwd=work)
+print(errors)
+check(errors.count("Usage: collector archive on|off|copy") == 3, "malformed archive modes are refused")
+check(errors.count("must end in .erg") == 1 and errors.count("something before .erg") == 1,
+      "malformed group names are refused")
+check("Archive:                on" in errors, "archive on is the default")
+cleanup(work)
+finish()

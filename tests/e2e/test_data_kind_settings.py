@@ -1,0 +1,83 @@
+"""Settings of the data kinds later versions collect (hwprofile, synctrace,
+heaptrace, mpitrace, tha): every documented form is accepted and shown by
+`collector show`, every malformed one is a clear error, turning one on is
+refused plainly (never a silent no-op) and changes nothing, and while an
+experiment is active a setting is a warning that leaves it unchanged.  The
+experiment that runs meanwhile records clock data only."""
+
+import os
+
+from harness import check, cleanup, er_dump, finish, program, run_gdb, workdir
+
+work = workdir()
+accepted = [
+    "collector hwprofile counter cycles,on,insts",
+    "collector hwprofile counter +dcm~umask=0x3/1 hi",
+    "collector hwprofile counter cycles,100003",
+    "collector hwprofile off",
+    "collector synctrace threshold calibrate",
+    "collector synctrace threshold on",
+    "collector synctrace threshold 0",
+    "collector synctrace threshold 250",
+    "collector synctrace off",
+    "collector heaptrace off",
+    "collector mpitrace off",
+    "collector tha off",
+]
+refused_on = {
+    "collector hwprofile on": "Hardware-counter overflow profiling is not implemented",
+    "collector synctrace on": "Synchronization-wait tracing is not implemented",
+    "collector heaptrace on": "Heap tracing is not implemented",
+    "collector mpitrace on": "MPI tracing is not implemented",
+    "collector tha on": "thread-analyzer data needs binaries instrumented",
+    "collector tha race,deadlock": "thread-analyzer data needs binaries instrumented",
+}
+malformed = {
+    "collector hwprofile": "Missing argument",
+    "collector hwprofile maybe": 'Invalid argument "maybe"',
+    "collector hwprofile counter": 'Invalid argument "counter"',
+    "collector hwprofile counter cycles,,insts": "empty item",
+    "collector hwprofile counter cycles/99": "invalid register",
+    "collector hwprofile counter on": "does not follow a counter",
+    "collector synctrace threshold soon": 'Invalid threshold "soon"',
+    "collector synctrace threshold -1": 'Invalid threshold "-1"',
+    "collector synctrace sometimes": 'Invalid argument "sometimes"',
+    "collector heaptrace yes": 'Invalid argument "yes"',
+    "collector mpitrace": "Missing argument",
+    "collector tha races": 'Invalid argument "races"',
+}
+commands = accepted + list(refused_on) + list(malformed) + ["collector show", "collector hwprofile list",
+                                                            "help collector", "echo still-running\\n"]
+out = run_gdb(commands, ["/bin/true"], cwd=work)
+print(out)
+for command, message in list(refused_on.items()) + list(malformed.items()):
+    check(message in out, "%s -> error containing '%s'" % (command, message))
+check("nothing was changed" in out.lower(), "a refused 'on' says nothing changed")
+check("HW counter profiling:   off, counters cycles,100003 (not implemented yet)" in out,
+      "show: the last counter list, canonical, hwprofile still off")
+check("Sync wait tracing:      off, threshold 250 us (not implemented yet)" in out, "show: the sync threshold")
+for line in ("Heap tracing:           off", "MPI tracing:            off", "Thread analyzer (tha):  off"):
+    check(line in out, "show: " + line)
+check("Counters: +dcm~umask=0x3/1,hi" in out, "a counter with backtracking, attribute and register")
+check("no counter list yet" in out and "hardware PMU" in out, "hwprofile list says plainly what there is")
+for sub in ("hwprofile", "synctrace", "heaptrace", "mpitrace", "tha", "limit", "archive"):
+    check("collector %s --" % sub in out, "help collector lists %s" % sub)
+check("still-running" in out, "GDB went on after every error")
+
+# While an experiment is active, settings warn and change nothing; the
+# experiment has clock data only.
+active = run_gdb(["collector enable", "break work_thirty", "run", "collector heaptrace off",
+                  "collector hwprofile counter cycles", "collector limit 5", "collector archive copy",
+                  "collector show", "delete", "continue"], [program("split_work"), "0.3", "0"], cwd=work)
+print(active)
+check(active.count("an experiment is active; settings apply to the next experiment") == 4,
+      "every setting during an experiment warns")
+check("counters (default)" in active and "Data limit:             2000 MB" in active and
+      "Archive:                on" in active, "and changes nothing")
+exp = os.path.join(work, "test.1.er")
+names = sorted(os.listdir(exp))
+check(not any(n in names for n in ("hwcounters", "synctrace", "heaptrace")), "no data file of an unimplemented kind")
+summary, _, _ = er_dump(exp)
+check(int(summary["clock_packets"]) > 0, "clock profiling went on")
+cleanup(work)
+finish()
