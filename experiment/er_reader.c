@@ -274,29 +274,31 @@ static void walk_file(const char *dir, const char *name, struct er_experiment *e
   }
 }
 
-int er_experiment_open_map(const char *path, struct er_experiment *exp, char *err, size_t err_len)
+/* Starts reading the experiment at PATH with the one file it cannot do
+ * without (NAME); 0, or -1 with a message in ERR. */
+static int begin_reading(const char *path, struct er_experiment *exp, const char *name,
+                         void (*fn)(struct er_experiment *, const char *), char *err, size_t err_len)
 {
   memset(exp, 0, sizeof *exp);
   exp->path = strdup(path);
-  int rc = for_each_line(path, "map.xml", exp, parse_map_line);
+  int rc = for_each_line(path, name, exp, fn);
   if (rc < 0) {
-    snprintf(err, err_len, "%s: cannot read map.xml: %s", path, strerror(-rc));
+    snprintf(err, err_len, "%s: cannot read %s: %s", path, name, strerror(-rc));
     er_experiment_close(exp);
     return -1;
   }
   return 0;
 }
 
+int er_experiment_open_map(const char *path, struct er_experiment *exp, char *err, size_t err_len)
+{
+  return begin_reading(path, exp, "map.xml", parse_map_line, err, err_len);
+}
+
 int er_experiment_open(const char *path, struct er_experiment *exp, char *err, size_t err_len)
 {
-  memset(exp, 0, sizeof *exp);
-  exp->path = strdup(path);
-  int rc = for_each_line(path, "log.xml", exp, parse_log_line);
-  if (rc < 0) {
-    snprintf(err, err_len, "%s: cannot read log.xml: %s", path, strerror(-rc));
-    er_experiment_close(exp);
+  if (begin_reading(path, exp, "log.xml", parse_log_line, err, err_len) != 0)
     return -1;
-  }
   for_each_line(path, "map.xml", exp, parse_map_line);
   walk_file(path, "data.frameinfo", exp, collect_frame);
   qsort(exp->stacks, exp->n_stacks, sizeof *exp->stacks, by_frame_uid);

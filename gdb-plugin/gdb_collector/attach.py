@@ -142,6 +142,9 @@ class Attacher:
     def _guarded(self, pid, what, action):
         """Runs ACTION(calls) in a call session; turns a hung call or the
         process's end into a clear error.  WHAT: "loading the runtime"..."""
+        if any(thread.is_running() for thread in gdb.selected_inferior().threads()):
+            raise gdb.GdbError("collector: process %d is running; %s needs it stopped. Interrupt it first "
+                               "(Ctrl-C, or \"interrupt\" after \"continue &\")." % (pid, what))
         try:
             with self._calls(pid) as calls:
                 calls.choose_thread()

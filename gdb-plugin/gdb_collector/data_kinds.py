@@ -40,6 +40,15 @@ class _DataKindCommand(_Subcommand):
     def refuse(self):
         raise gdb.GdbError("collector %s: %s" % (self.name, NOT_YET % self.what))
 
+    def on_or_off(self, words, arg, attribute):
+        """Handles "on" (refused) and "off"; False for anything else."""
+        if words == ["on"]:
+            self.refuse()
+        if words != ["off"]:
+            return False
+        self.store(arg, attribute, False, "%s: off." % self.what)
+        return True
+
     def store(self, arg, attribute, value, message):
         if self.settings_locked("collector %s %s" % (self.name, arg.strip())):
             return
@@ -70,11 +79,9 @@ until counter profiling is implemented."""
 
     def invoke(self, arg, from_tty):
         words = self.words(arg)
-        if words == ["on"]:
-            self.refuse()
-        elif words == ["off"]:
-            self.store(arg, "hwprofile", False, "Hardware-counter profiling: off.")
-        elif words == ["list"]:
+        if self.on_or_off(words, arg, "hwprofile"):
+            return
+        if words == ["list"]:
             gdb.write("Hardware-counter overflow profiling is not implemented in this version, so there is no "
                       "counter list yet.\n%s\nCounter definitions are checked and kept: %s\n"
                       % (_pmu_note(), self.usage))
@@ -110,11 +117,9 @@ wait."""
 
     def invoke(self, arg, from_tty):
         words = self.words(arg)
-        if words == ["on"]:
-            self.refuse()
-        elif words == ["off"]:
-            self.store(arg, "synctrace", False, "Synchronization-wait tracing: off.")
-        elif len(words) == 2 and words[0] == "threshold":
+        if self.on_or_off(words, arg, "synctrace"):
+            return
+        if len(words) == 2 and words[0] == "threshold":
             value = words[1]
             if value == "off":
                 self.store(arg, "synctrace", False, "Synchronization-wait tracing: off.")
@@ -140,12 +145,7 @@ class _OnOffKind(_DataKindCommand):
     attribute = None
 
     def invoke(self, arg, from_tty):
-        words = self.words(arg)
-        if words == ["on"]:
-            self.refuse()
-        elif words == ["off"]:
-            self.store(arg, self.attribute, False, "%s: off." % self.what)
-        else:
+        if not self.on_or_off(self.words(arg), arg, self.attribute):
             self.bad(arg)
 
     def complete(self, text, word):

@@ -96,6 +96,18 @@ check(any(name.startswith("attach_target_") for name in os.listdir(os.path.join(
 check("Experiment %s is active in process %d" % (exp_attach, target.pid) in attached and "profile samples" in attached,
       "collector status in an attached process")
 
+# collector status while the process runs (continue &): live numbers, read
+# from its memory; a command that needs a call is refused plainly.
+target = Background([program("attach_target"), "8"], cwd=work)
+running = attach_gdb(target.pid, ["collector enable", "continue &", "shell sleep 1.5", "collector status",
+                                  "collector disable", "detach"], cwd=work)
+print(running)
+target.proc.send_signal(15)
+target.proc.wait()
+live = [line for line in running.splitlines() if "profile samples" in line]
+check(live and int(live[0].split()[0]) > 0, "status while running shows samples so far: %s" % live)
+check("is running; closing the experiment needs it stopped" in running, "disable on a running process says why not")
+
 # Groups.
 group_dir = os.path.join(work, "grouped")
 os.makedirs(group_dir)
