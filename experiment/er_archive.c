@@ -186,10 +186,8 @@ static void archive_object(const char *path, enum er_archive_mode mode, int arch
   snprintf(what, sizeof what, "recorded");
   if (mode == ER_ARCHIVE_COPY) {
     int rc = er_archive_file_name(path, name, sizeof name) == 0 ? copy_object(fd, &st, archives, name) : -ENAMETOOLONG;
-    if (rc < 0)
-      r->failed++;
-    else
-      rc ? r->copied++ : r->present++;
+    unsigned *tally = rc > 0 ? &r->copied : rc == 0 ? &r->present : &r->failed;
+    ++*tally;
     snprintf(what, sizeof what, "%s", rc > 0 ? "copied" : rc == 0 ? "present" : "failed");
     if (rc < 0)
       er_text_printf(log, "# cannot copy %s: %s\n", path, strerror(-rc));
