@@ -208,6 +208,18 @@ static int open_log(int expdir)
   return er_create_exclusive(expdir, "archive.log", O_WRONLY | O_APPEND);
 }
 
+/* The experiment's archives/ directory, created when missing: a
+ * descriptor or a negative errno (never through a symlink). */
+static int open_archive_dir(const char *experiment_path)
+{
+  char dir[4096];
+  archive_dir_path(experiment_path, dir, sizeof dir);
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    return -errno;
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  return fd >= 0 ? fd : -errno;
+}
+
 /* One "STATE build-id=X size=N mtime=T path=P" line of archive.log: 0 and
  * its fields, or -1 for comments and "missing" lines. */
 static int parse_log_line(char *line, char **build_id, long long *size, long long *mtime, char **path)
@@ -219,7 +231,10 @@ static int parse_log_line(char *line, char **build_id, long long *size, long lon
   if (id == NULL || sz == NULL || mt == NULL || p == NULL)
     return -1;
   *build_id = id + 10;
-  *strchr(*build_id, ' ') = '\0';
+  char *id_end = strchr(*build_id, ' ');
+  if (id_end == NULL)
+    return -1;
+  *id_end = '\0';
   *size = atoll(sz + 6);
   *mtime = atoll(mt + 7);
   *path = p + 6;
@@ -272,22 +287,15 @@ int er_archive_experiment(const char *experiment_path, enum er_archive_mode mode
   if (er_experiment_open_map(experiment_path, &map, err, err_len) != 0)
     return -1;
   int expdir = open(experiment_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  int archives = -1, log = expdir < 0 ? -errno : open_log(expdir);
-  if (log >= 0 && mode == ER_ARCHIVE_COPY) {
-    char dir[4096];
-    archive_dir_path(experiment_path, dir, sizeof dir);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-      log = -errno;
-    archives = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (archives < 0 && log >= 0) {
-      close(log);
-      log = -errno;
-    }
-  }
-  if (log < 0) {
-    snprintf(err, err_len, "cannot archive %s: %s", experiment_path, strerror(-log));
-    if (expdir >= 0)
-      close(expdir);
+  int log = expdir < 0 ? -errno : open_log(expdir);
+  int archives = log >= 0 && mode == ER_ARCHIVE_COPY ? open_archive_dir(experiment_path) : -1;
+  int failure = log < 0 ? log : mode == ER_ARCHIVE_COPY && archives < 0 ? archives : 0;
+  if (failure < 0) {
+    snprintf(err, err_len, "cannot archive %s: %s", experiment_path, strerror(-failure));
+    int fds[] = {expdir, log, archives};
+    for (int i = 0; i < 3; i++)
+      if (fds[i] >= 0)
+        close(fds[i]);
     er_experiment_close(&map);
     return -1;
   }

@@ -58,3 +58,10 @@ int gdbcol_parse_archive_mode(const char *text)
 {
   return er_archive_parse_mode(text);
 }
+
+/* The experiment name a group implies ("runs.erg" -> "runs.1.er"): 0, or a
+ * negative errno. */
+int gdbcol_group_experiment_name(const char *group, char *out, int out_len)
+{
+  return er_group_experiment_name(group, out, (size_t)out_len);
+}

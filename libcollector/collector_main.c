@@ -67,9 +67,9 @@ static void join_group(void)
     col_log_warning(200, "%s", err);
 }
 
-/* At the end, `collector archive on|copy` (not in a forked child's copy of
- * the runtime, and before the status file says "closed", so that whoever
- * waits for that finds the archive complete). */
+/* At the end, `collector archive on|copy`: after the last map update, and
+ * before the status file says "closed", so that whoever waits for that
+ * finds the archive complete. */
 static void archive_experiment(void)
 {
   struct er_archive_result r;

@@ -12,13 +12,11 @@
 
 static struct er_budget budget;
 static int limit_logged;
-static long limit_mb;
 
 struct col_progress gdbcol_progress;
 
 void col_limit_start(long mb)
 {
-  limit_mb = mb;
   limit_logged = 0;
   er_budget_init(&budget, (uint64_t)mb * MEGABYTE);
   er_datafile_set_budget(&col_exp.profile, &budget);
@@ -41,7 +39,7 @@ void col_limit_note(void)
     return;
   limit_logged = 1;
   col_log_warning(14, "profile data at the %ld MB limit (collector limit); no more profile data is recorded, "
-                  "sample points go on", limit_mb);
+                  "sample points go on", (long)(budget.limit_bytes / MEGABYTE));
   col_log_sample("data_limit_reached");
   col_status_write(&col_cfg, "active", NULL);
 }

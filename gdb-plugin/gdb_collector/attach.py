@@ -174,6 +174,12 @@ class Attacher:
 
         return self._guarded(pid, "loading the runtime", action)
 
+    def exported_address(self, name):
+        """The address of the runtime's exported NAME in the live process, for
+        a plain memory read or write (no call); 0 when there is none."""
+        pid = live_pid()
+        return native.process_symbol(pid, self.runtime_path, name) if pid else 0
+
     def runtime_loaded(self):
         pid = live_pid()
         return bool(pid) and native.process_has_object(pid, self.runtime_path)

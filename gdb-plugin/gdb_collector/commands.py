@@ -302,8 +302,7 @@ def live_progress(state, status):
     fields = ("samples", "sample_points", "data_bytes", "limit_reached", "paused")
     result = {name: int(status.get(name, "0") or 0) for name in fields[:-1]}
     result["paused"] = status.get("detail") == "paused"
-    pid = attach.live_pid()
-    address = native.process_symbol(pid, state.attacher.runtime_path, "gdbcol_progress") if pid else 0
+    address = state.attacher.exported_address("gdbcol_progress")
     if address:
         try:
             raw = bytes(gdb.selected_inferior().read_memory(address, 8 * len(fields)))

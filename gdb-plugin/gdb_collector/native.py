@@ -41,6 +41,7 @@ def load(path):
     lib.gdbcol_check_group_name.argtypes = [ctypes.c_char_p]
     lib.gdbcol_check_group_name.restype = ctypes.c_char_p
     lib.gdbcol_parse_hwc.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+    lib.gdbcol_group_experiment_name.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_parse_archive_mode.argtypes = [ctypes.c_char_p]
     lib.gdbcol_watchdog_start.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
     _lib = lib
@@ -66,6 +67,13 @@ def check_group_name(name):
     """None, or why NAME cannot name an experiment group."""
     problem = _lib.gdbcol_check_group_name(name.encode())
     return problem.decode() if problem else None
+
+
+def group_experiment_name(group):
+    """The experiment name a group implies (runs.erg: runs.1.er)."""
+    out = ctypes.create_string_buffer(4096)
+    _lib.gdbcol_group_experiment_name(group.encode(), out, len(out))
+    return out.value.decode()
 
 
 def parse_counters(text):

@@ -88,7 +88,7 @@ class Settings:
         if self.experiment_name:
             return self.experiment_name
         if self.group:
-            return os.path.basename(self.group)[:-len(".erg")] + ".1.er"
+            return native.group_experiment_name(self.group)
         return None
 
     def runtime_variables(self, status_path):
@@ -109,9 +109,12 @@ class Settings:
         """`collector show`: every setting, one a line."""
         interval = _format_interval(self.clock_interval_us)
         directory = self.store_directory or "(the program's working directory)"
-        name = self.experiment_name or (
-            "(next %s.N.er, from the group)" % os.path.basename(self.group)[:-len(".erg")]
-            if self.group else "(next test.N.er)")
+        if self.experiment_name:
+            name = self.experiment_name
+        elif self.group:
+            name = "(next %s, from the group)" % self.named_experiment().replace(".1.er", ".N.er")
+        else:
+            name = "(next test.N.er)"
         if isinstance(self.synctrace_threshold, int):
             threshold = "%d us" % self.synctrace_threshold
         else:

@@ -9,7 +9,6 @@ the sample's resource usage is the usage at the stop."""
 
 import gdb
 
-from . import attach, native
 from .inferior_calls import CallSession
 
 
@@ -21,10 +20,9 @@ class StopSamples:
     def on_stop(self, event):
         if not self.enabled or CallSession.active:
             return  # off, or a stop the collector's own calls caused
-        pid = attach.live_pid()
-        if not pid or not self.state.session.active_experiment():
+        if not self.state.session.active_experiment():
             return
-        address = native.process_symbol(pid, self.state.attacher.runtime_path, "gdbcol_debugger_stops")
+        address = self.state.attacher.exported_address("gdbcol_debugger_stops")
         if not address:
             return
         inferior = gdb.selected_inferior()

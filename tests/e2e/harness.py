@@ -137,6 +137,12 @@ def true_cpu_seconds(gdb_output):
     return float(m.group(1)) if m else None
 
 
+def check_errors(out, expected):
+    """Each command of EXPECTED ({command: message}) printed its message."""
+    for command, message in expected.items():
+        check(message in out, "%s -> error containing '%s'" % (command, message))
+
+
 def check_shares(funcs, total, expected, label, tolerance_pp=3.0):
     """Each function's inclusive share within TOLERANCE percentage points."""
     for name, share in expected.items():

@@ -2,7 +2,7 @@
 status report, and every malformed form is a clear GDB error after which
 GDB goes on (each -ex runs even after an earlier one failed)."""
 
-from harness import check, cleanup, finish, program, run_gdb, workdir
+from harness import check, check_errors, cleanup, finish, program, run_gdb, workdir
 
 work = workdir()
 bad = {
@@ -37,8 +37,7 @@ commands = list(bad) + [
 ]
 out = run_gdb(commands, [program("exit_paths"), "return", "0.1"], cwd=work)
 print(out)
-for command, message in bad.items():
-    check(message in out, "%s -> error containing '%s'" % (command, message))
+check_errors(out, bad)
 check("accepted forms" in out, "timer errors name the accepted forms")
 check("Clock-profiling interval set to 2.500 ms." in out, "2.5 -> 2.500 ms reported")
 check("set to 0.100 ms (raised to the minimum)" in out, "50u raised to the minimum")

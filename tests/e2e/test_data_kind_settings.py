@@ -7,7 +7,7 @@ experiment that runs meanwhile records clock data only."""
 
 import os
 
-from harness import check, cleanup, er_dump, finish, program, run_gdb, workdir
+from harness import check, check_errors, cleanup, er_dump, finish, program, run_gdb, workdir
 
 work = workdir()
 accepted = [
@@ -50,8 +50,8 @@ commands = accepted + list(refused_on) + list(malformed) + ["collector show", "c
                                                             "help collector", "echo still-running\\n"]
 out = run_gdb(commands, ["/bin/true"], cwd=work)
 print(out)
-for command, message in list(refused_on.items()) + list(malformed.items()):
-    check(message in out, "%s -> error containing '%s'" % (command, message))
+check_errors(out, refused_on)
+check_errors(out, malformed)
 check("nothing was changed" in out.lower(), "a refused 'on' says nothing changed")
 check("HW counter profiling:   off, counters cycles,100003 (not implemented yet)" in out,
       "show: the last counter list, canonical, hwprofile still off")
