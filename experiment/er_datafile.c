@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "er/er_fileutil.h"
@@ -16,11 +17,18 @@ int er_datafile_create(struct er_datafile *file, int dirfd, const char *name)
     return fd; /* FILE is left as it was */
   memset(file, 0, sizeof *file);
   file->fd = fd;
+  er_budget_init(&file->own_budget, 0);
+  file->budget = &file->own_budget;
   return 0;
 }
 
 void er_datafile_close(struct er_datafile *file)
 {
+  struct stat st;
+  /* Space reserved past the last flush goes back to the file system. */
+  if (file->fd >= 0 && fstat(file->fd, &st) == 0)
+    while (ftruncate(file->fd, st.st_size) != 0 && errno == EINTR)
+      ;
   if (file->fd >= 0)
     close(file->fd);
   file->fd = -1;
@@ -28,7 +36,7 @@ void er_datafile_close(struct er_datafile *file)
 
 void er_datafile_set_budget(struct er_datafile *file, struct er_budget *budget)
 {
-  file->budget = budget;
+  file->budget = budget != NULL ? budget : &file->own_budget;
 }
 
 void er_budget_init(struct er_budget *budget, uint64_t limit_bytes)
@@ -36,6 +44,19 @@ void er_budget_init(struct er_budget *budget, uint64_t limit_bytes)
   budget->limit_bytes = limit_bytes;
   budget->used_bytes = 0;
   budget->exhausted = 0;
+  budget->stop_errno = 0;
+}
+
+void er_budget_stop(struct er_budget *budget, int err)
+{
+  int none = 0;
+  __atomic_compare_exchange_n(&budget->stop_errno, &none, err, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  __atomic_store_n(&budget->exhausted, 1, __ATOMIC_RELEASE);
+}
+
+int er_budget_stop_errno(const struct er_budget *budget)
+{
+  return __atomic_load_n(&budget->stop_errno, __ATOMIC_RELAXED);
 }
 
 int er_budget_exhausted(const struct er_budget *budget)
@@ -51,15 +72,15 @@ uint64_t er_budget_used(const struct er_budget *budget)
 /* One block from BUDGET: 0, or -EFBIG (and the budget is marked spent). */
 static int charge_block(struct er_budget *budget)
 {
-  if (budget == NULL)
-    return 0;
-  if (__atomic_load_n(&budget->exhausted, __ATOMIC_RELAXED))
-    return -EFBIG;
+  if (__atomic_load_n(&budget->exhausted, __ATOMIC_RELAXED)) {
+    int err = er_budget_stop_errno(budget);
+    return -(err ? err : EFBIG);
+  }
   uint64_t before = __atomic_fetch_add(&budget->used_bytes, ER_BLOCK_SIZE, __ATOMIC_RELAXED);
   if (budget->limit_bytes == 0 || before + ER_BLOCK_SIZE <= budget->limit_bytes)
     return 0;
   __atomic_fetch_sub(&budget->used_bytes, ER_BLOCK_SIZE, __ATOMIC_RELAXED);
-  __atomic_store_n(&budget->exhausted, 1, __ATOMIC_RELAXED);
+  er_budget_stop(budget, EFBIG);
   return -EFBIG;
 }
 
@@ -70,6 +91,7 @@ void er_cursor_init(struct er_cursor *cursor, struct er_datafile *file)
   cursor->used = 0;
   cursor->flushed = 0;
   cursor->has_block = 0;
+  cursor->pending = cursor->written = cursor->lost = 0;
 }
 
 static int write_fully_at(int fd, const unsigned char *bytes, size_t len, uint64_t offset)
@@ -88,6 +110,21 @@ static int write_fully_at(int fd, const unsigned char *bytes, size_t len, uint64
   return 0;
 }
 
+/* A flush failed part way: the EMPTY trailer goes back where the last good
+ * flush ended (bytes already allocated, so this write needs no new space),
+ * the packets are given up, and the data stops. */
+static void abandon_unflushed(struct er_cursor *cursor, int err)
+{
+  struct er_packet_header trailer = {(uint16_t)(ER_BLOCK_SIZE - cursor->flushed), ER_PKT_EMPTY};
+  if (cursor->flushed < ER_BLOCK_SIZE)
+    write_fully_at(cursor->file->fd, (const unsigned char *)&trailer, sizeof trailer,
+                   cursor->block_offset + cursor->flushed);
+  cursor->lost += cursor->pending;
+  cursor->used = cursor->flushed;
+  cursor->has_block = 0;
+  er_budget_stop(cursor->file->budget, err);
+}
+
 /* Writes the unflushed packets plus a trailer describing the rest of the
  * block: EMPTY while the block may still grow, CLOSED when it is done. */
 static int flush_with_trailer(struct er_cursor *cursor, uint16_t trailer_type)
@@ -103,8 +140,13 @@ static int flush_with_trailer(struct er_cursor *cursor, uint16_t trailer_type)
   }
   int rc = write_fully_at(cursor->file->fd, cursor->buf + cursor->flushed, end - cursor->flushed,
                           cursor->block_offset + cursor->flushed);
-  if (rc == 0)
+  if (rc == 0) {
     cursor->flushed = cursor->used;
+    cursor->written += cursor->pending;
+  } else {
+    abandon_unflushed(cursor, -rc);
+  }
+  cursor->pending = 0;
   return rc;
 }
 
@@ -113,7 +155,16 @@ static int take_new_block(struct er_cursor *cursor)
   int rc = charge_block(cursor->file->budget);
   if (rc < 0)
     return rc;
-  cursor->block_offset = __atomic_fetch_add(&cursor->file->next_block_offset, ER_BLOCK_SIZE, __ATOMIC_RELAXED);
+  uint64_t offset = __atomic_fetch_add(&cursor->file->next_block_offset, ER_BLOCK_SIZE, __ATOMIC_RELAXED);
+  /* The whole block's space now, so its flushes cannot run out of it.  A
+   * file system that cannot reserve is written without (flushes checked). */
+  if (fallocate(cursor->file->fd, FALLOC_FL_KEEP_SIZE, (off_t)offset, ER_BLOCK_SIZE) != 0 &&
+      (errno == ENOSPC || errno == EDQUOT || errno == EFBIG || errno == EIO)) {
+    int err = errno;
+    er_budget_stop(cursor->file->budget, err);
+    return -err;
+  }
+  cursor->block_offset = offset;
   __atomic_fetch_add(&cursor->file->bytes_reserved, ER_BLOCK_SIZE, __ATOMIC_RELAXED);
   cursor->used = 0;
   cursor->flushed = 0;
@@ -139,6 +190,7 @@ int er_cursor_append(struct er_cursor *cursor, const void *packet, size_t len)
   }
   memcpy(cursor->buf + cursor->used, packet, len);
   cursor->used += (uint32_t)len;
+  cursor->pending++;
   return 0;
 }
 

@@ -5,7 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "er/er_fileutil.h"
+#include "er/er_recordfile.h"
 
 static struct er_timespec_pair from_ns(int64_t ns)
 {
@@ -44,7 +44,7 @@ void er_overview_fill(struct er_overview_record *rec, int64_t create_ns, int64_t
   rec->ictx = (uint64_t)ru.ru_nivcsw;
 }
 
-int er_overview_append(int fd, const struct er_overview_record *rec)
+int er_overview_append(struct er_recordfile *file, const struct er_overview_record *rec, int final)
 {
-  return er_write_all(fd, rec, sizeof *rec);
+  return er_recordfile_append(file, rec, sizeof *rec, final);
 }

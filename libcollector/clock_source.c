@@ -4,6 +4,8 @@
  * memory for ring buffers, descriptors) keeps profiling its other threads. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "collector_internal.h"
@@ -32,7 +34,48 @@ static int start_timer_source(struct col_thread *t, pid_t tid, long interval)
   return 0;
 }
 
-int col_clock_start_thread(pid_t tid)
+/* Where a thread's stack lies, told by the thread itself when it asks to be
+ * armed (the timer source copies stack bytes within these bounds). */
+struct stack_bounds {
+  uintptr_t lo, hi;
+  uintptr_t inside; /* an address on the stack, when the bounds are unknown */
+};
+
+/* The calling thread's stack.  The main thread's bounds would come from
+ * reading /proc/self/maps here (glibc does that), a descriptor on the
+ * program's side: it gives an address instead, found in the runtime's own
+ * scan of the mappings. */
+static void own_stack_bounds(struct stack_bounds *b)
+{
+  memset(b, 0, sizeof *b);
+  pthread_attr_t attr;
+  void *addr;
+  size_t size;
+  if (gettid() == getpid()) {
+    b->inside = (uintptr_t)__builtin_frame_address(0);
+  } else if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+      b->lo = (uintptr_t)addr;
+      b->hi = (uintptr_t)addr + size;
+    }
+    pthread_attr_destroy(&attr);
+  }
+}
+
+static void set_stack_bounds(struct col_thread *t, const struct stack_bounds *b)
+{
+  uint64_t lo = b->lo, hi = b->hi;
+  if (hi == 0 && b->inside != 0 && col_modules_range_at(b->inside, &lo, &hi) != 0) {
+    col_modules_rescan();
+    if (col_modules_range_at(b->inside, &lo, &hi) != 0)
+      lo = hi = 0;
+  }
+  t->stack_lo = (uintptr_t)lo;
+  t->stack_hi = (uintptr_t)hi;
+}
+
+/* Runs on the runtime's thread: the perf descriptor goes into its table. */
+static int arm_thread(pid_t tid, const struct stack_bounds *bounds)
 {
   long interval = col_cfg.clock_interval_us;
   if (interval <= 0)
@@ -47,6 +90,7 @@ int col_clock_start_thread(pid_t tid)
     return -ENOSPC;
   }
   col_stack_copy_bytes = col_cfg.stack_copy_bytes;
+  set_stack_bounds(t, bounds);
   int rc = -ENOSYS;
   if (!col_cfg.force_timer_source) {
     rc = col_perf_open(t, interval, col_cfg.stack_copy_bytes);
@@ -70,10 +114,36 @@ int col_clock_start_thread(pid_t tid)
   return 0;
 }
 
+struct arm_request {
+  pid_t tid;
+  struct stack_bounds bounds;
+  int rc;
+};
+
+static void arm_on_runtime_thread(void *p)
+{
+  struct arm_request *req = p;
+  req->rc = arm_thread(req->tid, &req->bounds);
+}
+
+int col_clock_start_thread(pid_t tid)
+{
+  struct arm_request req = {.tid = tid};
+  if (tid == gettid())
+    own_stack_bounds(&req.bounds);
+  int rc = col_on_runtime_thread(arm_on_runtime_thread, &req);
+  return rc != 0 ? rc : req.rc;
+}
+
+/* A perf event is disabled through its descriptor, which only the
+ * runtime's thread holds (elsewhere that number is the program's): other
+ * threads leave it to the final drain, which releases the event. */
 static void stop_source(struct col_thread *t)
 {
-  if (t->source == COL_SOURCE_PERF)
-    col_perf_close(t);
+  if (t->source == COL_SOURCE_PERF) {
+    if (gettid() == col_sampler_tid())
+      col_perf_close(t);
+  }
   else if (t->source == COL_SOURCE_TIMER)
     col_timer_close(t);
 }

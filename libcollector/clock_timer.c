@@ -88,23 +88,8 @@ static clockid_t thread_cpu_clock(pid_t tid)
   return (clockid_t)((~(unsigned)tid << 3) | 6);
 }
 
-static void record_stack_bounds(struct col_thread *t)
-{
-  pthread_attr_t attr;
-  void *addr;
-  size_t size;
-  if (t->tid == gettid() && pthread_getattr_np(pthread_self(), &attr) == 0) {
-    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-      t->stack_lo = (uintptr_t)addr;
-      t->stack_hi = (uintptr_t)addr + size;
-    }
-    pthread_attr_destroy(&attr);
-  }
-}
-
 int col_timer_open(struct col_thread *t, long interval_us)
 {
-  record_stack_bounds(t);
   if (t->ring == NULL)
     t->ring = col_ring_create(RING_BYTES);
   if (t->ring == NULL)

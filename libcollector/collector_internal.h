@@ -14,7 +14,9 @@
  *   unwind_walk.c     walking copied stacks: cached frame rules first
  *   unwind_rules.c    frame rules per code address, from .eh_frame (libdw)
  *   unwind_copy.c     libunwind over copied stacks, for everything else
- *   sampler_thread.c  the runtime's one thread: drains, unwinds, writes
+ *   sampler_thread.c  the runtime's one thread: drains, unwinds, writes;
+ *                     the only holder of the runtime's descriptors
+ *   runtime_calls.c   other threads' file work, run on that thread
  *   interpose.c       pthread_create, _exit
  *
  * Data flow: a clock source captures (registers, raw stack bytes) for a
@@ -31,6 +33,7 @@
 #include <time.h>
 
 #include "er/er_datafile.h"
+#include "er/er_recordfile.h"
 
 /* ---- time ---------------------------------------------------------------- */
 
@@ -223,9 +226,10 @@ void col_modules_close(void);
 struct col_experiment {
   int dirfd;
   char path[PATH_MAX];
-  int log_fd, overview_fd;
+  struct er_recordfile log, overview;
   int64_t run_tstamp;
   int next_sample_id;
+  uint64_t samples_dropped; /* sample points that could not be written */
   struct er_datafile profile, frameinfo;
 };
 
@@ -234,12 +238,16 @@ extern struct col_experiment col_exp;
 int col_log_open(const struct col_config *cfg, char *err, size_t err_len);
 void col_log_profile_block(long interval_us);
 void col_log_settings(const struct col_config *cfg);
+/* These run on the runtime's thread (handed to it from elsewhere).  FINAL
+ * records close the experiment and may use the files' closing reserve. */
 void col_log_sample(const char *label);
+void col_log_final_sample(const char *label);
 /* A sample preceded by an event line (pause, resume) with the same time:
  * EVENT_XML is a format with one %s for the timestamp. */
 void col_log_sample_with_event(const char *label, const char *event_xml);
 void col_log_comment(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void col_log_warning(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void col_log_final_warning(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void col_log_exit(void);
 void col_log_close(void);
 /* The status file the plugin reads ("key=value" lines), replaced atomically. */
@@ -247,7 +255,12 @@ void col_status_write(const struct col_config *cfg, const char *state, const cha
 
 /* ---- sampler_thread.c ----------------------------------------------------- */
 
-int col_sampler_start(void);
+/* Starts the runtime's thread: it takes a descriptor table of its own, runs
+ * START there (opening the experiment) and reports START's result; FINISH
+ * runs there after the final drain (closing the experiment). */
+int col_sampler_start(int (*start)(void), void (*finish)(void));
+/* Nonzero when the runtime's thread has a descriptor table of its own. */
+extern int col_private_descriptors;
 /* The sampler's own thread id (never sampled). */
 pid_t col_sampler_tid(void);
 /* Nonzero after an injection: the sampler keeps GOT slots of objects loaded
@@ -259,9 +272,20 @@ void col_sampler_poke(void);
 int col_sampler_stop(void);
 /* Perf descriptors are watched with epoll so the sampler wakes on data. */
 void col_sampler_watch_fd(int fd);
-extern uint64_t col_samples_written, col_ticks_written;
+/* Clock packets on disk; captures lost to a write error. */
+extern uint64_t col_samples_written, col_samples_not_written;
 /* CPU time the sampler thread itself used (set when it finishes). */
 extern double col_sampler_cpu_seconds;
+
+/* ---- runtime_calls.c ------------------------------------------------------- */
+
+/* Runs FN(ARG) on the runtime's thread and waits for it (directly when
+ * called there).  Returns 0, -ESRCH when that thread is not serving calls,
+ * -ETIMEDOUT when it did not take the call in time (FN never ran). */
+int col_on_runtime_thread(void (*fn)(void *), void *arg);
+/* The runtime thread: start or stop taking calls; run the queued ones. */
+void col_calls_accept(int yes);
+void col_calls_serve(void);
 
 /* ---- collector_main.c ----------------------------------------------------- */
 
@@ -290,6 +314,12 @@ void col_limit_start(long limit_mb);
 /* Nonzero once the budget is spent: profile data stops, samples go on. */
 int col_limit_reached(void);
 uint64_t col_data_bytes(void);
+/* A write error stops the data files for good (ERR: ENOSPC ...). */
+void col_data_stop(int err);
+/* The error that stopped the data files, 0 when none (or only the limit). */
+int col_data_stop_errno(void);
+/* The first write error of any of the experiment's files, 0 when none. */
+int col_write_errno(void);
 /* Sampler: logs (once) that the limit was reached. */
 void col_limit_note(void);
 
@@ -301,6 +331,8 @@ struct col_progress {
   uint64_t data_bytes;
   uint64_t limit_reached;
   uint64_t paused;
+  uint64_t write_errno;         /* what stopped writing (ENOSPC ...); 0: nothing */
+  uint64_t samples_not_written; /* captured but lost to that error */
 };
 extern struct col_progress gdbcol_progress;
 void col_progress_refresh(void);

@@ -85,34 +85,72 @@ static void archive_experiment(void)
                   er_archive_mode_name(col_cfg.archive_mode), r.objects, r.copied, r.present, r.missing, r.failed);
 }
 
-/* Opens an experiment in this process and starts the sampler: the part
- * launch (constructor) and attach (gdbcol_attach_start) share.  On failure
- * the status file says why. */
-static int start_experiment(void)
+/* Runs on the runtime's thread, in its own descriptor table: creates the
+ * experiment's files and writes their headers.  On failure the status file
+ * says why. */
+static int open_experiment(void)
 {
-  memset(&col_clock_stats, 0, sizeof col_clock_stats);
-  memset(&col_unwind_stats, 0, sizeof col_unwind_stats);
-  col_control_reset();
-  col_unwind_check_mode(col_cfg.check_unwinder);
-  char err[600];
+  char err[PATH_MAX + 200];
   if (col_log_open(&col_cfg, err, sizeof err) != 0) {
     col_status_write(&col_cfg, "error", err);
     col_log_close();
     return -1;
   }
-  owner_pid = getpid();
   col_limit_start(col_cfg.limit_mb);
   join_group();
-  if (col_modules_open(col_exp.dirfd, col_exp.run_tstamp) != 0 || col_sampler_start() != 0) {
-    col_status_write(&col_cfg, "error", "cannot start the runtime's sampler thread");
-    col_modules_close();
+  int rc = col_modules_open(col_exp.dirfd, col_exp.run_tstamp);
+  if (rc != 0) {
+    snprintf(err, sizeof err, "cannot create map.xml in %s: %s", col_exp.path, strerror(-rc));
+    col_status_write(&col_cfg, "error", err);
     col_log_close();
     return -1;
   }
   col_log_settings(&col_cfg);
   if (col_cfg.clock_interval_us > 0)
     col_log_profile_block(col_cfg.clock_interval_us);
+  if (!col_private_descriptors)
+    col_log_warning(200, "the runtime could not take a descriptor table of its own (unshare refused); "
+                    "a program that closes or reuses descriptors it did not open may disturb the experiment");
   col_log_sample("collector_open_experiment");
+  return 0;
+}
+
+static const char *close_reason = "exit";
+
+/* Runs on the runtime's thread after its final drain. */
+static void finish_experiment(void)
+{
+  describe_clock_sources();
+  describe_sampler_cost();
+  if (col_lost_samples > 0)
+    col_log_warning(200, "%llu clock sample(s) were lost (ring buffer full); CPU time is under-counted by that much",
+                    (unsigned long long)col_lost_samples);
+  col_log_sample("collector_close_experiment");
+  col_log_exit();
+  col_modules_close();
+  archive_experiment();
+  col_status_write(&col_cfg, "closed", close_reason);
+  col_log_close();
+}
+
+/* Opens an experiment in this process and starts the sampler: the part
+ * launch (constructor) and attach (gdbcol_attach_start) share. */
+static int start_experiment(void)
+{
+  memset(&col_clock_stats, 0, sizeof col_clock_stats);
+  memset(&col_unwind_stats, 0, sizeof col_unwind_stats);
+  col_control_reset();
+  col_unwind_check_mode(col_cfg.check_unwinder);
+  owner_pid = getpid();
+  int rc = col_sampler_start(open_experiment, finish_experiment);
+  if (rc == -1)
+    return -1; /* the status file says why */
+  if (rc != 0) {
+    char err[300];
+    snprintf(err, sizeof err, "cannot start the runtime's thread: %s", strerror(-rc));
+    col_status_write(&col_cfg, "error", err);
+    return -1;
+  }
   __atomic_store_n(&state, STATE_COLLECTING, __ATOMIC_RELEASE);
   return 0;
 }
@@ -181,22 +219,11 @@ void col_close_experiment(const char *why)
   int expected = STATE_COLLECTING;
   if (!__atomic_compare_exchange_n(&state, &expected, STATE_CLOSED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
     return;
-  col_clock_stop_all();
-  int drained = col_sampler_stop() == 0;
-  describe_clock_sources();
-  if (drained)
-    describe_sampler_cost();
-  if (col_lost_samples > 0)
-    col_log_warning(200, "%llu clock sample(s) were lost (ring buffer full); CPU time is under-counted by that much",
-                    (unsigned long long)col_lost_samples);
-  if (!drained)
-    col_log_warning(200, "the runtime's sampler did not finish in time at %s; the last samples may be missing", why);
-  col_log_sample("collector_close_experiment");
-  col_log_exit();
-  col_modules_close();
-  archive_experiment();
-  col_status_write(&col_cfg, "closed", why);
-  col_log_close();
+  close_reason = why;
+  /* The runtime's thread drains, writes the closing records and closes the
+   * files; a thread that does not finish in time leaves the experiment
+   * readable, without its end records. */
+  col_sampler_stop();
 }
 
 /* Collection ends while the process runs on: the program's calls go to

@@ -3,8 +3,15 @@
  * refuses blocks past it; from then on the sampler drops captures, while
  * sample points, which are not data files, go on until the end.  The log
  * says when the limit was hit, as gprofng's collector does (cwarn 14,
- * "Experiment size limit exceeded"). */
+ * "Experiment size limit exceeded").
+ *
+ * A write error (a full disk, a quota) stops the same budget: the data ends
+ * on a whole block, and the log and GDB say what stopped it and how many
+ * samples were captured but not written. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
 #include "collector_internal.h"
 #include "er/er_datafile.h"
 
@@ -28,9 +35,30 @@ int col_limit_reached(void)
   return er_budget_exhausted(&budget);
 }
 
+void col_data_stop(int err)
+{
+  er_budget_stop(&budget, err);
+}
+
+int col_data_stop_errno(void)
+{
+  int err = er_budget_stop_errno(&budget);
+  return err == EFBIG ? 0 : err;
+}
+
 uint64_t col_data_bytes(void)
 {
   return er_budget_used(&budget);
+}
+
+int col_write_errno(void)
+{
+  int err = col_data_stop_errno();
+  if (err == 0)
+    err = col_exp.log.error;
+  if (err == 0)
+    err = col_exp.overview.error;
+  return err;
 }
 
 void col_limit_note(void)
@@ -38,6 +66,15 @@ void col_limit_note(void)
   if (limit_logged || !col_limit_reached())
     return;
   limit_logged = 1;
+  int err = col_data_stop_errno();
+  if (err != 0) {
+    col_log_final_warning(200, "profile data stopped: the experiment's file system refused a write (%s); data "
+                          "recorded before that point is complete, sample points go on while there is room",
+                          strerror(err));
+    col_log_sample("data_write_failed");
+    col_status_write(&col_cfg, "active", NULL);
+    return;
+  }
   col_log_warning(14, "profile data at the %ld MB limit (collector limit); no more profile data is recorded, "
                   "sample points go on", (long)(budget.limit_bytes / MEGABYTE));
   col_log_sample("data_limit_reached");
@@ -55,4 +92,6 @@ void col_progress_refresh(void)
   __atomic_store_n(&gdbcol_progress.data_bytes, col_data_bytes(), __ATOMIC_RELAXED);
   __atomic_store_n(&gdbcol_progress.limit_reached, (uint64_t)col_limit_reached(), __ATOMIC_RELAXED);
   __atomic_store_n(&gdbcol_progress.paused, (uint64_t)col_is_paused(), __ATOMIC_RELAXED);
+  __atomic_store_n(&gdbcol_progress.write_errno, (uint64_t)col_write_errno(), __ATOMIC_RELAXED);
+  __atomic_store_n(&gdbcol_progress.samples_not_written, col_samples_not_written, __ATOMIC_RELAXED);
 }

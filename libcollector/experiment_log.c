@@ -1,6 +1,11 @@
 /* log.xml (§3), overview (§7) and the status file the plugin reads.
- * Every write is one complete line (or record) in one write(2), so the
- * experiment can be read at any moment, also after the process is killed. */
+ * Every write is one complete line (or record), written whole or not at
+ * all (er_recordfile), so the experiment can be read at any moment, also
+ * after the process is killed or the disk filled up.
+ *
+ * Only the runtime's thread writes (its descriptors are its own); the
+ * public functions below hand the work to it when called elsewhere (the
+ * Collector API, GDB's calls). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -16,9 +21,10 @@
 #include "er/er_fileutil.h"
 #include "er/er_naming.h"
 #include "er/er_overview.h"
+#include "er/er_recordfile.h"
 #include "er/er_text.h"
 
-struct col_experiment col_exp = {.dirfd = -1, .log_fd = -1, .overview_fd = -1};
+struct col_experiment col_exp = {.dirfd = -1, .log = {.fd = -1}, .overview = {.fd = -1}};
 static int64_t overview_create;
 
 static void log_system(void)
@@ -30,27 +36,27 @@ static void log_system(void)
   snprintf(os, sizeof os, "Linux %s", u.release);
   char os_escaped[600];
   er_xml_escape(os, os_escaped, sizeof os_escaped);
-  er_text_printf(col_exp.log_fd, "<system hostname=\"%s\" arch=\"x86_64\" os=\"%s\" pagesz=\"%ld\" npages=\"%ld\">\n",
+  er_recordfile_printf(&col_exp.log, 0, "<system hostname=\"%s\" arch=\"x86_64\" os=\"%s\" pagesz=\"%ld\" npages=\"%ld\">\n",
                  host, os_escaped, sysconf(_SC_PAGESIZE), sysconf(_SC_PHYS_PAGES));
   long ncpu = sysconf(_SC_NPROCESSORS_CONF);
   for (long i = 0; i < ncpu && i < 4096; i++)
-    er_text_printf(col_exp.log_fd, "  <cpu id=\"%ld\"/>\n", i);
-  er_text_printf(col_exp.log_fd, "</system>\n");
+    er_recordfile_printf(&col_exp.log, 0, "  <cpu id=\"%ld\"/>\n", i);
+  er_recordfile_printf(&col_exp.log, 0, "</system>\n");
 }
 
 static void log_process(void)
 {
   char cwd[PATH_MAX], escaped[PATH_MAX * 6];
-  int fd = col_exp.log_fd;
-  er_text_printf(fd, "<process pid=\"%d\"></process>\n", getpid());
-  er_text_printf(fd, "<process ppid=\"%d\"></process>\n", getppid());
-  er_text_printf(fd, "<process pgrp=\"%d\"></process>\n", getpgrp());
-  er_text_printf(fd, "<process sid=\"%d\"></process>\n", getsid(0));
+  struct er_recordfile *fd = &col_exp.log;
+  er_recordfile_printf(fd, 0, "<process pid=\"%d\"></process>\n", getpid());
+  er_recordfile_printf(fd, 0, "<process ppid=\"%d\"></process>\n", getppid());
+  er_recordfile_printf(fd, 0, "<process pgrp=\"%d\"></process>\n", getpgrp());
+  er_recordfile_printf(fd, 0, "<process sid=\"%d\"></process>\n", getsid(0));
   if (getcwd(cwd, sizeof cwd) != NULL) {
     er_xml_escape(cwd, escaped, sizeof escaped);
-    er_text_printf(fd, "<process cwd=\"%s\"></process>\n", escaped);
+    er_recordfile_printf(fd, 0, "<process cwd=\"%s\"></process>\n", escaped);
   }
-  er_text_printf(fd, "<process wsize=\"64\"></process>\n");
+  er_recordfile_printf(fd, 0, "<process wsize=\"64\"></process>\n");
   /* The command line: argv[0]'s basename names the target for gprofng. */
   char cmdline[4096];
   int cfd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
@@ -63,7 +69,7 @@ static void log_process(void)
         cmdline[i] = ' ';
     cmdline[n] = '\0';
     er_xml_escape(cmdline, escaped, sizeof escaped);
-    er_text_printf(fd, "<process>%s</process>\n", escaped);
+    er_recordfile_printf(fd, 0, "<process>%s</process>\n", escaped);
   }
 }
 
@@ -78,9 +84,9 @@ int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
   }
   col_exp.dirfd = dirfd;
   col_exp.next_sample_id = 0; /* id 0 carries the start label (§3.3) */
-  col_exp.log_fd = er_create_exclusive(dirfd, "log.xml", O_WRONLY | O_APPEND);
-  col_exp.overview_fd = er_create_exclusive(dirfd, "overview", O_WRONLY | O_APPEND);
-  int rc = col_exp.log_fd < 0 ? col_exp.log_fd : col_exp.overview_fd;
+  int rc = er_recordfile_create(&col_exp.log, dirfd, "log.xml");
+  if (rc >= 0)
+    rc = er_recordfile_create(&col_exp.overview, dirfd, "overview");
   if (rc >= 0)
     rc = er_datafile_create(&col_exp.frameinfo, dirfd, "data.frameinfo");
   if (rc >= 0 && cfg->clock_interval_us > 0)
@@ -89,15 +95,15 @@ int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
     snprintf(err, err_len, "cannot create the files of %s: %s", col_exp.path, strerror(-rc));
     return rc;
   }
-  int fd = col_exp.log_fd;
-  er_text_printf(fd, "<experiment version=\"12.4\">\n<collector>gdb-collector %s</collector>\n</experiment>\n",
+  struct er_recordfile *fd = &col_exp.log;
+  er_recordfile_printf(fd, 0, "<experiment version=\"12.4\">\n<collector>gdb-collector %s</collector>\n</experiment>\n",
                  GDBCOL_VERSION);
   log_system();
   log_process();
   col_exp.run_tstamp = col_hrtime();
   char ts[32];
   er_format_tstamp(ts, sizeof ts, col_exp.run_tstamp);
-  er_text_printf(fd, "<event kind=\"run\" tstamp=\"%s\" time=\"%lld\" tm_zone=\"0\"/>\n", ts, (long long)time(NULL));
+  er_recordfile_printf(fd, 0, "<event kind=\"run\" tstamp=\"%s\" time=\"%lld\" tm_zone=\"0\"/>\n", ts, (long long)time(NULL));
   overview_create = col_exp.run_tstamp;
   return 0;
 }
@@ -107,14 +113,14 @@ void col_log_settings(const struct col_config *cfg)
   /* gprofng's header shows it under "Data collection parameters"; whole
    * seconds, 0 for manual sampling. */
   long seconds = cfg->sample_period_ms > 0 ? (cfg->sample_period_ms + 999) / 1000 : 0;
-  er_text_printf(col_exp.log_fd, "<setting sample_period=\"%ld\"/>\n", seconds);
+  er_recordfile_printf(&col_exp.log, 0, "<setting sample_period=\"%ld\"/>\n", seconds);
   if (cfg->limit_mb > 0)
-    er_text_printf(col_exp.log_fd, "<setting limit=\"%ld\"/>\n", cfg->limit_mb);
+    er_recordfile_printf(&col_exp.log, 0, "<setting limit=\"%ld\"/>\n", cfg->limit_mb);
 }
 
 void col_log_profile_block(long interval_us)
 {
-  er_text_printf(col_exp.log_fd,
+  er_recordfile_printf(&col_exp.log, 0,
                  "<profile name=\"profile\" ptimer=\"%ld\" numstates=\"1\">\n"
                  "  <profdata fname=\"profile\"/>\n"
                  "  <profpckt kind=\"8\" uname=\"Clock profiling data\">\n"
@@ -130,58 +136,93 @@ void col_log_profile_block(long interval_us)
                  interval_us);
 }
 
+/* ---- records written on the runtime's thread ------------------------------- */
+
+struct sample_request {
+  const char *label;
+  const char *event_xml; /* NULL, or a format with one %s for the timestamp */
+  int64_t when;
+  int final;
+};
+
 /* A sample event and its overview record always go together: the reader
- * pairs them by position (§7).  Samples come from several threads (the
- * program through the API, GDB's calls, the sampler): the pair is written
- * under a lock.  Never called from a signal handler. */
-static pthread_mutex_t sample_lock = PTHREAD_MUTEX_INITIALIZER;
-static void log_sample_locked(const char *label, const char *event_xml);
+ * pairs them by position (§7), so both are written or neither. */
+static void write_sample(void *p)
+{
+  const struct sample_request *req = p;
+  char ts[32], escaped[256], event[1024], line[512];
+  struct er_overview_record rec;
+  er_overview_fill(&rec, overview_create, req->when);
+  er_format_tstamp(ts, sizeof ts, req->when - col_exp.run_tstamp);
+  event[0] = '\0';
+  if (req->event_xml != NULL)
+    snprintf(event, sizeof event, req->event_xml, ts);
+  er_xml_escape(req->label, escaped, sizeof escaped);
+  snprintf(line, sizeof line, "%s<event kind=\"sample\" tstamp=\"%s\" id=\"%d\" label=\"%s\"/>\n", event, ts,
+           col_exp.next_sample_id, escaped);
+  if (!er_recordfile_room(&col_exp.overview, sizeof rec, req->final) ||
+      !er_recordfile_room(&col_exp.log, strlen(line), req->final)) {
+    col_exp.samples_dropped++;
+    return;
+  }
+  if (er_overview_append(&col_exp.overview, &rec, req->final) != 0) {
+    col_exp.samples_dropped++;
+    return;
+  }
+  if (er_recordfile_append(&col_exp.log, line, strlen(line), req->final) != 0) {
+    col_exp.samples_dropped++; /* the reader will see one overview record too many: said in the end warning */
+    return;
+  }
+  __atomic_store_n(&col_exp.next_sample_id, col_exp.next_sample_id + 1, __ATOMIC_RELAXED);
+}
+
+static void request_sample(const char *label, const char *event_xml, int final)
+{
+  struct sample_request req = {label, event_xml, col_hrtime(), final};
+  col_on_runtime_thread(write_sample, &req);
+}
 
 void col_log_sample(const char *label)
 {
-  pthread_mutex_lock(&sample_lock);
-  log_sample_locked(label, NULL);
-  pthread_mutex_unlock(&sample_lock);
+  request_sample(label, NULL, 0);
+}
+
+void col_log_final_sample(const char *label)
+{
+  request_sample(label, NULL, 1);
 }
 
 void col_log_sample_with_event(const char *label, const char *event_xml)
 {
-  pthread_mutex_lock(&sample_lock);
-  log_sample_locked(label, event_xml);
-  pthread_mutex_unlock(&sample_lock);
+  request_sample(label, event_xml, 0);
 }
 
-/* EVENT_XML, if any, is a "<event kind=... tstamp=\"%s\" .../>" format
- * written just before the sample, with the same timestamp. */
-static void log_sample_locked(const char *label, const char *event_xml)
+struct line_request {
+  const char *line;
+  int final;
+};
+
+static void write_line(void *p)
 {
-  int64_t now = col_hrtime();
-  char ts[32], escaped[256];
-  struct er_overview_record rec;
-  er_overview_fill(&rec, overview_create, now);
-  if (er_overview_append(col_exp.overview_fd, &rec) != 0)
-    return;
-  er_format_tstamp(ts, sizeof ts, now - col_exp.run_tstamp);
-  if (event_xml != NULL)
-    er_text_printf(col_exp.log_fd, event_xml, ts);
-  er_xml_escape(label, escaped, sizeof escaped);
-  er_text_printf(col_exp.log_fd, "<event kind=\"sample\" tstamp=\"%s\" id=\"%d\" label=\"%s\"/>\n", ts,
-                 col_exp.next_sample_id++, escaped);
+  const struct line_request *req = p;
+  er_recordfile_append(&col_exp.log, req->line, strlen(req->line), req->final);
 }
 
-static void log_message(const char *kind, int id, const char *fmt, va_list ap)
+static void log_message(const char *kind, int id, int final, const char *fmt, va_list ap)
 {
-  char text[2048], escaped[4096];
+  char text[2048], escaped[4096], line[4200];
   vsnprintf(text, sizeof text, fmt, ap);
   er_xml_escape(text, escaped, sizeof escaped);
-  er_text_printf(col_exp.log_fd, "<event kind=\"%s\" id=\"%d\">%s</event>\n", kind, id, escaped);
+  snprintf(line, sizeof line, "<event kind=\"%s\" id=\"%d\">%s</event>\n", kind, id, escaped);
+  struct line_request req = {line, final};
+  col_on_runtime_thread(write_line, &req);
 }
 
 void col_log_comment(const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
-  log_message("comment", 400, fmt, ap); /* COMMENT_NONE: free text */
+  log_message("comment", 400, 0, fmt, ap); /* COMMENT_NONE: free text */
   va_end(ap);
 }
 
@@ -189,54 +230,79 @@ void col_log_warning(int id, const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
-  log_message("cwarn", id, fmt, ap);
+  log_message("cwarn", id, 0, fmt, ap);
+  va_end(ap);
+}
+
+void col_log_final_warning(int id, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  log_message("cwarn", id, 1, fmt, ap);
   va_end(ap);
 }
 
 void col_log_exit(void)
 {
-  char ts[32];
+  char ts[32], line[128];
   er_format_tstamp(ts, sizeof ts, col_hrtime() - col_exp.run_tstamp);
-  er_text_printf(col_exp.log_fd, "<event kind=\"exit\" tstamp=\"%s\"/>\n", ts);
+  snprintf(line, sizeof line, "<event kind=\"exit\" tstamp=\"%s\"/>\n", ts);
+  struct line_request req = {line, 1};
+  col_on_runtime_thread(write_line, &req);
 }
 
 void col_log_close(void)
 {
-  int *fds[] = {&col_exp.log_fd, &col_exp.overview_fd, &col_exp.dirfd};
-  for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
-    if (*fds[i] >= 0) {
-      close(*fds[i]);
-      *fds[i] = -1;
-    }
+  er_recordfile_close(&col_exp.log);
+  er_recordfile_close(&col_exp.overview);
+  if (col_exp.dirfd >= 0)
+    close(col_exp.dirfd);
+  col_exp.dirfd = -1;
   er_datafile_close(&col_exp.profile);
   er_datafile_close(&col_exp.frameinfo);
 }
 
-/* Several threads write it (the sampler every second, GDB's calls, the
- * API); one temporary name per thread keeps each rename whole.  An active
- * experiment with no other detail reports whether it is paused, whoever
- * writes. */
-void col_status_write(const struct col_config *cfg, const char *state, const char *detail)
+struct status_request {
+  const struct col_config *cfg;
+  const char *state, *detail;
+};
+
+/* The sampler every second, GDB's calls and the API all report here; the
+ * runtime's thread writes the file.  An active experiment with no other
+ * detail reports whether it is paused, whoever asks. */
+static void write_status(void *p)
 {
-  if (cfg->status_path[0] == '\0')
-    return;
-  if (detail == NULL && strcmp(state, "active") == 0 && col_is_paused())
+  const struct status_request *req = p;
+  const char *detail = req->detail;
+  if (detail == NULL && strcmp(req->state, "active") == 0 && col_is_paused())
     detail = "paused";
-  char tmp[PATH_MAX + 32], text[PATH_MAX + 512];
-  snprintf(tmp, sizeof tmp, "%s.%d.tmp", cfg->status_path, (int)gettid());
+  char tmp[PATH_MAX + 32], text[PATH_MAX + 1024];
+  snprintf(tmp, sizeof tmp, "%s.%d.tmp", req->cfg->status_path, (int)gettid());
   col_progress_refresh();
-  const struct col_progress *p = &gdbcol_progress;
+  const struct col_progress *g = &gdbcol_progress;
   int n = snprintf(text, sizeof text,
                    "state=%s\npid=%d\nexperiment=%s\nsamples=%llu\nsample_points=%llu\ndata_bytes=%llu\n"
-                   "limit_mb=%ld\nlimit_reached=%llu\ndetail=%s\n",
-                   state, getpid(), col_exp.path, (unsigned long long)p->profile_packets,
-                   (unsigned long long)p->sample_points, (unsigned long long)p->data_bytes,
-                   cfg->limit_mb, (unsigned long long)p->limit_reached, detail ? detail : "");
+                   "limit_mb=%ld\nlimit_reached=%llu\nwrite_error=%s\nnot_written=%llu\ndetail=%s\n",
+                   req->state, getpid(), col_exp.path, (unsigned long long)g->profile_packets,
+                   (unsigned long long)g->sample_points, (unsigned long long)g->data_bytes, req->cfg->limit_mb,
+                   (unsigned long long)g->limit_reached, g->write_errno ? strerror((int)g->write_errno) : "",
+                   (unsigned long long)g->samples_not_written, detail ? detail : "");
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return;
   int ok = er_write_all(fd, text, (size_t)(n < (int)sizeof text ? n : (int)sizeof text - 1)) == 0;
   close(fd);
-  if (!ok || rename(tmp, cfg->status_path) != 0)
+  if (!ok || rename(tmp, req->cfg->status_path) != 0)
     unlink(tmp);
+}
+
+void col_status_write(const struct col_config *cfg, const char *state, const char *detail)
+{
+  if (cfg->status_path[0] == '\0')
+    return;
+  struct status_request req = {cfg, state, detail};
+  /* Without the runtime's thread (it could not start, or the experiment
+   * is over) the caller writes: a fresh descriptor, used at once. */
+  if (col_on_runtime_thread(write_status, &req) != 0)
+    write_status(&req);
 }

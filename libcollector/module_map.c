@@ -6,13 +6,14 @@
  * "caller" glibc uses for RUNPATH and $ORIGIN lookups. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "collector_internal.h"
-#include "er/er_fileutil.h"
+#include "er/er_recordfile.h"
 #include "er/er_text.h"
 
 #define MAX_MAPPINGS 8192
@@ -27,7 +28,7 @@ struct mapping {
 static struct mapping current[MAX_MAPPINGS], previous[MAX_MAPPINGS];
 static char names[MAX_MAPPINGS][256];
 static size_t n_current, n_previous;
-static int map_fd = -1;
+static struct er_recordfile map = {.fd = -1};
 static int64_t run_tstamp;
 
 static char maps_text[1 << 20];
@@ -78,6 +79,20 @@ static int same_mapping(const struct mapping *a, const struct mapping *b)
          a->modes == b->modes;
 }
 
+/* A mapping that could not be recorded would leave later samples in it
+ * unattributed: profile data stops with it (the end warning says why). */
+__attribute__((format(printf, 1, 2))) static void map_record(const char *fmt, ...)
+{
+  char line[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  int rc = n > 0 && (size_t)n < sizeof line ? er_recordfile_append(&map, line, (size_t)n, 0) : -EMSGSIZE;
+  if (rc != 0)
+    col_data_stop(-rc);
+}
+
 static void record_map(size_t i, int64_t rel)
 {
   const struct mapping *m = &current[i];
@@ -86,11 +101,11 @@ static void record_map(size_t i, int64_t rel)
   er_xml_escape(names[i], name, sizeof name);
   if (strcmp(names[i], "[vdso]") == 0) {
     /* A function record makes samples in the vDSO show as "[vdso]" (§4.4). */
-    er_text_printf(map_fd, "<event kind=\"map\" object=\"function\" tstamp=\"%s\" vaddr=\"0x%016llX\" size=\"%llu\" name=\"[vdso]\" />\n",
+    map_record("<event kind=\"map\" object=\"function\" tstamp=\"%s\" vaddr=\"0x%016llX\" size=\"%llu\" name=\"[vdso]\" />\n",
                    ts, (unsigned long long)m->start, (unsigned long long)(m->end - m->start));
     return;
   }
-  er_text_printf(map_fd,
+  map_record(
                  "<event kind=\"map\" object=\"segment\" tstamp=\"%s\" vaddr=\"0x%016llX\" size=\"%llu\" pagesz=\"4096\" "
                  "foffset=\"+0x%08llX\" modes=\"0x%03x\" chksum=\"0x%s\" name=\"%s\"/>\n",
                  ts, (unsigned long long)m->start, (unsigned long long)(m->end - m->start),
@@ -100,7 +115,7 @@ static void record_map(size_t i, int64_t rel)
 int col_modules_rescan(void)
 {
   int changed = 0;
-  if (map_fd < 0)
+  if (map.fd < 0)
     return 0;
   memcpy(previous, current, n_current * sizeof *current);
   n_previous = n_current;
@@ -119,7 +134,7 @@ int col_modules_rescan(void)
       i++;
     } else if (i == n_current || previous[j].start < current[i].start || !same_mapping(&current[i], &previous[j])) {
       if (previous[j].named)
-        er_text_printf(map_fd, "<event kind=\"unmap\" tstamp=\"%s\" vaddr=\"0x%016llX\"/>\n", ts,
+        map_record("<event kind=\"unmap\" tstamp=\"%s\" vaddr=\"0x%016llX\"/>\n", ts,
                        (unsigned long long)previous[j].start);
       changed |= (previous[j].modes & 4) != 0;
       if (i < n_current && previous[j].start == current[i].start) {
@@ -138,9 +153,9 @@ int col_modules_rescan(void)
 
 int col_modules_open(int expdir_fd, int64_t run)
 {
-  map_fd = er_create_exclusive(expdir_fd, "map.xml", O_WRONLY | O_APPEND);
-  if (map_fd < 0)
-    return map_fd;
+  int rc = er_recordfile_create(&map, expdir_fd, "map.xml");
+  if (rc < 0)
+    return rc;
   run_tstamp = run;
   n_current = 0;
   col_modules_rescan();
@@ -185,7 +200,5 @@ unsigned long col_modules_inode_at(uint64_t addr)
 
 void col_modules_close(void)
 {
-  if (map_fd >= 0)
-    close(map_fd);
-  map_fd = -1;
+  er_recordfile_close(&map);
 }

@@ -3,7 +3,16 @@
  * data.frameinfo and profile.  Being the only writer of those files it needs
  * no locks; it flushes every cycle (at most ~50 ms), so a killed process
  * loses at most that much.  It runs with every signal blocked so that the
- * program's process-directed signals never land on it. */
+ * program's process-directed signals never land on it.
+ *
+ * It is also the only thread that holds a descriptor of the runtime's: it
+ * unshares its descriptor table at start and closes its copies of the
+ * program's descriptors, so nothing the program does to descriptors (close
+ * them all, dup2 over them, close_range) reaches the experiment's files,
+ * and nothing of ours can land in a file of the program's.  Other threads
+ * hand it their file work (runtime_calls.c) and wake it with a
+ * thread-directed signal it reads through a signalfd: a signal consumed
+ * that way is never delivered, so GDB never stops for it. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -12,7 +21,8 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
@@ -27,12 +37,19 @@
 #define STATUS_EVERY_NS 1000000000LL
 #define THREAD_SCAN_NS 100000000LL
 
-uint64_t col_samples_written, col_ticks_written;
+uint64_t col_samples_written, col_samples_not_written;
+static uint64_t lost_counted;
 double col_sampler_cpu_seconds;
 
 static int epoll_fd = -1, wake_fd = -1;
 static pthread_t sampler;
-static int stop_requested, finished;
+static int stop_requested, drained, finished, poke_pending;
+static int (*start_work)(void);
+static void (*finish_work)(void);
+static int start_result, start_reported;
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t start_cond = PTHREAD_COND_INITIALIZER;
+int col_private_descriptors;
 static struct er_cursor *profile_out, *frames_out;
 static struct er_idset seen_stacks;
 static int64_t last_rescan, last_status, last_thread_scan, last_periodic_sample;
@@ -40,20 +57,35 @@ static int rescan_wanted;
 static pid_t sampler_tid;
 int col_patch_got; /* injected: keep new objects' GOT slots pointed at us */
 
+/* A capture the data files could not take: counted against a write error
+ * (the limit is reported on its own). */
+static void count_unwritten(void)
+{
+  if (col_data_stop_errno() != 0)
+    col_samples_not_written++;
+}
+
 static void write_clock_packet(const struct col_capture *cap, void *arg)
 {
-  if (col_paused_at(cap->tstamp) || col_limit_reached())
-    return; /* taken while collection was paused, or past the data limit */
+  if (col_paused_at(cap->tstamp))
+    return; /* taken while collection was paused */
+  if (col_limit_reached()) {
+    count_unwritten(); /* past the data limit, or the disk refused */
+    return;
+  }
   uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
   if (!col_modules_knows_pc(pcs[0]))
     rescan_wanted = 1; /* probably a library loaded since the last scan */
   uint32_t frames_before = frames_out->used;
   uint64_t frinfo = er_frameinfo_record(frames_out, &seen_stacks, pcs, n);
-  if (frinfo == 0 && col_limit_reached())
-    return; /* its stack did not fit: the packet would point at nothing */
-  if (frames_out->used != frames_before)
-    er_cursor_flush(frames_out); /* a stack reaches disk before its users */
+  /* A stack reaches disk before its users; one that did not fit or could
+   * not be written would leave the packet pointing at nothing. */
+  if ((frinfo == 0 && col_limit_reached()) ||
+      (frames_out->used != frames_before && er_cursor_flush(frames_out) != 0)) {
+    count_unwritten();
+    return;
+  }
   struct er_clock_packet p;
   memset(&p, 0, sizeof p);
   p.tsize = sizeof p;
@@ -64,10 +96,16 @@ static void write_clock_packet(const struct col_capture *cap, void *arg)
   p.frinfo = frinfo;
   p.mstate = ER_MSTATE_LINUX_CPU;
   p.ntick = (int32_t)cap->weight;
-  if (er_cursor_append(profile_out, &p, sizeof p) == 0) {
-    col_samples_written++;
-    col_ticks_written += cap->weight;
-  }
+  if (er_cursor_append(profile_out, &p, sizeof p) != 0)
+    count_unwritten();
+}
+
+/* Only what reached the file counts (a flush can still fail). */
+static void update_written_counts(void)
+{
+  col_samples_written = profile_out->written;
+  col_samples_not_written += profile_out->lost - lost_counted;
+  lost_counted = profile_out->lost;
 }
 
 static void drain_thread(struct col_thread *t)
@@ -121,6 +159,7 @@ static void drain_all(void)
   }
   er_cursor_flush(frames_out);
   er_cursor_flush(profile_out);
+  update_written_counts();
   col_limit_note();
   col_progress_refresh();
   if (now - last_status > STATUS_EVERY_NS) {
@@ -129,22 +168,87 @@ static void drain_all(void)
   }
 }
 
+/* A descriptor table of our own, holding nothing of the program's (an
+ * open copy of its pipe's write end would keep its reader from seeing EOF). */
+static int take_private_descriptor_table(void)
+{
+  if (unshare(CLONE_FILES) != 0)
+    return -errno;
+  if (syscall(SYS_close_range, 0u, ~0u, 0u) != 0)
+    for (int fd = 0; fd < 65536; fd++)
+      close(fd);
+  return 0;
+}
+
+static int open_wakeup(void)
+{
+  epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  sigset_t wake;
+  sigemptyset(&wake);
+  sigaddset(&wake, COL_TIMER_SIGNAL);
+  wake_fd = signalfd(-1, &wake, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (epoll_fd < 0 || wake_fd < 0)
+    return -errno;
+  col_sampler_watch_fd(wake_fd);
+  return 0;
+}
+
+static void report_start(int rc)
+{
+  pthread_mutex_lock(&start_lock);
+  start_result = rc;
+  start_reported = 1;
+  pthread_cond_broadcast(&start_cond);
+  pthread_mutex_unlock(&start_lock);
+}
+
+static void consume_wakeups(void)
+{
+  struct signalfd_siginfo info[16];
+  while (read(wake_fd, info, sizeof info) > 0)
+    ;
+  __atomic_store_n(&poke_pending, 0, __ATOMIC_RELEASE);
+}
+
+static void close_wakeup(void)
+{
+  if (epoll_fd >= 0)
+    close(epoll_fd);
+  if (wake_fd >= 0)
+    close(wake_fd);
+  epoll_fd = wake_fd = -1;
+}
+
 static void *sampler_main(void *unused)
 {
   prctl(PR_SET_NAME, "gdbcol-sampler");
   last_thread_scan = last_periodic_sample = col_hrtime();
+  col_private_descriptors = take_private_descriptor_table() == 0;
   __atomic_store_n(&sampler_tid, (pid_t)gettid(), __ATOMIC_RELEASE);
+  int rc = open_wakeup();
+  if (rc == 0)
+    rc = start_work();
+  if (rc != 0) {
+    close_wakeup();
+    __atomic_store_n(&sampler_tid, 0, __ATOMIC_RELEASE);
+    report_start(rc);
+    return NULL;
+  }
+  last_rescan = last_status = col_hrtime();
+  col_calls_accept(1);
+  report_start(0);
   struct epoll_event events[64];
   while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {
     int n = epoll_wait(epoll_fd, events, 64, CYCLE_MS);
     for (int i = 0; i < n; i++)
-      if (events[i].data.fd == wake_fd) {
-        uint64_t count;
-        while (read(wake_fd, &count, sizeof count) < 0 && errno == EINTR)
-          ;
-      }
+      if (events[i].data.fd == wake_fd)
+        consume_wakeups();
+    col_calls_serve();
     drain_all();
   }
+  col_calls_accept(0);
+  col_calls_serve();
+  col_clock_stop_all();
   drain_all();
   /* The experiment ends: every slot is drained and freed, so that a later
    * experiment in this process starts from an empty table. */
@@ -158,6 +262,10 @@ static void *sampler_main(void *unused)
   struct timespec cpu;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
   col_sampler_cpu_seconds = cpu.tv_sec + cpu.tv_nsec / 1e9;
+  __atomic_store_n(&drained, 1, __ATOMIC_RELEASE);
+  finish_work();
+  close_wakeup();
+  __atomic_store_n(&sampler_tid, 0, __ATOMIC_RELEASE);
   __atomic_store_n(&finished, 1, __ATOMIC_RELEASE);
   return NULL;
 }
@@ -168,11 +276,16 @@ static void *map_zeroed(size_t bytes)
   return p == MAP_FAILED ? NULL : p;
 }
 
-int col_sampler_start(void)
+int col_sampler_start(int (*start)(void), void (*finish)(void))
 {
-  stop_requested = finished = 0;
+  if (col_sampler_tid() != 0)
+    return -EBUSY; /* a previous experiment's thread never finished */
+  stop_requested = drained = finished = poke_pending = 0;
   rescan_wanted = 0;
-  col_samples_written = col_ticks_written = col_lost_samples = 0;
+  start_work = start;
+  finish_work = finish;
+  start_reported = 0;
+  col_samples_written = col_samples_not_written = col_lost_samples = lost_counted = 0;
   col_sampler_cpu_seconds = 0;
   if (profile_out == NULL)
     profile_out = map_zeroed(sizeof *profile_out);
@@ -190,25 +303,22 @@ int col_sampler_start(void)
   if (col_unwind_init() != 0)
     return -ENOMEM;
   col_unwind_forget_modules();
-  epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-  wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (epoll_fd < 0 || wake_fd < 0)
-    return -errno;
-  col_sampler_watch_fd(wake_fd);
-  last_rescan = last_status = col_hrtime();
 
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old); /* the new thread inherits this */
-  __atomic_store_n(&sampler_tid, 0, __ATOMIC_RELEASE);
   int rc = col_real_pthread_create(&sampler, NULL, sampler_main, NULL);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (rc != 0)
     return -rc;
-  /* Callers need the sampler's thread id (it must never sample itself). */
-  for (int spins = 0; spins < 100000 && __atomic_load_n(&sampler_tid, __ATOMIC_ACQUIRE) == 0; spins++)
-    sched_yield();
-  return 0;
+  pthread_mutex_lock(&start_lock);
+  while (!start_reported)
+    pthread_cond_wait(&start_cond, &start_lock);
+  rc = start_result;
+  pthread_mutex_unlock(&start_lock);
+  if (rc != 0)
+    pthread_join(sampler, NULL);
+  return rc;
 }
 
 pid_t col_sampler_tid(void)
@@ -225,26 +335,38 @@ void col_sampler_watch_fd(int fd)
   epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev);
 }
 
+/* Async-signal-safe.  At most one wake-up is pending at a time, so the
+ * user's queue of pending signals is never filled by us. */
 void col_sampler_poke(void)
 {
-  uint64_t one = 1;
-  if (wake_fd >= 0)
-    while (write(wake_fd, &one, sizeof one) < 0 && errno == EINTR)
-      ;
+  pid_t tid = col_sampler_tid();
+  if (tid != 0 && gettid() != tid && !__atomic_exchange_n(&poke_pending, 1, __ATOMIC_ACQ_REL)) {
+    int saved = errno;
+    syscall(SYS_tgkill, getpid(), tid, COL_TIMER_SIGNAL);
+    errno = saved;
+  }
+}
+
+/* Bounded: never hang the program's exit on the runtime.  The final drain
+ * gets DRAIN_WAIT_S, the closing work (archive copies) FINISH_WAIT_S. */
+#define DRAIN_WAIT_S 2
+#define FINISH_WAIT_S 60
+
+static int join_within(int seconds)
+{
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += seconds;
+  return pthread_timedjoin_np(sampler, NULL, &deadline);
 }
 
 int col_sampler_stop(void)
 {
   __atomic_store_n(&stop_requested, 1, __ATOMIC_RELEASE);
   col_sampler_poke();
-  /* Bounded: never hang the program's exit on the runtime. */
-  struct timespec deadline;
-  clock_gettime(CLOCK_REALTIME, &deadline);
-  deadline.tv_sec += 2;
-  if (pthread_timedjoin_np(sampler, NULL, &deadline) != 0)
+  if (join_within(DRAIN_WAIT_S) == 0)
+    return 0;
+  if (!__atomic_load_n(&drained, __ATOMIC_ACQUIRE) || join_within(FINISH_WAIT_S) != 0)
     return -1;
-  close(epoll_fd);
-  close(wake_fd);
-  epoll_fd = wake_fd = -1;
-  return __atomic_load_n(&finished, __ATOMIC_ACQUIRE) ? 0 : -1;
+  return 0;
 }

@@ -47,9 +47,39 @@ def workdir():
     return path
 
 
-def run_gdb(commands, args, cwd, timeout=120, env=None):
-    """Runs `gdb -batch` with collector.gdb and one -ex per command."""
-    cmd = ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB]
+SKIP = 77  # ctest's SKIP_RETURN_CODE for the e2e tests
+
+
+def unprivileged_prefix():
+    """The command prefix that runs a command as an ordinary user (nobody)
+    when the tests run as root, or [] when they already run unprivileged.
+    None when root cannot drop to nobody here (no setpriv, or the build tree
+    is not readable by others), with the reason printed."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        print("no setpriv: cannot run as an ordinary user")
+        return None
+    path = os.path.abspath(BUILD)
+    while path != "/":
+        if not os.stat(path).st_mode & 0o001:
+            print("the build tree is not reachable by other users (%s): cannot run as an ordinary user" % path)
+            return None
+        path = os.path.dirname(path)
+    return ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+
+
+def shared_workdir():
+    """A work directory an unprivileged user can write too."""
+    path = workdir()
+    os.chmod(path, 0o777)
+    return path
+
+
+def run_gdb(commands, args, cwd, timeout=120, env=None, prefix=()):
+    """Runs `gdb -batch` with collector.gdb and one -ex per command; PREFIX
+    runs it as another user (unprivileged_prefix)."""
+    cmd = list(prefix) + ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB]
     for c in commands:
         cmd += ["-ex", c]
     cmd += ["--args"] + list(args)
@@ -58,6 +88,10 @@ def run_gdb(commands, args, cwd, timeout=120, env=None):
     full_env = _user_env()
     if env:
         full_env.update(env)
+    if prefix:
+        # GDB and Python want a home; GDB starts the program with $SHELL
+        # (nobody's login shell refuses).
+        full_env.update(HOME=cwd, SHELL="/bin/sh")
     result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=full_env,
                             stdin=subprocess.DEVNULL)
     return result.stdout + result.stderr

@@ -72,12 +72,13 @@ int main(void)
   CHECK(er_cursor_append(pc, "x", 3) < 0); /* sizes must be multiples of 8 */
   CHECK(er_cursor_flush(pc) == 0 && er_cursor_flush(pc2) == 0 && er_cursor_flush(fc) == 0);
 
-  int ov = er_create_exclusive(dirfd, "overview", O_WRONLY | O_APPEND);
+  struct er_recordfile ov;
+  CHECK(er_recordfile_create(&ov, dirfd, "overview") == 0);
   struct er_overview_record rec;
   er_overview_fill(&rec, 1000, 2000);
-  CHECK(er_overview_append(ov, &rec) == 0);
+  CHECK(er_overview_append(&ov, &rec, 0) == 0);
   CHECK(rec.lwpid == getpid() && rec.rtime.nsec == 1000);
-  close(ov);
+  er_recordfile_close(&ov);
 
   struct er_experiment exp;
   char err[256];

@@ -8,8 +8,14 @@
  * block, so whatever is on disk at any moment (after a crash or kill -9, or
  * while gprofng reads a live experiment) is a valid packet sequence.
  *
+ * Disk space for a block is reserved (fallocate, FALLOC_FL_KEEP_SIZE) when
+ * the block is taken, so a full disk stops the data at a block boundary,
+ * every earlier block complete.  A flush that still fails puts the EMPTY
+ * trailer back where the last good flush left it; its packets are counted
+ * as not written.  The first failure stops all files sharing the budget.
+ *
  * Thread and signal safety: er_cursor_append and er_cursor_flush use only
- * memcpy, pwrite and an atomic add: they are async-signal-safe.  One cursor
+ * memcpy, pwrite, fallocate and atomics: they are async-signal-safe.  One cursor
  * must not be used by two threads (or a thread and its own signal handler)
  * at once; the file may be shared by any number of cursors.  */
 #ifndef ER_DATAFILE_H
@@ -28,14 +34,16 @@
 struct er_budget {
   uint64_t limit_bytes; /* 0: no limit */
   uint64_t used_bytes;  /* accessed atomically */
-  int exhausted;        /* accessed atomically */
+  int exhausted;        /* accessed atomically: no more blocks */
+  int stop_errno;       /* why: EFBIG for the limit, else the write error */
 };
 
 struct er_datafile {
   int fd;
   uint64_t next_block_offset; /* accessed atomically */
   uint64_t bytes_reserved;    /* accessed atomically: blocks handed out */
-  struct er_budget *budget;   /* NULL: unlimited */
+  struct er_budget *budget;   /* its own (unlimited) unless shared */
+  struct er_budget own_budget;
 };
 
 struct er_cursor {
@@ -44,6 +52,9 @@ struct er_cursor {
   uint32_t used;         /* bytes of packets in buf */
   uint32_t flushed;      /* bytes of buf already on disk */
   int has_block;
+  uint64_t pending;      /* packets appended, not yet on disk */
+  uint64_t written;      /* packets on disk */
+  uint64_t lost;         /* packets appended whose flush failed */
   unsigned char buf[ER_BLOCK_SIZE];
 };
 
@@ -56,14 +67,20 @@ void er_datafile_set_budget(struct er_datafile *file, struct er_budget *budget);
 
 void er_budget_init(struct er_budget *budget, uint64_t limit_bytes);
 int er_budget_exhausted(const struct er_budget *budget);
+/* Stops BUDGET for good with ERR (the first reason is kept). */
+void er_budget_stop(struct er_budget *budget, int err);
+/* EFBIG when the limit stopped it, another errno for a write error, 0. */
+int er_budget_stop_errno(const struct er_budget *budget);
 uint64_t er_budget_used(const struct er_budget *budget);
 
 void er_cursor_init(struct er_cursor *cursor, struct er_datafile *file);
 /* Appends one packet (its tsize must equal LEN, a multiple of 8, at most
  * one block minus 8).  Returns 0 or a negative errno: -EFBIG once the
- * file's budget is spent (the packet is dropped). */
+ * file's budget is spent, -ENOSPC (or the write error) once the disk
+ * refused (the packet is dropped). */
 int er_cursor_append(struct er_cursor *cursor, const void *packet, size_t len);
-/* Makes everything appended so far durable in the file. */
+/* Makes everything appended so far durable in the file (then counted in
+ * WRITTEN, else in LOST). */
 int er_cursor_flush(struct er_cursor *cursor);
 
 #endif
