@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "er/er_fileutil.h"
+#include "er/er_recordfile.h"
 #include "er/er_reader.h"
 #include "er/er_text.h"
 
@@ -169,7 +170,7 @@ static int seen_before(const struct er_experiment *map, size_t i)
 }
 
 /* One object: a line in archive.log, and its copy in COPY mode. */
-static void archive_object(const char *path, enum er_archive_mode mode, int archives, int log,
+static void archive_object(const char *path, enum er_archive_mode mode, int archives, struct er_recordfile *log,
                            struct er_archive_result *r)
 {
   char name[512], build_id[130], what[96];
@@ -178,7 +179,8 @@ static void archive_object(const char *path, enum er_archive_mode mode, int arch
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0 || read_build_id(fd, build_id, sizeof build_id) != 0) {
     r->missing++;
-    er_text_printf(log, "missing  %s (%s)\n", path, fd < 0 ? strerror(errno) : "not an ELF file");
+    if (er_recordfile_printf(log, 0, "missing  %s (%s)\n", path, fd < 0 ? strerror(errno) : "not an ELF file") != 0)
+      r->unlogged++;
     if (fd >= 0)
       close(fd);
     return;
@@ -190,22 +192,22 @@ static void archive_object(const char *path, enum er_archive_mode mode, int arch
     ++*tally;
     snprintf(what, sizeof what, "%s", rc > 0 ? "copied" : rc == 0 ? "present" : "failed");
     if (rc < 0)
-      er_text_printf(log, "# cannot copy %s: %s\n", path, strerror(-rc));
+      er_recordfile_printf(log, 0, "# cannot copy %s: %s\n", path, strerror(-rc));
   }
-  er_text_printf(log, "%-8s build-id=%s size=%lld mtime=%lld path=%s\n", what, build_id[0] ? build_id : "none",
-                 (long long)st.st_size, (long long)st.st_mtime, path);
+  if (er_recordfile_printf(log, 0, "%-8s build-id=%s size=%lld mtime=%lld path=%s\n", what,
+                           build_id[0] ? build_id : "none", (long long)st.st_size, (long long)st.st_mtime, path) != 0)
+    r->unlogged++;
   close(fd);
 }
 
-/* archive.log is appended to (an experiment archived again keeps both). */
-static int open_log(int expdir)
+/* archive.log is appended to (an experiment archived again keeps both);
+ * each line is written whole or not at all. */
+static int open_log(int expdir, struct er_recordfile *log)
 {
-  int fd = openat(expdir, "archive.log", O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-  if (fd >= 0)
-    return fd;
-  if (errno != ENOENT)
-    return -errno;
-  return er_create_exclusive(expdir, "archive.log", O_WRONLY | O_APPEND);
+  int rc = er_recordfile_open_existing(log, expdir, "archive.log");
+  if (rc == -ENOENT)
+    rc = er_recordfile_create(log, expdir, "archive.log", 0);
+  return rc;
 }
 
 /* The experiment's archives/ directory, created when missing: a
@@ -286,27 +288,30 @@ int er_archive_experiment(const char *experiment_path, enum er_archive_mode mode
   struct er_experiment map;
   if (er_experiment_open_map(experiment_path, &map, err, err_len) != 0)
     return -1;
+  struct er_recordfile log = {.fd = -1};
   int expdir = open(experiment_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  int log = expdir < 0 ? -errno : open_log(expdir);
-  int archives = log >= 0 && mode == ER_ARCHIVE_COPY ? open_archive_dir(experiment_path) : -1;
-  int failure = log < 0 ? log : mode == ER_ARCHIVE_COPY && archives < 0 ? archives : 0;
+  int log_rc = expdir < 0 ? -errno : open_log(expdir, &log);
+  int archives = log_rc >= 0 && mode == ER_ARCHIVE_COPY ? open_archive_dir(experiment_path) : -1;
+  int failure = log_rc < 0 ? log_rc : mode == ER_ARCHIVE_COPY && archives < 0 ? archives : 0;
   if (failure < 0) {
     snprintf(err, err_len, "cannot archive %s: %s", experiment_path, strerror(-failure));
-    int fds[] = {expdir, log, archives};
-    for (int i = 0; i < 3; i++)
-      if (fds[i] >= 0)
-        close(fds[i]);
+    er_recordfile_close(&log);
+    if (expdir >= 0)
+      close(expdir);
+    if (archives >= 0)
+      close(archives);
     er_experiment_close(&map);
     return -1;
   }
   time_t now = time(NULL);
   char when[64];
   strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime(&now));
-  er_text_printf(log, "# archive %s, %s\n", er_archive_mode_name(mode), when);
+  er_recordfile_printf(&log, 0, "# archive %s, %s\n", er_archive_mode_name(mode), when);
   for (size_t i = 0; i < map.n_segments; i++)
     if (is_load_object(&map.segments[i]) && !seen_before(&map, i))
-      archive_object(map.segments[i].name, mode, archives, log, result);
-  close(log);
+      archive_object(map.segments[i].name, mode, archives, &log, result);
+  result->log_errno = log.error;
+  er_recordfile_close(&log);
   if (archives >= 0)
     close(archives);
   close(expdir);

@@ -10,6 +10,9 @@
 
 #include "er/er_fileutil.h"
 
+/* Disk space is reserved for a block in steps of this much. */
+#define ER_RESERVE_STEP (16 * 1024)
+
 int er_datafile_create(struct er_datafile *file, int dirfd, const char *name)
 {
   int fd = er_create_exclusive(dirfd, name, O_RDWR);
@@ -74,13 +77,13 @@ static int charge_block(struct er_budget *budget)
 {
   if (__atomic_load_n(&budget->exhausted, __ATOMIC_RELAXED)) {
     int err = er_budget_stop_errno(budget);
-    return -(err ? err : EFBIG);
+    return -(err && err != ER_BUDGET_LIMIT ? err : EFBIG);
   }
   uint64_t before = __atomic_fetch_add(&budget->used_bytes, ER_BLOCK_SIZE, __ATOMIC_RELAXED);
   if (budget->limit_bytes == 0 || before + ER_BLOCK_SIZE <= budget->limit_bytes)
     return 0;
   __atomic_fetch_sub(&budget->used_bytes, ER_BLOCK_SIZE, __ATOMIC_RELAXED);
-  er_budget_stop(budget, EFBIG);
+  er_budget_stop(budget, ER_BUDGET_LIMIT);
   return -EFBIG;
 }
 
@@ -125,6 +128,25 @@ static void abandon_unflushed(struct er_cursor *cursor, int err)
   er_budget_stop(cursor->file->budget, err);
 }
 
+/* Disk space for the block up to END, in steps: a file system that runs
+ * out refuses here, before a byte is written.  One that cannot reserve at
+ * all is written without (the write itself is then checked). */
+static int reserve_block_space(struct er_cursor *cursor, size_t end)
+{
+  int rc = er_check_file_size_limit(cursor->block_offset + end);
+  if (rc != 0 || end <= cursor->reserved)
+    return rc;
+  size_t target = (end + ER_RESERVE_STEP - 1) / ER_RESERVE_STEP * ER_RESERVE_STEP;
+  if (target > ER_BLOCK_SIZE)
+    target = ER_BLOCK_SIZE;
+  if (fallocate(cursor->file->fd, FALLOC_FL_KEEP_SIZE, (off_t)(cursor->block_offset + cursor->reserved),
+                (off_t)(target - cursor->reserved)) != 0 &&
+      (errno == ENOSPC || errno == EDQUOT || errno == EFBIG || errno == EIO))
+    return -errno;
+  cursor->reserved = target;
+  return 0;
+}
+
 /* Writes the unflushed packets plus a trailer describing the rest of the
  * block: EMPTY while the block may still grow, CLOSED when it is done. */
 static int flush_with_trailer(struct er_cursor *cursor, uint16_t trailer_type)
@@ -138,7 +160,13 @@ static int flush_with_trailer(struct er_cursor *cursor, uint16_t trailer_type)
     memcpy(cursor->buf + cursor->used, &trailer, sizeof trailer);
     end += sizeof trailer;
   }
-  int rc = write_fully_at(cursor->file->fd, cursor->buf + cursor->flushed, end - cursor->flushed,
+  int rc = reserve_block_space(cursor, end);
+  if (rc != 0) {
+    abandon_unflushed(cursor, -rc);
+    cursor->pending = 0;
+    return rc;
+  }
+  rc = write_fully_at(cursor->file->fd, cursor->buf + cursor->flushed, end - cursor->flushed,
                           cursor->block_offset + cursor->flushed);
   if (rc == 0) {
     cursor->flushed = cursor->used;
@@ -155,16 +183,8 @@ static int take_new_block(struct er_cursor *cursor)
   int rc = charge_block(cursor->file->budget);
   if (rc < 0)
     return rc;
-  uint64_t offset = __atomic_fetch_add(&cursor->file->next_block_offset, ER_BLOCK_SIZE, __ATOMIC_RELAXED);
-  /* The whole block's space now, so its flushes cannot run out of it.  A
-   * file system that cannot reserve is written without (flushes checked). */
-  if (fallocate(cursor->file->fd, FALLOC_FL_KEEP_SIZE, (off_t)offset, ER_BLOCK_SIZE) != 0 &&
-      (errno == ENOSPC || errno == EDQUOT || errno == EFBIG || errno == EIO)) {
-    int err = errno;
-    er_budget_stop(cursor->file->budget, err);
-    return -err;
-  }
-  cursor->block_offset = offset;
+  cursor->block_offset = __atomic_fetch_add(&cursor->file->next_block_offset, ER_BLOCK_SIZE, __ATOMIC_RELAXED);
+  cursor->reserved = 0;
   __atomic_fetch_add(&cursor->file->bytes_reserved, ER_BLOCK_SIZE, __ATOMIC_RELAXED);
   cursor->used = 0;
   cursor->flushed = 0;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 int er_create_exclusive(int dirfd, const char *name, int extra_flags)
@@ -29,4 +30,12 @@ int er_write_all(int fd, const void *bytes, size_t len)
     len -= (size_t)n;
   }
   return 0;
+}
+
+int er_check_file_size_limit(uint64_t end)
+{
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+    return 0;
+  return end <= (uint64_t)limit.rlim_cur ? 0 : -EFBIG;
 }

@@ -12,7 +12,7 @@
 #include "er/er_fileutil.h"
 
 /* The reserve grows in steps of this much (one fallocate per step). */
-#define RESERVE_STEP (64 * 1024)
+#define RESERVE_STEP (16 * 1024)
 
 static void start(struct er_recordfile *f, int fd, uint64_t end)
 {
@@ -23,10 +23,11 @@ static void start(struct er_recordfile *f, int fd, uint64_t end)
   f->can_reserve = 1;
 }
 
-int er_recordfile_create(struct er_recordfile *f, int dirfd, const char *name)
+int er_recordfile_create(struct er_recordfile *f, int dirfd, const char *name, size_t closing_reserve)
 {
   int fd = er_create_exclusive(dirfd, name, O_RDWR);
   start(f, fd, 0);
+  f->closing_reserve = closing_reserve;
   if (fd < 0)
     return fd;
   /* The closing records' space, taken now while there is some. */
@@ -55,8 +56,9 @@ static int is_out_of_space(int err)
  * step when there is room for one, else exactly NEED. */
 static int reserve_up_to(struct er_recordfile *f, uint64_t need)
 {
-  if (!f->can_reserve || need <= f->reserved)
-    return 0;
+  int rc = er_check_file_size_limit(need); /* a file-size cap is a full disk */
+  if (rc != 0 || !f->can_reserve || need <= f->reserved)
+    return rc;
   uint64_t targets[2] = {(need + RESERVE_STEP - 1) / RESERVE_STEP * RESERVE_STEP, need};
   int err = ENOSPC;
   for (int i = 0; i < 2; i++) {
@@ -79,7 +81,7 @@ int er_recordfile_room(struct er_recordfile *f, size_t len, int final)
     return 0;
   if (f->error != 0 && !final)
     return 0;
-  uint64_t need = f->end + len + (final ? 0 : ER_RECORDFILE_FINAL_RESERVE);
+  uint64_t need = f->end + len + (final ? 0 : f->closing_reserve);
   int rc = reserve_up_to(f, need);
   if (rc != 0 && f->error == 0)
     f->error = -rc;
@@ -91,6 +93,13 @@ int er_recordfile_append(struct er_recordfile *f, const void *rec, size_t len, i
   if (!er_recordfile_room(f, len, final)) {
     f->dropped++;
     return f->fd < 0 ? -EBADF : -(f->error ? f->error : ENOSPC);
+  }
+  int limit = er_check_file_size_limit(f->end + len);
+  if (limit != 0) {
+    if (f->error == 0)
+      f->error = -limit;
+    f->dropped++;
+    return limit;
   }
   const char *p = rec;
   size_t done = 0;

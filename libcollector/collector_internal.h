@@ -250,6 +250,8 @@ void col_log_warning(int id, const char *fmt, ...) __attribute__((format(printf,
 void col_log_final_warning(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void col_log_exit(void);
 void col_log_close(void);
+/* Removes what a failed col_log_open created. */
+void col_log_discard(void);
 /* The status file the plugin reads ("key=value" lines), replaced atomically. */
 void col_status_write(const struct col_config *cfg, const char *state, const char *detail);
 

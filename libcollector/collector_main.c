@@ -82,7 +82,11 @@ static void archive_experiment(void)
   }
   col_log_comment("Archive %s: %u load object(s) recorded in archive.log; %u copied to archives/, %u already there, "
                   "%u missing, %u failed",
-                  er_archive_mode_name(col_cfg.archive_mode), r.objects, r.copied, r.present, r.missing, r.failed);
+                  er_archive_mode_name(col_cfg.archive_mode), r.objects - r.unlogged, r.copied, r.present, r.missing,
+                  r.failed);
+  if (r.unlogged > 0)
+    col_log_final_warning(200, "archive.log could not record %u of %u load object(s): %s", r.unlogged, r.objects,
+                          strerror(r.log_errno));
 }
 
 /* Runs on the runtime's thread, in its own descriptor table: creates the
@@ -93,7 +97,7 @@ static int open_experiment(void)
   char err[PATH_MAX + 200];
   if (col_log_open(&col_cfg, err, sizeof err) != 0) {
     col_status_write(&col_cfg, "error", err);
-    col_log_close();
+    col_log_discard();
     return -1;
   }
   col_limit_start(col_cfg.limit_mb);
@@ -102,7 +106,7 @@ static int open_experiment(void)
   if (rc != 0) {
     snprintf(err, sizeof err, "cannot create map.xml in %s: %s", col_exp.path, strerror(-rc));
     col_status_write(&col_cfg, "error", err);
-    col_log_close();
+    col_log_discard();
     return -1;
   }
   col_log_settings(&col_cfg);

@@ -43,7 +43,7 @@ void col_data_stop(int err)
 int col_data_stop_errno(void)
 {
   int err = er_budget_stop_errno(&budget);
-  return err == EFBIG ? 0 : err;
+  return err == ER_BUDGET_LIMIT ? 0 : err;
 }
 
 uint64_t col_data_bytes(void)
@@ -90,7 +90,8 @@ void col_progress_refresh(void)
                    __ATOMIC_RELAXED);
   __atomic_store_n(&gdbcol_progress.sample_points, next_id > 0 ? (uint64_t)next_id - 1 : 0, __ATOMIC_RELAXED);
   __atomic_store_n(&gdbcol_progress.data_bytes, col_data_bytes(), __ATOMIC_RELAXED);
-  __atomic_store_n(&gdbcol_progress.limit_reached, (uint64_t)col_limit_reached(), __ATOMIC_RELAXED);
+  __atomic_store_n(&gdbcol_progress.limit_reached, (uint64_t)(col_limit_reached() && col_data_stop_errno() == 0),
+                   __ATOMIC_RELAXED);
   __atomic_store_n(&gdbcol_progress.paused, (uint64_t)col_is_paused(), __ATOMIC_RELAXED);
   __atomic_store_n(&gdbcol_progress.write_errno, (uint64_t)col_write_errno(), __ATOMIC_RELAXED);
   __atomic_store_n(&gdbcol_progress.samples_not_written, col_samples_not_written, __ATOMIC_RELAXED);

@@ -24,6 +24,11 @@
 #include "er/er_recordfile.h"
 #include "er/er_text.h"
 
+/* Room kept for the closing records: log.xml's end comments, warnings,
+ * last sample and exit event (about 2 KB); the last overview records. */
+#define LOG_CLOSING_RESERVE (8 * 1024)
+#define OVERVIEW_CLOSING_RESERVE (4 * sizeof(struct er_overview_record))
+
 struct col_experiment col_exp = {.dirfd = -1, .log = {.fd = -1}, .overview = {.fd = -1}};
 static int64_t overview_create;
 
@@ -84,9 +89,9 @@ int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
   }
   col_exp.dirfd = dirfd;
   col_exp.next_sample_id = 0; /* id 0 carries the start label (§3.3) */
-  int rc = er_recordfile_create(&col_exp.log, dirfd, "log.xml");
+  int rc = er_recordfile_create(&col_exp.log, dirfd, "log.xml", LOG_CLOSING_RESERVE);
   if (rc >= 0)
-    rc = er_recordfile_create(&col_exp.overview, dirfd, "overview");
+    rc = er_recordfile_create(&col_exp.overview, dirfd, "overview", OVERVIEW_CLOSING_RESERVE);
   if (rc >= 0)
     rc = er_datafile_create(&col_exp.frameinfo, dirfd, "data.frameinfo");
   if (rc >= 0 && cfg->clock_interval_us > 0)
@@ -105,6 +110,11 @@ int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
   er_format_tstamp(ts, sizeof ts, col_exp.run_tstamp);
   er_recordfile_printf(fd, 0, "<event kind=\"run\" tstamp=\"%s\" time=\"%lld\" tm_zone=\"0\"/>\n", ts, (long long)time(NULL));
   overview_create = col_exp.run_tstamp;
+  if (col_exp.log.error != 0) {
+    /* Not even the header fits: say so now rather than record nothing. */
+    snprintf(err, err_len, "nothing could be written to %s: %s", col_exp.path, strerror(col_exp.log.error));
+    return -col_exp.log.error;
+  }
   return 0;
 }
 
@@ -251,6 +261,22 @@ void col_log_exit(void)
   col_on_runtime_thread(write_line, &req);
 }
 
+/* An experiment that could not even be started leaves nothing behind:
+ * only the names this runtime created, then the directory it made. */
+void col_log_discard(void)
+{
+  static const char *const created[] = {"log.xml", "overview", "data.frameinfo", "profile", "map.xml"};
+  int dirfd = col_exp.dirfd;
+  col_exp.dirfd = -1;
+  col_log_close();
+  if (dirfd < 0)
+    return;
+  for (size_t i = 0; i < sizeof created / sizeof created[0]; i++)
+    unlinkat(dirfd, created[i], 0);
+  close(dirfd);
+  rmdir(col_exp.path);
+}
+
 void col_log_close(void)
 {
   er_recordfile_close(&col_exp.log);
@@ -282,10 +308,10 @@ static void write_status(void *p)
   const struct col_progress *g = &gdbcol_progress;
   int n = snprintf(text, sizeof text,
                    "state=%s\npid=%d\nexperiment=%s\nsamples=%llu\nsample_points=%llu\ndata_bytes=%llu\n"
-                   "limit_mb=%ld\nlimit_reached=%llu\nwrite_error=%s\nnot_written=%llu\ndetail=%s\n",
+                   "limit_mb=%ld\nlimit_reached=%llu\nwrite_errno=%llu\nnot_written=%llu\ndetail=%s\n",
                    req->state, getpid(), col_exp.path, (unsigned long long)g->profile_packets,
                    (unsigned long long)g->sample_points, (unsigned long long)g->data_bytes, req->cfg->limit_mb,
-                   (unsigned long long)g->limit_reached, g->write_errno ? strerror((int)g->write_errno) : "",
+                   (unsigned long long)g->limit_reached, (unsigned long long)g->write_errno,
                    (unsigned long long)g->samples_not_written, detail ? detail : "");
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)

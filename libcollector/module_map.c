@@ -153,7 +153,7 @@ int col_modules_rescan(void)
 
 int col_modules_open(int expdir_fd, int64_t run)
 {
-  int rc = er_recordfile_create(&map, expdir_fd, "map.xml");
+  int rc = er_recordfile_create(&map, expdir_fd, "map.xml", 0);
   if (rc < 0)
     return rc;
   run_tstamp = run;

@@ -8,6 +8,7 @@ disabling twice) are warnings that let a script go on."""
 import gdb
 
 from . import attach, native
+from .session import closed_summary, write_error_text
 
 SETTING_IGNORED = "Warning: an experiment is active; settings apply to the next experiment. Ignored: %s\n"
 
@@ -148,8 +149,8 @@ what they were before "collector enable"."""
         self.state.attacher.close(session.status_path)
         st = session.status()
         if st.get("state") == "closed" and st != before:
-            gdb.write("collector: experiment %s closed (%s samples); the process keeps running.\n"
-                      % (st.get("experiment"), st.get("samples", "0")))
+            gdb.write("collector: experiment %s closed (%s); the process keeps running.\n"
+                      % (st.get("experiment"), closed_summary(st)))
             session.mark_reported(st)
 
 
@@ -276,6 +277,9 @@ against the limit), read live from the process."""
                       % (progress["samples"], progress["sample_points"], _bytes(progress["data_bytes"]),
                          _limit_text(active.get("limit_mb", "0")),
                          "; reached: profile data stopped" if progress["limit_reached"] else ""))
+            if progress["write_errno"]:
+                gdb.write("  Writing stopped: %s; %s captured sample(s) not written.\n"
+                          % (write_error_text(progress["write_errno"]), progress["samples_not_written"]))
         else:
             gdb.write("No experiment is active.\n")
             last = state.session.status()
@@ -299,8 +303,10 @@ def live_progress(state, status):
     """The experiment's counters, read from the stopped process's memory
     (gdbcol_progress, refreshed by the runtime every cycle), or from the
     status file (up to a second old) when memory cannot be read."""
-    fields = ("samples", "sample_points", "data_bytes", "limit_reached", "paused")
-    result = {name: int(status.get(name, "0") or 0) for name in fields[:-1]}
+    fields = ("samples", "sample_points", "data_bytes", "limit_reached", "paused", "write_errno",
+              "samples_not_written")
+    result = {name: int(status.get(name, "0") or 0) for name in fields if name != "paused"}
+    result["samples_not_written"] = int(status.get("not_written", "0") or 0)
     result["paused"] = status.get("detail") == "paused"
     address = state.attacher.exported_address("gdbcol_progress")
     if address:

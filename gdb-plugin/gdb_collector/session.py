@@ -1,6 +1,7 @@
 """What the plugin knows about experiments in this GDB session: the status
 file the runtime keeps up to date, and reports when a run ends."""
 
+import errno
 import os
 import tempfile
 
@@ -21,6 +22,25 @@ def read_status(path):
     except OSError:
         pass
     return status
+
+
+def write_error_text(errno_value):
+    """A write error as the user should read it."""
+    errno_value = int(errno_value or 0)
+    text = os.strerror(errno_value)
+    if errno_value in (errno.ENOSPC, errno.EDQUOT):
+        text += " (the experiment's file system is full)"
+    return text
+
+
+def closed_summary(status):
+    """"N samples", and what a write error kept out of the experiment."""
+    samples = status.get("samples", "0")
+    failure = int(status.get("write_errno", "0") or 0)
+    if not failure:
+        return "%s samples" % samples
+    return "%s samples written; %s captured sample(s) not written: %s" % (
+        samples, status.get("not_written", "0"), write_error_text(failure))
 
 
 def _live_pids():
@@ -75,7 +95,7 @@ class Session:
         state = st.get("state")
         path = st.get("experiment", "")
         if state == "closed":
-            gdb.write("collector: experiment %s closed (%s samples).\n" % (path, st.get("samples", "0")))
+            gdb.write("collector: experiment %s closed (%s).\n" % (path, closed_summary(st)))
         elif state == "error":
             gdb.write("collector: no experiment was recorded: %s\n" % st.get("detail", "unknown error"))
         elif state == "active":

@@ -73,7 +73,7 @@ int main(void)
   CHECK(er_cursor_flush(pc) == 0 && er_cursor_flush(pc2) == 0 && er_cursor_flush(fc) == 0);
 
   struct er_recordfile ov;
-  CHECK(er_recordfile_create(&ov, dirfd, "overview") == 0);
+  CHECK(er_recordfile_create(&ov, dirfd, "overview", 0) == 0);
   struct er_overview_record rec;
   er_overview_fill(&rec, 1000, 2000);
   CHECK(er_overview_append(&ov, &rec, 0) == 0);

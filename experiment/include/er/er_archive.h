@@ -32,6 +32,8 @@ struct er_archive_result {
   unsigned present; /* copies that were there already */
   unsigned missing; /* files gone or unreadable: readers will lack symbols */
   unsigned failed;  /* copies that could not be made */
+  unsigned unlogged; /* objects archive.log could not record (disk full) */
+  int log_errno;     /* why archive.log stopped; 0 when it did not */
 };
 
 /* Archives the experiment at EXPERIMENT_PATH (a .er directory) in MODE.

@@ -8,9 +8,9 @@
  * block, so whatever is on disk at any moment (after a crash or kill -9, or
  * while gprofng reads a live experiment) is a valid packet sequence.
  *
- * Disk space for a block is reserved (fallocate, FALLOC_FL_KEEP_SIZE) when
- * the block is taken, so a full disk stops the data at a block boundary,
- * every earlier block complete.  A flush that still fails puts the EMPTY
+ * Disk space is reserved (fallocate, FALLOC_FL_KEEP_SIZE) before a flush
+ * writes into it, so a full disk stops the data at the last good flush, with
+ * its EMPTY trailer, every earlier block complete.  A flush that still fails puts the EMPTY
  * trailer back where the last good flush left it; its packets are counted
  * as not written.  The first failure stops all files sharing the budget.
  *
@@ -35,8 +35,11 @@ struct er_budget {
   uint64_t limit_bytes; /* 0: no limit */
   uint64_t used_bytes;  /* accessed atomically */
   int exhausted;        /* accessed atomically: no more blocks */
-  int stop_errno;       /* why: EFBIG for the limit, else the write error */
+  int stop_errno;       /* why: ER_BUDGET_LIMIT, else the write error */
 };
+
+/* The stop reason of a budget its limit stopped (not an errno value). */
+#define ER_BUDGET_LIMIT 0x10000
 
 struct er_datafile {
   int fd;
@@ -52,6 +55,7 @@ struct er_cursor {
   uint32_t used;         /* bytes of packets in buf */
   uint32_t flushed;      /* bytes of buf already on disk */
   int has_block;
+  uint32_t reserved;     /* bytes of the block with disk space reserved */
   uint64_t pending;      /* packets appended, not yet on disk */
   uint64_t written;      /* packets on disk */
   uint64_t lost;         /* packets appended whose flush failed */
@@ -69,7 +73,8 @@ void er_budget_init(struct er_budget *budget, uint64_t limit_bytes);
 int er_budget_exhausted(const struct er_budget *budget);
 /* Stops BUDGET for good with ERR (the first reason is kept). */
 void er_budget_stop(struct er_budget *budget, int err);
-/* EFBIG when the limit stopped it, another errno for a write error, 0. */
+/* ER_BUDGET_LIMIT when the limit stopped it, the errno of a write error,
+ * 0 while it goes on. */
 int er_budget_stop_errno(const struct er_budget *budget);
 uint64_t er_budget_used(const struct er_budget *budget);
 

@@ -4,6 +4,7 @@
 #define ER_FILEUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* openat(DIRFD, NAME, O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC|extra, 0666).
  * Returns the descriptor or a negative errno. */
@@ -11,5 +12,11 @@ int er_create_exclusive(int dirfd, const char *name, int extra_flags);
 
 /* Writes all of BYTES, retrying on EINTR and short writes.  0 or -errno. */
 int er_write_all(int fd, const void *bytes, size_t len);
+
+/* 0 when a file may grow to END bytes under the process's RLIMIT_FSIZE,
+ * else -EFBIG.  Checked before writing: the kernel answers a write past
+ * the limit with SIGXFSZ to the whole process, whose default action kills
+ * the program. */
+int er_check_file_size_limit(uint64_t end);
 
 #endif

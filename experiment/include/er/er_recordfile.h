@@ -8,9 +8,9 @@
  *
  * Disk space is reserved ahead with fallocate(FALLOC_FL_KEEP_SIZE), which
  * changes no byte of the file: ordinary records stop once the reserve
- * cannot grow, leaving FINAL_RESERVE bytes for the records that close the
- * experiment (the warning that says why data stopped, the last sample, the
- * exit event).  Where the file system cannot reserve, writes go ahead and
+ * cannot grow, leaving the file's closing reserve for the records that
+ * close the experiment (the warning that says why data stopped, the last
+ * sample, the exit event).  Where the file system cannot reserve, writes go ahead and
  * failures are still cut back.
  *
  * Not thread-safe: the runtime writes these from its own thread only. */
@@ -20,20 +20,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ER_RECORDFILE_FINAL_RESERVE (16 * 1024)
-
 struct er_recordfile {
   int fd;
   uint64_t end;      /* bytes of whole records in the file */
   uint64_t reserved; /* disk space reserved from offset 0 */
+  uint64_t closing_reserve; /* bytes kept for FINAL records */
   int can_reserve;   /* the file system supports fallocate */
   int error;         /* errno that stopped ordinary records; 0 while none did */
   uint64_t written, dropped; /* records */
 };
 
 /* Creates NAME in DIRFD (never following a symlink, never replacing a
- * file).  Returns 0 or a negative errno; F is then closed (fd -1). */
-int er_recordfile_create(struct er_recordfile *f, int dirfd, const char *name);
+ * file), keeping CLOSING_RESERVE bytes of disk for its FINAL records.
+ * Returns 0 or a negative errno; F is then closed (fd -1). */
+int er_recordfile_create(struct er_recordfile *f, int dirfd, const char *name, size_t closing_reserve);
 /* Opens an existing NAME for appending (archive.log written afterwards). */
 int er_recordfile_open_existing(struct er_recordfile *f, int dirfd, const char *name);
 /* Nonzero when a record of LEN bytes can be appended now (space reserved
