@@ -153,7 +153,7 @@ int er_archive_open_copy(const char *experiment_path, const char *path)
     return -1;
   archive_dir_path(experiment_path, dir, sizeof dir);
   snprintf(full, sizeof full, "%s/%s", dir, name);
-  return open(full, O_RDONLY | O_CLOEXEC);
+  return er_open_regular_file(full);
 }
 
 static int is_load_object(const struct er_segment *seg)
@@ -175,7 +175,7 @@ static void archive_object(const char *path, enum er_archive_mode mode, int arch
 {
   char name[512], build_id[130], what[96];
   r->objects++;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = er_open_regular_file(path);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0 || read_build_id(fd, build_id, sizeof build_id) != 0) {
     r->missing++;
@@ -258,7 +258,7 @@ int er_archive_check(const char *experiment_path, void (*report)(const char *pat
     long long size, mtime;
     if (parse_log_line(line, &recorded_id, &size, &mtime, &path) != 0)
       continue;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = er_open_regular_file(path);
     struct stat st;
     const char *why = NULL;
     if (fd < 0 || fstat(fd, &st) != 0)

@@ -5,7 +5,10 @@
  *
  * Function lines are "excl_seconds incl_seconds name", sorted by exclusive
  * time; the summary lines are "key: value" so scripts can grep them
- * ("packets_in_pauses" counts clock packets stamped inside a pause). */
+ * ("packets_in_pauses" counts clock packets stamped inside a pause).
+ * Exit status: 0; 1 when the experiment cannot be read; 3 when it was read
+ * but is damaged (invalid or self-contradicting packets, samples whose
+ * stack is missing), so its numbers cannot be trusted; 2 for bad usage. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,39 +31,43 @@ struct thread_total {
 static struct func_total *funcs;
 static size_t n_funcs;
 
-static struct func_total *func_named(const char *name)
+/* The index of the function called NAME (one entry per name, however
+ * many addresses resolve to it). */
+static size_t func_index(const char *name)
 {
   for (size_t i = 0; i < n_funcs; i++)
     if (strcmp(funcs[i].name, name) == 0)
-      return &funcs[i];
+      return i;
   funcs = realloc(funcs, (n_funcs + 1) * sizeof *funcs);
   memset(&funcs[n_funcs], 0, sizeof *funcs);
   snprintf(funcs[n_funcs].name, sizeof funcs[n_funcs].name, "%s", name);
-  return &funcs[n_funcs++];
+  return n_funcs++;
 }
 
-/* PC -> name memo: symbolizing opens the ELF file, so do it once per PC. */
-struct pc_name {
+/* PC -> function memo: symbolizing opens the ELF file, so do it once per PC. */
+struct pc_function {
   uint64_t pc;
-  char name[256];
+  size_t func;
 };
-static struct pc_name *memo;
+static struct pc_function *memo;
 static size_t n_memo;
 
-static const char *name_of(const struct er_experiment *exp, uint64_t pc)
+static size_t function_of(const struct er_experiment *exp, uint64_t pc)
 {
   for (size_t i = 0; i < n_memo; i++)
     if (memo[i].pc == pc)
-      return memo[i].name;
+      return memo[i].func;
+  char name[256];
+  if (pc == ER_PC_TRUNCATED)
+    snprintf(name, sizeof name, "<Truncated-stack>");
+  else if (pc == ER_PC_UNWIND_FAILED)
+    snprintf(name, sizeof name, "<Stack-unwind-failed>");
+  else
+    er_symbolize(exp, er_experiment_segment(exp, pc), pc, name, sizeof name);
   memo = realloc(memo, (n_memo + 1) * sizeof *memo);
   memo[n_memo].pc = pc;
-  if (pc == ER_PC_TRUNCATED)
-    snprintf(memo[n_memo].name, sizeof memo[n_memo].name, "<Truncated-stack>");
-  else if (pc == ER_PC_UNWIND_FAILED)
-    snprintf(memo[n_memo].name, sizeof memo[n_memo].name, "<Stack-unwind-failed>");
-  else
-    er_symbolize(exp, er_experiment_segment(exp, pc), pc, memo[n_memo].name, sizeof memo[n_memo].name);
-  return memo[n_memo++].name;
+  memo[n_memo].func = func_index(name);
+  return memo[n_memo++].func;
 }
 
 static int by_excl(const void *a, const void *b)
@@ -74,10 +81,23 @@ static void report_changed_object(const char *path, const char *why, void *unuse
   printf("object: %s %s\n", path, why);
 }
 
+static void usage(FILE *out)
+{
+  fprintf(out, "usage: er-dump EXPERIMENT.er\n"
+               "Prints what the experiment holds, read with gdb-collector's own reader: a summary\n"
+               "(\"key: value\" lines), sample points, comments, warnings, threads, and functions\n"
+               "(\"exclusive_seconds inclusive_seconds name\").\n"
+               "Exit status: 0 read; 1 unreadable; 3 damaged (numbers not to be trusted); 2 usage.\n");
+}
+
 int main(int argc, char **argv)
 {
-  if (argc != 2) {
-    fprintf(stderr, "usage: er-dump EXPERIMENT.er\n");
+  if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    usage(stdout);
+    return 0;
+  }
+  if (argc != 2 || (argv[1][0] == '-' && argv[1][1] != '\0')) {
+    usage(stderr);
     return 2;
   }
   struct er_experiment exp;
@@ -115,19 +135,20 @@ int main(int argc, char **argv)
       missing++;
       continue;
     }
-    const char *seen[ER_MAX_STACK_DEPTH + 2];
+    /* A function counts once per stack however often it recurs in it,
+     * as in gprofng. */
+    size_t seen[ER_MAX_STACK_DEPTH + 2];
     size_t n_seen = 0;
     for (size_t k = 0; k < st->n; k++) {
-      const char *name = name_of(&exp, st->pcs[k]);
-      struct func_total *f = func_named(name);
+      size_t f = function_of(&exp, st->pcs[k]);
       if (k == 0)
-        f->excl += w;
+        funcs[f].excl += w;
       size_t j;
-      for (j = 0; j < n_seen && seen[j] != name; j++)
+      for (j = 0; j < n_seen && seen[j] != f; j++)
         ;
-      if (j == n_seen) {
-        seen[n_seen++] = name;
-        f->incl += w;
+      if (j == n_seen && n_seen < sizeof seen / sizeof seen[0]) {
+        seen[n_seen++] = f;
+        funcs[f].incl += w;
       }
     }
   }
@@ -140,6 +161,7 @@ int main(int argc, char **argv)
   printf("stacks: %zu\n", exp.n_stacks);
   printf("missing_stacks: %zu\n", missing);
   printf("invalid_packets: %zu\n", exp.invalid_packets);
+  printf("damaged_packets: %zu\n", exp.damaged_packets);
   printf("segments: %zu\n", exp.n_segments);
   printf("sample_events: %zu\n", exp.n_sample_events);
   printf("overview_records: %zu%s\n", exp.overview_bytes / sizeof(struct er_overview_record),
@@ -165,6 +187,10 @@ int main(int argc, char **argv)
   printf("functions:\n");
   for (size_t i = 0; i < n_funcs; i++)
     printf("%.3f %.3f %s\n", funcs[i].excl, funcs[i].incl, funcs[i].name);
+  int damaged = exp.invalid_packets > 0 || exp.damaged_packets > 0 || missing > 0;
+  if (damaged)
+    fprintf(stderr, "er-dump: %s is damaged: %zu invalid packet(s), %zu damaged packet(s), %zu sample(s) "
+            "without their stack\n", argv[1], exp.invalid_packets, exp.damaged_packets, missing);
   er_experiment_close(&exp);
-  return 0;
+  return damaged ? 3 : 0;
 }

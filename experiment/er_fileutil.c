@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int er_create_exclusive(int dirfd, const char *name, int extra_flags)
@@ -38,4 +39,18 @@ int er_check_file_size_limit(uint64_t end)
   if (getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
     return 0;
   return end <= (uint64_t)limit.rlim_cur ? 0 : -EFBIG;
+}
+
+int er_open_regular_file(const char *path)
+{
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    errno = EINVAL;
+    return -1;
+  }
+  return fd;
 }

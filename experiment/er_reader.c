@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "er/er_format.h"
+#include "er/er_xml.h"
 
 static int slurp(const char *dir, const char *name, unsigned char **out, size_t *len)
 {
@@ -43,60 +44,13 @@ static int slurp(const char *dir, const char *name, unsigned char **out, size_t 
   return 0;
 }
 
-/* Value of attribute NAME="…" inside the tag text LINE, or NULL. */
-static char *attr(const char *line, const char *name, char *out, size_t out_len)
-{
-  char key[64];
-  snprintf(key, sizeof key, " %s=\"", name);
-  const char *p = strstr(line, key);
-  if (p == NULL)
-    return NULL;
-  p += strlen(key);
-  const char *end = strchr(p, '"');
-  if (end == NULL)
-    return NULL;
-  size_t n = (size_t)(end - p) < out_len - 1 ? (size_t)(end - p) : out_len - 1;
-  memcpy(out, p, n);
-  out[n] = '\0';
-  return out;
-}
-
-static void unescape(char *s)
-{
-  static const struct { const char *ent; char ch; } ents[] = {
-      {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
-  char *o = s;
-  while (*s) {
-    size_t i;
-    for (i = 0; i < sizeof ents / sizeof ents[0]; i++)
-      if (strncmp(s, ents[i].ent, strlen(ents[i].ent)) == 0)
-        break;
-    if (i < sizeof ents / sizeof ents[0]) {
-      *o++ = ents[i].ch;
-      s += strlen(ents[i].ent);
-    } else {
-      *o++ = *s++;
-    }
-  }
-  *o = '\0';
-}
-
 static int64_t parse_tstamp(const char *text)
 {
   long long sec = 0, ns = 0;
   sscanf(text, "%lld.%lld", &sec, &ns);
+  if (sec > INT64_MAX / 1000000000LL - 1 || sec < INT64_MIN / 1000000000LL + 1)
+    return 0; /* not a time this format can hold */
   return sec * 1000000000LL + ns;
-}
-
-static char *element_text(const char *line)
-{
-  const char *open_end = strchr(line, '>');
-  const char *close = strstr(line, "</");
-  if (open_end == NULL || close == NULL || close < open_end)
-    return strdup("");
-  char *text = strndup(open_end + 1, (size_t)(close - open_end - 1));
-  unescape(text);
-  return text;
 }
 
 static void push_string(char ***list, size_t *n, char *s)
@@ -105,101 +59,96 @@ static void push_string(char ***list, size_t *n, char *s)
   (*list)[(*n)++] = s;
 }
 
-static void parse_log_line(struct er_experiment *exp, const char *line)
+static int64_t tstamp_of(xmlNode *el)
+{
+  char v[64];
+  return er_xml_attr(el, "tstamp", v, sizeof v) ? parse_tstamp(v) : 0;
+}
+
+static void add_sample_event(struct er_experiment *exp, xmlNode *el)
 {
   char v[4096];
-  if (strstr(line, "<profile name=\"profile\"") != NULL) {
-    if (attr(line, "ptimer", v, sizeof v))
-      exp->ptimer_us = atol(v);
-    if (attr(line, "numstates", v, sizeof v))
-      exp->numstates = atoi(v);
-  } else if (strstr(line, "<event kind=\"run\"") != NULL) {
+  size_t n = exp->n_sample_events;
+  exp->sample_tstamps = realloc(exp->sample_tstamps, (n + 1) * sizeof *exp->sample_tstamps);
+  exp->sample_tstamps[n] = tstamp_of(el);
+  push_string(&exp->sample_labels, &n, strdup(er_xml_attr(el, "label", v, sizeof v) ? v : ""));
+  exp->n_sample_events++;
+}
+
+static void add_warning(struct er_experiment *exp, xmlNode *el)
+{
+  /* "id N: text": the id says what the reader will print (§3.7) */
+  char v[64], *text = er_xml_text(el), *item = NULL;
+  if (asprintf(&item, "id %s: %s", er_xml_attr(el, "id", v, sizeof v) ? v : "?", text) < 0)
+    item = NULL;
+  free(text);
+  push_string(&exp->warnings, &exp->n_warnings, item ? item : strdup(""));
+}
+
+static void parse_log_element(void *ctx, xmlNode *el)
+{
+  struct er_experiment *exp = ctx;
+  char v[64];
+  if (er_xml_is(el, "profile", NULL)) {
+    if (er_xml_attr(el, "name", v, sizeof v) && strcmp(v, "profile") == 0) {
+      if (er_xml_attr(el, "ptimer", v, sizeof v))
+        exp->ptimer_us = atol(v);
+      if (er_xml_attr(el, "numstates", v, sizeof v))
+        exp->numstates = atoi(v);
+    }
+  } else if (er_xml_is(el, "event", "run")) {
     exp->has_run = 1;
     exp->has_exit = 0; /* an exit must follow the last run */
-    if (attr(line, "tstamp", v, sizeof v))
-      exp->run_tstamp = parse_tstamp(v);
-  } else if (strstr(line, "<event kind=\"exit\"") != NULL) {
+    exp->run_tstamp = tstamp_of(el);
+  } else if (er_xml_is(el, "event", "exit")) {
     exp->has_exit = 1;
-    exp->exit_tstamp = attr(line, "tstamp", v, sizeof v) ? parse_tstamp(v) : 0;
-  } else if (strstr(line, "<event kind=\"sample\"") != NULL) {
-    size_t n = exp->n_sample_events;
-    exp->sample_tstamps = realloc(exp->sample_tstamps, (n + 1) * sizeof *exp->sample_tstamps);
-    exp->sample_tstamps[n] = attr(line, "tstamp", v, sizeof v) ? parse_tstamp(v) : 0;
-    push_string(&exp->sample_labels, &n, strdup(attr(line, "label", v, sizeof v) ? v : ""));
-    exp->n_sample_events++;
-  } else if (strstr(line, "<event kind=\"pause\"") != NULL) {
+    exp->exit_tstamp = tstamp_of(el);
+  } else if (er_xml_is(el, "event", "sample")) {
+    add_sample_event(exp, el);
+  } else if (er_xml_is(el, "event", "pause")) {
     exp->pauses = realloc(exp->pauses, (exp->n_pauses + 1) * sizeof *exp->pauses);
-    exp->pauses[exp->n_pauses].start = attr(line, "tstamp", v, sizeof v) ? parse_tstamp(v) : 0;
+    exp->pauses[exp->n_pauses].start = tstamp_of(el);
     exp->pauses[exp->n_pauses++].end = -1;
-  } else if (strstr(line, "<event kind=\"resume\"") != NULL) {
+  } else if (er_xml_is(el, "event", "resume")) {
     if (exp->n_pauses > 0 && exp->pauses[exp->n_pauses - 1].end < 0)
-      exp->pauses[exp->n_pauses - 1].end = attr(line, "tstamp", v, sizeof v) ? parse_tstamp(v) : 0;
-  } else if (strstr(line, "<event kind=\"comment\"") != NULL) {
-    push_string(&exp->comments, &exp->n_comments, element_text(line));
-  } else if (strstr(line, "<event kind=\"cwarn\"") != NULL || strstr(line, "<event kind=\"cerror\"") != NULL) {
-    /* "id N: text": the id says what the reader will print (§3.7) */
-    char *text = element_text(line), *item = NULL;
-    if (asprintf(&item, "id %s: %s", attr(line, "id", v, sizeof v) ? v : "?", text) < 0)
-      item = NULL;
-    free(text);
-    push_string(&exp->warnings, &exp->n_warnings, item ? item : strdup(""));
+      exp->pauses[exp->n_pauses - 1].end = tstamp_of(el);
+  } else if (er_xml_is(el, "event", "comment")) {
+    push_string(&exp->comments, &exp->n_comments, er_xml_text(el));
+  } else if (er_xml_is(el, "event", "cwarn") || er_xml_is(el, "event", "cerror")) {
+    add_warning(exp, el);
   }
 }
 
-static void parse_map_line(struct er_experiment *exp, const char *line)
+static void parse_map_element(void *ctx, xmlNode *el)
 {
+  struct er_experiment *exp = ctx;
   char v[4096];
-  if (strstr(line, "<event kind=\"map\"") != NULL && strstr(line, "object=\"segment\"") != NULL) {
+  if (er_xml_is(el, "event", "map") && er_xml_attr(el, "object", v, sizeof v) && strcmp(v, "segment") == 0) {
     struct er_segment seg = {0};
     seg.unmap_tstamp = -1;
-    if (attr(line, "vaddr", v, sizeof v))
+    if (er_xml_attr(el, "vaddr", v, sizeof v))
       seg.vaddr = strtoull(v, NULL, 0);
-    if (attr(line, "size", v, sizeof v))
+    if (er_xml_attr(el, "size", v, sizeof v))
       seg.size = strtoull(v, NULL, 0);
-    if (attr(line, "foffset", v, sizeof v))
+    if (er_xml_attr(el, "foffset", v, sizeof v))
       seg.foffset = (uint64_t)strtoll(v, NULL, 0);
-    if (attr(line, "modes", v, sizeof v))
+    if (er_xml_attr(el, "modes", v, sizeof v))
       seg.modes = (unsigned)strtoul(v, NULL, 0);
-    if (attr(line, "tstamp", v, sizeof v))
-      seg.tstamp = parse_tstamp(v);
-    if (attr(line, "name", v, sizeof v)) {
-      unescape(v);
-      seg.name = strdup(v);
-    } else {
-      seg.name = strdup("");
-    }
+    seg.tstamp = tstamp_of(el);
+    seg.name = strdup(er_xml_attr(el, "name", v, sizeof v) ? v : "");
     exp->segments = realloc(exp->segments, (exp->n_segments + 1) * sizeof *exp->segments);
     exp->segments[exp->n_segments++] = seg;
-  } else if (strstr(line, "<event kind=\"unmap\"") != NULL) {
-    if (!attr(line, "vaddr", v, sizeof v))
+  } else if (er_xml_is(el, "event", "unmap")) {
+    if (!er_xml_attr(el, "vaddr", v, sizeof v))
       return;
     uint64_t vaddr = strtoull(v, NULL, 0);
-    int64_t when = attr(line, "tstamp", v, sizeof v) ? parse_tstamp(v) : 0;
+    int64_t when = tstamp_of(el);
     for (size_t i = exp->n_segments; i-- > 0;)
       if (exp->segments[i].vaddr == vaddr && exp->segments[i].unmap_tstamp < 0) {
         exp->segments[i].unmap_tstamp = when;
         break;
       }
   }
-}
-
-static int for_each_line(const char *dir, const char *name, struct er_experiment *exp,
-                         void (*fn)(struct er_experiment *, const char *))
-{
-  unsigned char *text;
-  size_t len;
-  int rc = slurp(dir, name, &text, &len);
-  if (rc < 0)
-    return rc;
-  /* NUL padding is legal anywhere (§2.3): treat it as a line break. */
-  for (size_t i = 0; i < len; i++)
-    if (text[i] == '\0')
-      text[i] = '\n';
-  char *save = NULL;
-  for (char *line = strtok_r((char *)text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-    fn(exp, line);
-  free(text);
-  return 0;
 }
 
 size_t er_walk_packets(const unsigned char *data, size_t len,
@@ -227,17 +176,30 @@ size_t er_walk_packets(const unsigned char *data, size_t len,
   return invalid;
 }
 
+/* Every length inside the packet is checked against the packet before it
+ * is used; a packet that contradicts itself is skipped and counted. */
 static void collect_frame(const unsigned char *p, uint16_t type, uint16_t size, void *arg)
 {
   struct er_experiment *exp = arg;
-  if (type != ER_PKT_FRAME || size < sizeof(struct er_frame_packet) + sizeof(struct er_frame_info))
+  if (type != ER_PKT_FRAME)
     return;
   struct er_frame_packet head;
   struct er_frame_info info;
-  memcpy(&head, p, sizeof head);
-  memcpy(&info, p + head.hsize, sizeof info);
-  if ((info.kind & ~ER_FRAME_INFO_COMPRESSED) != ER_FRAME_INFO_STACK || info.hsize < sizeof info)
+  if (size < sizeof head) {
+    exp->damaged_packets++;
     return;
+  }
+  memcpy(&head, p, sizeof head);
+  if (head.hsize < sizeof head || (uint64_t)head.hsize + sizeof info > size) {
+    exp->damaged_packets++;
+    return;
+  }
+  memcpy(&info, p + head.hsize, sizeof info);
+  if ((info.kind & ~ER_FRAME_INFO_COMPRESSED) != ER_FRAME_INFO_STACK || info.hsize < sizeof info ||
+      (uint64_t)head.hsize + info.hsize > size || (info.hsize - sizeof info) % 8 != 0) {
+    exp->damaged_packets++;
+    return;
+  }
   struct er_stack st = {head.uid, (info.hsize - sizeof info) / 8, NULL};
   st.pcs = malloc(st.n * 8 + 8);
   memcpy(st.pcs, p + head.hsize + sizeof info, st.n * 8);
@@ -248,8 +210,12 @@ static void collect_frame(const unsigned char *p, uint16_t type, uint16_t size, 
 static void collect_clock(const unsigned char *p, uint16_t type, uint16_t size, void *arg)
 {
   struct er_experiment *exp = arg;
-  if (type != ER_PKT_CLOCK || size != sizeof(struct er_clock_packet))
+  if (type != ER_PKT_CLOCK)
     return;
+  if (size != sizeof(struct er_clock_packet)) {
+    exp->damaged_packets++;
+    return;
+  }
   struct er_clock_packet pk;
   memcpy(&pk, p, sizeof pk);
   struct er_clock_sample s = {pk.lwpid, pk.thrid, pk.cpuid, pk.tstamp, pk.frinfo, pk.mstate, pk.ntick};
@@ -274,16 +240,30 @@ static void walk_file(const char *dir, const char *name, struct er_experiment *e
   }
 }
 
-/* Starts reading the experiment at PATH with the one file it cannot do
- * without (NAME); 0, or -1 with a message in ERR. */
+/* Reads the XML file NAME of the experiment at PATH into EXP; 0, or -1
+ * with a message in ERR (a missing file is an error when REQUIRED). */
+static int read_xml(const char *path, struct er_experiment *exp, const char *name, void (*fn)(void *, xmlNode *),
+                    int required, char *err, size_t err_len)
+{
+  char why[512];
+  int rc = er_xml_each_element(path, name, fn, exp, why, sizeof why);
+  if (rc == -EILSEQ) {
+    snprintf(err, err_len, "%s: %s", path, why);
+    return -1;
+  }
+  if (rc < 0 && (required || rc != -ENOENT)) {
+    snprintf(err, err_len, "%s: cannot read %s: %s", path, name, strerror(-rc));
+    return -1;
+  }
+  return 0;
+}
+
 static int begin_reading(const char *path, struct er_experiment *exp, const char *name,
-                         void (*fn)(struct er_experiment *, const char *), char *err, size_t err_len)
+                         void (*fn)(void *, xmlNode *), char *err, size_t err_len)
 {
   memset(exp, 0, sizeof *exp);
   exp->path = strdup(path);
-  int rc = for_each_line(path, name, exp, fn);
-  if (rc < 0) {
-    snprintf(err, err_len, "%s: cannot read %s: %s", path, name, strerror(-rc));
+  if (read_xml(path, exp, name, fn, 1, err, err_len) != 0) {
     er_experiment_close(exp);
     return -1;
   }
@@ -292,16 +272,20 @@ static int begin_reading(const char *path, struct er_experiment *exp, const char
 
 int er_experiment_open_map(const char *path, struct er_experiment *exp, char *err, size_t err_len)
 {
-  return begin_reading(path, exp, "map.xml", parse_map_line, err, err_len);
+  return begin_reading(path, exp, "map.xml", parse_map_element, err, err_len);
 }
 
 int er_experiment_open(const char *path, struct er_experiment *exp, char *err, size_t err_len)
 {
-  if (begin_reading(path, exp, "log.xml", parse_log_line, err, err_len) != 0)
+  if (begin_reading(path, exp, "log.xml", parse_log_element, err, err_len) != 0)
     return -1;
-  for_each_line(path, "map.xml", exp, parse_map_line);
+  if (read_xml(path, exp, "map.xml", parse_map_element, 0, err, err_len) != 0) {
+    er_experiment_close(exp);
+    return -1;
+  }
   walk_file(path, "data.frameinfo", exp, collect_frame);
-  qsort(exp->stacks, exp->n_stacks, sizeof *exp->stacks, by_frame_uid);
+  if (exp->n_stacks > 0)
+    qsort(exp->stacks, exp->n_stacks, sizeof *exp->stacks, by_frame_uid);
   walk_file(path, "profile", exp, collect_clock);
   char ov[4096];
   struct stat st;
@@ -338,6 +322,8 @@ void er_experiment_close(struct er_experiment *exp)
 const struct er_stack *er_experiment_stack(const struct er_experiment *exp, uint64_t frame_uid)
 {
   struct er_stack key = {frame_uid, 0, NULL};
+  if (exp->n_stacks == 0)
+    return NULL;
   return bsearch(&key, exp->stacks, exp->n_stacks, sizeof key, by_frame_uid);
 }
 

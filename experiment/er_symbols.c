@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "er/er_archive.h"
+#include "er/er_fileutil.h"
 #include "er/er_reader.h"
 
 static int offset_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
@@ -67,7 +68,7 @@ void er_symbolize(const struct er_experiment *exp, const struct er_segment *seg,
     return;
   }
   elf_version(EV_CURRENT);
-  int fd = open(seg->name, O_RDONLY | O_CLOEXEC);
+  int fd = er_open_regular_file(seg->name);
   if (fd < 0 && exp->path != NULL)
     fd = er_archive_open_copy(exp->path, seg->name);
   Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;

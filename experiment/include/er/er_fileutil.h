@@ -13,6 +13,11 @@ int er_create_exclusive(int dirfd, const char *name, int extra_flags);
 /* Writes all of BYTES, retrying on EINTR and short writes.  0 or -errno. */
 int er_write_all(int fd, const void *bytes, size_t len);
 
+/* Opens PATH for reading only when it is a regular file (never blocks on
+ * a FIFO or device a damaged or hostile map.xml may name): a descriptor,
+ * or -1 with errno set. */
+int er_open_regular_file(const char *path);
+
 /* 0 when a file may grow to END bytes under the process's RLIMIT_FSIZE,
  * else -EFBIG.  Checked before writing: the kernel answers a write past
  * the limit with SIGXFSZ to the whole process, whose default action kills

@@ -54,9 +54,13 @@ struct er_experiment {
   struct er_clock_sample *clock;
   size_t n_clock;
   size_t invalid_packets; /* misaligned or malformed, as gprofng counts them */
+  size_t damaged_packets; /* well framed, but their contents contradict themselves */
 };
 
-/* Loads PATH (a .er directory).  Returns 0, or -1 with a message in ERR. */
+/* Loads PATH (a .er directory).  Returns 0, or -1 with a message in ERR
+ * (log.xml missing or not well-formed, map.xml not well-formed: fatal for
+ * gprofng too).  Never trusts a length from a file: damaged packets are
+ * skipped and counted. */
 int er_experiment_open(const char *path, struct er_experiment *exp, char *err, size_t err_len);
 /* Loads only map.xml's segments (what archiving needs). */
 int er_experiment_open_map(const char *path, struct er_experiment *exp, char *err, size_t err_len);

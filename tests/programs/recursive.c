@@ -1,0 +1,52 @@
+/* CPU time under recursion: recurse() calls itself 20 levels deep and
+ * spins at the bottom, so it appears many times in every stack; its
+ * inclusive time must still be the time spent under it (counted once per
+ * stack, as gprofng counts), not a multiple of it.  spin_flat() takes the
+ * rest of the time without recursion.
+ *     recursive CPU_SECONDS        about 60% in recurse, 40% in spin_flat */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static volatile double sink;
+
+static double cpu_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) static void spin(int n)
+{
+  for (int i = 0; i < n; i++)
+    sink += i * 0.5;
+}
+
+__attribute__((noinline)) void recurse(int depth)
+{
+  if (depth == 0) {
+    spin(30000);
+    return;
+  }
+  recurse(depth - 1);
+  sink += depth; /* not a tail call */
+}
+
+__attribute__((noinline)) void spin_flat(void)
+{
+  spin(30000);
+}
+
+int main(int argc, char **argv)
+{
+  double seconds = argc > 1 ? atof(argv[1]) : 1.0, start = cpu_now();
+  while (cpu_now() - start < seconds) {
+    for (int i = 0; i < 3; i++)
+      recurse(20);
+    for (int i = 0; i < 2; i++)
+      spin_flat();
+  }
+  printf("cpu_seconds=%.3f\n", cpu_now() - start);
+  return 0;
+}
