@@ -5,6 +5,7 @@
 
 #include "er/er_archive.h"
 #include "er/er_group.h"
+#include "er/er_hwc_events.h"
 #include "er/er_hwc_spec.h"
 #include "er/er_naming.h"
 #include "er/er_timer_spec.h"
@@ -40,6 +41,13 @@ int gdbcol_parse_hwc(const char *text, char *out, int out_len, char *err, int er
   struct er_hwc_spec spec;
   if (er_parse_hwc_spec(text, &spec, err, (size_t)err_len) != 0)
     return -1;
+  for (int i = 0; i < spec.n; i++)
+    if (er_hwc_find_event(spec.counters[i].name) == NULL) {
+      snprintf(err, (size_t)err_len, "unknown counter \"%s\" on this machine%s; \"collector hwprofile list\" "
+               "shows the counters it offers", spec.counters[i].name,
+               er_hwc_have_pmu() ? "" : " (it has no hardware PMU: only the kernel's software counters)");
+      return -1;
+    }
   if (er_format_hwc_spec(&spec, out, (size_t)out_len) != 0) {
     snprintf(err, (size_t)err_len, "the counter list is too long");
     return -1;
@@ -64,4 +72,16 @@ int gdbcol_parse_archive_mode(const char *text)
 int gdbcol_group_experiment_name(const char *group, char *out, int out_len)
 {
   return er_group_experiment_name(group, out, (size_t)out_len);
+}
+
+/* `collector hwprofile list`: the I-th counter this machine offers, as
+ * "name|alias_of|hardware|description"; 0, or -1 past the end. */
+int gdbcol_hwc_event(int i, char *out, int out_len)
+{
+  const struct er_hwc_event *e = er_hwc_event_at((size_t)i);
+  if (e == NULL)
+    return -1;
+  snprintf(out, (size_t)out_len, "%s|%s|%d|%s", e->name, e->alias_of ? e->alias_of : "", e->hardware,
+           e->description);
+  return 0;
 }

@@ -92,6 +92,9 @@ directory" says otherwise.  Collection stays enabled for later runs until
         refused = attach.diagnose_failed_attach()
         if refused:
             raise gdb.GdbError("collector enable: " + refused)
+        problems = state.settings.problems_before_run()
+        if problems:
+            raise gdb.GdbError("collector enable: " + "; ".join(problems) + ". Nothing was enabled.")
         state.arming.arm(state.settings, state.session.status_path)
         directory = state.settings.store_directory
         where = directory or "the program's working directory"
@@ -102,6 +105,9 @@ directory" says otherwise.  Collection stays enabled for later runs until
     def _start_in_running_process(self):
         state = self.state
         pid = attach.live_pid()
+        problems = state.settings.problems_before_run()
+        if problems:
+            raise gdb.GdbError("collector enable: " + "; ".join(problems) + ". Nothing was started.")
         state.session.forget()
         outcome = state.attacher.start(state.settings, state.session.status_path)
         st = state.session.status()

@@ -5,7 +5,11 @@ on)."""
 
 import gdb
 
+from . import values
 from .commands import _Subcommand, _no_arguments, _warn
+
+# A day: gprofng shows the period in whole seconds of a 32-bit field.
+MAX_SAMPLE_PERIOD_S = 86400
 
 
 def _active_or_warn(command):
@@ -60,7 +64,7 @@ class SampleCommand(_Subcommand):
 
 Usage: collector sample periodic     a sample every period (the default)
        collector sample manual       samples only on request
-       collector sample period SECONDS   the period (default 1; at least 0.001)
+       collector sample period SECONDS   the period (default 1; 0.001 to 86400)
        collector sample record [NAME]    record a sample now, labelled NAME
 
 Each sample stores the process's resource usage since the previous one;
@@ -86,12 +90,10 @@ gprofng shows them with -overview and -sample_detail."""
             settings.sample_periodic = what == "periodic"
         elif what == "period":
             try:
-                seconds = float(rest)
-            except ValueError:
-                raise gdb.GdbError("collector sample period needs a number of seconds (got \"%s\"); "
-                                   "for example: collector sample period 0.5" % rest)
-            if not seconds >= 0.001:
-                raise gdb.GdbError("collector sample period must be at least 0.001 s (got %s)." % rest)
+                seconds = values.decimal_number(rest, 0.001, MAX_SAMPLE_PERIOD_S, "The sample period in seconds",
+                                                "0.5")
+            except ValueError as error:
+                raise gdb.GdbError("collector sample period: %s." % error)
             if self.settings_locked("sample period " + rest):
                 return
             settings.sample_period_ms = int(round(seconds * 1000))

@@ -8,8 +8,10 @@ import os
 
 import gdb
 
-from . import native
+from . import native, values
 from .commands import _Subcommand
+
+MAX_THRESHOLD_US = 2147483647
 
 NOT_YET = ("%s is not implemented in this version of gdb-collector; nothing was changed. "
            "Clock profiling (collector profile) is what it records today.")
@@ -56,6 +58,19 @@ class _DataKindCommand(_Subcommand):
         gdb.write(message + "\n")
 
 
+def _counter_list(usage):
+    """`collector hwprofile list`: what this machine offers, one a line."""
+    lines = ["%s" % _pmu_note(), "Counters this machine offers (NAME: description):"]
+    for name, alias_of, hardware, description in native.hwc_events():
+        kind = "hardware" if hardware else "kernel software event"
+        alias = ", alias for %s" % alias_of if alias_of else ""
+        lines.append("  %s: %s (%s%s)" % (name, description, kind, alias))
+    lines.append("Usage: %s" % usage)
+    lines.append("Counter profiling itself is not implemented in this version: definitions are checked and kept, "
+                 "\"collector hwprofile on\" is refused.")
+    return "\n".join(lines) + "\n"
+
+
 class HwprofileCommand(_DataKindCommand):
     """Hardware-counter overflow profiling (not implemented yet).
 
@@ -82,9 +97,7 @@ until counter profiling is implemented."""
         if self.on_or_off(words, arg, "hwprofile"):
             return
         if words == ["list"]:
-            gdb.write("Hardware-counter overflow profiling is not implemented in this version, so there is no "
-                      "counter list yet.\n%s\nCounter definitions are checked and kept: %s\n"
-                      % (_pmu_note(), self.usage))
+            gdb.write(_counter_list(self.usage))
         elif words[0] == "counter" and len(words) > 1:
             text = arg.strip()[len("counter"):].strip()
             try:
@@ -125,12 +138,13 @@ wait."""
                 self.store(arg, "synctrace", False, "Synchronization-wait tracing: off.")
             elif value in ("calibrate", "on"):
                 self.store(arg, "synctrace_threshold", "calibrate", "Synchronization-wait threshold: calibrate.")
-            elif value.isdigit():
-                self.store(arg, "synctrace_threshold", int(value),
-                           "Synchronization-wait threshold: %d microseconds." % int(value))
             else:
-                raise gdb.GdbError('Invalid threshold "%s": use calibrate, on, off, or a whole number of '
-                                   'microseconds (0 traces every wait).' % value)
+                try:
+                    micros = values.whole_number(value, 0, MAX_THRESHOLD_US, "The threshold in microseconds", "100")
+                except ValueError as error:
+                    raise gdb.GdbError("collector synctrace threshold: %s; or calibrate, on, off "
+                                       "(0 traces every wait)." % error)
+                self.store(arg, "synctrace_threshold", micros, "Synchronization-wait threshold: %d microseconds." % micros)
         else:
             self.bad(arg)
 

@@ -43,6 +43,7 @@ def load(path):
     lib.gdbcol_parse_hwc.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_group_experiment_name.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_parse_archive_mode.argtypes = [ctypes.c_char_p]
+    lib.gdbcol_hwc_event.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_watchdog_start.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
     _lib = lib
 
@@ -84,6 +85,15 @@ def parse_counters(text):
     if _lib.gdbcol_parse_hwc(text.encode(), out, len(out), err, len(err)) < 0:
         raise ValueError(err.value.decode())
     return out.value.decode()
+
+
+def hwc_events():
+    """The counters this machine offers: (name, alias_of, hardware, description)."""
+    events, out = [], ctypes.create_string_buffer(512)
+    while _lib.gdbcol_hwc_event(len(events), out, len(out)) == 0:
+        name, alias_of, hardware, description = out.value.decode().split("|", 3)
+        events.append((name, alias_of, hardware == "1", description))
+    return events
 
 
 def valid_archive_mode(text):

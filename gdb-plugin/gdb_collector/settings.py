@@ -4,7 +4,7 @@ started with."""
 
 import os
 
-from . import native
+from . import native, values
 
 DEFAULT_LIMIT_MB = 2000  # dbx's default
 
@@ -64,23 +64,58 @@ class Settings:
 
     def set_directory(self, directory):
         path = os.path.abspath(os.path.expanduser(directory))
-        if not os.path.isdir(path):
-            raise ValueError("%s is not a directory" % path)
-        if not os.access(path, os.W_OK | os.X_OK):
-            raise ValueError("cannot create experiments in %s: permission denied" % path)
+        problem = values.writable_directory_problem(path)
+        if problem:
+            raise ValueError("cannot store experiments there: " + problem)
         self.store_directory = path
 
+    def experiment_directory(self):
+        """Where the next experiment goes as far as GDB can tell: the store
+        directory, else GDB's working directory (which the program gets)."""
+        return self.store_directory or os.getcwd()
+
     def set_experiment_name(self, name):
-        problem = native.check_experiment_name(name)
+        problem = native.check_experiment_name(name) or self._taken_name_problem(name)
         if problem:
             raise ValueError(problem)
         self.experiment_name = name
 
+    def _taken_name_problem(self, name):
+        directory = self.experiment_directory()
+        if os.path.isdir(directory) and native.next_experiment_name(directory, name) is None:
+            return ("%s already exists in %s; choose another name, or a numbered one (NAME.1.er) that moves on "
+                    "to the next free number" % (name, directory))
+        return None
+
+    def group_path(self, name=None):
+        """The group file as the runtime will open it: a relative name is in
+        the experiment directory."""
+        name = os.path.expanduser(name or self.group)
+        return name if os.path.isabs(name) else os.path.join(self.experiment_directory(), name)
+
     def set_group(self, name):
-        problem = native.check_group_name(name)
+        problem = native.check_group_name(name) or values.group_file_problem(self.group_path(name))
         if problem:
             raise ValueError(problem)
         self.group = os.path.expanduser(name)
+
+    def problems_before_run(self):
+        """What would make the next experiment fail, checked again at
+        `collector enable` (things may have changed since they were set)."""
+        problems = []
+        if self.store_directory:
+            problem = values.writable_directory_problem(self.store_directory)
+            if problem:
+                problems.append("cannot store experiments there: " + problem)
+        if self.experiment_name and not problems:
+            problem = self._taken_name_problem(self.experiment_name)
+            if problem:
+                problems.append(problem)
+        if self.group:
+            problem = values.group_file_problem(self.group_path())
+            if problem:
+                problems.append(problem)
+        return problems
 
     def named_experiment(self):
         """The name asked for, or the one a group implies (runs.erg: runs.1.er,

@@ -4,8 +4,11 @@ it ends).  Like every setting they apply to the next experiment."""
 
 import gdb
 
-from . import native
+from . import native, values
 from .commands import _Subcommand
+
+# log.xml's <setting limit> and gprofng's reading of it are 32-bit.
+MAX_LIMIT_MB = 2147483647
 
 
 class LimitCommand(_Subcommand):
@@ -20,7 +23,7 @@ stops, the experiment stays open, sample points go on until the process
 ends, and log.xml records that the limit was reached."""
 
     name = "limit"
-    usage = "collector limit MEGABYTES (a positive whole number), or collector limit none|unlimited"
+    usage = "collector limit MEGABYTES (a whole number from 1 to 2147483647), or collector limit none|unlimited"
 
     def invoke(self, arg, from_tty):
         words = gdb.string_to_argv(arg)
@@ -29,10 +32,11 @@ ends, and log.xml records that the limit was reached."""
         value = words[0]
         if value in ("none", "unlimited"):
             megabytes = 0
-        elif value.isdigit() and int(value) > 0:
-            megabytes = int(value)
         else:
-            raise gdb.GdbError('Invalid limit "%s". Usage: %s.' % (value, self.usage))
+            try:
+                megabytes = values.whole_number(value, 1, MAX_LIMIT_MB, "The limit in megabytes", "500")
+            except ValueError as error:
+                raise gdb.GdbError("collector limit: %s; or none|unlimited." % error)
         if self.settings_locked("collector limit " + value):
             return
         self.state.settings.limit_mb = megabytes

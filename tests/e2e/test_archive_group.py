@@ -129,8 +129,14 @@ check_shares(funcs_g, total_g, SHARES, "group")
 precious = os.path.join(group_dir, "notes.erg")
 with open(precious, "w") as f:
     f.write("my notes\n")
-out = run_gdb(["collector store group notes.erg", "collector enable", "run"], [program("split_work"), "0.2", "0"],
-              cwd=group_dir)
+out = run_gdb(["collector store group notes.erg", "echo gdb-goes-on\\n"], ["/bin/true"], cwd=group_dir)
+check("notes.erg exists and is not an experiment group" in out and "gdb-goes-on" in out,
+      "a file that is not a group is refused when the group is set")
+# One that turns into something else after the check: the runtime still
+# leaves it alone, and says so in the experiment.
+os.rename(precious, precious + ".saved")
+out = run_gdb(["collector store group notes.erg", "collector enable", "shell mv notes.erg.saved notes.erg", "run"],
+              [program("split_work"), "0.2", "0"], cwd=group_dir)
 check(open(precious).read() == "my notes\n", "a file that is not a group is left unchanged")
 summary_n, _, raw_n = er_dump(os.path.join(group_dir, "notes.1.er"))
 check("not an experiment group" in raw_n, "the experiment records why it joined no group")

@@ -19,7 +19,8 @@ bad = {
     "collector store": "Invalid arguments",
     "collector store experiment noext": 'must end in ".er"',
     "collector store experiment a/b.er": "must not contain '/'",
-    "collector store directory /nonexistent/dir": "is not a directory",
+    "collector store directory /nonexistent/dir": "/nonexistent/dir does not exist",
+    "collector store directory /etc/hostname": "/etc/hostname is not a directory",
     "collector enable now": "takes no arguments",
 }
 commands = list(bad) + [

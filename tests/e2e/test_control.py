@@ -48,13 +48,16 @@ detail = subprocess.run(["gprofng", "display", "text", "-sample_detail", exp], c
 check("first_stop" in detail and "after_resume" in detail, "gprofng -sample_detail shows the labels")
 
 errors = run_gdb(["collector sample", "collector sample period abc", "collector sample period 0",
+                  "collector sample period inf", "collector sample period 1e99", "collector sample period nan",
+                  "collector sample period 100000",
                   "collector sample sometimes", "collector sample manual now", "collector pause now",
                   "collector sample manual", "collector show", "collector dbxsample maybe",
                   "echo gdb-still-works\\n"], ["/bin/true"], cwd=work)
 print(errors)
 check("collector sample needs an argument" in errors, "sample without argument: error naming the forms")
-check("needs a number of seconds (got \"abc\")" in errors, "sample period abc: error")
-check("must be at least 0.001 s" in errors, "sample period 0: error")
+for value in ("abc", "0", "inf", "1e99", "nan", "100000"):
+    check("must be a number from 0.001 to 86400, written with the digits 0-9 and at most one decimal point "
+          "(for example 0.5); got \"%s\"" % value in errors, "sample period %s: error naming the accepted forms" % value)
 check('Unknown collector sample argument "sometimes"' in errors, "unknown sample argument: error")
 check("takes no value" in errors, "sample manual with a value: error")
 check("collector pause takes no arguments" in errors, "pause with an argument: error")

@@ -11,9 +11,9 @@ from harness import check, check_errors, cleanup, er_dump, finish, program, run_
 
 work = workdir()
 accepted = [
-    "collector hwprofile counter cycles,on,insts",
-    "collector hwprofile counter +dcm~umask=0x3/1 hi",
-    "collector hwprofile counter cycles,100003",
+    "collector hwprofile counter page-faults,on,cs",
+    "collector hwprofile counter +minor-faults~umask=0x3/1 hi",
+    "collector hwprofile counter context-switches,100003",
     "collector hwprofile off",
     "collector synctrace threshold calibrate",
     "collector synctrace threshold on",
@@ -36,11 +36,14 @@ malformed = {
     "collector hwprofile": "Missing argument",
     "collector hwprofile maybe": 'Invalid argument "maybe"',
     "collector hwprofile counter": 'Invalid argument "counter"',
-    "collector hwprofile counter cycles,,insts": "empty item",
-    "collector hwprofile counter cycles/99": "invalid register",
+    "collector hwprofile counter page-faults,,cs": "empty item",
+    "collector hwprofile counter page-faults/99": "invalid register",
+    "collector hwprofile counter nonsense": 'unknown counter "nonsense" on this machine',
     "collector hwprofile counter on": "does not follow a counter",
-    "collector synctrace threshold soon": 'Invalid threshold "soon"',
-    "collector synctrace threshold -1": 'Invalid threshold "-1"',
+    "collector synctrace threshold soon": 'must be a whole number from 0 to 2147483647, written with the digits '
+                                          '0-9 (for example 100); got "soon"',
+    "collector synctrace threshold -1": 'got "-1"',
+    "collector synctrace threshold \u0661\u0662": 'got "\u0661\u0662"',
     "collector synctrace sometimes": 'Invalid argument "sometimes"',
     "collector heaptrace yes": 'Invalid argument "yes"',
     "collector mpitrace": "Missing argument",
@@ -53,13 +56,16 @@ print(out)
 check_errors(out, refused_on)
 check_errors(out, malformed)
 check("nothing was changed" in out.lower(), "a refused 'on' says nothing changed")
-check("HW counter profiling:   off, counters cycles,100003 (not implemented yet)" in out,
+check("HW counter profiling:   off, counters context-switches,100003 (not implemented yet)" in out,
       "show: the last counter list, canonical, hwprofile still off")
 check("Sync wait tracing:      off, threshold 250 us (not implemented yet)" in out, "show: the sync threshold")
 for line in ("Heap tracing:           off", "MPI tracing:            off", "Thread analyzer (tha):  off"):
     check(line in out, "show: " + line)
-check("Counters: +dcm~umask=0x3/1,hi" in out, "a counter with backtracking, attribute and register")
-check("no counter list yet" in out and "hardware PMU" in out, "hwprofile list says plainly what there is")
+check("Counters: +minor-faults~umask=0x3/1,hi" in out, "a counter with backtracking, attribute and register")
+check("Counters this machine offers" in out and "  page-faults: " in out and "hardware PMU" in out,
+      "hwprofile list shows what this machine offers")
+pmu = os.path.isdir("/sys/bus/event_source/devices/cpu")
+check(("  cycles: " in out) == pmu, "hardware counters are listed exactly when there is a PMU")
 for sub in ("hwprofile", "synctrace", "heaptrace", "mpitrace", "tha", "limit", "archive"):
     check("collector %s --" % sub in out, "help collector lists %s" % sub)
 check("still-running" in out, "GDB went on after every error")
@@ -67,7 +73,7 @@ check("still-running" in out, "GDB went on after every error")
 # While an experiment is active, settings warn and change nothing; the
 # experiment has clock data only.
 active = run_gdb(["collector enable", "break work_thirty", "run", "collector heaptrace off",
-                  "collector hwprofile counter cycles", "collector limit 5", "collector archive copy",
+                  "collector hwprofile counter page-faults", "collector limit 5", "collector archive copy",
                   "collector show", "delete", "continue"], [program("split_work"), "0.3", "0"], cwd=work)
 print(active)
 check(active.count("an experiment is active; settings apply to the next experiment") == 4,

@@ -51,10 +51,14 @@ check(free_bytes > 2 * MB, "without a limit the same run writes more (%d bytes)"
 summary2, _, raw2 = er_dump(free)
 check(not [l for l in raw2.splitlines() if l.startswith("warning: id 14:")], "no limit warning without a limit")
 
-errors = run_gdb(["collector limit", "collector limit 0", "collector limit -5", "collector limit 1.5",
-                  "collector limit lots", "collector limit 10 20", "collector show"], ["/bin/true"], cwd=work)
+bad_limits = ("0", "-5", "1.5", "lots", "99999999999999999999999", "2147483648", "1e3")
+errors = run_gdb(["collector limit", "collector limit 10 20"] + ["collector limit " + v for v in bad_limits] +
+                 ["collector show"], ["/bin/true"], cwd=work)
 print(errors)
-check(errors.count("Usage: collector limit MEGABYTES") == 6, "each malformed limit is refused with the usage")
+check(errors.count("Usage: collector limit MEGABYTES") == 2, "a limit with no value or two values: the usage")
+for value in bad_limits:
+    check("The limit in megabytes must be a whole number from 1 to 2147483647, written with the digits 0-9 "
+          "(for example 500); got \"%s\"; or none|unlimited" % value in errors, "limit %s is refused" % value)
 check("Data limit:             2000 MB" in errors, "the default limit is 2000 MB")
 cleanup(work)
 finish()

@@ -1,0 +1,63 @@
+"""Paths are checked when they are typed (and again at `collector enable`),
+with messages that name the actual problem: a missing directory is not "not
+a directory", a read-only file system is not "permission denied"; a group
+whose directory is missing or whose file is something else, and an
+experiment name that is already taken, are errors now rather than an empty
+run later.  GDB goes on after each.  Also as an ordinary user, for whom
+permission is a real problem."""
+
+import os
+import subprocess
+
+from harness import check, cleanup, finish, run_gdb, shared_workdir, unprivileged_prefix
+
+work = shared_workdir()
+os.mkdir(os.path.join(work, "taken.er"))
+with open(os.path.join(work, "plain"), "w") as f:
+    f.write("x\n")
+expected = {
+    "collector store directory %s/missing" % work: "%s/missing does not exist" % work,
+    "collector store directory %s/plain" % work: "%s/plain is not a directory" % work,
+    "collector store group %s/missing/runs.erg" % work: "the group's directory: %s/missing does not exist" % work,
+    "collector store group plain.erg": None,  # fine: does not exist yet
+    "collector store experiment taken.er": "taken.er already exists in %s" % work,
+}
+out = run_gdb(list(expected) + ["echo gdb-goes-on\\n"], ["/bin/true"], cwd=work)
+print(out)
+for command, message in expected.items():
+    if message:
+        check(message in out, "%s -> %s" % (command, message))
+check("Experiments will join the group" in out, "a group that does not exist yet is accepted")
+check("gdb-goes-on" in out, "GDB goes on after the errors")
+
+# Taken after it was set: refused at enable, nothing armed.
+out = run_gdb(["collector store experiment late.er", "shell mkdir late.er", "collector enable", "collector status",
+               "run"], ["/bin/true"], cwd=work)
+print(out)
+check("collector enable: late.er already exists in %s" % work in out and "Nothing was enabled" in out,
+      "a name taken since it was set is refused at enable")
+check("Collector is disabled." in out, "and the collector stays disabled")
+
+# A read-only file system (where this machine lets the test mount one).
+ro = os.path.join(work, "ro")
+os.mkdir(ro)
+mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", ro], capture_output=True).returncode == 0
+if mounted:
+    out = run_gdb(["collector store directory " + ro], ["/bin/true"], cwd=work)
+    print(out)
+    check("%s is on a read-only file system" % ro in out, "a read-only file system is named as such")
+    subprocess.run(["umount", ro], capture_output=True)
+else:
+    print("SKIPPED: the read-only case (cannot mount a file system here)")
+
+prefix = unprivileged_prefix()
+if prefix:
+    locked = os.path.join(work, "locked")
+    os.mkdir(locked, 0o755)  # root's, not writable by the ordinary user
+    out = run_gdb(["collector store directory " + locked, "collector store group %s/g.erg" % locked,
+                   "echo gdb-goes-on\\n"], ["/bin/true"], cwd=work, prefix=prefix)
+    print(out)
+    check("permission denied: you cannot create files in %s" % locked in out, "ordinary user: permission denied")
+    check(out.count("permission denied") == 2 and "gdb-goes-on" in out, "for the group too, and GDB goes on")
+cleanup(work)
+finish()
