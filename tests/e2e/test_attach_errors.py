@@ -5,6 +5,7 @@ experiment directory that cannot be created, and an inferior call that
 never returns (the watchdog interrupts it and GDB restores the thread)."""
 
 import os
+import subprocess
 import shutil
 
 from harness import Background, attach_gdb, check, cleanup, finish, program, workdir
@@ -52,17 +53,39 @@ check("gdb-still-works" in out, "exit during injection: GDB goes on")
 code, _ = target.finish()
 check(code == 5, "exit during injection: the program's own exit status (%s)" % code)
 
-# The experiment directory disappears between `store directory` and enable.
+# The experiment directory disappears between `store directory` and enable:
+# refused before anything is loaded.
 gone = os.path.join(work, "gone")
 os.mkdir(gone)
 target = Background([program("attach_target"), "3"], cwd=work)
 out = attach_gdb(target.pid, ["collector store directory " + gone, "shell rmdir " + gone, "collector enable",
                               ALIVE], cwd=work)
 print(out)
-check("no experiment in process %d: cannot create the experiment in %s" % (target.pid, gone) in out,
-      "unwritable directory: the runtime's reason reaches the user")
+check("collector enable: cannot store experiments there: %s does not exist. Nothing was started." % gone in out,
+      "vanished directory: refused at enable, naming the problem")
 code, rest = target.finish()
-check(code == 3 and "late threads started: yes" in rest, "unwritable directory: the program ran on (status %s)" % code)
+check(code == 3 and "late threads started: yes" in rest, "vanished directory: the program ran on (status %s)" % code)
+
+# A directory with no room left: the runtime's own reason reaches the user
+# (where the test can mount a small file system).
+full = os.path.join(work, "full")
+os.mkdir(full)
+if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", full], capture_output=True).returncode == 0:
+    try:
+        with open(os.path.join(full, "filler"), "wb") as f:
+            f.write(b"\0" * 8192)
+    except OSError:
+        pass  # full: what the case needs
+    target = Background([program("attach_target"), "3"], cwd=work)
+    out = attach_gdb(target.pid, ["collector store directory " + full, "collector enable", ALIVE], cwd=work)
+    print(out)
+    check("no experiment in process %d: nothing could be written to %s/test.1.er: No space left on device"
+          % (target.pid, full) in out, "full disk: the runtime's reason reaches the user")
+    code, rest = target.finish()
+    check(code == 3 and "late threads started: yes" in rest, "full disk: the program ran on (status %s)" % code)
+    subprocess.run(["umount", full], capture_output=True)
+else:
+    print("SKIPPED: the full-disk case (cannot mount a file system here)")
 
 # A call that never returns (pause) is interrupted by the watchdog; the
 # process goes on and exits normally.
