@@ -154,6 +154,7 @@ int main(int argc, char **argv)
   }
   printf("experiment: %s\n", argv[1]);
   printf("closed: %s\n", exp.has_run && exp.has_exit ? "yes" : "no");
+  printf("ended_by: %s\n", !exp.has_exit ? "nothing (still running, killed or crashed)" : exp.ended_by_exec ? "exec" : "exit");
   printf("ptimer_us: %ld\n", exp.ptimer_us);
   printf("clock_packets: %zu\n", exp.n_clock);
   printf("ticks: %zu\n", ticks);

@@ -100,9 +100,14 @@ static void parse_log_element(void *ctx, xmlNode *el)
     exp->has_run = 1;
     exp->has_exit = 0; /* an exit must follow the last run */
     exp->run_tstamp = tstamp_of(el);
-  } else if (er_xml_is(el, "event", "exit")) {
+  } else if (er_xml_is(el, "event", "exit") || er_xml_is(el, "event", "exec_start")) {
+    /* An exec ends the experiment as normally as an exit (§3). */
     exp->has_exit = 1;
+    exp->ended_by_exec = er_xml_is(el, "event", "exec_start");
     exp->exit_tstamp = tstamp_of(el);
+  } else if (er_xml_is(el, "event", "exec_error")) {
+    exp->has_exit = 0; /* the exec failed: the experiment went on */
+    exp->ended_by_exec = 0;
   } else if (er_xml_is(el, "event", "sample")) {
     add_sample_event(exp, el);
   } else if (er_xml_is(el, "event", "pause")) {

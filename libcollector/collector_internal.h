@@ -265,6 +265,8 @@ int col_sampler_start(int (*start)(void), void (*finish)(void));
 extern int col_private_descriptors;
 /* The sampler's own thread id (never sampled). */
 pid_t col_sampler_tid(void);
+/* Drains every thread's captures and writes them now (runtime thread). */
+void col_sampler_drain_now(void);
 /* Nonzero after an injection: the sampler keeps GOT slots of objects loaded
  * later pointed at our wrappers. */
 extern int col_patch_got;
@@ -285,6 +287,9 @@ extern double col_sampler_cpu_seconds;
  * called there).  Returns 0, -ESRCH when that thread is not serving calls,
  * -ETIMEDOUT when it did not take the call in time (FN never ran). */
 int col_on_runtime_thread(void (*fn)(void *), void *arg);
+/* Nonzero while the calling thread waits for a call (a signal handler that
+ * interrupted it must not queue another: the queue's lock is held). */
+int col_in_runtime_call(void);
 /* The runtime thread: start or stop taking calls; run the queued ones. */
 void col_calls_accept(int yes);
 void col_calls_serve(void);
@@ -341,6 +346,8 @@ void col_progress_refresh(void);
 
 /* ---- interpose.c ---------------------------------------------------------- */
 
+/* The definition of NAME that our wrapper OURS stands in front of. */
+void *col_real_function(const char *name, void *ours);
 /* The real pthread_create, for the runtime's own thread. */
 int col_real_pthread_create(void *thread, const void *attr, void *(*start)(void *), void *arg);
 /* Our wrappers under names that always bind to the runtime's own code
@@ -348,6 +355,24 @@ int col_real_pthread_create(void *thread, const void *attr, void *(*start)(void 
 int col_wrap_pthread_create();
 __attribute__((noreturn)) void col_wrap__exit(int status);
 __attribute__((noreturn)) void col_wrap__Exit(int status);
+
+/* ---- exec_interpose.c / collector_main.c ----------------------------------- */
+
+/* The exec family's wrappers (GOT patching needs their addresses). */
+int col_wrap_execve();
+int col_wrap_execv();
+int col_wrap_execvp();
+int col_wrap_execvpe();
+int col_wrap_fexecve();
+int col_wrap_execveat();
+int col_wrap_execl(const char *path, const char *arg, ...);
+int col_wrap_execlp(const char *file, const char *arg, ...);
+int col_wrap_execle(const char *path, const char *arg, ...);
+/* Before an exec of WHAT: the experiment is written up to now and ends
+ * with exec_start.  Returns nonzero when it did (this is the profiled
+ * process), so that a failed exec is recorded by col_exec_failed. */
+int col_exec_starting(const char *variant, const char *what);
+void col_exec_failed(const char *variant, const char *what, int err);
 
 /* ---- got_patch.c ---------------------------------------------------------- */
 

@@ -12,6 +12,7 @@
 #include "collector_internal.h"
 #include "er/er_archive.h"
 #include "er/er_group.h"
+#include "er/er_text.h"
 
 struct col_config col_cfg;
 
@@ -207,13 +208,71 @@ int gdbcol_attach_start(const char *settings)
   col_log_comment("Collection started in a running process: GDB attached and loaded the runtime at %s", when);
   col_patch_got = col_got_interposition_needed();
   if (col_patch_got)
-    col_log_comment("Interposition by GOT patching: %u slot(s) now call the runtime's pthread_create, _exit "
-                    "and _Exit; threads created otherwise are found by scanning /proc/self/task",
+    col_log_comment("Interposition by GOT patching: %u slot(s) now call the runtime's pthread_create, _exit, "
+                    "_Exit and exec functions; threads created otherwise are found by scanning /proc/self/task",
                     col_got_patch_all());
   if (col_cfg.clock_interval_us > 0)
     col_scan_threads(col_sampler_tid());
   col_status_write(&col_cfg, "active", NULL);
   return 0;
+}
+
+/* ---- exec ------------------------------------------------------------------ */
+
+struct exec_record {
+  const char *variant, *what;
+  int err;
+  int exec_count;
+};
+
+static int execs_seen;
+
+static void write_exec_event(const char *kind, const struct exec_record *r)
+{
+  char ts[32], what[1024], variant[64], line[1400];
+  er_format_tstamp(ts, sizeof ts, col_hrtime() - col_exp.run_tstamp);
+  er_xml_escape(r->what, what, sizeof what);
+  er_xml_escape(r->variant, variant, sizeof variant);
+  snprintf(line, sizeof line, "<event kind=\"%s\" tstamp=\"%s\" variant=\"%s\" lineage=\"_x%d\" follow=\"0\" "
+           "msg=\"%s\"/>\n", kind, ts, variant, r->exec_count, what);
+  er_recordfile_append(&col_exp.log, line, strlen(line), 1);
+}
+
+/* On the runtime's thread, before the exec: everything captured so far is
+ * written, the objects archived, the end recorded. */
+static void suspend_for_exec(void *p)
+{
+  const struct exec_record *r = p;
+  col_sampler_drain_now();
+  describe_clock_sources();
+  write_exec_event("exec_start", r);
+  col_log_final_sample("suspend_for_exec");
+  archive_experiment();
+  col_status_write(&col_cfg, "exec", r->what);
+}
+
+static void resume_after_failed_exec(void *p)
+{
+  const struct exec_record *r = p;
+  write_exec_event("exec_error", r);
+  col_log_warning(200, "%s of %s failed (%s); the experiment goes on", r->variant, r->what, strerror(r->err));
+  col_status_write(&col_cfg, "active", NULL);
+}
+
+int col_exec_starting(const char *variant, const char *what)
+{
+  if (!col_collecting() || col_in_runtime_call())
+    return 0;
+  struct exec_record r = {variant, what != NULL ? what : "", 0, ++execs_seen};
+  return col_on_runtime_thread(suspend_for_exec, &r) == 0;
+}
+
+void col_exec_failed(const char *variant, const char *what, int err)
+{
+  if (!col_collecting())
+    return;
+  struct exec_record r = {variant, what != NULL ? what : "", err, execs_seen};
+  col_on_runtime_thread(resume_after_failed_exec, &r);
 }
 
 void col_close_experiment(const char *why)

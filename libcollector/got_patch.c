@@ -30,6 +30,15 @@ static struct patch_target targets[] = {
     {"pthread_create", (void *)col_wrap_pthread_create, NULL},
     {"_exit", (void *)col_wrap__exit, NULL},
     {"_Exit", (void *)col_wrap__Exit, NULL},
+    {"execve", (void *)col_wrap_execve, NULL},
+    {"execv", (void *)col_wrap_execv, NULL},
+    {"execvp", (void *)col_wrap_execvp, NULL},
+    {"execvpe", (void *)col_wrap_execvpe, NULL},
+    {"fexecve", (void *)col_wrap_fexecve, NULL},
+    {"execveat", (void *)col_wrap_execveat, NULL},
+    {"execl", (void *)col_wrap_execl, NULL},
+    {"execlp", (void *)col_wrap_execlp, NULL},
+    {"execle", (void *)col_wrap_execle, NULL},
 };
 #define N_TARGETS (sizeof targets / sizeof targets[0])
 

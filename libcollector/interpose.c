@@ -21,7 +21,7 @@ typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(
 /* The definition of NAME our wrapper OURS stands in front of.  Preloaded:
  * the next one is libc's.  Injected with dlopen, the search after us may
  * find nothing (or us); then the default scope has it. */
-static void *real_function(const char *name, void *ours)
+void *col_real_function(const char *name, void *ours)
 {
   void *real = dlsym(RTLD_NEXT, name);
   if (real == NULL || real == ours)
@@ -33,7 +33,7 @@ static pthread_create_fn real_pthread_create(void)
 {
   static pthread_create_fn real;
   if (real == NULL)
-    real = (pthread_create_fn)real_function("pthread_create", (void *)col_wrap_pthread_create);
+    real = (pthread_create_fn)col_real_function("pthread_create", (void *)col_wrap_pthread_create);
   return real;
 }
 
@@ -99,7 +99,7 @@ typedef void (*exit_fn)(int) __attribute__((noreturn));
 __attribute__((noreturn)) static void close_and_exit(const char *name, exit_fn ours, exit_fn *real, int status)
 {
   if (*real == NULL)
-    *real = (exit_fn)real_function(name, (void *)ours);
+    *real = (exit_fn)col_real_function(name, (void *)ours);
   col_close_experiment(name);
   (*real)(status);
 }

@@ -36,6 +36,12 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t finished = PTHREAD_COND_INITIALIZER;
 static struct runtime_call *head, **tail = &head;
 static int accepting; /* the runtime thread serves the queue */
+static __thread int waiting; /* this thread is inside col_on_runtime_thread */
+
+int col_in_runtime_call(void)
+{
+  return waiting;
+}
 
 void col_calls_accept(int yes)
 {
@@ -62,9 +68,11 @@ int col_on_runtime_thread(void (*fn)(void *), void *arg)
     return 0;
   }
   struct runtime_call call = {fn, arg, QUEUED, NULL};
+  waiting = 1;
   pthread_mutex_lock(&lock);
   if (!accepting) {
     pthread_mutex_unlock(&lock);
+    waiting = 0;
     return -ESRCH;
   }
   *tail = &call;
@@ -86,6 +94,7 @@ int col_on_runtime_thread(void (*fn)(void *), void *arg)
     }
   }
   pthread_mutex_unlock(&lock);
+  waiting = 0;
   return rc;
 }
 

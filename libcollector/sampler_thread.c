@@ -219,6 +219,11 @@ static void close_wakeup(void)
   epoll_fd = wake_fd = -1;
 }
 
+void col_sampler_drain_now(void)
+{
+  drain_all();
+}
+
 static void *sampler_main(void *unused)
 {
   prctl(PR_SET_NAME, "gdbcol-sampler");

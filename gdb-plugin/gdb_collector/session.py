@@ -96,6 +96,9 @@ class Session:
         path = st.get("experiment", "")
         if state == "closed":
             gdb.write("collector: experiment %s closed (%s).\n" % (path, closed_summary(st)))
+        elif state == "exec":
+            gdb.write("collector: the process exec'd %s; experiment %s closed (%s). The new program was not "
+                      "profiled.\n" % (st.get("detail", "a new program"), path, closed_summary(st)))
         elif state == "error":
             gdb.write("collector: no experiment was recorded: %s\n" % st.get("detail", "unknown error"))
         elif state == "active":

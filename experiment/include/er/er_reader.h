@@ -33,6 +33,7 @@ struct er_experiment {
   long ptimer_us; /* 0 when log.xml declares no clock profile */
   int numstates;
   int has_run, has_exit;
+  int ended_by_exec; /* the end is an exec_start event */
   int64_t run_tstamp;
   size_t n_sample_events;
   char **sample_labels; /* label of each sample event, in order */

@@ -1,0 +1,133 @@
+/* The exec family.  A successful exec replaces the process image, and the
+ * runtime with it: before the call the experiment is brought up to date
+ * (every capture drained and written, the load objects archived) and ends
+ * with an exec_start event and a "suspend_for_exec" sample, which gprofng
+ * reads as a normal end; the status file says the process exec'd, so GDB
+ * reports that and not a crash.  If the exec fails the experiment goes on,
+ * with an exec_error event.  The new program is not profiled (descendants
+ * are not followed yet).
+ *
+ * Preloaded, these definitions win symbol lookup; after an attach the GOT
+ * slots are redirected (got_patch.c).  A child between vfork and exec, or
+ * any process other than the profiled one, passes straight through. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execvp_fn)(const char *, char *const[]);
+typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+
+extern char **environ;
+
+/* Brackets the real call: a record before, and one after if it returned. */
+#define AROUND_EXEC(variant, what, call)                \
+  do {                                                  \
+    int ours_ = col_exec_starting(variant, what);       \
+    int rc_ = (call);                                   \
+    int err_ = errno;                                   \
+    if (ours_)                                          \
+      col_exec_failed(variant, what, err_);             \
+    errno = err_;                                       \
+    return rc_;                                         \
+  } while (0)
+
+#define REAL(type, name, ours) ((type)col_real_function(name, (void *)(ours)))
+
+int col_wrap_execve(const char *path, char *const argv[], char *const envp[])
+{
+  AROUND_EXEC("execve", path, REAL(execve_fn, "execve", col_wrap_execve)(path, argv, envp));
+}
+
+int col_wrap_execv(const char *path, char *const argv[])
+{
+  AROUND_EXEC("execv", path, REAL(execve_fn, "execve", col_wrap_execve)(path, argv, environ));
+}
+
+int col_wrap_execvp(const char *file, char *const argv[])
+{
+  AROUND_EXEC("execvp", file, REAL(execvp_fn, "execvp", col_wrap_execvp)(file, argv));
+}
+
+int col_wrap_execvpe(const char *file, char *const argv[], char *const envp[])
+{
+  AROUND_EXEC("execvpe", file, REAL(execvpe_fn, "execvpe", col_wrap_execvpe)(file, argv, envp));
+}
+
+int col_wrap_fexecve(int fd, char *const argv[], char *const envp[])
+{
+  AROUND_EXEC("fexecve", argv != NULL && argv[0] != NULL ? argv[0] : "(descriptor)",
+              REAL(fexecve_fn, "fexecve", col_wrap_fexecve)(fd, argv, envp));
+}
+
+int col_wrap_execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+  AROUND_EXEC("execveat", path, REAL(execveat_fn, "execveat", col_wrap_execveat)(dirfd, path, argv, envp, flags));
+}
+
+/* execl, execlp, execle: the argument list as an array on the stack (as
+ * glibc builds it), then the vector form. */
+static size_t count_args(const char *first, va_list ap)
+{
+  size_t n = 0;
+  for (const char *arg = first; arg != NULL; arg = va_arg(ap, const char *))
+    n++;
+  return n;
+}
+
+/* ARGV (room for N + 1) gets FIRST and the N - 1 arguments after it, then
+ * the terminating NULL, which is read too: AP is left after the list. */
+static void gather_args(const char **argv, size_t n, const char *first, va_list ap)
+{
+  argv[0] = first;
+  for (size_t i = 1; i <= n; i++)
+    argv[i] = va_arg(ap, const char *);
+}
+
+#define ARGUMENT_LIST(argv, first, ap)   \
+  va_start(ap, first);                   \
+  size_t n_args_ = count_args(first, ap); \
+  va_end(ap);                            \
+  const char *argv[n_args_ + 1];         \
+  va_start(ap, first);                   \
+  gather_args(argv, n_args_, first, ap)
+
+int col_wrap_execl(const char *path, const char *arg, ...)
+{
+  va_list ap;
+  ARGUMENT_LIST(argv, arg, ap);
+  va_end(ap);
+  return col_wrap_execv(path, (char *const *)argv);
+}
+
+int col_wrap_execlp(const char *file, const char *arg, ...)
+{
+  va_list ap;
+  ARGUMENT_LIST(argv, arg, ap);
+  va_end(ap);
+  return col_wrap_execvp(file, (char *const *)argv);
+}
+
+int col_wrap_execle(const char *path, const char *arg, ...)
+{
+  va_list ap;
+  ARGUMENT_LIST(argv, arg, ap);
+  char *const *envp = va_arg(ap, char *const *);
+  va_end(ap);
+  return col_wrap_execve(path, (char *const *)argv, envp);
+}
+
+int execve(const char *, char *const[], char *const[]) __attribute__((alias("col_wrap_execve")));
+int execv(const char *, char *const[]) __attribute__((alias("col_wrap_execv")));
+int execvp(const char *, char *const[]) __attribute__((alias("col_wrap_execvp")));
+int execvpe(const char *, char *const[], char *const[]) __attribute__((alias("col_wrap_execvpe")));
+int fexecve(int, char *const[], char *const[]) __attribute__((alias("col_wrap_fexecve")));
+int execveat(int, const char *, char *const[], char *const[], int) __attribute__((alias("col_wrap_execveat")));
+int execl(const char *, const char *, ...) __attribute__((alias("col_wrap_execl")));
+int execlp(const char *, const char *, ...) __attribute__((alias("col_wrap_execlp")));
+int execle(const char *, const char *, ...) __attribute__((alias("col_wrap_execle")));

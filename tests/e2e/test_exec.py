@@ -1,0 +1,64 @@
+"""A program that execs: the experiment ends with an exec_start event (a
+normal end for gprofng: no "not closed" note) after everything captured
+before the exec was written, and GDB says the process exec'd, not that it
+was killed.  Every form of the exec family (execl, execv, execvp, execle),
+a failed exec (exec_error, the experiment goes on to the exit), and an
+exec after an attach (GOT patching)."""
+
+import os
+import re
+import subprocess
+
+from harness import Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, workdir
+
+
+def check_exec_experiment(exp, label, out):
+    summary, funcs, raw = er_dump(exp)
+    print(raw)
+    check(summary.get("closed") == "yes" and summary.get("ended_by") == "exec",
+          "%s: the experiment ends with the exec" % label)
+    work_time = funcs.get("work_before_exec", (0, 0))[1]
+    check(work_time >= 0.3, "%s: the work before the exec was written (%.2f s of 0.5)" % (label, work_time))
+    m = re.search(r"closed \((\d+) samples", out)
+    check(m is not None and m.group(1) == summary.get("clock_packets"),
+          "%s: GDB's count is what the file holds (%s, %s)" % (label, m and m.group(1), summary.get("clock_packets")))
+    header = subprocess.run(["gprofng", "display", "text", "-header", exp], capture_output=True, text=True).stdout
+    check("not closed" not in header, "%s: gprofng finds the experiment closed normally" % label)
+    check("suspend_for_exec" in raw, "%s: the last sample is suspend_for_exec" % label)
+
+
+work = workdir()
+for n, how in enumerate(("execl", "execv", "execvp", "execle")):
+    out = run_gdb(["collector enable", "run"], [program("exec_after_work"), how], cwd=work)
+    print(out)
+    exp = os.path.join(work, "test.%d.er" % (n + 1))
+    check("collector: the process exec'd %s; experiment %s closed (" % ("true" if how == "execvp" else "/bin/true",
+                                                                        exp) in out,
+          "%s: GDB says the process exec'd" % how)
+    check("killed or crashed" not in out, "%s: not reported as killed or crashed" % how)
+    check_exec_experiment(exp, how, out)
+
+out = run_gdb(["collector enable", "run"], [program("exec_after_work"), "fail"], cwd=work)
+print(out)
+exp = os.path.join(work, "test.5.er")
+check("exec failed: rc=-1 errno=ENOENT" in out and "exited normally" in out,
+      "failed exec: the program sees the failure and errno unchanged")
+summary, funcs, raw = er_dump(exp)
+print(raw)
+check(summary.get("ended_by") == "exit" and "closed (" in out and "exec'd" not in out,
+      "failed exec: the experiment goes on to the exit")
+check(any("failed (No such file or directory)" in w for w in raw.splitlines() if w.startswith("warning:")),
+      "failed exec: log.xml says so")
+check(funcs.get("work_before_exec", (0, 0))[1] >= 0.6, "failed exec: the work after it is recorded too")
+
+target = Background([program("exec_after_work"), "execv", "wait"], cwd=work)
+out = attach_gdb(target.pid, ["collector enable", "detach"], cwd=work)
+print(out)
+status, rest = target.finish()
+check(status == 0, "attach: the program exec'd /bin/true, which exits 0 (%s)" % status)
+summary, funcs, raw = er_dump(os.path.join(work, "test.6.er"))
+print(raw)
+check(summary.get("ended_by") == "exec", "attach: the exec ends the experiment (GOT slots patched)")
+check(funcs.get("work_before_exec", (0, 0))[1] >= 0.3, "attach: the work before the exec was written")
+cleanup(work)
+finish()
