@@ -70,6 +70,12 @@ static size_t function_of(const struct er_experiment *exp, uint64_t pc)
   return memo[n_memo++].func;
 }
 
+/* T - BASE, wrapping (never undefined) for times a damaged file makes up. */
+static int64_t relative(int64_t t, int64_t base)
+{
+  return (int64_t)((uint64_t)t - (uint64_t)base);
+}
+
 static int by_excl(const void *a, const void *b)
 {
   double x = ((const struct func_total *)a)->excl, y = ((const struct func_total *)b)->excl;
@@ -113,14 +119,14 @@ int main(int argc, char **argv)
   for (size_t i = 0; i < exp.n_clock; i++) {
     const struct er_clock_sample *s = &exp.clock[i];
     double w = s->ntick * tick_seconds;
+    int64_t rel = relative(s->tstamp, exp.run_tstamp);
     for (size_t p = 0; p < exp.n_pauses; p++) {
-      int64_t rel = s->tstamp - exp.run_tstamp;
       if (rel >= exp.pauses[p].start && (exp.pauses[p].end < 0 || rel < exp.pauses[p].end))
         in_pauses++;
     }
     ticks += (size_t)s->ntick;
-    if (s->tstamp - exp.run_tstamp > last_clock)
-      last_clock = s->tstamp - exp.run_tstamp;
+    if (rel > last_clock)
+      last_clock = rel;
     size_t t;
     for (t = 0; t < n_threads && threads[t].thrid != s->thrid; t++)
       ;

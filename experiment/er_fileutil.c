@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -53,4 +55,36 @@ int er_open_regular_file(const char *path)
     return -1;
   }
   return fd;
+}
+
+int er_read_file(const char *dir, const char *name, size_t head, size_t tail, size_t max, char **out, size_t *len)
+{
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  *out = NULL;
+  *len = 0;
+  int fd = er_open_regular_file(path);
+  if (fd < 0)
+    return -errno;
+  struct stat st;
+  int rc = fstat(fd, &st) != 0 ? -errno : (uint64_t)st.st_size > max ? -EFBIG : 0;
+  if (rc != 0) {
+    close(fd);
+    return rc;
+  }
+  size_t size = (size_t)st.st_size, got = 0;
+  char *buf = malloc(head + size + tail + 1);
+  while (buf != NULL && got < size) {
+    ssize_t n = read(fd, buf + head + got, size - got);
+    if (n <= 0)
+      break;
+    got += (size_t)n;
+  }
+  close(fd);
+  if (buf == NULL)
+    return -ENOMEM;
+  buf[head + got] = '\0';
+  *out = buf;
+  *len = got;
+  return 0;
 }

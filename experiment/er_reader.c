@@ -10,47 +10,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "er/er_fileutil.h"
 #include "er/er_format.h"
 #include "er/er_xml.h"
 
+/* Data files are read whole; none of ours comes near this size. */
+#define MAX_DATA_FILE (1ULL << 34)
+
 static int slurp(const char *dir, const char *name, unsigned char **out, size_t *len)
 {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  *out = NULL;
-  *len = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -errno;
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    close(fd);
-    return -errno;
-  }
-  unsigned char *buf = malloc((size_t)st.st_size + 1);
-  size_t got = 0;
-  while (buf != NULL && got < (size_t)st.st_size) {
-    ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-    if (n <= 0)
-      break;
-    got += (size_t)n;
-  }
-  close(fd);
-  if (buf == NULL)
-    return -ENOMEM;
-  buf[got] = '\0';
-  *out = buf;
-  *len = got;
-  return 0;
+  return er_read_file(dir, name, 0, 0, MAX_DATA_FILE, (char **)out, len);
 }
 
+/* "SECONDS.NANOSECONDS" (§2.2); anything this format cannot hold is 0. */
 static int64_t parse_tstamp(const char *text)
 {
-  long long sec = 0, ns = 0;
-  sscanf(text, "%lld.%lld", &sec, &ns);
-  if (sec > INT64_MAX / 1000000000LL - 1 || sec < INT64_MIN / 1000000000LL + 1)
-    return 0; /* not a time this format can hold */
-  return sec * 1000000000LL + ns;
+  char *end;
+  errno = 0;
+  long long sec = strtoll(text, &end, 10);
+  if (errno != 0 || end == text || sec > INT64_MAX / 1000000000LL - 1 || sec < INT64_MIN / 1000000000LL + 1)
+    return 0;
+  int64_t ns = 0, scale = 100000000;
+  if (*end == '.')
+    for (const char *d = end + 1; *d >= '0' && *d <= '9' && scale > 0; d++, scale /= 10)
+      ns += (*d - '0') * scale;
+  return sec * 1000000000LL + (text[0] == '-' ? -ns : ns);
 }
 
 static void push_string(char ***list, size_t *n, char *s)

@@ -12,41 +12,21 @@
 
 #include <libxml/parser.h>
 
+#include "er/er_fileutil.h"
+
 #define ROOT_OPEN "<er-file>"
 #define ROOT_CLOSE "</er-file>"
 
-/* DIR/NAME without its NUL bytes, inside our root element. */
+/* DIR/NAME without its NUL bytes, inside our root element.  libxml2
+ * takes an int length: no real log comes near the cap. */
 static int load_wrapped(const char *dir, const char *name, char **out, size_t *out_len)
 {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -errno;
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return -EINVAL;
-  }
-  if (st.st_size > (1 << 30)) {
-    close(fd);
-    return -EFBIG; /* libxml2 takes an int length; no real log is this big */
-  }
-  size_t size = (size_t)st.st_size;
-  char *buf = malloc(strlen(ROOT_OPEN) + size + strlen(ROOT_CLOSE) + 1);
-  if (buf == NULL) {
-    close(fd);
-    return -ENOMEM;
-  }
-  size_t start = strlen(ROOT_OPEN), got = 0;
+  size_t start = strlen(ROOT_OPEN), got;
+  char *buf;
+  int rc = er_read_file(dir, name, start, strlen(ROOT_CLOSE), 1u << 30, &buf, &got);
+  if (rc < 0)
+    return rc;
   memcpy(buf, ROOT_OPEN, start);
-  while (got < size) {
-    ssize_t n = read(fd, buf + start + got, size - got);
-    if (n <= 0)
-      break;
-    got += (size_t)n;
-  }
-  close(fd);
   size_t len = start;
   for (size_t r = start; r < start + got; r++)
     if (buf[r] != '\0')

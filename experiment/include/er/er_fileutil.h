@@ -18,6 +18,12 @@ int er_write_all(int fd, const void *bytes, size_t len);
  * or -1 with errno set. */
 int er_open_regular_file(const char *path);
 
+/* Reads DIR/NAME (a regular file, at most MAX bytes) into a new buffer
+ * with HEAD bytes free before the contents and TAIL + 1 after them (the
+ * byte after the contents is set to NUL).  Returns 0 with *OUT (free it)
+ * and *LEN, or a negative errno. */
+int er_read_file(const char *dir, const char *name, size_t head, size_t tail, size_t max, char **out, size_t *len);
+
 /* 0 when a file may grow to END bytes under the process's RLIMIT_FSIZE,
  * else -EFBIG.  Checked before writing: the kernel answers a write past
  * the limit with SIGXFSZ to the whole process, whose default action kills
