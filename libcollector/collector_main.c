@@ -172,6 +172,12 @@ __attribute__((constructor)) static void col_init(void)
   col_status_write(&col_cfg, "active", NULL);
 }
 
+/* The threads already running when the runtime arrived (runtime thread). */
+static void arm_running_threads(void *unused)
+{
+  col_scan_threads(col_sampler_tid());
+}
+
 static void adopt_status_file(const char *status_path)
 {
   if (status_path != NULL && status_path[0] != '\0') {
@@ -212,7 +218,7 @@ int gdbcol_attach_start(const char *settings)
                     "_Exit and exec functions; threads created otherwise are found by scanning /proc/self/task",
                     col_got_patch_all());
   if (col_cfg.clock_interval_us > 0)
-    col_scan_threads(col_sampler_tid());
+    col_on_runtime_thread(arm_running_threads, NULL); /* it lists /proc/self/task */
   col_status_write(&col_cfg, "active", NULL);
   return 0;
 }

@@ -28,7 +28,8 @@ static int compare_tids(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-/* The thread ids of this process, sorted; raw getdents64, no allocation. */
+/* The thread ids of this process, sorted; raw getdents64, no allocation.
+ * Runtime thread only (its descriptor table). */
 static size_t list_tasks(void)
 {
   int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -72,18 +72,20 @@ full = os.path.join(work, "full")
 os.mkdir(full)
 if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", full], capture_output=True).returncode == 0:
     try:
-        with open(os.path.join(full, "filler"), "wb") as f:
-            f.write(b"\0" * 8192)
-    except OSError:
-        pass  # full: what the case needs
-    target = Background([program("attach_target"), "3"], cwd=work)
-    out = attach_gdb(target.pid, ["collector store directory " + full, "collector enable", ALIVE], cwd=work)
-    print(out)
-    check("no experiment in process %d: nothing could be written to %s/test.1.er: No space left on device"
-          % (target.pid, full) in out, "full disk: the runtime's reason reaches the user")
-    code, rest = target.finish()
-    check(code == 3 and "late threads started: yes" in rest, "full disk: the program ran on (status %s)" % code)
-    subprocess.run(["umount", full], capture_output=True)
+        try:
+            with open(os.path.join(full, "filler"), "wb") as f:
+                f.write(b"\0" * 8192)
+        except OSError:
+            pass  # full: what the case needs
+        target = Background([program("attach_target"), "3"], cwd=work)
+        out = attach_gdb(target.pid, ["collector store directory " + full, "collector enable", ALIVE], cwd=work)
+        print(out)
+        check("no experiment in process %d: nothing could be written to %s/test.1.er: No space left on device"
+              % (target.pid, full) in out, "full disk: the runtime's reason reaches the user")
+        code, rest = target.finish()
+        check(code == 3 and "late threads started: yes" in rest, "full disk: the program ran on (status %s)" % code)
+    finally:
+        subprocess.run(["umount", full], capture_output=True)
 else:
     print("SKIPPED: the full-disk case (cannot mount a file system here)")
 

@@ -16,16 +16,17 @@ import re
 import subprocess
 import sys
 
-from harness import SKIP, check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, workdir
+from harness import (SKIP, check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, shared_workdir,
+                     unprivileged_prefix)
 
-work = workdir()
+work = shared_workdir()
 mnt = os.path.join(work, "small")
 os.mkdir(mnt)
 
 
 def mount(size_kb):
     subprocess.run(["umount", mnt], capture_output=True)
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%dk" % size_kb, "tmpfs", mnt], capture_output=True,
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%dk,mode=1777" % size_kb, "tmpfs", mnt], capture_output=True,
                        text=True)
     return r.returncode == 0, r.stderr.strip()
 
@@ -44,9 +45,9 @@ def fill(kb):
             pass
 
 
-def profile_into_small_disk(label):
+def profile_into_small_disk(label, prefix=()):
     out = run_gdb(["collector profile timer hi", "collector store directory " + mnt, "collector enable", "run"],
-                  [program("stack_churn"), "2"], cwd=work)
+                  [program("stack_churn"), "2"], cwd=work, prefix=prefix)
     print(out)
     check("done" in out and "exited normally" in out, "%s: the program's output and exit status unchanged" % label)
     exp = os.path.join(mnt, "test.1.er")
@@ -80,21 +81,28 @@ def profile_into_small_disk(label):
     return summary
 
 
-profile_into_small_disk("filled during the run")
+try:
+    profile_into_small_disk("filled during the run")
 
-mount(320)
-fill(150)
-profile_into_small_disk("half filled before the run")
+    mount(320)
+    fill(150)
+    profile_into_small_disk("half filled before the run")
 
-mount(64)
-fill(64)
-out = run_gdb(["collector store directory " + mnt, "collector enable", "run"], [program("stack_churn"), "0.3"], cwd=work)
-print(out)
-check("done" in out and "exited normally" in out, "no room: the program's output and exit status unchanged")
-check("no experiment was recorded: nothing could be written to %s/test.1.er: No space left on device" % mnt in out,
-      "no room: GDB says plainly that nothing could be written")
-check(not os.path.exists(os.path.join(mnt, "test.1.er")), "no room: no half-made experiment is left")
+    prefix = unprivileged_prefix()
+    if prefix:
+        mount(320)
+        profile_into_small_disk("an ordinary user, filled during the run", prefix)
 
-subprocess.run(["umount", mnt], capture_output=True)
+    mount(64)
+    fill(64)
+    out = run_gdb(["collector store directory " + mnt, "collector enable", "run"], [program("stack_churn"), "0.3"], cwd=work)
+    print(out)
+    check("done" in out and "exited normally" in out, "no room: the program's output and exit status unchanged")
+    check("no experiment was recorded: nothing could be written to %s/test.1.er: No space left on device" % mnt in out,
+          "no room: GDB says plainly that nothing could be written")
+    check(not os.path.exists(os.path.join(mnt, "test.1.er")), "no room: no half-made experiment is left")
+
+finally:
+    subprocess.run(["umount", mnt], capture_output=True)
 cleanup(work)
 finish()
