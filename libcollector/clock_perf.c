@@ -109,7 +109,9 @@ static void copy_from_ring(const unsigned char *data, size_t data_size, uint64_t
   memcpy((unsigned char *)out + first, data, len - first);
 }
 
-static void parse_sample(const unsigned char *rec, size_t len, struct col_thread *t, col_capture_fn fn, void *arg)
+/* One PERF_RECORD_SAMPLE of our sample_type into CAP; 0, or -1 when it is
+ * malformed or has no user context.  PID gets the sample's process id. */
+int col_perf_parse_sample(const unsigned char *rec, size_t len, struct col_capture *out, pid_t *pid)
 {
   const unsigned char *p = rec + sizeof(struct perf_event_header), *end = rec + len;
   struct col_capture cap;
@@ -117,8 +119,9 @@ static void parse_sample(const unsigned char *rec, size_t len, struct col_thread
   uint32_t pid_tid[2];
   uint64_t word;
   if (p + 40 > end)
-    return;
+    return -1;
   memcpy(pid_tid, p, 8), p += 8;
+  *pid = (pid_t)pid_tid[0];
   memcpy(&cap.tstamp, p, 8), p += 8;
   memcpy(&cap.cpu, p, 4), p += 8;
   p += 8; /* period: always our sample_period for TASK_CLOCK */
@@ -130,37 +133,35 @@ static void parse_sample(const unsigned char *rec, size_t len, struct col_thread
       if (!(SAMPLED_REGS & (1ull << r)))
         continue;
       if (p + 8 > end)
-        return;
+        return -1;
       memcpy(&cap.regs.r[r], p, 8), p += 8;
     }
   }
   if (p + 8 > end)
-    return;
+    return -1;
   uint64_t stack_size;
   memcpy(&stack_size, p, 8), p += 8;
   if (stack_size > 0) {
     uint64_t dyn_size;
     if (p + stack_size + 8 > end)
-      return;
+      return -1;
     memcpy(&dyn_size, p + stack_size, 8);
     cap.stack = p;
     cap.stack_len = dyn_size < stack_size ? dyn_size : stack_size;
   }
   if (word == PERF_SAMPLE_REGS_ABI_NONE)
-    return; /* no user context (should not happen for a user thread) */
-  t->samples++;
-  fn(&cap, arg);
+    return -1; /* no user context (should not happen for a user thread) */
+  *out = cap;
+  return 0;
 }
 
-size_t col_perf_drain(struct col_thread *t, col_capture_fn fn, void *arg)
+size_t col_perf_ring_drain(void *ring, size_t ring_bytes, col_record_fn fn, void *arg)
 {
-  static unsigned char record[65536]; /* sampler thread only; h.size is 16-bit */
-  if (t->perf_ring == NULL)
-    return 0;
-  struct perf_event_mmap_page *meta = t->perf_ring;
+  static unsigned char record[65536]; /* one draining thread; h.size is 16-bit */
+  struct perf_event_mmap_page *meta = ring;
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  const unsigned char *data = (const unsigned char *)t->perf_ring + page;
-  size_t data_size = t->perf_ring_bytes - page;
+  const unsigned char *data = (const unsigned char *)ring + page;
+  size_t data_size = ring_bytes - page;
   uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
   uint64_t tail = meta->data_tail;
   size_t count = 0;
@@ -175,16 +176,42 @@ size_t col_perf_drain(struct col_thread *t, col_capture_fn fn, void *arg)
       copy_from_ring(data, data_size, tail, record, h.size);
       rec = record;
     }
-    if (h.type == PERF_RECORD_SAMPLE) {
-      parse_sample(rec, h.size, t, fn, arg);
-      count++;
-    } else if (h.type == PERF_RECORD_LOST) {
-      uint64_t lost;
-      memcpy(&lost, rec + sizeof h + 8, 8);
-      t->lost += lost;
-    }
+    fn(rec, h.type, h.size, arg);
+    count++;
     tail += h.size;
   }
   __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
   return count;
+}
+
+struct thread_drain {
+  struct col_thread *thread;
+  col_capture_fn fn;
+  void *arg;
+  size_t samples;
+};
+
+static void thread_record(const unsigned char *rec, uint16_t type, uint16_t size, void *p)
+{
+  struct thread_drain *d = p;
+  struct col_capture cap;
+  pid_t pid;
+  if (type == PERF_RECORD_SAMPLE && col_perf_parse_sample(rec, size, &cap, &pid) == 0) {
+    d->thread->samples++;
+    d->samples++;
+    d->fn(&cap, d->arg);
+  } else if (type == PERF_RECORD_LOST && size >= sizeof(struct perf_event_header) + 16) {
+    uint64_t lost;
+    memcpy(&lost, rec + sizeof(struct perf_event_header) + 8, 8);
+    d->thread->lost += lost;
+  }
+}
+
+size_t col_perf_drain(struct col_thread *t, col_capture_fn fn, void *arg)
+{
+  if (t->perf_ring == NULL)
+    return 0;
+  struct thread_drain d = {t, fn, arg, 0};
+  col_perf_ring_drain(t->perf_ring, t->perf_ring_bytes, thread_record, &d);
+  return d.samples;
 }

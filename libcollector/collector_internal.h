@@ -151,6 +151,11 @@ void col_perf_close(struct col_thread *t);
 void col_perf_release(struct col_thread *t);
 /* Reads everything the kernel wrote; returns the number of captures. */
 size_t col_perf_drain(struct col_thread *t, col_capture_fn fn, void *arg);
+/* Any perf ring: FN gets every record (type, size) in order. */
+typedef void (*col_record_fn)(const unsigned char *rec, uint16_t type, uint16_t size, void *arg);
+size_t col_perf_ring_drain(void *ring, size_t ring_bytes, col_record_fn fn, void *arg);
+/* One sample record of the clock event's layout; 0 or -1. */
+int col_perf_parse_sample(const unsigned char *rec, size_t len, struct col_capture *out, pid_t *pid);
 
 /* clock_timer.c */
 int col_timer_install_handler(void);
@@ -276,6 +281,15 @@ void col_sampler_poke(void);
 int col_sampler_stop(void);
 /* Perf descriptors are watched with epoll so the sampler wakes on data. */
 void col_sampler_watch_fd(int fd);
+/* ---- clock_writer.c: captures -> data.frameinfo + profile ------------------ */
+
+int col_clock_writer_start(void);
+/* A col_capture_fn: unwinds CAP and appends its packet (and new stack). */
+void col_clock_writer_write(const struct col_capture *cap, void *arg);
+/* Writes what was appended; updates the counts below. */
+void col_clock_writer_flush(void);
+/* Nonzero (once) when a sample's PC was outside every known mapping. */
+int col_clock_writer_wants_rescan(void);
 /* Clock packets on disk; captures lost to a write error. */
 extern uint64_t col_samples_written, col_samples_not_written;
 /* CPU time the sampler thread itself used (set when it finishes). */

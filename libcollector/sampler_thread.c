@@ -37,8 +37,6 @@
 #define STATUS_EVERY_NS 1000000000LL
 #define THREAD_SCAN_NS 100000000LL
 
-uint64_t col_samples_written, col_samples_not_written;
-static uint64_t lost_counted;
 double col_sampler_cpu_seconds;
 
 static int epoll_fd = -1, wake_fd = -1;
@@ -50,70 +48,16 @@ static int start_result, start_reported;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t start_cond = PTHREAD_COND_INITIALIZER;
 int col_private_descriptors;
-static struct er_cursor *profile_out, *frames_out;
-static struct er_idset seen_stacks;
 static int64_t last_rescan, last_status, last_thread_scan, last_periodic_sample;
-static int rescan_wanted;
 static pid_t sampler_tid;
 int col_patch_got; /* injected: keep new objects' GOT slots pointed at us */
-
-/* A capture the data files could not take: counted against a write error
- * (the limit is reported on its own). */
-static void count_unwritten(void)
-{
-  if (col_data_stop_errno() != 0)
-    col_samples_not_written++;
-}
-
-static void write_clock_packet(const struct col_capture *cap, void *arg)
-{
-  if (col_paused_at(cap->tstamp))
-    return; /* taken while collection was paused */
-  if (col_limit_reached()) {
-    count_unwritten(); /* past the data limit, or the disk refused */
-    return;
-  }
-  uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
-  size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
-  if (!col_modules_knows_pc(pcs[0]))
-    rescan_wanted = 1; /* probably a library loaded since the last scan */
-  uint32_t frames_before = frames_out->used;
-  uint64_t frinfo = er_frameinfo_record(frames_out, &seen_stacks, pcs, n);
-  /* A stack reaches disk before its users; one that did not fit or could
-   * not be written would leave the packet pointing at nothing. */
-  if ((frinfo == 0 && col_limit_reached()) ||
-      (frames_out->used != frames_before && er_cursor_flush(frames_out) != 0)) {
-    count_unwritten();
-    return;
-  }
-  struct er_clock_packet p;
-  memset(&p, 0, sizeof p);
-  p.tsize = sizeof p;
-  p.type = ER_PKT_CLOCK;
-  p.lwpid = p.thrid = (uint64_t)cap->tid;
-  p.cpuid = cap->cpu;
-  p.tstamp = cap->tstamp;
-  p.frinfo = frinfo;
-  p.mstate = ER_MSTATE_LINUX_CPU;
-  p.ntick = (int32_t)cap->weight;
-  if (er_cursor_append(profile_out, &p, sizeof p) != 0)
-    count_unwritten();
-}
-
-/* Only what reached the file counts (a flush can still fail). */
-static void update_written_counts(void)
-{
-  col_samples_written = profile_out->written;
-  col_samples_not_written += profile_out->lost - lost_counted;
-  lost_counted = profile_out->lost;
-}
 
 static void drain_thread(struct col_thread *t)
 {
   if (t->source == COL_SOURCE_PERF)
-    col_perf_drain(t, write_clock_packet, NULL);
+    col_perf_drain(t, col_clock_writer_write, NULL);
   else if (t->source == COL_SOURCE_TIMER)
-    col_timer_drain(t, write_clock_packet, NULL);
+    col_timer_drain(t, col_clock_writer_write, NULL);
 }
 
 static void retire_thread(struct col_thread *t)
@@ -129,11 +73,10 @@ uint64_t col_lost_samples;
 static void drain_all(void)
 {
   int64_t now = col_hrtime();
-  if (rescan_wanted || now - last_rescan > MAPS_RESCAN_NS) {
+  if (col_clock_writer_wants_rescan() || now - last_rescan > MAPS_RESCAN_NS) {
     if (col_modules_rescan())
       col_unwind_forget_modules();
     last_rescan = now;
-    rescan_wanted = 0;
   }
   if (col_patch_got)
     col_got_patch_new_objects(); /* a dlopen since the last cycle */
@@ -157,9 +100,7 @@ static void drain_all(void)
       drain_thread(t);
     }
   }
-  er_cursor_flush(frames_out);
-  er_cursor_flush(profile_out);
-  update_written_counts();
+  col_clock_writer_flush();
   col_limit_note();
   col_progress_refresh();
   if (now - last_status > STATUS_EVERY_NS) {
@@ -275,36 +216,18 @@ static void *sampler_main(void *unused)
   return NULL;
 }
 
-static void *map_zeroed(size_t bytes)
-{
-  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? NULL : p;
-}
-
 int col_sampler_start(int (*start)(void), void (*finish)(void))
 {
   if (col_sampler_tid() != 0)
     return -EBUSY; /* a previous experiment's thread never finished */
   stop_requested = drained = finished = poke_pending = 0;
-  rescan_wanted = 0;
   start_work = start;
   finish_work = finish;
   start_reported = 0;
-  col_samples_written = col_samples_not_written = col_lost_samples = lost_counted = 0;
+  col_lost_samples = 0;
   col_sampler_cpu_seconds = 0;
-  if (profile_out == NULL)
-    profile_out = map_zeroed(sizeof *profile_out);
-  if (frames_out == NULL)
-    frames_out = map_zeroed(sizeof *frames_out);
-  if (profile_out == NULL || frames_out == NULL)
+  if (col_clock_writer_start() != 0)
     return -ENOMEM;
-  er_cursor_init(profile_out, &col_exp.profile);
-  er_cursor_init(frames_out, &col_exp.frameinfo);
-  static int seen_stacks_ready;
-  if (seen_stacks_ready)
-    er_idset_destroy(&seen_stacks); /* a new experiment: a new data.frameinfo */
-  er_idset_init(&seen_stacks);
-  seen_stacks_ready = 1;
   if (col_unwind_init() != 0)
     return -ENOMEM;
   col_unwind_forget_modules();

@@ -1,0 +1,110 @@
+/* Clock packets: each capture unwound, its stack recorded once in
+ * data.frameinfo (flushed before any packet that uses it), the packet
+ * appended to profile.  Shared by the runtime's sampler thread and the
+ * sampler process; one caller at a time.  Counts only what reached the
+ * disk. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "collector_internal.h"
+#include "er/er_format.h"
+#include "er/er_stacks.h"
+
+uint64_t col_samples_written, col_samples_not_written;
+static uint64_t lost_counted;
+static struct er_cursor *profile_out, *frames_out;
+static struct er_idset seen_stacks;
+static int rescan_wanted;
+
+static void *map_zeroed(size_t bytes)
+{
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+int col_clock_writer_start(void)
+{
+  col_samples_written = col_samples_not_written = lost_counted = 0;
+  rescan_wanted = 0;
+  if (profile_out == NULL)
+    profile_out = map_zeroed(sizeof *profile_out);
+  if (frames_out == NULL)
+    frames_out = map_zeroed(sizeof *frames_out);
+  if (profile_out == NULL || frames_out == NULL)
+    return -ENOMEM;
+  er_cursor_init(profile_out, &col_exp.profile);
+  er_cursor_init(frames_out, &col_exp.frameinfo);
+  static int seen_stacks_ready;
+  if (seen_stacks_ready)
+    er_idset_destroy(&seen_stacks); /* a new experiment: a new data.frameinfo */
+  er_idset_init(&seen_stacks);
+  seen_stacks_ready = 1;
+  return 0;
+}
+
+int col_clock_writer_wants_rescan(void)
+{
+  int wanted = rescan_wanted;
+  rescan_wanted = 0;
+  return wanted;
+}
+
+/* A capture the data files could not take: counted against a write error
+ * (the limit is reported on its own). */
+static void count_unwritten(void)
+{
+  if (col_data_stop_errno() != 0)
+    col_samples_not_written++;
+}
+
+void col_clock_writer_write(const struct col_capture *cap, void *arg)
+{
+  if (col_paused_at(cap->tstamp))
+    return; /* taken while collection was paused */
+  if (col_limit_reached()) {
+    count_unwritten(); /* past the data limit, or the disk refused */
+    return;
+  }
+  uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
+  size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
+  if (!col_modules_knows_pc(pcs[0]))
+    rescan_wanted = 1; /* probably a library loaded since the last scan */
+  uint32_t frames_before = frames_out->used;
+  uint64_t frinfo = er_frameinfo_record(frames_out, &seen_stacks, pcs, n);
+  /* A stack reaches disk before its users; one that did not fit or could
+   * not be written would leave the packet pointing at nothing. */
+  if ((frinfo == 0 && col_limit_reached()) ||
+      (frames_out->used != frames_before && er_cursor_flush(frames_out) != 0)) {
+    count_unwritten();
+    return;
+  }
+  struct er_clock_packet p;
+  memset(&p, 0, sizeof p);
+  p.tsize = sizeof p;
+  p.type = ER_PKT_CLOCK;
+  p.lwpid = p.thrid = (uint64_t)cap->tid;
+  p.cpuid = cap->cpu;
+  p.tstamp = cap->tstamp;
+  p.frinfo = frinfo;
+  p.mstate = ER_MSTATE_LINUX_CPU;
+  p.ntick = (int32_t)cap->weight;
+  if (er_cursor_append(profile_out, &p, sizeof p) != 0)
+    count_unwritten();
+}
+
+/* Only what reached the file counts (a flush can still fail). */
+static void update_written_counts(void)
+{
+  col_samples_written = profile_out->written;
+  col_samples_not_written += profile_out->lost - lost_counted;
+  lost_counted = profile_out->lost;
+}
+
+void col_clock_writer_flush(void)
+{
+  er_cursor_flush(frames_out);
+  er_cursor_flush(profile_out);
+  update_written_counts();
+}
