@@ -1,6 +1,8 @@
 /* overview records; see er/er_overview.h. */
 #include "er/er_overview.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -47,4 +49,50 @@ void er_overview_fill(struct er_overview_record *rec, int64_t create_ns, int64_t
 int er_overview_append(struct er_recordfile *file, const struct er_overview_record *rec, int final)
 {
   return er_recordfile_append(file, rec, sizeof *rec, final);
+}
+
+static uint64_t status_value(const char *text, const char *key)
+{
+  const char *p = strstr(text, key);
+  unsigned long long v = 0;
+  if (p != NULL)
+    sscanf(p + strlen(key), " %llu", &v);
+  return (uint64_t)v;
+}
+
+void er_overview_fill_proc(struct er_overview_record *rec, int pid, int64_t create_ns, int64_t now_ns)
+{
+  char path[64], text[4096];
+  memset(rec, 0, sizeof *rec);
+  rec->lwpid = pid;
+  rec->count = 1;
+  rec->tstamp = from_ns(now_ns);
+  rec->create = from_ns(create_ns);
+  rec->rtime = from_ns(now_ns - create_ns);
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+  if (fd >= 0)
+    close(fd);
+  const char *p = n > 0 ? (text[n] = '\0', strrchr(text, ')')) : NULL;
+  unsigned long long minflt = 0, majflt = 0, utime = 0, stime = 0;
+  /* after ")": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+  if (p != NULL && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %llu %*u %llu %*u %llu %llu", &minflt, &majflt,
+                          &utime, &stime) == 4) {
+    long hz = sysconf(_SC_CLK_TCK);
+    rec->minf = minflt;
+    rec->majf = majflt;
+    rec->utime = from_ns((int64_t)(utime * 1000000000ULL / (unsigned long long)hz));
+    rec->stime = from_ns((int64_t)(stime * 1000000000ULL / (unsigned long long)hz));
+  }
+  snprintf(path, sizeof path, "/proc/%d/status", pid);
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+  if (fd >= 0)
+    close(fd);
+  if (n > 0) {
+    text[n] = '\0';
+    rec->vctx = status_value(text, "voluntary_ctxt_switches:");
+    rec->ictx = status_value(text, "nonvoluntary_ctxt_switches:");
+  }
 }

@@ -28,7 +28,7 @@
 
 struct col_clock_stats col_clock_stats;
 
-static int open_event(pid_t tid, long interval_us, size_t stack_bytes, int exclude_kernel)
+void col_perf_clock_attr(struct perf_event_attr *attr_out, long interval_us, size_t stack_bytes, int exclude_kernel)
 {
   struct perf_event_attr attr;
   memset(&attr, 0, sizeof attr);
@@ -47,6 +47,13 @@ static int open_event(pid_t tid, long interval_us, size_t stack_bytes, int exclu
   attr.exclude_hv = 1;
   attr.watermark = 1;
   attr.wakeup_watermark = RING_DATA_PAGES * 4096 / 2;
+  *attr_out = attr;
+}
+
+static int open_event(pid_t tid, long interval_us, size_t stack_bytes, int exclude_kernel)
+{
+  struct perf_event_attr attr;
+  col_perf_clock_attr(&attr, interval_us, stack_bytes, exclude_kernel);
   return (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 

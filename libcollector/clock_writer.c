@@ -13,6 +13,8 @@
 #include "er/er_stacks.h"
 
 uint64_t col_samples_written, col_samples_not_written;
+uint64_t col_lost_samples;      /* the kernel's or a ring's, never written */
+double col_sampler_cpu_seconds; /* what the sampling cost, reported at the end */
 static uint64_t lost_counted;
 static struct er_cursor *profile_out, *frames_out;
 static struct er_idset seen_stacks;

@@ -45,6 +45,24 @@ static inline int64_t col_hrtime(void)
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* ---- target.c: the process the experiment describes ----------------------- */
+
+/* 0 while it is this process; the sampler process sets the program's pid. */
+extern pid_t col_target_pid;
+/* The program's command line when known better than /proc says (the
+ * sampler process is told it before the exec). */
+extern char col_target_command[4096];
+pid_t col_target(void);
+/* "/proc/self/LEAF" or "/proc/PID/LEAF". */
+void col_target_path(char *out, size_t len, const char *leaf);
+struct col_target_ids {
+  pid_t pid, ppid, pgrp, sid;
+};
+void col_target_ids(struct col_target_ids *ids);
+int col_target_cwd(char *out, size_t len);
+/* The command line, words separated by spaces; its length (0: unknown). */
+size_t col_target_cmdline(char *out, size_t len);
+
 /* ---- config.c ------------------------------------------------------------ */
 
 struct col_config {
@@ -65,6 +83,8 @@ struct col_config {
  * user asked to profile, 0 when the runtime must stay inert (not launched by
  * the plugin, or loaded into a wrapper that execs the real target). */
 int col_config_load(struct col_config *cfg);
+/* The settings in the environment, whoever reads them (the sampler process). */
+void col_config_from_environment(struct col_config *cfg);
 /* The same settings from "NAME=value" lines (gdbcol_attach_start). */
 void col_config_parse(struct col_config *cfg, const char *text);
 /* Removes what the launcher added to the environment, so the program (and
@@ -151,6 +171,9 @@ void col_perf_close(struct col_thread *t);
 void col_perf_release(struct col_thread *t);
 /* Reads everything the kernel wrote; returns the number of captures. */
 size_t col_perf_drain(struct col_thread *t, col_capture_fn fn, void *arg);
+/* The clock event's attributes (task-clock, registers and stack copy). */
+struct perf_event_attr;
+void col_perf_clock_attr(struct perf_event_attr *attr, long interval_us, size_t stack_bytes, int exclude_kernel);
 /* Any perf ring: FN gets every record (type, size) in order. */
 typedef void (*col_record_fn)(const unsigned char *rec, uint16_t type, uint16_t size, void *arg);
 size_t col_perf_ring_drain(void *ring, size_t ring_bytes, col_record_fn fn, void *arg);
@@ -188,6 +211,7 @@ int col_capture_read_stack(const struct col_capture *cap, uint64_t addr, uint64_
 void col_unwind_check_mode(int enabled);
 struct col_unwind_stats {
   uint64_t by_rules, by_libunwind, disagreements;
+  uint64_t stopped; /* another process's stacks the rules could not finish */
 };
 extern struct col_unwind_stats col_unwind_stats;
 
@@ -222,6 +246,14 @@ int col_modules_rescan(void);
 int col_modules_knows_pc(uint64_t pc);
 /* The bounds of the mapping (any kind) containing ADDR; 0 or -1. */
 int col_modules_range_at(uint64_t addr, uint64_t *start, uint64_t *end);
+/* The executable file mapping (or the vDSO) containing PC in the last scan:
+ * 0, or -1.  NAME stays valid until the next rescan. */
+struct col_mapped_object {
+  uint64_t start, end, offset;
+  unsigned long inode;
+  const char *name;
+};
+int col_modules_object_at(uint64_t pc, struct col_mapped_object *out);
 /* The inode of the file mapped at ADDR, 0 when unknown or anonymous. */
 unsigned long col_modules_inode_at(uint64_t addr);
 void col_modules_close(void);
@@ -292,6 +324,7 @@ void col_clock_writer_flush(void);
 int col_clock_writer_wants_rescan(void);
 /* Clock packets on disk; captures lost to a write error. */
 extern uint64_t col_samples_written, col_samples_not_written;
+extern uint64_t col_lost_samples;
 /* CPU time the sampler thread itself used (set when it finishes). */
 extern double col_sampler_cpu_seconds;
 
@@ -304,11 +337,24 @@ int col_on_runtime_thread(void (*fn)(void *), void *arg);
 /* Nonzero while the calling thread waits for a call (a signal handler that
  * interrupted it must not queue another: the queue's lock is held). */
 int col_in_runtime_call(void);
+/* The thread that owns the runtime's files (0: none) and how to wake it. */
+void col_calls_set_runtime_thread(pid_t tid, void (*wake)(void));
 /* The runtime thread: start or stop taking calls; run the queued ones. */
 void col_calls_accept(int yes);
 void col_calls_serve(void);
 
-/* ---- collector_main.c ----------------------------------------------------- */
+/* ---- experiment_lifecycle.c ------------------------------------------------ */
+
+/* On the thread that owns the files: create the experiment (0, or -1 with
+ * the reason in the status file); end it (closing records, archive,
+ * status "closed" with WHY). */
+int col_experiment_open_files(void);
+void col_experiment_finish(const char *why);
+void col_experiment_archive(void);
+/* log.xml comments naming the clock source(s) that ran. */
+void col_describe_clock_sources(void);
+
+/* ---- collector_main.c (in the program) / sampler_process.c (outside) ------- */
 
 /* Nonzero while an experiment is open in this process (not a fork child). */
 int col_collecting(void);

@@ -14,128 +14,21 @@
 #include "er/er_group.h"
 #include "er/er_text.h"
 
-struct col_config col_cfg;
 
 enum { STATE_INERT, STATE_COLLECTING, STATE_CLOSED };
 static int state = STATE_INERT;
 static pid_t owner_pid;
-extern uint64_t col_lost_samples;
 
 int col_collecting(void)
 {
   return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == STATE_COLLECTING && getpid() == owner_pid;
 }
 
-static void describe_clock_sources(void)
-{
-  struct col_clock_stats *s = &col_clock_stats;
-  if (col_cfg.clock_interval_us <= 0)
-    return;
-  if (s->perf_threads > 0)
-    col_log_comment("Clock profiling: kernel-side sampling (perf_event task-clock with user stack copies, no "
-                    "signals), interval %ld us, %zu-byte stack copies, %s; %u thread(s)",
-                    col_cfg.clock_interval_us, col_cfg.stack_copy_bytes,
-                    s->perf_exclude_kernel ? "user mode only (kernel.perf_event_paranoid >= 2)" : "user and system time",
-                    s->perf_threads);
-  if (s->timer_threads > 0)
-    col_log_comment("Clock profiling: per-thread POSIX CPU-time timers (signal %d), interval %ld us, samples weighted "
-                    "by timer overruns%s; %u thread(s)",
-                    COL_TIMER_SIGNAL, col_cfg.clock_interval_us,
-                    s->last_perf_errno ? " (perf_event_open refused: using the fallback)" : "", s->timer_threads);
-  if (s->failed_threads > 0)
-    col_log_warning(200, "Clock profiling could not start on %u thread(s): %s", s->failed_threads,
-                    strerror(s->last_timer_errno ? s->last_timer_errno : s->last_perf_errno));
-}
-
-static void describe_sampler_cost(void)
-{
-  const struct col_unwind_stats *u = &col_unwind_stats;
-  col_log_comment("The runtime's sampler thread used %.3f s of CPU time (unwinding and writing %llu samples); "
-                  "it is not sampled itself",
-                  col_sampler_cpu_seconds, (unsigned long long)col_samples_written);
-  col_log_comment("Unwinding: %llu stack(s) by cached frame rules, %llu by libunwind",
-                  (unsigned long long)u->by_rules, (unsigned long long)u->by_libunwind);
-  if (col_cfg.check_unwinder)
-    col_log_comment("Unwinder check: %llu of %llu rule-based stack(s) differed from libunwind's",
-                    (unsigned long long)u->disagreements, (unsigned long long)u->by_rules);
-}
-
-/* A group that cannot be joined costs the group, not the experiment. */
-static void join_group(void)
-{
-  char err[600];
-  if (col_cfg.group_path[0] != '\0' && er_group_join(col_cfg.group_path, col_exp.path, err, sizeof err) != 0)
-    col_log_warning(200, "%s", err);
-}
-
-/* At the end, `collector archive on|copy`: after the last map update, and
- * before the status file says "closed", so that whoever waits for that
- * finds the archive complete. */
-static void archive_experiment(void)
-{
-  struct er_archive_result r;
-  char err[600];
-  if (col_cfg.archive_mode == ER_ARCHIVE_OFF)
-    return;
-  if (er_archive_experiment(col_exp.path, col_cfg.archive_mode, &r, err, sizeof err) != 0) {
-    col_log_warning(200, "archive %s: %s", er_archive_mode_name(col_cfg.archive_mode), err);
-    return;
-  }
-  col_log_comment("Archive %s: %u load object(s) recorded in archive.log; %u copied to archives/, %u already there, "
-                  "%u missing, %u failed",
-                  er_archive_mode_name(col_cfg.archive_mode), r.objects - r.unlogged, r.copied, r.present, r.missing,
-                  r.failed);
-  if (r.unlogged > 0)
-    col_log_final_warning(200, "archive.log could not record %u of %u load object(s): %s", r.unlogged, r.objects,
-                          strerror(r.log_errno));
-}
-
-/* Runs on the runtime's thread, in its own descriptor table: creates the
- * experiment's files and writes their headers.  On failure the status file
- * says why. */
-static int open_experiment(void)
-{
-  char err[PATH_MAX + 200];
-  if (col_log_open(&col_cfg, err, sizeof err) != 0) {
-    col_status_write(&col_cfg, "error", err);
-    col_log_discard();
-    return -1;
-  }
-  col_limit_start(col_cfg.limit_mb);
-  join_group();
-  int rc = col_modules_open(col_exp.dirfd, col_exp.run_tstamp);
-  if (rc != 0) {
-    snprintf(err, sizeof err, "cannot create map.xml in %s: %s", col_exp.path, strerror(-rc));
-    col_status_write(&col_cfg, "error", err);
-    col_log_discard();
-    return -1;
-  }
-  col_log_settings(&col_cfg);
-  if (col_cfg.clock_interval_us > 0)
-    col_log_profile_block(col_cfg.clock_interval_us);
-  if (!col_private_descriptors)
-    col_log_warning(200, "the runtime could not take a descriptor table of its own (unshare refused); "
-                    "a program that closes or reuses descriptors it did not open may disturb the experiment");
-  col_log_sample("collector_open_experiment");
-  return 0;
-}
-
 static const char *close_reason = "exit";
 
-/* Runs on the runtime's thread after its final drain. */
 static void finish_experiment(void)
 {
-  describe_clock_sources();
-  describe_sampler_cost();
-  if (col_lost_samples > 0)
-    col_log_warning(200, "%llu clock sample(s) were lost (ring buffer full); CPU time is under-counted by that much",
-                    (unsigned long long)col_lost_samples);
-  col_log_sample("collector_close_experiment");
-  col_log_exit();
-  col_modules_close();
-  archive_experiment();
-  col_status_write(&col_cfg, "closed", close_reason);
-  col_log_close();
+  col_experiment_finish(close_reason);
 }
 
 /* Opens an experiment in this process and starts the sampler: the part
@@ -147,7 +40,7 @@ static int start_experiment(void)
   col_control_reset();
   col_unwind_check_mode(col_cfg.check_unwinder);
   owner_pid = getpid();
-  int rc = col_sampler_start(open_experiment, finish_experiment);
+  int rc = col_sampler_start(col_experiment_open_files, finish_experiment);
   if (rc == -1)
     return -1; /* the status file says why */
   if (rc != 0) {
@@ -250,10 +143,10 @@ static void suspend_for_exec(void *p)
 {
   const struct exec_record *r = p;
   col_sampler_drain_now();
-  describe_clock_sources();
+  col_describe_clock_sources();
   write_exec_event("exec_start", r);
   col_log_final_sample("suspend_for_exec");
-  archive_experiment();
+  col_experiment_archive();
   col_status_write(&col_cfg, "exec", r->what);
 }
 

@@ -26,6 +26,8 @@
 #include "er/er_group.h"
 #include "er/er_timer_spec.h"
 
+struct col_config col_cfg;
+
 #define DEFAULT_STACK_BYTES 8192
 #define MAX_STACK_BYTES 65528 /* perf's limit for sample_stack_user */
 #define DEFAULT_LIMIT_MB 2000  /* dbx's default */
@@ -104,6 +106,12 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
   int archive = er_archive_parse_mode(get("GDBCOL_ARCHIVE", source));
   cfg->archive_mode = archive < 0 ? ER_ARCHIVE_ON : archive;
   load_group(cfg, get("GDBCOL_GROUP", source));
+}
+
+void col_config_from_environment(struct col_config *cfg)
+{
+  memset(cfg, 0, sizeof *cfg);
+  load_settings(cfg, from_environment, NULL);
 }
 
 int col_config_load(struct col_config *cfg)

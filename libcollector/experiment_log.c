@@ -53,26 +53,20 @@ static void log_process(void)
 {
   char cwd[PATH_MAX], escaped[PATH_MAX * 6];
   struct er_recordfile *fd = &col_exp.log;
-  er_recordfile_printf(fd, 0, "<process pid=\"%d\"></process>\n", getpid());
-  er_recordfile_printf(fd, 0, "<process ppid=\"%d\"></process>\n", getppid());
-  er_recordfile_printf(fd, 0, "<process pgrp=\"%d\"></process>\n", getpgrp());
-  er_recordfile_printf(fd, 0, "<process sid=\"%d\"></process>\n", getsid(0));
-  if (getcwd(cwd, sizeof cwd) != NULL) {
+  struct col_target_ids ids;
+  col_target_ids(&ids);
+  er_recordfile_printf(fd, 0, "<process pid=\"%d\"></process>\n", ids.pid);
+  er_recordfile_printf(fd, 0, "<process ppid=\"%d\"></process>\n", ids.ppid);
+  er_recordfile_printf(fd, 0, "<process pgrp=\"%d\"></process>\n", ids.pgrp);
+  er_recordfile_printf(fd, 0, "<process sid=\"%d\"></process>\n", ids.sid);
+  if (col_target_cwd(cwd, sizeof cwd) == 0) {
     er_xml_escape(cwd, escaped, sizeof escaped);
     er_recordfile_printf(fd, 0, "<process cwd=\"%s\"></process>\n", escaped);
   }
   er_recordfile_printf(fd, 0, "<process wsize=\"64\"></process>\n");
   /* The command line: argv[0]'s basename names the target for gprofng. */
   char cmdline[4096];
-  int cfd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-  ssize_t n = cfd >= 0 ? read(cfd, cmdline, sizeof cmdline - 1) : -1;
-  if (cfd >= 0)
-    close(cfd);
-  if (n > 0) {
-    for (ssize_t i = 0; i < n - 1; i++)
-      if (cmdline[i] == '\0')
-        cmdline[i] = ' ';
-    cmdline[n] = '\0';
+  if (col_target_cmdline(cmdline, sizeof cmdline) > 0) {
     er_xml_escape(cmdline, escaped, sizeof escaped);
     er_recordfile_printf(fd, 0, "<process>%s</process>\n", escaped);
   }
@@ -162,7 +156,10 @@ static void write_sample(void *p)
   const struct sample_request *req = p;
   char ts[32], escaped[256], event[1024], line[512];
   struct er_overview_record rec;
-  er_overview_fill(&rec, overview_create, req->when);
+  if (col_target_pid != 0)
+    er_overview_fill_proc(&rec, col_target_pid, overview_create, req->when);
+  else
+    er_overview_fill(&rec, overview_create, req->when);
   er_format_tstamp(ts, sizeof ts, req->when - col_exp.run_tstamp);
   event[0] = '\0';
   if (req->event_xml != NULL)
@@ -308,11 +305,12 @@ static void write_status(void *p)
   const struct col_progress *g = &gdbcol_progress;
   int n = snprintf(text, sizeof text,
                    "state=%s\npid=%d\nexperiment=%s\nsamples=%llu\nsample_points=%llu\ndata_bytes=%llu\n"
-                   "limit_mb=%ld\nlimit_reached=%llu\nwrite_errno=%llu\nnot_written=%llu\ndetail=%s\n",
-                   req->state, getpid(), col_exp.path, (unsigned long long)g->profile_packets,
+                   "limit_mb=%ld\nlimit_reached=%llu\nwrite_errno=%llu\nnot_written=%llu\nsampler_pid=%d\ndetail=%s\n",
+                   req->state, col_target(), col_exp.path, (unsigned long long)g->profile_packets,
                    (unsigned long long)g->sample_points, (unsigned long long)g->data_bytes, req->cfg->limit_mb,
                    (unsigned long long)g->limit_reached, (unsigned long long)g->write_errno,
-                   (unsigned long long)g->samples_not_written, detail ? detail : "");
+                   (unsigned long long)g->samples_not_written, col_target_pid != 0 ? (int)getpid() : 0,
+                   detail ? detail : "");
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return;

@@ -35,7 +35,9 @@ static char maps_text[1 << 20];
 
 static size_t read_maps(void)
 {
-  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  char path[64];
+  col_target_path(path, sizeof path, "maps");
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return 0;
   size_t len = 0;
@@ -189,6 +191,19 @@ int col_modules_range_at(uint64_t addr, uint64_t *start, uint64_t *end)
     return -1;
   *start = m->start;
   *end = m->end;
+  return 0;
+}
+
+int col_modules_object_at(uint64_t pc, struct col_mapped_object *out)
+{
+  const struct mapping *m = mapping_at(pc);
+  if (m == NULL || !(m->modes & 4) || !m->named)
+    return -1;
+  out->start = m->start;
+  out->end = m->end;
+  out->offset = m->offset;
+  out->inode = m->inode;
+  out->name = names[m - current];
   return 0;
 }
 

@@ -35,7 +35,16 @@ enum { QUEUED, RUNNING, DONE };
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t finished = PTHREAD_COND_INITIALIZER;
 static struct runtime_call *head, **tail = &head;
+int col_private_descriptors; /* the owner of the files has its own table */
 static int accepting; /* the runtime thread serves the queue */
+static pid_t runtime_tid;         /* the thread that owns the files */
+static void (*wake_runtime)(void); /* wakes it to serve the queue */
+
+void col_calls_set_runtime_thread(pid_t tid, void (*wake)(void))
+{
+  __atomic_store_n(&runtime_tid, tid, __ATOMIC_RELEASE);
+  wake_runtime = wake;
+}
 static __thread int waiting; /* this thread is inside col_on_runtime_thread */
 
 int col_in_runtime_call(void)
@@ -63,7 +72,7 @@ static void unlink_call(struct runtime_call *call)
 
 int col_on_runtime_thread(void (*fn)(void *), void *arg)
 {
-  if (gettid() == col_sampler_tid()) {
+  if (gettid() == __atomic_load_n(&runtime_tid, __ATOMIC_ACQUIRE)) {
     fn(arg);
     return 0;
   }
@@ -77,7 +86,8 @@ int col_on_runtime_thread(void (*fn)(void *), void *arg)
   }
   *tail = &call;
   tail = &call.next;
-  col_sampler_poke();
+  if (wake_runtime != NULL)
+    wake_runtime();
   struct timespec deadline;
   clock_gettime(CLOCK_REALTIME, &deadline);
   deadline.tv_sec += CALL_START_TIMEOUT_S;

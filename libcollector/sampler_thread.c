@@ -37,7 +37,6 @@
 #define STATUS_EVERY_NS 1000000000LL
 #define THREAD_SCAN_NS 100000000LL
 
-double col_sampler_cpu_seconds;
 
 static int epoll_fd = -1, wake_fd = -1;
 static pthread_t sampler;
@@ -47,7 +46,6 @@ static void (*finish_work)(void);
 static int start_result, start_reported;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t start_cond = PTHREAD_COND_INITIALIZER;
-int col_private_descriptors;
 static int64_t last_rescan, last_status, last_thread_scan, last_periodic_sample;
 static pid_t sampler_tid;
 int col_patch_got; /* injected: keep new objects' GOT slots pointed at us */
@@ -68,7 +66,6 @@ static void retire_thread(struct col_thread *t)
   col_thread_release(t);
 }
 
-uint64_t col_lost_samples;
 
 static void drain_all(void)
 {
@@ -171,11 +168,13 @@ static void *sampler_main(void *unused)
   last_thread_scan = last_periodic_sample = col_hrtime();
   col_private_descriptors = take_private_descriptor_table() == 0;
   __atomic_store_n(&sampler_tid, (pid_t)gettid(), __ATOMIC_RELEASE);
+  col_calls_set_runtime_thread(sampler_tid, col_sampler_poke);
   int rc = open_wakeup();
   if (rc == 0)
     rc = start_work();
   if (rc != 0) {
     close_wakeup();
+    col_calls_set_runtime_thread(0, NULL);
     __atomic_store_n(&sampler_tid, 0, __ATOMIC_RELEASE);
     report_start(rc);
     return NULL;
@@ -211,6 +210,7 @@ static void *sampler_main(void *unused)
   __atomic_store_n(&drained, 1, __ATOMIC_RELEASE);
   finish_work();
   close_wakeup();
+  col_calls_set_runtime_thread(0, NULL);
   __atomic_store_n(&sampler_tid, 0, __ATOMIC_RELEASE);
   __atomic_store_n(&finished, 1, __ATOMIC_RELEASE);
   return NULL;

@@ -15,6 +15,7 @@
 #include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #include <fcntl.h>
 #include <libelf.h>
 #include <link.h>
@@ -117,6 +118,50 @@ static int find_object_cb(struct dl_phdr_info *info, size_t size, void *arg)
   return 1;
 }
 
+/* BASE - ELF address of the PT_LOAD holding file offset OFFSET (where the
+ * mapping at BASE begins). */
+static int bias_of(Elf *elf, uint64_t base, uint64_t offset, uint64_t *bias)
+{
+  size_t n;
+  if (elf_getphdrnum(elf, &n) != 0)
+    return -1;
+  for (size_t i = 0; i < n; i++) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(elf, (int)i, &ph) != NULL && ph.p_type == PT_LOAD && offset >= (ph.p_offset & ~4095ULL) &&
+        offset < ph.p_offset + ph.p_filesz) {
+      *bias = base - offset + ph.p_offset - ph.p_vaddr;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* Another process's object (the sampler process): its executable mapping
+ * from the last scan of /proc/PID/maps, the file by path (checked against
+ * the mapped inode), the vDSO from our own (the kernel maps one image into
+ * every process). */
+static struct object_cfi *remote_object_for(uint64_t pc)
+{
+  struct col_mapped_object m;
+  if (col_modules_object_at(pc, &m) != 0 || n_objects == MAX_OBJECTS)
+    return NULL;
+  struct object_cfi *obj = &objects[n_objects++];
+  memset(obj, 0, sizeof *obj);
+  obj->lo = m.start;
+  obj->hi = m.end;
+  uint64_t offset = m.offset;
+  if (strcmp(m.name, "[vdso]") == 0) {
+    uint64_t own = getauxval(AT_SYSINFO_EHDR);
+    obj->elf = own != 0 ? open_vdso(own) : NULL;
+    offset = 0;
+  } else {
+    obj->elf = open_object_file(m.name, pc);
+  }
+  if (obj->elf != NULL && bias_of(obj->elf, m.start, offset, &obj->bias) == 0)
+    obj->cfi = dwarf_getcfi_elf(obj->elf);
+  return obj;
+}
+
 static struct object_cfi *object_for(uint64_t pc)
 {
   for (size_t i = 0; i < n_objects; i++)
@@ -126,6 +171,8 @@ static struct object_cfi *object_for(uint64_t pc)
     elf_version(EV_CURRENT);
     libelf_ready = 1;
   }
+  if (col_target_pid != 0)
+    return remote_object_for(pc);
   /* Not in a handler: dl_iterate_phdr's lock is fine in the sampler thread. */
   struct find_object want = {pc, NULL};
   dl_iterate_phdr(find_object_cb, &want);

@@ -48,6 +48,7 @@ static enum walk_result walk_with_rules(const struct col_capture *cap, uint64_t 
     const struct col_frame_rule *rule = col_frame_rule_for(lookup);
     if (rule->kind == COL_RULE_OUTERMOST)
       break;
+    *count = n; /* what a walk that stops here found */
     if (rule->kind != COL_RULE_SIMPLE || (rule->cfa_base == COL_CFA_FROM_BP && !bp_known))
       return WALK_NEEDS_LIBUNWIND;
     uint64_t cfa = (rule->cfa_base == COL_CFA_FROM_SP ? sp : bp) + (int64_t)rule->cfa_offset;
@@ -83,8 +84,15 @@ static enum walk_result walk_with_rules(const struct col_capture *cap, uint64_t 
 
 size_t col_unwind(const struct col_capture *cap, uint64_t *pcs, size_t max)
 {
-  size_t n;
+  size_t n = 0;
   if (walk_with_rules(cap, pcs, max, &n) != WALK_DONE) {
+    if (col_target_pid != 0) {
+      /* Another process: libunwind would read its unwind tables from our
+       * own memory.  The frames found so far, then the marker. */
+      col_unwind_stats.stopped++;
+      pcs[n < max ? n++ : max - 1] = ER_PC_UNWIND_FAILED;
+      return n;
+    }
     col_unwind_stats.by_libunwind++;
     return col_unwind_libunwind(cap, pcs, max);
   }

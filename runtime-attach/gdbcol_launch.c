@@ -6,13 +6,99 @@
  * only.  The user's LD_PRELOAD is saved so the runtime can put it back
  * before main (the program and its children see what the user set).
  *
+ * With GDBCOL_CLOCK_SOURCE=process, clock profiling comes from outside
+ * instead: the sampler process (GDBCOL_SAMPLER) is started first, opens its
+ * perf events on this process to begin at the exec, and says when it is
+ * ready; nothing is preloaded and the program sees none of our variables.
+ *
  *   gdbcol-launch PROGRAM [ARGS...]     (environment: GDBCOL_PRELOAD=LIB) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
+
+static void preload_runtime(const char *runtime)
+{
+  const char *user = getenv("LD_PRELOAD");
+  char *combined;
+  if (user != NULL) {
+    setenv("GDBCOL_SAVED_LD_PRELOAD", user, 1);
+    if (asprintf(&combined, "%s:%s", runtime, user) < 0)
+      combined = NULL;
+  } else {
+    setenv("GDBCOL_LD_PRELOAD_UNSET", "1", 1);
+    combined = strdup(runtime);
+  }
+  if (combined != NULL)
+    setenv("LD_PRELOAD", combined, 1);
+  unsetenv("GDBCOL_PRELOAD");
+}
+
+/* The sampler process as a grandchild, so that it is never a child the
+ * program could wait for; 0 once it is ready, -1 when it could not start
+ * (it wrote the reason in the status file). */
+static int start_sampler_process(const char *sampler, char **argv)
+{
+  int ready[2];
+  if (pipe2(ready, O_CLOEXEC) != 0)
+    return -1;
+  pid_t self = getpid(), child = fork();
+  if (child < 0)
+    return -1;
+  if (child == 0) {
+    if (fork() != 0)
+      _exit(0);
+    close(ready[0]);
+    int argc = 0;
+    while (argv[argc] != NULL)
+      argc++;
+    char pid_text[16], fd_text[16];
+    snprintf(pid_text, sizeof pid_text, "%d", (int)self);
+    snprintf(fd_text, sizeof fd_text, "%d", ready[1]);
+    fcntl(ready[1], F_SETFD, 0); /* kept across its exec */
+    char **args = calloc((size_t)argc + 4, sizeof *args);
+    if (args == NULL)
+      _exit(1);
+    args[0] = (char *)sampler;
+    args[1] = pid_text;
+    args[2] = fd_text;
+    for (int i = 0; i < argc; i++)
+      args[3 + i] = argv[i];
+    execv(sampler, args);
+    _exit(127);
+  }
+  close(ready[1]);
+  waitpid(child, NULL, 0);
+  char answer = 0;
+  ssize_t n;
+  while ((n = read(ready[0], &answer, 1)) < 0 && errno == EINTR)
+    ;
+  close(ready[0]);
+  return n == 1 && answer == 'R' ? 0 : -1;
+}
+
+/* The program's environment has none of our variables. */
+static void remove_our_variables(void)
+{
+  for (int again = 1; again;) {
+    again = 0;
+    for (char **e = environ; *e != NULL; e++)
+      if (strncmp(*e, "GDBCOL_", 7) == 0) {
+        char name[256];
+        size_t len = strcspn(*e, "=");
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), *e);
+        unsetenv(name);
+        again = 1;
+        break;
+      }
+  }
+}
 
 int main(int argc, char **argv)
 {
@@ -21,20 +107,14 @@ int main(int argc, char **argv)
     return 127;
   }
   const char *runtime = getenv("GDBCOL_PRELOAD");
-  if (runtime != NULL && *runtime != '\0') {
-    const char *user = getenv("LD_PRELOAD");
-    char *combined;
-    if (user != NULL) {
-      setenv("GDBCOL_SAVED_LD_PRELOAD", user, 1);
-      if (asprintf(&combined, "%s:%s", runtime, user) < 0)
-        combined = NULL;
-    } else {
-      setenv("GDBCOL_LD_PRELOAD_UNSET", "1", 1);
-      combined = strdup(runtime);
-    }
-    if (combined != NULL)
-      setenv("LD_PRELOAD", combined, 1);
-    unsetenv("GDBCOL_PRELOAD");
+  const char *source = getenv("GDBCOL_CLOCK_SOURCE");
+  const char *sampler = getenv("GDBCOL_SAMPLER");
+  if (source != NULL && strcmp(source, "process") == 0 && sampler != NULL && *sampler != '\0') {
+    if (start_sampler_process(sampler, argv + 1) != 0)
+      fprintf(stderr, "gdbcol-launch: the sampler process did not start; the program runs unprofiled\n");
+    remove_our_variables();
+  } else if (runtime != NULL && *runtime != '\0') {
+    preload_runtime(runtime);
   }
   execv(argv[1], argv + 1);
   /* execv only returns on failure: say so the way a shell would. */

@@ -8,6 +8,8 @@ the runtime.  With startup-with-shell off there is no shell (and GDB ignores
 exec-wrapper), so LD_PRELOAD goes into the inferior environment directly.
 Every setting changed here is recorded and restored on disarm."""
 
+import os
+
 import gdb
 
 from .gdb_state import handle_signals, inferior_env, restore_signal_states, set_inferior_env, signal_states
@@ -25,6 +27,7 @@ ENV_VARIABLES = (
     "GDBCOL_LIMIT_MB",
     "GDBCOL_ARCHIVE",
     "GDBCOL_GROUP",
+    "GDBCOL_SAMPLER",
 )
 
 # The fallback clock source's signal (COL_TIMER_SIGNAL in the runtime).
@@ -76,6 +79,8 @@ class LaunchArming:
             wrapper += " " + self._saved_wrapper  # the user's wrapper runs next
         gdb.execute("set exec-wrapper %s" % wrapper, to_string=True)
         set_inferior_env("GDBCOL_PRELOAD", self.runtime_path)
+        # The sampler process, beside the runtime (GDBCOL_CLOCK_SOURCE=process).
+        set_inferior_env("GDBCOL_SAMPLER", os.path.join(os.path.dirname(self.runtime_path), "gdbcol-sampler"))
         self._mode = "wrapper"
 
     def _use_direct_preload(self):

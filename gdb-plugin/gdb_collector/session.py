@@ -4,10 +4,15 @@ file the runtime keeps up to date, and reports when a run ends."""
 import errno
 import os
 import tempfile
+import time
 
 import gdb
 
 from .procfs import process_alive
+
+
+# Closing includes archiving the load objects (copies with archive copy).
+SAMPLER_CLOSE_WAIT_S = 60
 
 
 def read_status(path):
@@ -81,10 +86,22 @@ class Session:
         """STATUS was told to the user already: no second message at exit."""
         self.last_reported = _report_key(status)
 
+    def _wait_for_sampler_process(self, st):
+        """A sampler process outside the program closes the experiment after
+        the program ended: wait for it (bounded) before reporting."""
+        sampler = st.get("sampler_pid", "0")
+        deadline = time.monotonic() + SAMPLER_CLOSE_WAIT_S
+        if sampler in ("", "0") or process_alive(st.get("pid", "")):
+            return st
+        while st.get("state") == "active" and process_alive(sampler) and time.monotonic() < deadline:
+            time.sleep(0.02)
+            st = self.status()
+        return self.status()  # it may have closed and left between the two reads
+
     def report_end_of_run(self):
         """Called when GDB loses an inferior (exit, kill or detach): says what
         happened to the experiment."""
-        st = self.status()
+        st = self._wait_for_sampler_process(self.status())
         if st.get("state") == "active" and process_alive(st.get("pid", "")):
             gdb.write("collector: experiment %s goes on recording in process %s; it closes when the process "
                       "exits, or attach again and use \"collector disable\".\n" % (st.get("experiment"), st["pid"]))

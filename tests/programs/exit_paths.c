@@ -1,10 +1,11 @@
 /* Burns CPU in burn() and then leaves in the way argv[1] names:
- *   exit_paths _exit|segv|exit|return [SECONDS]
- * segv dereferences NULL (the process dies of SIGSEGV); the others exit 7
- * (return gives 0). */
+ *   exit_paths _exit|segv|kill9|exit|return [SECONDS]
+ * segv dereferences NULL (the process dies of SIGSEGV); kill9 sends itself
+ * SIGKILL; the others exit 7 (return gives 0). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
 #include <unistd.h>
 
 static volatile double sink;
@@ -31,6 +32,8 @@ int main(int argc, char **argv)
     _exit(7);
   if (strcmp(argv[1], "segv") == 0)
     *(volatile int *)(sink < 0 ? (void *)&sink : NULL) = 1;
+  if (strcmp(argv[1], "kill9") == 0)
+    kill(getpid(), SIGKILL);
   if (strcmp(argv[1], "exit") == 0)
     exit(7);
   return 0;

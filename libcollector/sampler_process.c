@@ -1,0 +1,288 @@
+/* gdbcol-sampler: clock profiling from outside the program, as `perf
+ * record` samples: the program gets no thread, no descriptor and no locked
+ * memory, and stays single-threaded if it was.
+ *
+ *     gdbcol-sampler PID READY_FD PROGRAM [ARGS...]
+ *
+ * Started by gdbcol-launch (pid PID) before it execs PROGRAM; settings come
+ * from the GDBCOL_* environment as for the runtime.  It opens one
+ * task-clock event per CPU on PID with `inherit` (threads created later are
+ * counted through it) and `enable_on_exec` (counting starts with the
+ * program), writes one byte to READY_FD, and the launcher execs.  The exec's
+ * COMM record starts the experiment; samples of PID are unwound with the
+ * cached frame rules over the files named in /proc/PID/maps and written as
+ * the runtime writes them.  When PID ends (also by kill -9) the rings are
+ * drained and the experiment closed.  This first version serves launch
+ * mode and clock profiling; the Collector API, pause/resume and attach
+ * mode still use the in-process runtime. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+
+#define MAX_CPUS 1024
+#define CYCLE_MS 50
+#define MAPS_RESCAN_NS 1000000000LL
+#define STATUS_EVERY_NS 1000000000LL
+
+struct cpu_ring {
+  int fd;
+  void *ring;
+  size_t bytes;
+};
+
+static struct cpu_ring rings[MAX_CPUS];
+static int n_rings, exclude_kernel, started, finished;
+static size_t ring_data_bytes;
+static uint64_t lost_records, threads_seen;
+static unsigned char *tid_seen; /* bitmap by thread id */
+static size_t tid_seen_bits;
+
+int col_collecting(void)
+{
+  return started && !finished;
+}
+
+void col_close_experiment(const char *why)
+{
+  finished = 1; /* the main loop ends the experiment */
+}
+
+static void note_thread(pid_t tid)
+{
+  if (tid <= 0 || (size_t)tid >= tid_seen_bits)
+    return;
+  if (!(tid_seen[tid / 8] & (1u << (tid % 8)))) {
+    tid_seen[tid / 8] |= (unsigned char)(1u << (tid % 8));
+    threads_seen++;
+  }
+}
+
+/* Data pages per CPU ring: a power of two that fits the locked-memory
+ * allowance unprivileged users get per CPU (perf_event_mlock_kb). */
+static size_t ring_pages(void)
+{
+  long kb = 516;
+  FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
+  if (f != NULL) {
+    if (fscanf(f, "%ld", &kb) != 1)
+      kb = 516;
+    fclose(f);
+  }
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = 1;
+  while ((pages * 2 + 1) * page <= (size_t)kb * 1024 && pages < 1024)
+    pages *= 2;
+  return pages;
+}
+
+static int open_cpu_event(int cpu, int exclude)
+{
+  struct perf_event_attr attr;
+  col_perf_clock_attr(&attr, col_cfg.clock_interval_us, col_cfg.stack_copy_bytes, exclude);
+  attr.inherit = 1;        /* threads (and children) created later */
+  attr.enable_on_exec = 1; /* counting starts with the program */
+  attr.disabled = 1;
+  attr.comm = 1;
+  attr.comm_exec = 1;      /* the exec is a COMM record with MISC_COMM_EXEC */
+  attr.sample_id_all = 1;
+  attr.wakeup_watermark = (uint32_t)(ring_data_bytes / 4);
+  return (int)syscall(SYS_perf_event_open, &attr, col_target_pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int open_rings(int epoll_fd, char *err, size_t err_len)
+{
+  long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  ring_data_bytes = ring_pages() * page;
+  int last_errno = 0;
+  for (int cpu = 0; cpu < ncpu && cpu < MAX_CPUS; cpu++) {
+    int fd = open_cpu_event(cpu, exclude_kernel);
+    if (fd < 0 && (errno == EACCES || errno == EPERM) && !exclude_kernel) {
+      exclude_kernel = 1; /* perf_event_paranoid >= 2: user mode only */
+      fd = open_cpu_event(cpu, 1);
+    }
+    if (fd < 0) {
+      last_errno = errno; /* an offline CPU, or refused */
+      continue;
+    }
+    size_t bytes = ring_data_bytes + page;
+    void *ring = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (ring == MAP_FAILED) {
+      last_errno = errno;
+      close(fd);
+      continue;
+    }
+    rings[n_rings++] = (struct cpu_ring){fd, ring, bytes};
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+    epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+  }
+  if (n_rings == 0) {
+    snprintf(err, err_len, "the kernel refused clock sampling of process %d (perf_event_open: %s)",
+             (int)col_target_pid, strerror(last_errno));
+    return -1;
+  }
+  return 0;
+}
+
+static void start_experiment(void)
+{
+  if (col_experiment_open_files() != 0 || col_clock_writer_start() != 0) {
+    finished = 1; /* the status file says why */
+    return;
+  }
+  started = 1;
+  col_status_write(&col_cfg, "active", NULL);
+}
+
+static void on_record(const unsigned char *rec, uint16_t type, uint16_t size, void *unused)
+{
+  const struct perf_event_header *h = (const void *)rec;
+  if (type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && size >= sizeof *h + 8) {
+    uint32_t pid;
+    memcpy(&pid, rec + sizeof *h, 4);
+    if ((pid_t)pid == col_target_pid && !started && !finished)
+      start_experiment();
+  } else if (type == PERF_RECORD_SAMPLE && started && !finished) {
+    struct col_capture cap;
+    pid_t pid;
+    if (col_perf_parse_sample(rec, size, &cap, &pid) == 0 && pid == col_target_pid) {
+      note_thread(cap.tid);
+      col_clock_writer_write(&cap, NULL);
+    }
+  } else if (type == PERF_RECORD_LOST && size >= sizeof *h + 16) {
+    uint64_t lost;
+    memcpy(&lost, rec + sizeof *h + 8, 8);
+    lost_records += lost;
+  }
+}
+
+static int64_t last_rescan, last_status, last_periodic;
+
+static void drain_rings(void)
+{
+  for (int i = 0; i < n_rings; i++)
+    col_perf_ring_drain(rings[i].ring, rings[i].bytes, on_record, NULL);
+  if (!started)
+    return;
+  int64_t now = col_hrtime();
+  if (col_clock_writer_wants_rescan() || now - last_rescan > MAPS_RESCAN_NS) {
+    if (col_modules_rescan())
+      col_unwind_forget_modules();
+    last_rescan = now;
+  }
+  col_clock_writer_flush();
+  col_limit_note();
+  if (col_cfg.sample_period_ms > 0 && now - last_periodic >= col_cfg.sample_period_ms * 1000000LL) {
+    col_log_sample("periodic");
+    last_periodic = now;
+  }
+  col_progress_refresh();
+  if (now - last_status > STATUS_EVERY_NS) {
+    col_status_write(&col_cfg, "active", NULL);
+    last_status = now;
+  }
+}
+
+static void describe_sampling(void)
+{
+  col_log_comment("Clock profiling: sampler process %d outside the program (perf_event task-clock, one ring of "
+                  "%zu KiB per CPU on %d CPU(s), inherited by every thread, no signals, nothing inside the "
+                  "program), interval %ld us, %zu-byte stack copies, %s; %llu thread(s) seen",
+                  (int)getpid(), ring_data_bytes / 1024, n_rings, col_cfg.clock_interval_us,
+                  col_cfg.stack_copy_bytes,
+                  exclude_kernel ? "user mode only (kernel.perf_event_paranoid >= 2)" : "user and system time",
+                  (unsigned long long)threads_seen);
+  if (lost_records > 0)
+    col_log_final_warning(200, "the kernel lost %llu sample record(s) (a CPU ring was full before the sampler "
+                          "process drained it); CPU time is under-counted by that much",
+                          (unsigned long long)lost_records);
+}
+
+static void finish(void)
+{
+  for (int i = 0; i < n_rings; i++)
+    ioctl(rings[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+  drain_rings();
+  if (!started) {
+    col_status_write(&col_cfg, "error", "the program ended before it started (the exec did not happen)");
+    return;
+  }
+  struct timespec cpu;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+  col_sampler_cpu_seconds = cpu.tv_sec + cpu.tv_nsec / 1e9;
+  describe_sampling();
+  col_experiment_finish("exit");
+  finished = 1;
+}
+
+static void quiet_standard_descriptors(int keep)
+{
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  for (int fd = 0; fd < 3; fd++)
+    if (fd != keep && null >= 0)
+      dup2(null, fd);
+  if (null > 2)
+    close(null);
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 4) {
+    fprintf(stderr, "usage: gdbcol-sampler PID READY_FD PROGRAM [ARGS...] (started by gdbcol-launch)\n");
+    return 2;
+  }
+  col_target_pid = (pid_t)atoi(argv[1]);
+  int ready_fd = atoi(argv[2]);
+  setsid(); /* the terminal's signals are the program's, not ours */
+  quiet_standard_descriptors(ready_fd);
+  size_t used = 0;
+  for (int i = 3; i < argc && used < sizeof col_target_command - 1; i++)
+    used += (size_t)snprintf(col_target_command + used, sizeof col_target_command - used, "%s%s",
+                             i > 3 ? " " : "", argv[i]);
+  col_config_from_environment(&col_cfg);
+  col_calls_set_runtime_thread(gettid(), NULL);
+  col_private_descriptors = 1; /* a process of its own */
+  tid_seen_bits = 1u << 22;
+  tid_seen = calloc(tid_seen_bits / 8, 1);
+  int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  int pidfd = (int)syscall(SYS_pidfd_open, col_target_pid, 0);
+  char err[300];
+  if (tid_seen == NULL || epoll_fd < 0 || pidfd < 0 || col_unwind_init() != 0 ||
+      open_rings(epoll_fd, err, sizeof err) != 0) {
+    if (pidfd < 0 || epoll_fd < 0 || tid_seen == NULL)
+      snprintf(err, sizeof err, "the sampler process could not start: %s", strerror(errno));
+    col_status_write(&col_cfg, "error", err);
+    if (write(ready_fd, "E", 1) < 0) {
+    }
+    return 1;
+  }
+  struct epoll_event ev = {.events = EPOLLIN, .data.fd = pidfd};
+  epoll_ctl(epoll_fd, EPOLL_CTL_ADD, pidfd, &ev);
+  if (write(ready_fd, "R", 1) < 0) {
+  }
+  close(ready_fd);
+  last_rescan = last_status = last_periodic = col_hrtime();
+  struct epoll_event events[64];
+  int ended = 0;
+  while (!ended && !finished) {
+    int n = epoll_wait(epoll_fd, events, 64, CYCLE_MS);
+    for (int i = 0; i < n; i++)
+      if (events[i].data.fd == pidfd)
+        ended = 1; /* the program is gone (exit, kill -9, exec failure) */
+    drain_rings();
+  }
+  finish();
+  return 0;
+}

@@ -1,0 +1,97 @@
+/* Which process the experiment describes: this one (the runtime inside the
+ * program), or another (the sampler process, which profiles the program
+ * from outside).  Facts about it come from getpid() and friends for this
+ * process, from /proc/PID for another. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+
+pid_t col_target_pid; /* 0: this process */
+char col_target_command[4096];
+
+pid_t col_target(void)
+{
+  return col_target_pid != 0 ? col_target_pid : getpid();
+}
+
+void col_target_path(char *out, size_t len, const char *leaf)
+{
+  if (col_target_pid != 0)
+    snprintf(out, len, "/proc/%d/%s", (int)col_target_pid, leaf);
+  else
+    snprintf(out, len, "/proc/self/%s", leaf);
+}
+
+/* Field N (1-based, after the command) of /proc/PID/stat. */
+static long stat_field(int n)
+{
+  char path[64], text[1024];
+  col_target_path(path, sizeof path, "stat");
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  ssize_t got = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+  if (fd >= 0)
+    close(fd);
+  if (got <= 0)
+    return 0;
+  text[got] = '\0';
+  const char *p = strrchr(text, ')'); /* the command may hold spaces */
+  long value = 0;
+  for (int field = 2; p != NULL && field <= n; field++) {
+    p = strchr(p + 1, ' ');
+    if (p != NULL && field == n)
+      sscanf(p + 1, "%ld", &value);
+  }
+  return value;
+}
+
+void col_target_ids(struct col_target_ids *ids)
+{
+  if (col_target_pid == 0) {
+    ids->pid = getpid(), ids->ppid = getppid(), ids->pgrp = getpgrp(), ids->sid = getsid(0);
+    return;
+  }
+  ids->pid = col_target_pid;
+  ids->ppid = (pid_t)stat_field(4);
+  ids->pgrp = (pid_t)stat_field(5);
+  ids->sid = (pid_t)stat_field(6);
+}
+
+int col_target_cwd(char *out, size_t len)
+{
+  if (col_target_pid == 0)
+    return getcwd(out, len) != NULL ? 0 : -1;
+  char path[64];
+  col_target_path(path, sizeof path, "cwd");
+  ssize_t n = readlink(path, out, len - 1);
+  if (n < 0)
+    return -1;
+  out[n] = '\0';
+  return 0;
+}
+
+/* NUL-separated words, as /proc/PID/cmdline. */
+size_t col_target_cmdline(char *out, size_t len)
+{
+  if (col_target_command[0] != '\0') {
+    snprintf(out, len, "%s", col_target_command);
+    return strlen(out);
+  }
+  char path[64];
+  col_target_path(path, sizeof path, "cmdline");
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read(fd, out, len - 1) : -1;
+  if (fd >= 0)
+    close(fd);
+  if (n <= 0)
+    return 0;
+  for (ssize_t i = 0; i < n - 1; i++)
+    if (out[i] == '\0')
+      out[i] = ' ';
+  out[n] = '\0';
+  return (size_t)n;
+}

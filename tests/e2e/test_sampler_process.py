@@ -1,0 +1,74 @@
+"""Clock profiling from outside the program (GDBCOL_CLOCK_SOURCE=process):
+the sampler process opens per-CPU task-clock events on the program before
+its exec, inherited by every thread.  The program stays as it is: one
+thread and __libc_single_threaded still 1 in a single-threaded program, no
+variable of ours in its environment.  The experiment holds the run's CPU
+time (our reader and gprofng), threads created later are sampled, GDB's
+count is what the file holds, and a program killed with SIGKILL still gets
+a closed experiment.  Also as an ordinary user (perf_event_paranoid 2:
+user mode only, locked memory within perf_event_mlock_kb)."""
+
+import os
+import re
+
+from harness import (check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, shared_workdir,
+                     true_cpu_seconds, unprivileged_prefix)
+
+PROCESS = "set environment GDBCOL_CLOCK_SOURCE=process"
+
+
+def check_run(out, exp, label, cpu=None):
+    summary, funcs, raw = er_dump(exp)
+    print(raw)
+    check(summary.get("closed") == "yes", "%s: experiment closed" % label)
+    check(any("sampler process" in c and "outside the program" in c for c in summary["comments"]),
+          "%s: log.xml names the sampler process as the source" % label)
+    m = re.search(r"closed \((\d+) samples", out)
+    check(m is not None and m.group(1) == summary.get("clock_packets"),
+          "%s: GDB's count (%s) is what the file holds (%s)" % (label, m and m.group(1), summary.get("clock_packets")))
+    recorded = float(summary.get("cpu_seconds", 0))
+    if cpu is not None:
+        check(abs(recorded - cpu) <= 0.1 * cpu + 0.03, "%s: %.3f s recorded of %.3f s" % (label, recorded, cpu))
+    _, total, _ = gprofng_functions(exp)
+    check(abs(total - recorded) < 0.011, "%s: gprofng reads the same total (%.3f)" % (label, total))
+    return summary, funcs
+
+
+def single_threaded(work, label, prefix=()):
+    out = run_gdb([PROCESS, "collector enable", "run"], [program("single_thread"), "0.6"], cwd=work, prefix=prefix)
+    print(out)
+    check("threads=1 single_threaded=1" in out, "%s: the program has one thread and stays single-threaded" % label)
+    check("[New Thread" not in out, "%s: GDB sees no thread of ours" % label)
+    summary, funcs = check_run(out, os.path.join(work, "test.1.er"), label, true_cpu_seconds(out))
+    spin = funcs.get("spin", (0, 0))[1]
+    check(spin >= 0.9 * float(summary.get("cpu_seconds", 1)), "%s: spin has the time (%.3f s)" % (label, spin))
+
+
+work = shared_workdir()
+single_threaded(work, "single-threaded")
+
+out = run_gdb([PROCESS, "collector profile timer hi", "collector enable", "run"],
+              [program("split_work"), "1.0", "3"], cwd=work)
+print(out)
+summary, funcs = check_run(out, os.path.join(work, "test.2.er"), "threads at 1 ms", true_cpu_seconds(out))
+check(int(summary.get("threads", 0)) >= 4, "threads at 1 ms: the main thread and the 3 it created (%s)"
+      % summary.get("threads"))
+
+out = run_gdb([PROCESS, "collector enable", "run"], [program("exit_paths"), "kill9", "0.5"], cwd=work)
+print(out)
+summary, funcs = check_run(out, os.path.join(work, "test.3.er"), "kill -9")
+check(funcs.get("burn", (0, 0))[1] >= 0.4, "kill -9: the work up to the kill is there (%.3f s of 0.5)"
+      % funcs.get("burn", (0, 0))[1])
+
+out = run_gdb([PROCESS, "collector enable", "run"], ["/usr/bin/env"], cwd=work)
+check("GDBCOL" not in out and "LD_PRELOAD" not in out, "the program's environment has no trace of the collector")
+cleanup(work)
+
+prefix = unprivileged_prefix()
+if prefix:
+    work = shared_workdir()
+    single_threaded(work, "ordinary user", prefix)
+    cleanup(work)
+else:
+    print("SKIPPED: the ordinary-user run (reason above)")
+finish()
