@@ -156,7 +156,7 @@ static const char *const our_variables[] = {
     "GDBCOL_EXPERIMENT_DIR", "GDBCOL_EXPERIMENT_NAME", "GDBCOL_STATUS_FILE", "GDBCOL_CLOCK_US",
     "GDBCOL_STACK_BYTES",    "GDBCOL_CLOCK_SOURCE",    "GDBCOL_TARGET",      "GDBCOL_PRELOAD",
     "GDBCOL_UNWIND_CHECK",   "GDBCOL_SAMPLE_PERIOD_MS", "GDBCOL_LIMIT_MB",    "GDBCOL_ARCHIVE",
-    "GDBCOL_GROUP",
+    "GDBCOL_GROUP",           "GDBCOL_SAMPLER",
 };
 
 void col_config_scrub_environment(void)
