@@ -214,6 +214,18 @@ int er_cursor_append(struct er_cursor *cursor, const void *packet, size_t len)
   return 0;
 }
 
+int er_cursor_would_close_block(const struct er_cursor *cursor, size_t len)
+{
+  return cursor->has_block && cursor->used + len != ER_BLOCK_SIZE && cursor->used + len + 8 > ER_BLOCK_SIZE;
+}
+
+void er_cursor_abandon(struct er_cursor *cursor, int err)
+{
+  if (cursor->has_block && cursor->pending > 0)
+    abandon_unflushed(cursor, err);
+  cursor->pending = 0;
+}
+
 int er_cursor_flush(struct er_cursor *cursor)
 {
   return flush_with_trailer(cursor, ER_PKT_EMPTY);

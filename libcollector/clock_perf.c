@@ -166,7 +166,9 @@ size_t col_perf_ring_drain(void *ring, size_t ring_bytes, col_record_fn fn, void
 {
   static unsigned char record[65536]; /* one draining thread; h.size is 16-bit */
   struct perf_event_mmap_page *meta = ring;
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  static size_t page;
+  if (page == 0)
+    page = (size_t)sysconf(_SC_PAGESIZE);
   const unsigned char *data = (const unsigned char *)ring + page;
   size_t data_size = ring_bytes - page;
   uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);

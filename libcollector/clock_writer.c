@@ -73,16 +73,17 @@ void col_clock_writer_write(const struct col_capture *cap, void *arg)
   size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
   if (!col_modules_knows_pc(pcs[0]))
     rescan_wanted = 1; /* probably a library loaded since the last scan */
-  uint32_t frames_before = frames_out->used;
   uint64_t frinfo = er_frameinfo_record(frames_out, &seen_stacks, pcs, n);
-  /* A stack reaches disk before its users; one that did not fit or could
-   * not be written would leave the packet pointing at nothing. */
+  struct er_clock_packet p;
+  /* A stack reaches disk before its users: data.frameinfo is flushed before
+   * profile, at the end of each cycle and before profile writes out a full
+   * block.  A stack that did not fit or could not be written would leave the
+   * packet pointing at nothing. */
   if ((frinfo == 0 && col_limit_reached()) ||
-      (frames_out->used != frames_before && er_cursor_flush(frames_out) != 0)) {
+      (er_cursor_would_close_block(profile_out, sizeof p) && er_cursor_flush(frames_out) != 0)) {
     count_unwritten();
     return;
   }
-  struct er_clock_packet p;
   memset(&p, 0, sizeof p);
   p.tsize = sizeof p;
   p.type = ER_PKT_CLOCK;
@@ -106,7 +107,10 @@ static void update_written_counts(void)
 
 void col_clock_writer_flush(void)
 {
-  er_cursor_flush(frames_out);
-  er_cursor_flush(profile_out);
+  int rc = er_cursor_flush(frames_out);
+  if (rc != 0)
+    er_cursor_abandon(profile_out, -rc); /* their stacks are not on disk */
+  else
+    er_cursor_flush(profile_out);
   update_written_counts();
 }

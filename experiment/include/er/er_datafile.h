@@ -84,6 +84,13 @@ void er_cursor_init(struct er_cursor *cursor, struct er_datafile *file);
  * file's budget is spent, -ENOSPC (or the write error) once the disk
  * refused (the packet is dropped). */
 int er_cursor_append(struct er_cursor *cursor, const void *packet, size_t len);
+/* Nonzero when appending LEN bytes would finish the current block (writing
+ * it out): a caller that orders two files flushes the other one first. */
+int er_cursor_would_close_block(const struct er_cursor *cursor, size_t len);
+/* Gives up what was appended since the last flush (counted in LOST) and
+ * stops the file's budget with ERR: what depended on another file that
+ * could not be written. */
+void er_cursor_abandon(struct er_cursor *cursor, int err);
 /* Makes everything appended so far durable in the file (then counted in
  * WRITTEN, else in LOST). */
 int er_cursor_flush(struct er_cursor *cursor);
