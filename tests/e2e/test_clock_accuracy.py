@@ -2,7 +2,8 @@
 the program's own getrusage, each function's share within 3 points of its
 known share, every thread present, at 10 ms and at 1 ms.  Checked with the
 project's reader and with gprofng.
-    test_clock_accuracy.py INTERVAL THREADS"""
+    test_clock_accuracy.py INTERVAL THREADS [process]
+"process": sampled from outside the program by the sampler process."""
 
 import os
 import sys
@@ -11,8 +12,9 @@ from harness import (check, check_shares, cleanup, er_dump, finish, gprofng_func
                      true_cpu_seconds, workdir)
 
 interval, extra_threads = sys.argv[1], int(sys.argv[2])
+source = ["set environment GDBCOL_CLOCK_SOURCE=process"] if sys.argv[3:] == ["process"] else []
 work = workdir()
-out = run_gdb(["collector profile timer %s" % interval, "collector enable", "run"],
+out = run_gdb(source + ["collector profile timer %s" % interval, "collector enable", "run"],
               [program("split_work"), "1.0", str(extra_threads)], cwd=work)
 print(out)
 exp = os.path.join(work, "test.1.er")
