@@ -193,6 +193,12 @@ size_t col_perf_ring_drain(void *ring, size_t ring_bytes, col_record_fn fn, void
   return count;
 }
 
+void col_perf_ring_copy(void *ring, size_t ring_bytes, uint64_t pos, void *out, size_t len)
+{
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  copy_from_ring((const unsigned char *)ring + page, ring_bytes - page, pos, out, len);
+}
+
 struct thread_drain {
   struct col_thread *thread;
   col_capture_fn fn;

@@ -53,6 +53,8 @@ extern pid_t col_target_pid;
  * sampler process is told it before the exec). */
 extern char col_target_command[4096];
 pid_t col_target(void);
+/* When the run began, if not when the experiment is opened (0). */
+extern int64_t col_run_started_at;
 /* "/proc/self/LEAF" or "/proc/PID/LEAF". */
 void col_target_path(char *out, size_t len, const char *leaf);
 struct col_target_ids {
@@ -72,6 +74,8 @@ struct col_config {
   long clock_interval_us;     /* 0: clock profiling off */
   size_t stack_copy_bytes;    /* user stack bytes captured per sample */
   int force_timer_source;     /* GDBCOL_CLOCK_SOURCE=timer: skip perf_event */
+  int sampled_outside;        /* GDBCOL_CLOCK_SOURCE=process: the sampler process
+                                 owns the experiment; the runtime only posts */
   int check_unwinder;         /* GDBCOL_UNWIND_CHECK=1: cross-check unwinders */
   long sample_period_ms;      /* periodic sample points; 0: manual only */
   long limit_mb;              /* cap on data files; 0: none */
@@ -177,6 +181,8 @@ void col_perf_clock_attr(struct perf_event_attr *attr, long interval_us, size_t 
 /* Any perf ring: FN gets every record (type, size) in order. */
 typedef void (*col_record_fn)(const unsigned char *rec, uint16_t type, uint16_t size, void *arg);
 size_t col_perf_ring_drain(void *ring, size_t ring_bytes, col_record_fn fn, void *arg);
+/* LEN bytes at data position POS of a ring (wrapping at its end). */
+void col_perf_ring_copy(void *ring, size_t ring_bytes, uint64_t pos, void *out, size_t len);
 /* One sample record of the clock event's layout; 0 or -1. */
 int col_perf_parse_sample(const unsigned char *rec, size_t len, struct col_capture *out, pid_t *pid);
 
@@ -242,6 +248,13 @@ int col_modules_open(int expdir_fd, int64_t run_tstamp);
  * caches depend on).  Only the sampler thread (or the opener, before the
  * sampler starts) calls this. */
 int col_modules_rescan(void);
+/* The sampler process: mappings come from the kernel's records
+ * (col_modules_add), never from /proc.  */
+void col_modules_use_records(void);
+/* A mapping the kernel reported at TSTAMP (absolute), recorded in map.xml;
+ * returns nonzero when it replaced a mapping (cached unwind data is stale). */
+int col_modules_add(uint64_t start, uint64_t end, uint64_t offset, unsigned modes, unsigned long inode,
+                    const char *name, int64_t tstamp);
 /* Nonzero when PC lies in an executable mapping seen by the last scan. */
 int col_modules_knows_pc(uint64_t pc);
 /* The bounds of the mapping (any kind) containing ADDR; 0 or -1. */
@@ -278,10 +291,12 @@ void col_log_settings(const struct col_config *cfg);
 /* These run on the runtime's thread (handed to it from elsewhere).  FINAL
  * records close the experiment and may use the files' closing reserve. */
 void col_log_sample(const char *label);
+void col_log_sample_at(const char *label, int64_t tstamp);
 void col_log_final_sample(const char *label);
 /* A sample preceded by an event line (pause, resume) with the same time:
  * EVENT_XML is a format with one %s for the timestamp. */
 void col_log_sample_with_event(const char *label, const char *event_xml);
+void col_log_sample_with_event_at(const char *label, const char *event_xml, int64_t tstamp);
 void col_log_comment(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void col_log_warning(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void col_log_final_warning(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -350,7 +365,11 @@ void col_calls_serve(void);
  * status "closed" with WHY). */
 int col_experiment_open_files(void);
 void col_experiment_finish(const char *why);
+/* The end after exec_start (no exit event; status "exec" with WHAT). */
+void col_experiment_finish_after_exec(const char *what);
 void col_experiment_archive(void);
+/* exec_start or exec_error in log.xml. */
+void col_experiment_exec_event(const char *kind, const char *variant, const char *what, int exec_count);
 /* log.xml comments naming the clock source(s) that ran. */
 void col_describe_clock_sources(void);
 
@@ -365,6 +384,12 @@ extern struct col_config col_cfg;
 
 void col_pause(const char *reason);
 void col_resume(void);
+/* Where the files are written: pause or resume as of TSTAMP. */
+void col_pause_at(const char *reason, int64_t tstamp);
+void col_resume_at(int64_t tstamp);
+/* Nonzero in a program whose experiment the sampler process writes: the
+ * runtime posts requests on the control page instead. */
+int col_outside(void);
 void col_sample(const char *name);
 int col_is_paused(void);
 /* Nonzero when a capture taken at TSTAMP fell in a paused interval. */
@@ -403,6 +428,38 @@ struct col_progress {
 };
 extern struct col_progress gdbcol_progress;
 void col_progress_refresh(void);
+
+/* ---- control_page.c: the runtime and the sampler process ------------------- */
+
+enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_CTL_CLOSE, COL_CTL_EXEC_START,
+                        COL_CTL_EXEC_FAILED };
+
+#define COL_CONTROL_SLOTS 64
+struct col_control_record {
+  uint32_t ready; /* atomic: filled, not yet taken */
+  uint32_t kind;  /* enum col_control_kind */
+  int64_t tstamp; /* when the program asked (the experiment clock) */
+  int32_t err;    /* EXEC_FAILED: errno */
+  char text[108]; /* label, pause reason, program exec'd, why it closed */
+};
+struct col_control_page {
+  uint64_t magic;
+  uint64_t write_index, read_index; /* atomic */
+  uint64_t dropped;                 /* posts refused: the ring was full */
+  uint64_t debugger_stops;          /* GDB adds one at each stop (dbxsample) */
+  struct col_control_record slots[COL_CONTROL_SLOTS];
+};
+
+extern struct col_control_page *col_control;
+/* Where the page lives for the status file STATUS_PATH. */
+void col_control_path(char *out, size_t len, const char *status_path);
+/* The sampler process creates it; the runtime maps it (no descriptor kept). */
+int col_control_create(const char *status_path);
+int col_control_attach(const char *status_path);
+/* Async-signal-safe.  0, or -ENOSPC when the ring is full (counted). */
+int col_control_post(enum col_control_kind kind, const char *text, int err);
+/* The sampler process: FN for every complete record, in order. */
+size_t col_control_take(void (*fn)(const struct col_control_record *r, void *arg), void *arg);
 
 /* ---- interpose.c ---------------------------------------------------------- */
 

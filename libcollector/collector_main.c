@@ -53,11 +53,27 @@ static int start_experiment(void)
   return 0;
 }
 
+/* Clock profiling from outside (the sampler process): the runtime keeps no
+ * thread and no descriptor, only the control page for the program's and
+ * GDB's requests.  Without the page it stays inert; the sampler process
+ * still profiles. */
+static void serve_from_outside(void)
+{
+  if (col_control_attach(col_cfg.status_path) != 0)
+    return;
+  owner_pid = getpid();
+  __atomic_store_n(&state, STATE_COLLECTING, __ATOMIC_RELEASE);
+}
+
 __attribute__((constructor)) static void col_init(void)
 {
   if (!col_config_load(&col_cfg))
     return;
   col_config_scrub_environment();
+  if (col_cfg.sampled_outside) {
+    serve_from_outside();
+    return;
+  }
   if (start_experiment() != 0)
     return;
   if (col_cfg.clock_interval_us > 0)
@@ -126,17 +142,6 @@ struct exec_record {
 
 static int execs_seen;
 
-static void write_exec_event(const char *kind, const struct exec_record *r)
-{
-  char ts[32], what[1024], variant[64], line[1400];
-  er_format_tstamp(ts, sizeof ts, col_hrtime() - col_exp.run_tstamp);
-  er_xml_escape(r->what, what, sizeof what);
-  er_xml_escape(r->variant, variant, sizeof variant);
-  snprintf(line, sizeof line, "<event kind=\"%s\" tstamp=\"%s\" variant=\"%s\" lineage=\"_x%d\" follow=\"0\" "
-           "msg=\"%s\"/>\n", kind, ts, variant, r->exec_count, what);
-  er_recordfile_append(&col_exp.log, line, strlen(line), 1);
-}
-
 /* On the runtime's thread, before the exec: everything captured so far is
  * written, the objects archived, the end recorded. */
 static void suspend_for_exec(void *p)
@@ -144,7 +149,7 @@ static void suspend_for_exec(void *p)
   const struct exec_record *r = p;
   col_sampler_drain_now();
   col_describe_clock_sources();
-  write_exec_event("exec_start", r);
+  col_experiment_exec_event("exec_start", r->variant, r->what, r->exec_count);
   col_log_final_sample("suspend_for_exec");
   col_experiment_archive();
   col_status_write(&col_cfg, "exec", r->what);
@@ -153,7 +158,7 @@ static void suspend_for_exec(void *p)
 static void resume_after_failed_exec(void *p)
 {
   const struct exec_record *r = p;
-  write_exec_event("exec_error", r);
+  col_experiment_exec_event("exec_error", r->variant, r->what, r->exec_count);
   col_log_warning(200, "%s of %s failed (%s); the experiment goes on", r->variant, r->what, strerror(r->err));
   col_status_write(&col_cfg, "active", NULL);
 }
@@ -162,6 +167,8 @@ int col_exec_starting(const char *variant, const char *what)
 {
   if (!col_collecting() || col_in_runtime_call())
     return 0;
+  if (col_outside())
+    return col_control_post(COL_CTL_EXEC_START, what, 0) == 0;
   struct exec_record r = {variant, what != NULL ? what : "", 0, ++execs_seen};
   return col_on_runtime_thread(suspend_for_exec, &r) == 0;
 }
@@ -170,6 +177,10 @@ void col_exec_failed(const char *variant, const char *what, int err)
 {
   if (!col_collecting())
     return;
+  if (col_outside()) {
+    col_control_post(COL_CTL_EXEC_FAILED, what, err);
+    return;
+  }
   struct exec_record r = {variant, what != NULL ? what : "", err, execs_seen};
   col_on_runtime_thread(resume_after_failed_exec, &r);
 }
@@ -182,6 +193,10 @@ void col_close_experiment(const char *why)
   if (!__atomic_compare_exchange_n(&state, &expected, STATE_CLOSED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
     return;
   close_reason = why;
+  if (col_outside()) {
+    col_control_post(COL_CTL_CLOSE, why, 0); /* the sampler process ends it */
+    return;
+  }
   /* The runtime's thread drains, writes the closing records and closes the
    * files; a thread that does not finish in time leaves the experiment
    * readable, without its end records. */
@@ -209,7 +224,8 @@ __attribute__((destructor)) static void col_fini(void)
  * may not be the session that started the experiment). */
 void gdbcol_close_experiment(const char *status_path)
 {
-  adopt_status_file(status_path);
+  if (!col_outside()) /* outside, the sampler process keeps the status file */
+    adopt_status_file(status_path);
   col_close_experiment("collector disable");
   end_interposition();
 }

@@ -91,6 +91,7 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
   cfg->stack_copy_bytes = (size_t)bytes & ~(size_t)7;
   const char *source_name = get("GDBCOL_CLOCK_SOURCE", source);
   cfg->force_timer_source = source_name != NULL && strcmp(source_name, "timer") == 0;
+  cfg->sampled_outside = source_name != NULL && strcmp(source_name, "process") == 0;
   const char *period = get("GDBCOL_SAMPLE_PERIOD_MS", source);
   cfg->sample_period_ms = period ? atol(period) : 1000; /* dbx: periodic, 1 s */
   if (cfg->sample_period_ms < 0)

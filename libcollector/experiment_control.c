@@ -42,10 +42,13 @@ int col_is_paused(void)
   return __atomic_load_n(&paused, __ATOMIC_ACQUIRE);
 }
 
-void col_pause(const char *reason)
+int col_outside(void)
 {
-  if (!col_collecting())
-    return;
+  return col_cfg.sampled_outside && col_control != NULL && col_target_pid == 0;
+}
+
+void col_pause_at(const char *reason, int64_t tstamp)
+{
   int expected = 0;
   if (!__atomic_compare_exchange_n(&paused, &expected, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
     return; /* pausing twice is silently ignored */
@@ -54,27 +57,51 @@ void col_pause(const char *reason)
   er_xml_escape(reason, name, sizeof name);
   snprintf(event, sizeof event, "<event kind=\"pause\" tstamp=\"%%s\" name=\"%s\"/>\n", name);
   __atomic_store_n(&pause_end, INT64_MAX, __ATOMIC_RELEASE);
-  __atomic_store_n(&pause_start, col_hrtime(), __ATOMIC_RELEASE);
-  col_log_sample_with_event(label, event);
+  __atomic_store_n(&pause_start, tstamp, __ATOMIC_RELEASE);
+  col_log_sample_with_event_at(label, event, tstamp);
   col_status_write(&col_cfg, "active", NULL); /* says "paused" */
+}
+
+void col_resume_at(int64_t tstamp)
+{
+  int expected = 1;
+  if (!__atomic_compare_exchange_n(&paused, &expected, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return;
+  __atomic_store_n(&pause_end, tstamp, __ATOMIC_RELEASE);
+  col_log_sample_with_event_at("collector_resume", "<event kind=\"resume\" tstamp=\"%s\"/>\n", tstamp);
+  col_status_write(&col_cfg, "active", NULL);
+}
+
+/* Outside: the sampler process applies the request at the time it carries. */
+void col_pause(const char *reason)
+{
+  if (!col_collecting())
+    return;
+  if (col_outside())
+    col_control_post(COL_CTL_PAUSE, reason, 0);
+  else
+    col_pause_at(reason, col_hrtime());
 }
 
 void col_resume(void)
 {
   if (!col_collecting())
     return;
-  int expected = 1;
-  if (!__atomic_compare_exchange_n(&paused, &expected, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    return;
-  __atomic_store_n(&pause_end, col_hrtime(), __ATOMIC_RELEASE);
-  col_log_sample_with_event("collector_resume", "<event kind=\"resume\" tstamp=\"%s\"/>\n");
-  col_status_write(&col_cfg, "active", NULL);
+  if (col_outside())
+    col_control_post(COL_CTL_RESUME, NULL, 0);
+  else
+    col_resume_at(col_hrtime());
 }
 
 void col_sample(const char *name)
 {
-  if (col_collecting())
-    col_log_sample(name != NULL && name[0] != '\0' ? name : "manual");
+  if (!col_collecting())
+    return;
+  const char *label = name != NULL && name[0] != '\0' ? name : "manual";
+  if (col_outside())
+    col_control_post(COL_CTL_SAMPLE, label, 0);
+  else
+    col_log_sample(label);
 }
 
 /* ---- sample points at GDB stops (dbxsample) -------------------------------- */

@@ -11,6 +11,7 @@
 #include "collector_internal.h"
 #include "er/er_archive.h"
 #include "er/er_group.h"
+#include "er/er_text.h"
 
 void col_describe_clock_sources(void)
 {
@@ -109,6 +110,15 @@ int col_experiment_open_files(void)
 
 /* Runs on the runtime's thread after its final drain: the closing records,
  * the archive, the status "closed" with WHY. */
+void col_experiment_finish_after_exec(const char *what)
+{
+  describe_sampler_cost();
+  col_modules_close();
+  col_experiment_archive();
+  col_status_write(&col_cfg, "exec", what);
+  col_log_close();
+}
+
 void col_experiment_finish(const char *why)
 {
   col_describe_clock_sources();
@@ -124,3 +134,16 @@ void col_experiment_finish(const char *why)
   col_log_close();
 }
 
+
+/* exec_start (the experiment ends with the exec) or exec_error (it failed,
+ * the experiment goes on), as gprofng's collector writes them. */
+void col_experiment_exec_event(const char *kind, const char *variant, const char *what, int exec_count)
+{
+  char ts[32], escaped_what[1024], escaped_variant[64], line[1400];
+  er_format_tstamp(ts, sizeof ts, col_hrtime() - col_exp.run_tstamp);
+  er_xml_escape(what, escaped_what, sizeof escaped_what);
+  er_xml_escape(variant, escaped_variant, sizeof escaped_variant);
+  snprintf(line, sizeof line, "<event kind=\"%s\" tstamp=\"%s\" variant=\"%s\" lineage=\"_x%d\" follow=\"0\" "
+           "msg=\"%s\"/>\n", kind, ts, escaped_variant, exec_count, escaped_what);
+  er_recordfile_append(&col_exp.log, line, strlen(line), 1);
+}

@@ -99,7 +99,9 @@ int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
                  GDBCOL_VERSION);
   log_system();
   log_process();
-  col_exp.run_tstamp = col_hrtime();
+  /* The sampler process opens the experiment a little after the exec it
+   * starts with; the run begins at the exec. */
+  col_exp.run_tstamp = col_run_started_at != 0 ? col_run_started_at : col_hrtime();
   char ts[32];
   er_format_tstamp(ts, sizeof ts, col_exp.run_tstamp);
   er_recordfile_printf(fd, 0, "<event kind=\"run\" tstamp=\"%s\" time=\"%lld\" tm_zone=\"0\"/>\n", ts, (long long)time(NULL));
@@ -194,6 +196,12 @@ void col_log_sample(const char *label)
   request_sample(label, NULL, 0);
 }
 
+void col_log_sample_at(const char *label, int64_t tstamp)
+{
+  struct sample_request req = {label, NULL, tstamp, 0};
+  col_on_runtime_thread(write_sample, &req);
+}
+
 void col_log_final_sample(const char *label)
 {
   request_sample(label, NULL, 1);
@@ -202,6 +210,12 @@ void col_log_final_sample(const char *label)
 void col_log_sample_with_event(const char *label, const char *event_xml)
 {
   request_sample(label, event_xml, 0);
+}
+
+void col_log_sample_with_event_at(const char *label, const char *event_xml, int64_t tstamp)
+{
+  struct sample_request req = {label, event_xml, tstamp, 0};
+  col_on_runtime_thread(write_sample, &req);
 }
 
 struct line_request {

@@ -73,8 +73,8 @@ static void *profiled_thread_start(void *p)
 int col_wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
   pthread_create_fn real = real_pthread_create();
-  if (!col_collecting() || col_cfg.clock_interval_us <= 0)
-    return real(thread, attr, start, arg);
+  if (!col_collecting() || col_cfg.clock_interval_us <= 0 || col_outside())
+    return real(thread, attr, start, arg); /* outside: inherited events count it */
   pthread_once(&exit_key_once, make_exit_key);
   struct thread_start *info = malloc(sizeof *info);
   if (info == NULL)

@@ -114,10 +114,53 @@ static void record_map(size_t i, int64_t rel)
                  (unsigned long long)m->offset, m->modes, (m->modes & 4) ? "FFFFFFFF" : "00000000", name);
 }
 
+/* Set by the sampler process: the kernel's MMAP2 records, in order with the
+ * samples, say what is mapped; /proc/PID/maps may already show a later
+ * image (the program exec'd again) or nothing (it exited). */
+static int from_records;
+
+void col_modules_use_records(void)
+{
+  from_records = 1;
+}
+
+static void remove_mapping(size_t i)
+{
+  memmove(&current[i], &current[i + 1], (n_current - i - 1) * sizeof *current);
+  memmove(names[i], names[i + 1], (n_current - i - 1) * sizeof names[0]);
+  n_current--;
+}
+
+int col_modules_add(uint64_t start, uint64_t end, uint64_t offset, unsigned modes, unsigned long inode,
+                    const char *name, int64_t tstamp)
+{
+  int replaced = 0;
+  for (size_t i = 0; i < n_current;)
+    if (current[i].start < end && start < current[i].end) {
+      replaced = 1; /* a new mapping takes the place of what was there */
+      remove_mapping(i);
+    } else {
+      i++;
+    }
+  if (n_current == MAX_MAPPINGS)
+    return replaced;
+  size_t at = 0;
+  while (at < n_current && current[at].start < start)
+    at++;
+  memmove(&current[at + 1], &current[at], (n_current - at) * sizeof *current);
+  memmove(names[at + 1], names[at], (n_current - at) * sizeof names[0]);
+  n_current++;
+  current[at] = (struct mapping){start, end, offset, modes, inode, name[0] == '/' || strcmp(name, "[vdso]") == 0};
+  snprintf(names[at], sizeof names[at], "%s", name);
+  if (current[at].named && map.fd >= 0)
+    record_map(at, tstamp - run_tstamp);
+  return replaced;
+}
+
 int col_modules_rescan(void)
 {
   int changed = 0;
-  if (map.fd < 0)
+  if (map.fd < 0 || from_records)
     return 0;
   memcpy(previous, current, n_current * sizeof *current);
   n_previous = n_current;

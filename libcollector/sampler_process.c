@@ -12,9 +12,10 @@
  * COMM record starts the experiment; samples of PID are unwound with the
  * cached frame rules over the files named in /proc/PID/maps and written as
  * the runtime writes them.  When PID ends (also by kill -9) the rings are
- * drained and the experiment closed.  This first version serves launch
- * mode and clock profiling; the Collector API, pause/resume and attach
- * mode still use the in-process runtime. */
+ * drained and the experiment closed.  The runtime preloaded in the program
+ * keeps no thread and no descriptor: the Collector API's and GDB's requests
+ * (samples, pause, resume, the end, an exec) reach us on the control page,
+ * as does GDB's stop counter (dbxsample).  Launch mode only so far. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -27,14 +28,15 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <limits.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "er/er_text.h"
 
 #define MAX_CPUS 1024
 #define CYCLE_MS 50
-#define MAPS_RESCAN_NS 1000000000LL
 #define STATUS_EVERY_NS 1000000000LL
 
 struct cpu_ring {
@@ -44,7 +46,10 @@ struct cpu_ring {
 };
 
 static struct cpu_ring rings[MAX_CPUS];
-static int n_rings, exclude_kernel, started, finished;
+static int n_rings, exclude_kernel, started, finished, exec_pending, exec_count;
+static const char *close_reason = "exit";
+static uint64_t stops_seen;
+static char exec_what[128];
 static size_t ring_data_bytes;
 static uint64_t lost_records, threads_seen;
 static unsigned char *tid_seen; /* bitmap by thread id */
@@ -58,6 +63,128 @@ int col_collecting(void)
 void col_close_experiment(const char *why)
 {
   finished = 1; /* the main loop ends the experiment */
+}
+
+static void set_rings_enabled(int enabled)
+{
+  for (int i = 0; i < n_rings; i++)
+    ioctl(rings[i].fd, enabled ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+}
+
+static void on_record(const unsigned char *rec, uint16_t type, uint16_t size);
+
+/* The rings are read in time order, all CPUs merged: a mapping recorded on
+ * one CPU must be known before a sample taken after it on another, and a
+ * sample taken before an exec must not meet the new image's mappings. */
+struct pending_record {
+  int64_t time;
+  uint64_t pos;
+  uint16_t size;
+  int ring;
+};
+
+#define MAX_PENDING 65536
+static struct pending_record pending[MAX_PENDING];
+
+static int by_time(const void *a, const void *b)
+{
+  const struct pending_record *x = a, *y = b;
+  if (x->time != y->time)
+    return x->time < y->time ? -1 : 1;
+  return x->ring != y->ring ? x->ring - y->ring : (x->pos < y->pos ? -1 : x->pos > y->pos);
+}
+
+/* Every record carries the time: a sample after its pid/tid, the others
+ * (sample_id_all) in the trailer, before the CPU. */
+static int64_t record_time(struct cpu_ring *r, uint64_t pos, const struct perf_event_header *h)
+{
+  int64_t t = 0;
+  uint64_t at = h->type == PERF_RECORD_SAMPLE ? pos + sizeof *h + 8 : pos + h->size - 16;
+  if (h->size >= sizeof *h + 24)
+    col_perf_ring_copy(r->ring, r->bytes, at, &t, sizeof t);
+  return t;
+}
+
+static void drain_ring_records(void)
+{
+  static unsigned char record[65536];
+  size_t n = 0;
+  uint64_t heads[MAX_CPUS];
+  for (int i = 0; i < n_rings; i++) {
+    struct perf_event_mmap_page *meta = rings[i].ring;
+    uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE), pos = meta->data_tail;
+    while (pos < head && n < MAX_PENDING) {
+      struct perf_event_header h;
+      col_perf_ring_copy(rings[i].ring, rings[i].bytes, pos, &h, sizeof h);
+      if (h.size < sizeof h)
+        break;
+      pending[n++] = (struct pending_record){record_time(&rings[i], pos, &h), pos, h.size, i};
+      pos += h.size;
+    }
+    heads[i] = pos;
+  }
+  qsort(pending, n, sizeof pending[0], by_time);
+  for (size_t k = 0; k < n; k++) {
+    struct cpu_ring *r = &rings[pending[k].ring];
+    col_perf_ring_copy(r->ring, r->bytes, pending[k].pos, record, pending[k].size);
+    const struct perf_event_header *h = (const void *)record;
+    on_record(record, h->type, h->size);
+  }
+  for (int i = 0; i < n_rings; i++)
+    __atomic_store_n(&((struct perf_event_mmap_page *)rings[i].ring)->data_tail, heads[i], __ATOMIC_RELEASE);
+}
+
+/* The program's and GDB's requests, at the times they carry. */
+static void on_request(const struct col_control_record *r, void *unused)
+{
+  static char reason[sizeof r->text];
+  switch (r->kind) {
+  case COL_CTL_SAMPLE:
+    col_log_sample_at(r->text, r->tstamp);
+    break;
+  case COL_CTL_PAUSE:
+    col_pause_at(r->text, r->tstamp);
+    break;
+  case COL_CTL_RESUME:
+    col_resume_at(r->tstamp);
+    break;
+  case COL_CTL_CLOSE:
+    snprintf(reason, sizeof reason, "%s", r->text);
+    close_reason = reason;
+    finished = 1;
+    break;
+  case COL_CTL_EXEC_START:
+    /* The new image is not profiled (descendants are not followed yet);
+     * what the old one left in the rings is written before the end. */
+    set_rings_enabled(0);
+    drain_ring_records();
+    col_clock_writer_flush();
+    col_experiment_exec_event("exec_start", "execve", r->text, ++exec_count);
+    col_log_final_sample("suspend_for_exec");
+    col_status_write(&col_cfg, "exec", r->text);
+    snprintf(exec_what, sizeof exec_what, "%s", r->text);
+    exec_pending = 1;
+    break;
+  case COL_CTL_EXEC_FAILED:
+    col_experiment_exec_event("exec_error", "execve", r->text, exec_count);
+    col_log_warning(200, "exec of %s failed (%s); the experiment goes on", r->text, strerror(r->err));
+    col_status_write(&col_cfg, "active", NULL);
+    exec_pending = 0;
+    set_rings_enabled(1);
+    break;
+  }
+}
+
+static void take_requests(void)
+{
+  if (col_control == NULL)
+    return;
+  col_control_take(on_request, NULL);
+  uint64_t stops = __atomic_load_n(&col_control->debugger_stops, __ATOMIC_ACQUIRE);
+  if (stops != stops_seen) {
+    stops_seen = stops;
+    col_log_sample("gdb_stop");
+  }
 }
 
 static void note_thread(pid_t tid)
@@ -96,6 +223,8 @@ static int open_cpu_event(int cpu, int exclude)
   attr.disabled = 1;
   attr.comm = 1;
   attr.comm_exec = 1;      /* the exec is a COMM record with MISC_COMM_EXEC */
+  attr.mmap = 1;           /* executable mappings, as MMAP2 records */
+  attr.mmap2 = 1;
   attr.sample_id_all = 1;
   /* Woken at half full: fewer wake-ups (each costs more than a sample's
    * unwinding here), half a ring of slack (~30 ms at 1 ms per thread). */
@@ -148,14 +277,46 @@ static void start_experiment(void)
   col_status_write(&col_cfg, "active", NULL);
 }
 
-static void on_record(const unsigned char *rec, uint16_t type, uint16_t size, void *unused)
+/* A PERF_RECORD_MMAP2 of the program: an executable mapping. */
+static void on_mapping(const unsigned char *rec, uint16_t size)
+{
+  const unsigned char *p = rec + sizeof(struct perf_event_header);
+  uint32_t pid, prot, flags;
+  uint64_t addr, len, pgoff, ino;
+  if (size < sizeof(struct perf_event_header) + 64)
+    return;
+  memcpy(&pid, p, 4);
+  memcpy(&addr, p + 8, 8);
+  memcpy(&len, p + 16, 8);
+  memcpy(&pgoff, p + 24, 8);
+  memcpy(&ino, p + 40, 8);
+  memcpy(&prot, p + 56, 4);
+  memcpy(&flags, p + 60, 4);
+  char name[PATH_MAX];
+  size_t room = size - (sizeof(struct perf_event_header) + 64);
+  snprintf(name, sizeof name, "%.*s", (int)strnlen((const char *)p + 64, room), (const char *)p + 64);
+  if ((pid_t)pid != col_target_pid || !started)
+    return;
+  unsigned modes = (prot & PROT_READ ? 1u : 0) | (prot & PROT_WRITE ? 2u : 0) | (prot & PROT_EXEC ? 4u : 0) |
+                   (flags & MAP_SHARED ? 8u : 0);
+  int64_t t = 0;
+  memcpy(&t, rec + size - 16, 8);
+  if (col_modules_add(addr, addr + len, pgoff, modes, (unsigned long)ino, name, t))
+    col_unwind_forget_modules();
+}
+
+static void on_record(const unsigned char *rec, uint16_t type, uint16_t size)
 {
   const struct perf_event_header *h = (const void *)rec;
-  if (type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && size >= sizeof *h + 8) {
+  if (type == PERF_RECORD_MMAP2) {
+    on_mapping(rec, size);
+  } else if (type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && size >= sizeof *h + 8) {
     uint32_t pid;
     memcpy(&pid, rec + sizeof *h, 4);
-    if ((pid_t)pid == col_target_pid && !started && !finished)
+    if ((pid_t)pid == col_target_pid && !started && !finished) {
+      memcpy(&col_run_started_at, rec + size - 16, 8); /* the exec's time */
       start_experiment();
+    }
   } else if (type == PERF_RECORD_SAMPLE && started && !finished) {
     struct col_capture cap;
     pid_t pid;
@@ -170,20 +331,17 @@ static void on_record(const unsigned char *rec, uint16_t type, uint16_t size, vo
   }
 }
 
-static int64_t last_rescan, last_status, last_periodic;
+static int64_t last_status, last_periodic;
 
 static void drain_rings(void)
 {
-  for (int i = 0; i < n_rings; i++)
-    col_perf_ring_drain(rings[i].ring, rings[i].bytes, on_record, NULL);
+  if (started && !finished)
+    take_requests(); /* first: a pause applies to samples still in the rings */
+  drain_ring_records();
   if (!started)
     return;
   int64_t now = col_hrtime();
-  if (col_clock_writer_wants_rescan() || now - last_rescan > MAPS_RESCAN_NS) {
-    if (col_modules_rescan())
-      col_unwind_forget_modules();
-    last_rescan = now;
-  }
+  col_clock_writer_wants_rescan(); /* mappings come from the kernel's records */
   col_clock_writer_flush();
   col_limit_note();
   if (col_cfg.sample_period_ms > 0 && now - last_periodic >= col_cfg.sample_period_ms * 1000000LL) {
@@ -225,7 +383,11 @@ static void finish(void)
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
   col_sampler_cpu_seconds = cpu.tv_sec + cpu.tv_nsec / 1e9;
   describe_sampling();
-  col_experiment_finish("exit");
+  if (exec_pending) {
+    col_experiment_finish_after_exec(exec_what);
+  } else {
+    col_experiment_finish(close_reason);
+  }
   finished = 1;
 }
 
@@ -254,10 +416,13 @@ int main(int argc, char **argv)
     used += (size_t)snprintf(col_target_command + used, sizeof col_target_command - used, "%s%s",
                              i > 3 ? " " : "", argv[i]);
   col_config_from_environment(&col_cfg);
+  col_modules_use_records();
   col_calls_set_runtime_thread(gettid(), NULL);
   col_private_descriptors = 1; /* a process of its own */
   tid_seen_bits = 1u << 22;
   tid_seen = calloc(tid_seen_bits / 8, 1);
+  if (col_cfg.status_path[0] != '\0')
+    col_control_create(col_cfg.status_path); /* before "ready": the runtime maps it at start */
   int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
   int pidfd = (int)syscall(SYS_pidfd_open, col_target_pid, 0);
   char err[300];
@@ -275,7 +440,7 @@ int main(int argc, char **argv)
   if (write(ready_fd, "R", 1) < 0) {
   }
   close(ready_fd);
-  last_rescan = last_status = last_periodic = col_hrtime();
+  last_status = last_periodic = col_hrtime();
   struct epoll_event events[64];
   int ended = 0;
   while (!ended && !finished) {

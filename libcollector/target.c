@@ -12,6 +12,7 @@
 #include "collector_internal.h"
 
 pid_t col_target_pid; /* 0: this process */
+int64_t col_run_started_at;
 char col_target_command[4096];
 
 pid_t col_target(void)

@@ -9,7 +9,8 @@
  * With GDBCOL_CLOCK_SOURCE=process, clock profiling comes from outside
  * instead: the sampler process (GDBCOL_SAMPLER) is started first, opens its
  * perf events on this process to begin at the exec, and says when it is
- * ready; nothing is preloaded and the program sees none of our variables.
+ * ready.  The runtime is still preloaded, with no thread and no descriptor:
+ * it passes the Collector API's and GDB's requests to the sampler process.
  *
  *   gdbcol-launch PROGRAM [ARGS...]     (environment: GDBCOL_PRELOAD=LIB) */
 #define _GNU_SOURCE
@@ -110,9 +111,14 @@ int main(int argc, char **argv)
   const char *source = getenv("GDBCOL_CLOCK_SOURCE");
   const char *sampler = getenv("GDBCOL_SAMPLER");
   if (source != NULL && strcmp(source, "process") == 0 && sampler != NULL && *sampler != '\0') {
-    if (start_sampler_process(sampler, argv + 1) != 0)
+    if (start_sampler_process(sampler, argv + 1) != 0) {
       fprintf(stderr, "gdbcol-launch: the sampler process did not start; the program runs unprofiled\n");
-    remove_our_variables();
+      remove_our_variables();
+    } else if (runtime != NULL && *runtime != '\0') {
+      preload_runtime(runtime);
+    } else {
+      remove_our_variables();
+    }
   } else if (runtime != NULL && *runtime != '\0') {
     preload_runtime(runtime);
   }

@@ -7,7 +7,7 @@ disabling twice) are warnings that let a script go on."""
 
 import gdb
 
-from . import attach, native
+from . import attach, native, outside
 from .session import closed_summary, write_error_text
 
 SETTING_IGNORED = "Warning: an experiment is active; settings apply to the next experiment. Ignored: %s\n"
@@ -153,7 +153,7 @@ what they were before "collector enable"."""
         session = self.state.session
         before = session.status()
         self.state.attacher.close(session.status_path)
-        st = session.status()
+        st = session.wait_until_closed() if outside.sampled_outside(before) else session.status()
         if st.get("state") == "closed" and st != before:
             gdb.write("collector: experiment %s closed (%s); the process keeps running.\n"
                       % (st.get("experiment"), closed_summary(st)))

@@ -5,11 +5,18 @@ on)."""
 
 import gdb
 
-from . import values
+from . import outside, values
 from .commands import _Subcommand, _no_arguments, _warn
 
 # A day: gprofng shows the period in whole seconds of a 32-bit field.
 MAX_SAMPLE_PERIOD_S = 86400
+
+
+def _wait_for_sampler_process(command):
+    """Outside the program, the request takes effect when the sampler process
+    has taken it."""
+    if outside.sampled_outside(command.state.session.status()):
+        outside.ControlPage(command.state.session.status_path).wait_consumed()
 
 
 def _active_or_warn(command):
@@ -35,6 +42,7 @@ the collection duration).  Pausing twice is ignored."""
         if not active or active.get("detail") == "paused":
             return
         self.state.attacher.call_runtime("gdbcol_pause", "collector pause")
+        _wait_for_sampler_process(self)
         gdb.write("Collector paused: experiment %s records no profile data until \"collector resume\".\n"
                   % active.get("experiment"))
 
@@ -52,6 +60,7 @@ Usage: collector resume"""
         if not active or active.get("detail") != "paused":
             return
         self.state.attacher.call_runtime("gdbcol_resume")
+        _wait_for_sampler_process(self)
         gdb.write("Collector resumed: experiment %s.\n" % active.get("experiment"))
 
 
@@ -81,6 +90,7 @@ gprofng shows them with -overview and -sample_detail."""
         if what == "record":
             if _active_or_warn(self):
                 self.state.attacher.call_runtime("gdbcol_sample", rest or "manual")
+                _wait_for_sampler_process(self)
             return
         if what in ("periodic", "manual"):
             if rest:

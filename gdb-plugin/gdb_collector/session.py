@@ -98,6 +98,16 @@ class Session:
             st = self.status()
         return self.status()  # it may have closed and left between the two reads
 
+    def wait_until_closed(self):
+        """The sampler process ends the experiment after GDB's request."""
+        st = self.status()
+        deadline = time.monotonic() + SAMPLER_CLOSE_WAIT_S
+        while st.get("state") == "active" and process_alive(st.get("sampler_pid", "")) and \
+                time.monotonic() < deadline:
+            time.sleep(0.02)
+            st = self.status()
+        return self.status()
+
     def report_end_of_run(self):
         """Called when GDB loses an inferior (exit, kill or detach): says what
         happened to the experiment."""

@@ -9,6 +9,7 @@ the sample's resource usage is the usage at the stop."""
 
 import gdb
 
+from . import outside
 from .inferior_calls import CallSession
 
 
@@ -20,7 +21,11 @@ class StopSamples:
     def on_stop(self, event):
         if not self.enabled or CallSession.active:
             return  # off, or a stop the collector's own calls caused
-        if not self.state.session.active_experiment():
+        active = self.state.session.active_experiment()
+        if not active:
+            return
+        if outside.sampled_outside(active):
+            outside.ControlPage(self.state.session.status_path).add_stop()
             return
         address = self.state.attacher.exported_address("gdbcol_debugger_stops")
         if not address:

@@ -35,11 +35,18 @@ out = run_gdb(["collector enable", "run"], [program("api_user")], cwd=work)
 print(out)
 check_experiment("launch", os.path.join(work, "test.1.er"))
 
+# From outside: the runtime passes the same requests to the sampler process.
+out = run_gdb(["set environment GDBCOL_CLOCK_SOURCE=process", "collector enable", "run"], [program("api_user")],
+              cwd=work)
+print(out)
+check("[New Thread" not in out, "sampler process: no thread of ours in the program")
+check_experiment("sampler process", os.path.join(work, "test.2.er"))
+
 target = Background([program("api_user"), "1.5"], cwd=work)
 out = attach_gdb(target.pid, ["collector enable", "detach"], cwd=work)
 print(out)
 status, rest = target.finish()
 check(status == 0 and "api_user done" in rest, "attach: the program ends normally")
-check_experiment("attach", os.path.join(work, "test.2.er"))
+check_experiment("attach", os.path.join(work, "test.3.er"))
 cleanup(work)
 finish()

@@ -2,17 +2,20 @@
 records a labelled sample at each, pauses over one region and resumes.
 gprofng shows the labels and the pause; no clock packet is stamped inside
 the pause; the paused work is missing from the profile.  Plus the
-commands' warnings and errors."""
+commands' warnings and errors.
+    test_control.py [process]    process: sampled from outside the program"""
 
 import os
 import subprocess
+import sys
 
 from harness import check, cleanup, er_dump, finish, program, run_gdb, workdir
 
 work = workdir()
 # split_work 2.0: ten slices of work_fifty (0.1 s), work_thirty (0.06 s),
 # work_twenty (0.04 s).  Paused: slice 0's work_thirty and work_twenty.
-out = run_gdb(["collector pause", "collector sample record too_early", "collector sample period 0.25",
+source = ["set environment GDBCOL_CLOCK_SOURCE=process"] if sys.argv[1:] == ["process"] else []
+out = run_gdb(source + ["collector pause", "collector sample record too_early", "collector sample period 0.25",
                "collector enable", "break work_thirty", "run", "collector sample record first_stop",
                "collector pause", "collector pause", "delete", "tbreak work_fifty", "continue",
                "collector resume", "collector sample record after_resume", "continue"],

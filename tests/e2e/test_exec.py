@@ -51,12 +51,25 @@ check(any("failed (No such file or directory)" in w for w in raw.splitlines() if
       "failed exec: log.xml says so")
 check(funcs.get("work_before_exec", (0, 0))[1] >= 0.6, "failed exec: the work after it is recorded too")
 
+# From outside the program: the runtime posts the exec to the sampler process.
+PROCESS = "set environment GDBCOL_CLOCK_SOURCE=process"
+out = run_gdb([PROCESS, "collector enable", "run"], [program("exec_after_work"), "execv"], cwd=work)
+print(out)
+check("collector: the process exec'd /bin/true; experiment %s closed (" % os.path.join(work, "test.6.er") in out,
+      "sampler process: GDB says the process exec'd")
+check_exec_experiment(os.path.join(work, "test.6.er"), "sampler process", out)
+out = run_gdb([PROCESS, "collector enable", "run"], [program("exec_after_work"), "fail"], cwd=work)
+print(out)
+summary, funcs, raw = er_dump(os.path.join(work, "test.7.er"))
+check(summary.get("ended_by") == "exit" and funcs.get("work_before_exec", (0, 0))[1] >= 0.6,
+      "sampler process: a failed exec, and the experiment goes on to the exit")
+
 target = Background([program("exec_after_work"), "execv", "wait"], cwd=work)
 out = attach_gdb(target.pid, ["collector enable", "detach"], cwd=work)
 print(out)
 status, rest = target.finish()
 check(status == 0, "attach: the program exec'd /bin/true, which exits 0 (%s)" % status)
-summary, funcs, raw = er_dump(os.path.join(work, "test.6.er"))
+summary, funcs, raw = er_dump(os.path.join(work, "test.8.er"))
 print(raw)
 check(summary.get("ended_by") == "exec", "attach: the exec ends the experiment (GOT slots patched)")
 check(funcs.get("work_before_exec", (0, 0))[1] >= 0.3, "attach: the work before the exec was written")

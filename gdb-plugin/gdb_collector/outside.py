@@ -1,0 +1,55 @@
+"""The control page shared with the sampler process, when clock profiling
+comes from outside the program (GDBCOL_CLOCK_SOURCE=process).
+
+The runtime in the program posts the requests of GDB's calls (pause,
+resume, sample record, disable) on the page and the sampler process takes
+them within a cycle; GDB waits until it has, so that the next command sees
+their effect.  GDB's stop counter (dbxsample) is written on the page
+directly: the sampler process cannot read the program's memory.  Layout:
+struct col_control_page in libcollector/collector_internal.h."""
+
+import mmap
+import os
+import struct
+import time
+
+WRITE_INDEX, READ_INDEX, DEBUGGER_STOPS = 8, 16, 32
+CONSUME_WAIT_S = 5.0
+
+
+def sampled_outside(status):
+    return status.get("sampler_pid", "0") not in ("", "0")
+
+
+class ControlPage:
+    def __init__(self, status_path):
+        self.path = status_path + ".control"
+
+    def _with_page(self, action):
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            with mmap.mmap(fd, 4096) as page:
+                return action(page)
+        except (OSError, ValueError):
+            return None
+        finally:
+            os.close(fd)
+
+    def add_stop(self):
+        def bump(page):
+            count = struct.unpack_from("<Q", page, DEBUGGER_STOPS)[0]
+            struct.pack_into("<Q", page, DEBUGGER_STOPS, (count + 1) % (1 << 64))
+        self._with_page(bump)
+
+    def wait_consumed(self):
+        """Until the sampler process took every posted request (bounded)."""
+        deadline = time.monotonic() + CONSUME_WAIT_S
+
+        def pending(page):
+            written, read = struct.unpack_from("<QQ", page, WRITE_INDEX)
+            return written != read
+        while self._with_page(pending) and time.monotonic() < deadline:
+            time.sleep(0.01)
