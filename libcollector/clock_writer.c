@@ -19,6 +19,21 @@ static uint64_t lost_counted;
 static struct er_cursor *profile_out, *frames_out;
 static struct er_idset seen_stacks;
 static int rescan_wanted;
+static uint64_t frames_lost_seen;
+
+/* Writes data.frameinfo; when any stack since the last check did not reach
+ * the disk, the profile packets not yet written may point at it: they are
+ * given up too.  Nonzero when profile may be written. */
+static int stacks_on_disk(void)
+{
+  int rc = er_cursor_flush(frames_out);
+  if (rc == 0 && frames_out->lost == frames_lost_seen)
+    return 1;
+  frames_lost_seen = frames_out->lost;
+  int err = er_budget_stop_errno(frames_out->file->budget);
+  er_cursor_abandon(profile_out, rc != 0 ? -rc : err != 0 ? err : ENOSPC);
+  return 0;
+}
 
 static void *map_zeroed(size_t bytes)
 {
@@ -28,7 +43,7 @@ static void *map_zeroed(size_t bytes)
 
 int col_clock_writer_start(void)
 {
-  col_samples_written = col_samples_not_written = lost_counted = 0;
+  col_samples_written = col_samples_not_written = lost_counted = frames_lost_seen = 0;
   rescan_wanted = 0;
   if (profile_out == NULL)
     profile_out = map_zeroed(sizeof *profile_out);
@@ -80,7 +95,7 @@ void col_clock_writer_write(const struct col_capture *cap, void *arg)
    * block.  A stack that did not fit or could not be written would leave the
    * packet pointing at nothing. */
   if ((frinfo == 0 && col_limit_reached()) ||
-      (er_cursor_would_close_block(profile_out, sizeof p) && er_cursor_flush(frames_out) != 0)) {
+      (er_cursor_would_close_block(profile_out, sizeof p) && !stacks_on_disk())) {
     count_unwritten();
     return;
   }
@@ -107,10 +122,7 @@ static void update_written_counts(void)
 
 void col_clock_writer_flush(void)
 {
-  int rc = er_cursor_flush(frames_out);
-  if (rc != 0)
-    er_cursor_abandon(profile_out, -rc); /* their stacks are not on disk */
-  else
+  if (stacks_on_disk())
     er_cursor_flush(profile_out);
   update_written_counts();
 }

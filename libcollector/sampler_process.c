@@ -46,9 +46,10 @@ struct cpu_ring {
 };
 
 static struct cpu_ring rings[MAX_CPUS];
-static int n_rings, exclude_kernel, started, finished, exec_pending, exec_count;
+static int n_rings, exclude_kernel, started, start_failed, finished, exec_pending, exec_count;
 static const char *close_reason = "exit";
 static uint64_t stops_seen;
+static int64_t closing_at = INT64_MAX; /* the end the program asked for */
 static char exec_what[128];
 static size_t ring_data_bytes;
 static uint64_t lost_records, threads_seen;
@@ -151,6 +152,7 @@ static void on_request(const struct col_control_record *r, void *unused)
   case COL_CTL_CLOSE:
     snprintf(reason, sizeof reason, "%s", r->text);
     close_reason = reason;
+    closing_at = r->tstamp; /* samples taken before it are still written */
     finished = 1;
     break;
   case COL_CTL_EXEC_START:
@@ -270,7 +272,7 @@ static int open_rings(int epoll_fd, char *err, size_t err_len)
 static void start_experiment(void)
 {
   if (col_experiment_open_files() != 0 || col_clock_writer_start() != 0) {
-    finished = 1; /* the status file says why */
+    finished = start_failed = 1; /* the status file says why */
     return;
   }
   started = 1;
@@ -317,10 +319,11 @@ static void on_record(const unsigned char *rec, uint16_t type, uint16_t size)
       memcpy(&col_run_started_at, rec + size - 16, 8); /* the exec's time */
       start_experiment();
     }
-  } else if (type == PERF_RECORD_SAMPLE && started && !finished) {
+  } else if (type == PERF_RECORD_SAMPLE && started) {
     struct col_capture cap;
     pid_t pid;
-    if (col_perf_parse_sample(rec, size, &cap, &pid) == 0 && pid == col_target_pid) {
+    if (col_perf_parse_sample(rec, size, &cap, &pid) == 0 && pid == col_target_pid &&
+        (!finished || cap.tstamp < closing_at)) {
       note_thread(cap.tid);
       col_clock_writer_write(&cap, NULL);
     }
@@ -376,7 +379,8 @@ static void finish(void)
     ioctl(rings[i].fd, PERF_EVENT_IOC_DISABLE, 0);
   drain_rings();
   if (!started) {
-    col_status_write(&col_cfg, "error", "the program ended before it started (the exec did not happen)");
+    if (!start_failed) /* else the status file already says why */
+      col_status_write(&col_cfg, "error", "the program ended before it started (the exec did not happen)");
     return;
   }
   struct timespec cpu;

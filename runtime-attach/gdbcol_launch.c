@@ -6,11 +6,15 @@
  * only.  The user's LD_PRELOAD is saved so the runtime can put it back
  * before main (the program and its children see what the user set).
  *
- * With GDBCOL_CLOCK_SOURCE=process, clock profiling comes from outside
- * instead: the sampler process (GDBCOL_SAMPLER) is started first, opens its
- * perf events on this process to begin at the exec, and says when it is
- * ready.  The runtime is still preloaded, with no thread and no descriptor:
- * it passes the Collector API's and GDB's requests to the sampler process.
+ * Clock profiling comes from outside the program (GDBCOL_CLOCK_SOURCE unset
+ * or "process"): the sampler process (GDBCOL_SAMPLER) is started first,
+ * opens its perf events on this process to begin at the exec, and says
+ * when it is ready.  The runtime is still preloaded, with no thread and no
+ * descriptor: it passes the Collector API's and GDB's requests to the
+ * sampler process.  Where the sampler process cannot start (the kernel
+ * refuses perf events), the runtime samples from inside (per-thread perf
+ * events or CPU-time timers), as it does for GDBCOL_CLOCK_SOURCE=perf or
+ * timer.
  *
  *   gdbcol-launch PROGRAM [ARGS...]     (environment: GDBCOL_PRELOAD=LIB) */
 #define _GNU_SOURCE
@@ -84,23 +88,6 @@ static int start_sampler_process(const char *sampler, char **argv)
   return n == 1 && answer == 'R' ? 0 : -1;
 }
 
-/* The program's environment has none of our variables. */
-static void remove_our_variables(void)
-{
-  for (int again = 1; again;) {
-    again = 0;
-    for (char **e = environ; *e != NULL; e++)
-      if (strncmp(*e, "GDBCOL_", 7) == 0) {
-        char name[256];
-        size_t len = strcspn(*e, "=");
-        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), *e);
-        unsetenv(name);
-        again = 1;
-        break;
-      }
-  }
-}
-
 int main(int argc, char **argv)
 {
   if (argc < 2) {
@@ -110,16 +97,15 @@ int main(int argc, char **argv)
   const char *runtime = getenv("GDBCOL_PRELOAD");
   const char *source = getenv("GDBCOL_CLOCK_SOURCE");
   const char *sampler = getenv("GDBCOL_SAMPLER");
-  if (source != NULL && strcmp(source, "process") == 0 && sampler != NULL && *sampler != '\0') {
-    if (start_sampler_process(sampler, argv + 1) != 0) {
-      fprintf(stderr, "gdbcol-launch: the sampler process did not start; the program runs unprofiled\n");
-      remove_our_variables();
-    } else if (runtime != NULL && *runtime != '\0') {
-      preload_runtime(runtime);
-    } else {
-      remove_our_variables();
-    }
-  } else if (runtime != NULL && *runtime != '\0') {
+  int outside = source == NULL || *source == '\0' || strcmp(source, "process") == 0;
+  if (outside && sampler != NULL && *sampler != '\0' && getenv("GDBCOL_CLOCK_US") != NULL &&
+      strcmp(getenv("GDBCOL_CLOCK_US"), "0") != 0) {
+    if (start_sampler_process(sampler, argv + 1) == 0)
+      setenv("GDBCOL_CLOCK_SOURCE", "process", 1); /* the runtime only posts */
+    else
+      setenv("GDBCOL_CLOCK_SOURCE", "inside", 1); /* the runtime samples itself */
+  }
+  if (runtime != NULL && *runtime != '\0') {
     preload_runtime(runtime);
   }
   execv(argv[1], argv + 1);

@@ -314,7 +314,8 @@ def live_progress(state, status):
     result = {name: int(status.get(name, "0") or 0) for name in fields if name != "paused"}
     result["samples_not_written"] = int(status.get("not_written", "0") or 0)
     result["paused"] = status.get("detail") == "paused"
-    address = state.attacher.exported_address("gdbcol_progress")
+    # Outside the program the sampler process keeps the counts (in the file).
+    address = 0 if outside.sampled_outside(status) else state.attacher.exported_address("gdbcol_progress")
     if address:
         try:
             raw = bytes(gdb.selected_inferior().read_memory(address, 8 * len(fields)))

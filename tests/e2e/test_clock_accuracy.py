@@ -13,9 +13,14 @@ from harness import (check, check_shares, cleanup, er_dump, finish, gprofng_func
 
 interval, extra_threads = sys.argv[1], int(sys.argv[2])
 source = ["set environment GDBCOL_CLOCK_SOURCE=process"] if sys.argv[3:] == ["process"] else []
+# Per-CPU sampling (inherited events, the default) is random-phased: a
+# share's error shrinks with the number of samples, so at 10 ms each thread
+# works 3 s (300 samples; about 1.2 points of error for 1200 samples), at
+# 1 ms 1 s (1000 samples).
+seconds = "3.0" if interval == "on" else "1.0"
 work = workdir()
 out = run_gdb(source + ["collector profile timer %s" % interval, "collector enable", "run"],
-              [program("split_work"), "1.0", str(extra_threads)], cwd=work)
+              [program("split_work"), seconds, str(extra_threads)], cwd=work)
 print(out)
 exp = os.path.join(work, "test.1.er")
 check(os.path.isdir(exp), "the run created test.1.er")

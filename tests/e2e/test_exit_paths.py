@@ -1,6 +1,9 @@
 """The experiment is readable however the program ends: _exit closes it
-cleanly (exit event written by the _exit interposer); a SIGSEGV that GDB
-stops on and then kills leaves the data recorded up to the crash."""
+cleanly (exit event written by the _exit interposer).  A SIGSEGV that GDB
+stops on and then kills: sampled from outside (the default), the sampler
+process closes the experiment when the program is gone; sampled from
+inside (GDBCOL_CLOCK_SOURCE=perf), the data up to the crash is there, not
+closed."""
 
 import os
 
@@ -16,19 +19,26 @@ print(raw)
 check(summary.get("closed") == "yes", "_exit: experiment closed")
 check(funcs.get("burn", (0, 0))[1] >= 0.4, "_exit: burn() has its ~0.5 s")
 
-out = run_gdb(["collector enable", "run"], [program("exit_paths"), "segv", "0.5"], cwd=work)
-print(out)
-check("SIGSEGV" in out, "the program stopped on SIGSEGV in GDB")
-check("killed or crashed" in out, "the plugin says the process ended without closing the experiment")
-exp = os.path.join(work, "test.2.er")
-summary, funcs, raw = er_dump(exp)
-print(raw)
-check(summary.get("closed") == "no", "segv: experiment not closed, as expected")
-check(summary.get("invalid_packets") == "0", "segv: no torn packets")
-check(funcs.get("burn", (0, 0))[1] >= 0.35, "segv: the samples before the crash are there")
-gfuncs, gtotal, graw = gprofng_functions(exp)
-print(graw)
-check(gfuncs.get("burn", (0, 0))[1] >= 0.35, "segv: gprofng reads the crashed experiment (burn %.3f s)"
-      % gfuncs.get("burn", (0, 0))[1])
+for n, source, closed in ((2, None, True), (3, "perf", False)):
+    label = "segv, sampled from %s" % ("inside" if source else "outside")
+    commands = (["set environment GDBCOL_CLOCK_SOURCE=" + source] if source else []) + ["collector enable", "run"]
+    out = run_gdb(commands, [program("exit_paths"), "segv", "0.5"], cwd=work)
+    print(out)
+    check("SIGSEGV" in out, "%s: the program stopped on SIGSEGV in GDB" % label)
+    if closed:
+        check("collector: experiment %s closed (" % os.path.join(work, "test.%d.er" % n) in out,
+              "%s: the sampler process closed the experiment" % label)
+    else:
+        check("killed or crashed" in out, "%s: the plugin says the process ended without closing it" % label)
+    exp = os.path.join(work, "test.%d.er" % n)
+    summary, funcs, raw = er_dump(exp)
+    print(raw)
+    check(summary.get("closed") == ("yes" if closed else "no"), "%s: closed %s" % (label, summary.get("closed")))
+    check(summary.get("invalid_packets") == "0", "%s: no torn packets" % label)
+    check(funcs.get("burn", (0, 0))[1] >= 0.35, "%s: the samples before the crash are there" % label)
+    gfuncs, gtotal, graw = gprofng_functions(exp)
+    print(graw)
+    check(gfuncs.get("burn", (0, 0))[1] >= 0.35, "%s: gprofng reads it (burn %.3f s)"
+          % (label, gfuncs.get("burn", (0, 0))[1]))
 cleanup(work)
 finish()
