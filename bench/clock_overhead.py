@@ -2,7 +2,8 @@
 """Clock profiling: accuracy and overhead, side by side, from one run.
 
 For the fixed-work 2-thread program bench/workload.c it prints
-  - recorded/true CPU at 10 ms and 1 ms for gdb-collector, `gprofng collect
+  - recorded/true CPU at 10 ms and 1 ms for gdb-collector (sampling from
+    outside under GDB; "gdb-col/inside": the in-process sampler), `gprofng collect
     app` and `perf record -e task-clock` (true = the program's getrusage);
   - overhead: the program's own work time with profiling over without,
     under GDB (as users run it) and without GDB.
@@ -52,6 +53,16 @@ def runtime_cpu(exp):
     return float(m.group(1)) if m else 0.0
 
 
+SAMPLER_COST = {}
+
+
+def sampler_us_per_sample(exp):
+    """The sampler's (process or thread) CPU per sample, as log.xml reports it."""
+    with open(os.path.join(exp, "log.xml")) as f:
+        m = re.search(r"used ([0-9.]+) s of CPU time \(unwinding and writing ([0-9]+) samples", f.read())
+    return 1e6 * float(m.group(1)) / max(int(m.group(2)), 1) if m else float("nan")
+
+
 def gprofng_cpu(exp):
     out = subprocess.run(["gprofng", "display", "text", "-functions", exp], capture_output=True, text=True).stdout
     m = re.search(r"^\s*([0-9.]+)\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+<Total>", out, re.M)
@@ -67,16 +78,18 @@ def measure(kind, interval_name, under_gdb, tmp):
     if kind == "none":
         cmd = (gdb + ["-ex", "run", "--args"] if under_gdb else []) + WORKLOAD
         return parse(run(cmd, tmp))[0], None
-    if kind == "gdb-collector":
+    if kind in ("gdb-collector", "gdb-col/inside"):
         if under_gdb:
-            cmd = gdb + ["-x", COLLECTOR_GDB, "-ex", "collector profile timer " + word, "-ex", "collector enable",
-                         "-ex", "run", "--args"] + WORKLOAD
+            inside = ["-ex", "set environment GDBCOL_CLOCK_SOURCE=perf"] if kind == "gdb-col/inside" else []
+            cmd = gdb + ["-x", COLLECTOR_GDB] + inside + ["-ex", "collector profile timer " + word,
+                                                          "-ex", "collector enable", "-ex", "run", "--args"] + WORKLOAD
             out = run(cmd, tmp)
         else:
             out = run(WORKLOAD, tmp, {"LD_PRELOAD": RUNTIME, "GDBCOL_CLOCK_US": str(us),
                                       "GDBCOL_STATUS_FILE": os.path.join(tmp, "status")})
         work, cpu = parse(out)
         exp = os.path.join(tmp, "test.1.er")
+        SAMPLER_COST.setdefault((kind, interval_name, under_gdb), []).append(sampler_us_per_sample(exp))
         return work, er_cpu(exp) / (cpu - runtime_cpu(exp))
     if kind == "gprofng":
         out = run(["gprofng", "collect", "app", "-p", word, "-o", "g.er"] + WORKLOAD, tmp)
@@ -95,7 +108,8 @@ def measure(kind, interval_name, under_gdb, tmp):
 
 CONFIGS = [("none", None, True), ("none", None, False)]
 for _interval in INTERVALS:
-    CONFIGS += [("gdb-collector", _interval, True), ("gdb-collector", _interval, False),
+    CONFIGS += [("gdb-collector", _interval, True), ("gdb-col/inside", _interval, True),
+                ("gdb-collector", _interval, False),
                 ("gprofng", _interval, False), ("perf", _interval, False)]
 
 
@@ -126,10 +140,18 @@ def main():
         print("%-14s %-6s %16.3f %19.1f%% %21.1f%%" % ("gdb-collector", interval, ratio[ours_gdb],
                                                        100 * (work[ours_gdb] / base_gdb - 1),
                                                        100 * (work[ours_alone] / base_alone - 1)))
+        inside = ("gdb-col/inside", interval, True)
+        print("%-14s %-6s %16.3f %19.1f%% %22s" % ("gdb-col/inside", interval, ratio[inside],
+                                                   100 * (work[inside] / base_gdb - 1), "-"))
         for other in ("gprofng", "perf"):
             config = (other, interval, False)
             print("%-14s %-6s %16.3f %20s %21.1f%%" % (other, interval, ratio[config], "-",
                                                        100 * (work[config] / base_alone - 1)))
+    print("\nsampler CPU per sample (whole run, start-up included), median:")
+    for (kind, interval, under_gdb), values in sorted(SAMPLER_COST.items()):
+        where = "sampler process" if kind == "gdb-collector" and under_gdb else "sampler thread in the program"
+        print("  %-14s %-6s %-9s %6.1f us  (%s)" % (kind, interval, "under GDB" if under_gdb else "no GDB",
+                                                   statistics.median(values), where))
     shutil.rmtree(tmp, ignore_errors=True)
 
 
