@@ -183,6 +183,10 @@ typedef void (*col_record_fn)(const unsigned char *rec, uint16_t type, uint16_t 
 size_t col_perf_ring_drain(void *ring, size_t ring_bytes, col_record_fn fn, void *arg);
 /* LEN bytes at data position POS of a ring (wrapping at its end). */
 void col_perf_ring_copy(void *ring, size_t ring_bytes, uint64_t pos, void *out, size_t len);
+/* The record of LEN bytes at POS: in place, or copied into SCRATCH (64 KiB)
+ * when it wraps around the ring's end. */
+const unsigned char *col_perf_ring_record(void *ring, size_t ring_bytes, uint64_t pos, size_t len,
+                                          unsigned char *scratch);
 /* One sample record of the clock event's layout; 0 or -1. */
 int col_perf_parse_sample(const unsigned char *rec, size_t len, struct col_capture *out, pid_t *pid);
 
@@ -295,7 +299,6 @@ void col_log_sample_at(const char *label, int64_t tstamp);
 void col_log_final_sample(const char *label);
 /* A sample preceded by an event line (pause, resume) with the same time:
  * EVENT_XML is a format with one %s for the timestamp. */
-void col_log_sample_with_event(const char *label, const char *event_xml);
 void col_log_sample_with_event_at(const char *label, const char *event_xml, int64_t tstamp);
 void col_log_comment(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void col_log_warning(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -2,6 +2,7 @@
  * them: the runtime thread inside the program, or the sampler process
  * outside it.  Everything here runs on the thread that owns the files. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -126,7 +127,11 @@ void col_experiment_finish(const char *why)
   if (col_lost_samples > 0)
     col_log_warning(200, "%llu clock sample(s) were lost (ring buffer full); CPU time is under-counted by that much",
                     (unsigned long long)col_lost_samples);
-  col_log_sample("collector_close_experiment");
+  if (col_exp.samples_dropped > 0)
+    col_log_final_warning(200, "%llu sample point(s) could not be written (%s); the overview may hold one record "
+                          "more than log.xml's samples", (unsigned long long)col_exp.samples_dropped,
+                          strerror(col_write_errno() ? col_write_errno() : ENOSPC));
+  col_log_final_sample("collector_close_experiment");
   col_log_exit();
   col_modules_close();
   col_experiment_archive();

@@ -83,6 +83,7 @@ int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
   }
   col_exp.dirfd = dirfd;
   col_exp.next_sample_id = 0; /* id 0 carries the start label (§3.3) */
+  col_exp.samples_dropped = 0;
   int rc = er_recordfile_create(&col_exp.log, dirfd, "log.xml", LOG_CLOSING_RESERVE);
   if (rc >= 0)
     rc = er_recordfile_create(&col_exp.overview, dirfd, "overview", OVERVIEW_CLOSING_RESERVE);
@@ -156,7 +157,7 @@ struct sample_request {
 static void write_sample(void *p)
 {
   const struct sample_request *req = p;
-  char ts[32], escaped[256], event[1024], line[512];
+  char ts[32], escaped[256], event[1024], line[1400];
   struct er_overview_record rec;
   if (col_target_pid != 0)
     er_overview_fill_proc(&rec, col_target_pid, overview_create, req->when);
@@ -167,9 +168,9 @@ static void write_sample(void *p)
   if (req->event_xml != NULL)
     snprintf(event, sizeof event, req->event_xml, ts);
   er_xml_escape(req->label, escaped, sizeof escaped);
-  snprintf(line, sizeof line, "%s<event kind=\"sample\" tstamp=\"%s\" id=\"%d\" label=\"%s\"/>\n", event, ts,
-           col_exp.next_sample_id, escaped);
-  if (!er_recordfile_room(&col_exp.overview, sizeof rec, req->final) ||
+  int n = snprintf(line, sizeof line, "%s<event kind=\"sample\" tstamp=\"%s\" id=\"%d\" label=\"%s\"/>\n",
+                   event, ts, col_exp.next_sample_id, escaped);
+  if (n < 0 || (size_t)n >= sizeof line || !er_recordfile_room(&col_exp.overview, sizeof rec, req->final) ||
       !er_recordfile_room(&col_exp.log, strlen(line), req->final)) {
     col_exp.samples_dropped++;
     return;
@@ -179,43 +180,36 @@ static void write_sample(void *p)
     return;
   }
   if (er_recordfile_append(&col_exp.log, line, strlen(line), req->final) != 0) {
-    col_exp.samples_dropped++; /* the reader will see one overview record too many: said in the end warning */
+    col_exp.samples_dropped++; /* one overview record too many: the end warning says so */
     return;
   }
   __atomic_store_n(&col_exp.next_sample_id, col_exp.next_sample_id + 1, __ATOMIC_RELAXED);
 }
 
-static void request_sample(const char *label, const char *event_xml, int final)
+static void request_sample(const char *label, const char *event_xml, int64_t when, int final)
 {
-  struct sample_request req = {label, event_xml, col_hrtime(), final};
+  struct sample_request req = {label, event_xml, when, final};
   col_on_runtime_thread(write_sample, &req);
 }
 
 void col_log_sample(const char *label)
 {
-  request_sample(label, NULL, 0);
+  request_sample(label, NULL, col_hrtime(), 0);
 }
 
 void col_log_sample_at(const char *label, int64_t tstamp)
 {
-  struct sample_request req = {label, NULL, tstamp, 0};
-  col_on_runtime_thread(write_sample, &req);
+  request_sample(label, NULL, tstamp, 0);
 }
 
 void col_log_final_sample(const char *label)
 {
-  request_sample(label, NULL, 1);
-}
-
-void col_log_sample_with_event(const char *label, const char *event_xml)
-{
-  request_sample(label, event_xml, 0);
+  request_sample(label, NULL, col_hrtime(), 1);
 }
 
 void col_log_sample_with_event_at(const char *label, const char *event_xml, int64_t tstamp)
 {
-  struct sample_request req = {label, event_xml, tstamp, 0};
-  col_on_runtime_thread(write_sample, &req);
+  request_sample(label, event_xml, tstamp, 0);
 }
 
 struct line_request {
