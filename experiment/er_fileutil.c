@@ -88,3 +88,21 @@ int er_read_file(const char *dir, const char *name, size_t head, size_t tail, si
   *len = got;
   return 0;
 }
+
+long er_read_text(const char *path, char *out, size_t len)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || len == 0) {
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  size_t got = 0;
+  ssize_t n;
+  while (got < len - 1 && ((n = read(fd, out + got, len - 1 - got)) > 0 || (n < 0 && errno == EINTR)))
+    if (n > 0)
+      got += (size_t)n;
+  close(fd);
+  out[got] = '\0';
+  return (long)got;
+}

@@ -1,12 +1,12 @@
 /* overview records; see er/er_overview.h. */
 #include "er/er_overview.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "er/er_fileutil.h"
 #include "er/er_recordfile.h"
 
 static struct er_timespec_pair from_ns(int64_t ns)
@@ -70,11 +70,7 @@ void er_overview_fill_proc(struct er_overview_record *rec, int pid, int64_t crea
   rec->create = from_ns(create_ns);
   rec->rtime = from_ns(now_ns - create_ns);
   snprintf(path, sizeof path, "/proc/%d/stat", pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
-  if (fd >= 0)
-    close(fd);
-  const char *p = n > 0 ? (text[n] = '\0', strrchr(text, ')')) : NULL;
+  const char *p = er_read_text(path, text, sizeof text) > 0 ? strrchr(text, ')') : NULL;
   unsigned long long minflt = 0, majflt = 0, utime = 0, stime = 0;
   /* after ")": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
   if (p != NULL && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %llu %*u %llu %*u %llu %llu", &minflt, &majflt,
@@ -86,12 +82,7 @@ void er_overview_fill_proc(struct er_overview_record *rec, int pid, int64_t crea
     rec->stime = from_ns((int64_t)(stime * 1000000000ULL / (unsigned long long)hz));
   }
   snprintf(path, sizeof path, "/proc/%d/status", pid);
-  fd = open(path, O_RDONLY | O_CLOEXEC);
-  n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
-  if (fd >= 0)
-    close(fd);
-  if (n > 0) {
-    text[n] = '\0';
+  if (er_read_text(path, text, sizeof text) > 0) {
     rec->vctx = status_value(text, "voluntary_ctxt_switches:");
     rec->ictx = status_value(text, "nonvoluntary_ctxt_switches:");
   }

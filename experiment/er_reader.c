@@ -3,12 +3,10 @@
 #include "er/er_reader.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "er/er_fileutil.h"
 #include "er/er_format.h"

@@ -1,11 +1,9 @@
 /* Text helpers for log.xml and map.xml; see er/er_text.h. */
 #include "er/er_text.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "er/er_fileutil.h"
 
 void er_format_tstamp(char *out, size_t out_len, int64_t ns)
 {
@@ -41,20 +39,4 @@ void er_xml_escape(const char *in, char *out, size_t out_len)
     o += n;
   }
   out[o] = '\0';
-}
-
-int er_text_printf(int fd, const char *fmt, ...)
-{
-  char line[8192];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  if (n < 0)
-    return -1;
-  if ((size_t)n >= sizeof line) {
-    /* Never write a truncated tag: that is a fatal parse error (§13). */
-    return -1;
-  }
-  return er_write_all(fd, line, (size_t)n);
 }

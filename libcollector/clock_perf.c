@@ -162,41 +162,52 @@ int col_perf_parse_sample(const unsigned char *rec, size_t len, struct col_captu
   return 0;
 }
 
+/* The ring's data area (after its header page). */
+static const unsigned char *ring_data(void *ring, size_t ring_bytes, size_t *data_size)
+{
+  static size_t page;
+  if (page == 0)
+    page = (size_t)sysconf(_SC_PAGESIZE);
+  *data_size = ring_bytes - page;
+  return (const unsigned char *)ring + page;
+}
+
+void col_perf_ring_copy(void *ring, size_t ring_bytes, uint64_t pos, void *out, size_t len)
+{
+  size_t data_size;
+  const unsigned char *data = ring_data(ring, ring_bytes, &data_size);
+  copy_from_ring(data, data_size, pos, out, len);
+}
+
+const unsigned char *col_perf_ring_record(void *ring, size_t ring_bytes, uint64_t pos, size_t len,
+                                          unsigned char *scratch)
+{
+  size_t data_size;
+  const unsigned char *data = ring_data(ring, ring_bytes, &data_size);
+  if (pos % data_size + len <= data_size)
+    return data + pos % data_size; /* in place: nearly every record */
+  copy_from_ring(data, data_size, pos, scratch, len);
+  return scratch;
+}
+
 size_t col_perf_ring_drain(void *ring, size_t ring_bytes, col_record_fn fn, void *arg)
 {
   static unsigned char record[65536]; /* one draining thread; h.size is 16-bit */
   struct perf_event_mmap_page *meta = ring;
-  static size_t page;
-  if (page == 0)
-    page = (size_t)sysconf(_SC_PAGESIZE);
-  const unsigned char *data = (const unsigned char *)ring + page;
-  size_t data_size = ring_bytes - page;
   uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
   uint64_t tail = meta->data_tail;
   size_t count = 0;
   while (tail < head) {
     struct perf_event_header h;
-    copy_from_ring(data, data_size, tail, &h, sizeof h);
+    col_perf_ring_copy(ring, ring_bytes, tail, &h, sizeof h);
     if (h.size < sizeof h)
       break;
-    /* Parse in place; copy out only the rare record that wraps. */
-    const unsigned char *rec = data + tail % data_size;
-    if (tail % data_size + h.size > data_size) {
-      copy_from_ring(data, data_size, tail, record, h.size);
-      rec = record;
-    }
-    fn(rec, h.type, h.size, arg);
+    fn(col_perf_ring_record(ring, ring_bytes, tail, h.size, record), h.type, h.size, arg);
     count++;
     tail += h.size;
   }
   __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
   return count;
-}
-
-void col_perf_ring_copy(void *ring, size_t ring_bytes, uint64_t pos, void *out, size_t len)
-{
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  copy_from_ring((const unsigned char *)ring + page, ring_bytes - page, pos, out, len);
 }
 
 struct thread_drain {

@@ -7,12 +7,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "er/er_fileutil.h"
 #include "er/er_recordfile.h"
 #include "er/er_text.h"
 
@@ -37,16 +37,10 @@ static size_t read_maps(void)
 {
   char path[64];
   col_target_path(path, sizeof path, "maps");
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  size_t len = 0;
-  ssize_t n;
-  while (len < sizeof maps_text - 1 && (n = read(fd, maps_text + len, sizeof maps_text - 1 - len)) > 0)
-    len += (size_t)n;
-  close(fd);
-  maps_text[len] = '\0';
-  return len;
+  long len = er_read_text(path, maps_text, sizeof maps_text);
+  if (len < 0)
+    maps_text[0] = '\0';
+  return len < 0 ? 0 : (size_t)len;
 }
 
 static void parse_maps(void)

@@ -127,9 +127,9 @@ static void drain_ring_records(void)
   qsort(pending, n, sizeof pending[0], by_time);
   for (size_t k = 0; k < n; k++) {
     struct cpu_ring *r = &rings[pending[k].ring];
-    col_perf_ring_copy(r->ring, r->bytes, pending[k].pos, record, pending[k].size);
-    const struct perf_event_header *h = (const void *)record;
-    on_record(record, h->type, h->size);
+    const unsigned char *rec = col_perf_ring_record(r->ring, r->bytes, pending[k].pos, pending[k].size, record);
+    const struct perf_event_header *h = (const void *)rec;
+    on_record(rec, h->type, h->size);
   }
   for (int i = 0; i < n_rings; i++)
     __atomic_store_n(&((struct perf_event_mmap_page *)rings[i].ring)->data_tail, heads[i], __ATOMIC_RELEASE);
@@ -375,8 +375,7 @@ static void describe_sampling(void)
 
 static void finish(void)
 {
-  for (int i = 0; i < n_rings; i++)
-    ioctl(rings[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+  set_rings_enabled(0);
   drain_rings();
   if (!started) {
     if (!start_failed) /* else the status file already says why */

@@ -23,14 +23,12 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "collector_internal.h"
 #include "er/er_format.h"
-#include "er/er_stacks.h"
 
 #define CYCLE_MS 50
 #define MAPS_RESCAN_NS 1000000000LL
@@ -40,7 +38,7 @@
 
 static int epoll_fd = -1, wake_fd = -1;
 static pthread_t sampler;
-static int stop_requested, drained, finished, poke_pending;
+static int stop_requested, drained, poke_pending;
 static int (*start_work)(void);
 static void (*finish_work)(void);
 static int start_result, start_reported;
@@ -212,7 +210,6 @@ static void *sampler_main(void *unused)
   close_wakeup();
   col_calls_set_runtime_thread(0, NULL);
   __atomic_store_n(&sampler_tid, 0, __ATOMIC_RELEASE);
-  __atomic_store_n(&finished, 1, __ATOMIC_RELEASE);
   return NULL;
 }
 
@@ -220,7 +217,7 @@ int col_sampler_start(int (*start)(void), void (*finish)(void))
 {
   if (col_sampler_tid() != 0)
     return -EBUSY; /* a previous experiment's thread never finished */
-  stop_requested = drained = finished = poke_pending = 0;
+  stop_requested = drained = poke_pending = 0;
   start_work = start;
   finish_work = finish;
   start_reported = 0;

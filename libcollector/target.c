@@ -3,13 +3,13 @@
  * from outside).  Facts about it come from getpid() and friends for this
  * process, from /proc/PID for another. */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "er/er_fileutil.h"
 
 pid_t col_target_pid; /* 0: this process */
 int64_t col_run_started_at;
@@ -33,13 +33,8 @@ static long stat_field(int n)
 {
   char path[64], text[1024];
   col_target_path(path, sizeof path, "stat");
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  ssize_t got = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
-  if (fd >= 0)
-    close(fd);
-  if (got <= 0)
+  if (er_read_text(path, text, sizeof text) <= 0)
     return 0;
-  text[got] = '\0';
   const char *p = strrchr(text, ')'); /* the command may hold spaces */
   long value = 0;
   for (int field = 2; p != NULL && field <= n; field++) {
@@ -84,15 +79,11 @@ size_t col_target_cmdline(char *out, size_t len)
   }
   char path[64];
   col_target_path(path, sizeof path, "cmdline");
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  ssize_t n = fd >= 0 ? read(fd, out, len - 1) : -1;
-  if (fd >= 0)
-    close(fd);
+  long n = er_read_text(path, out, len);
   if (n <= 0)
     return 0;
-  for (ssize_t i = 0; i < n - 1; i++)
+  for (long i = 0; i < n - 1; i++) /* words are NUL-separated */
     if (out[i] == '\0')
       out[i] = ' ';
-  out[n] = '\0';
   return (size_t)n;
 }

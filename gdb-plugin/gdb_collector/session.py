@@ -86,32 +86,23 @@ class Session:
         """STATUS was told to the user already: no second message at exit."""
         self.last_reported = _report_key(status)
 
-    def _wait_for_sampler_process(self, st):
-        """A sampler process outside the program closes the experiment after
-        the program ended: wait for it (bounded) before reporting."""
-        sampler = st.get("sampler_pid", "0")
-        deadline = time.monotonic() + SAMPLER_CLOSE_WAIT_S
-        if sampler in ("", "0") or process_alive(st.get("pid", "")):
-            return st
-        while st.get("state") == "active" and process_alive(sampler) and time.monotonic() < deadline:
-            time.sleep(0.02)
-            st = self.status()
-        return self.status()  # it may have closed and left between the two reads
-
     def wait_until_closed(self):
-        """The sampler process ends the experiment after GDB's request."""
+        """The sampler process (outside the program) ends the experiment a
+        little after the program ends or GDB asks: wait for it, bounded."""
         st = self.status()
         deadline = time.monotonic() + SAMPLER_CLOSE_WAIT_S
         while st.get("state") == "active" and process_alive(st.get("sampler_pid", "")) and \
                 time.monotonic() < deadline:
             time.sleep(0.02)
             st = self.status()
-        return self.status()
+        return self.status()  # it may have closed and left between the two reads
 
     def report_end_of_run(self):
         """Called when GDB loses an inferior (exit, kill or detach): says what
         happened to the experiment."""
-        st = self._wait_for_sampler_process(self.status())
+        st = self.status()
+        if not process_alive(st.get("pid", "")):
+            st = self.wait_until_closed()
         if st.get("state") == "active" and process_alive(st.get("pid", "")):
             gdb.write("collector: experiment %s goes on recording in process %s; it closes when the process "
                       "exits, or attach again and use \"collector disable\".\n" % (st.get("experiment"), st["pid"]))

@@ -13,7 +13,6 @@
 #include "er/er_archive.h"
 #include "er/er_fileutil.h"
 #include "er/er_reader.h"
-#include "er/er_text.h"
 #include "test_util.h"
 
 static void check_name(const char *path, const char *want)
@@ -85,11 +84,11 @@ static void test_copy_survives_deletion(void)
   CHECK(mkdir(expt, 0777) == 0);
   int expfd = open(expt, O_RDONLY | O_DIRECTORY);
   int map = er_create_exclusive(expfd, "map.xml", O_WRONLY);
-  er_text_printf(map,
+  dprintf(map,
                  "<event kind=\"map\" object=\"segment\" tstamp=\"0.000000001\" vaddr=\"0x0\" size=\"16777216\" "
                  "pagesz=\"4096\" foffset=\"0x0\" modes=\"0x005\" chksum=\"0xFFFFFFFF\" name=\"%s\"/>\n",
                  object);
-  er_text_printf(map,
+  dprintf(map,
                  "<event kind=\"map\" object=\"segment\" tstamp=\"0.000000001\" vaddr=\"0x7f0000000000\" "
                  "size=\"4096\" pagesz=\"4096\" foffset=\"0x0\" modes=\"0x005\" chksum=\"0xFFFFFFFF\" "
                  "name=\"/nonexistent/lib.so\"/>\n");

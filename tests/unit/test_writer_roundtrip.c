@@ -13,7 +13,6 @@
 #include "er/er_overview.h"
 #include "er/er_reader.h"
 #include "er/er_stacks.h"
-#include "er/er_text.h"
 #include "test_util.h"
 
 static char dir[] = "/tmp/gdbcol-writer-XXXXXX";
@@ -22,11 +21,11 @@ static void write_log(int dirfd)
 {
   int fd = er_create_exclusive(dirfd, "log.xml", O_WRONLY | O_APPEND);
   CHECK(fd >= 0);
-  er_text_printf(fd, "<experiment version=\"12.4\">\n</experiment>\n");
-  er_text_printf(fd, "<event kind=\"run\" tstamp=\"1.000000000\" time=\"0\" tm_zone=\"0\"/>\n");
-  er_text_printf(fd, "<profile name=\"profile\" ptimer=\"1000\" numstates=\"1\">\n</profile>\n");
-  er_text_printf(fd, "<event kind=\"comment\" id=\"400\">a &amp; b</event>\n");
-  er_text_printf(fd, "<event kind=\"exit\" tstamp=\"2.000000000\"/>\n");
+  dprintf(fd, "<experiment version=\"12.4\">\n</experiment>\n");
+  dprintf(fd, "<event kind=\"run\" tstamp=\"1.000000000\" time=\"0\" tm_zone=\"0\"/>\n");
+  dprintf(fd, "<profile name=\"profile\" ptimer=\"1000\" numstates=\"1\">\n</profile>\n");
+  dprintf(fd, "<event kind=\"comment\" id=\"400\">a &amp; b</event>\n");
+  dprintf(fd, "<event kind=\"exit\" tstamp=\"2.000000000\"/>\n");
   close(fd);
 }
 

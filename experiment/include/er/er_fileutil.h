@@ -13,6 +13,10 @@ int er_create_exclusive(int dirfd, const char *name, int extra_flags);
 /* Writes all of BYTES, retrying on EINTR and short writes.  0 or -errno. */
 int er_write_all(int fd, const void *bytes, size_t len);
 
+/* Reads PATH (a /proc file, whose size is known only by reading it) into
+ * OUT, at most LEN - 1 bytes, and NUL-terminates: the byte count, or -1. */
+long er_read_text(const char *path, char *out, size_t len);
+
 /* Opens PATH for reading only when it is a regular file (never blocks on
  * a FIFO or device a damaged or hostile map.xml may name): a descriptor,
  * or -1 with errno set. */
