@@ -435,7 +435,7 @@ void col_progress_refresh(void);
 /* ---- control_page.c: the runtime and the sampler process ------------------- */
 
 enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_CTL_CLOSE, COL_CTL_EXEC_START,
-                        COL_CTL_EXEC_FAILED };
+                        COL_CTL_EXEC_FAILED, COL_CTL_STATUS_FILE };
 
 #define COL_CONTROL_SLOTS 64
 struct col_control_record {
@@ -454,6 +454,8 @@ struct col_control_page {
 };
 
 extern struct col_control_page *col_control;
+/* Its path, in the sampler process (the status file names it). */
+extern char col_control_file[];
 /* Where the page lives for the status file STATUS_PATH. */
 void col_control_path(char *out, size_t len, const char *status_path);
 /* The sampler process creates it; the runtime maps it (no descriptor kept). */

@@ -89,10 +89,30 @@ static void arm_running_threads(void *unused)
 
 static void adopt_status_file(const char *status_path)
 {
-  if (status_path != NULL && status_path[0] != '\0') {
-    snprintf(col_cfg.status_path, sizeof col_cfg.status_path, "%s", status_path);
-    col_status_write(&col_cfg, col_collecting() ? "active" : "closed", NULL);
+  if (status_path == NULL || status_path[0] == '\0')
+    return;
+  if (col_outside()) { /* the sampler process keeps the status file */
+    if (strlen(status_path) < sizeof col_control->slots[0].text)
+      col_control_post(COL_CTL_STATUS_FILE, status_path, 0);
+    return;
   }
+  snprintf(col_cfg.status_path, sizeof col_cfg.status_path, "%s", status_path);
+  col_status_write(&col_cfg, col_collecting() ? "active" : "closed", NULL);
+}
+
+/* After an attach, calls the program makes that the experiment must see
+ * (exec, and thread creation for the sampler thread) reach the runtime
+ * through the GOT, since nothing was preloaded. */
+static void interpose_after_attach(void)
+{
+  col_patch_got = col_got_interposition_needed();
+  if (!col_patch_got)
+    return;
+  unsigned slots = col_got_patch_all();
+  if (!col_outside()) /* outside, the log is the sampler process's */
+    col_log_comment("Interposition by GOT patching: %u slot(s) now call the runtime's pthread_create, _exit, "
+                    "_Exit and exec functions; threads created otherwise are found by scanning /proc/self/task",
+                    slots);
 }
 
 /* Called by the GDB plugin, through an inferior call, after it loaded the
@@ -100,9 +120,10 @@ static void adopt_status_file(const char *status_path)
  * experiment with SETTINGS ("NAME=value" lines, the GDBCOL_* names of
  * config.c).  Returns 0, 1 when an experiment was already being recorded
  * (it goes on, reported in the new status file), or -1 with the reason in
- * the status file.  Runs on
- * a program thread that GDB borrowed, so it only starts things: the
- * sampler thread arms the program's threads. */
+ * the status file.  Runs on a program thread that GDB borrowed, so it only
+ * starts things: the sampler thread arms the program's threads.  With
+ * GDBCOL_CLOCK_SOURCE=process the sampler process GDB started records the
+ * experiment; the runtime only maps its control page, as at launch. */
 int gdbcol_attach_start(const char *settings)
 {
   struct col_config requested;
@@ -115,17 +136,20 @@ int gdbcol_attach_start(const char *settings)
   }
   __atomic_store_n(&state, STATE_INERT, __ATOMIC_RELEASE);
   col_cfg = requested;
+  if (col_cfg.sampled_outside) {
+    serve_from_outside();
+    if (!col_collecting())
+      return -1; /* no control page: the sampler process did not start */
+    interpose_after_attach();
+    return 0;
+  }
   if (start_experiment() != 0)
     return -1;
   time_t now = time(NULL);
   char when[64];
   strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
   col_log_comment("Collection started in a running process: GDB attached and loaded the runtime at %s", when);
-  col_patch_got = col_got_interposition_needed();
-  if (col_patch_got)
-    col_log_comment("Interposition by GOT patching: %u slot(s) now call the runtime's pthread_create, _exit, "
-                    "_Exit and exec functions; threads created otherwise are found by scanning /proc/self/task",
-                    col_got_patch_all());
+  interpose_after_attach();
   if (col_cfg.clock_interval_us > 0)
     col_on_runtime_thread(arm_running_threads, NULL); /* it lists /proc/self/task */
   col_status_write(&col_cfg, "active", NULL);
@@ -221,11 +245,21 @@ __attribute__((destructor)) static void col_fini(void)
 /* Called by the GDB plugin (`collector disable` while the program is
  * stopped): ends the experiment; the process keeps running.  STATUS_PATH,
  * when not NULL, is where the calling GDB session reads the outcome (it
- * may not be the session that started the experiment). */
-void gdbcol_close_experiment(const char *status_path)
+ * may not be the session that started the experiment).  Returns 2 when
+ * the sampler process closes it (a little later: GDB waits for the status
+ * file), 1 when it closed here, 0 when none was being recorded. */
+int gdbcol_close_experiment(const char *status_path)
 {
-  if (!col_outside()) /* outside, the sampler process keeps the status file */
-    adopt_status_file(status_path);
+  int collecting = col_collecting(), outside = col_outside();
+  adopt_status_file(status_path);
   col_close_experiment("collector disable");
   end_interposition();
+  return !collecting ? 0 : outside ? 2 : 1;
+}
+
+/* For the GDB plugin before an attach: is an experiment being recorded
+ * here already (one a GDB session that detached left running)? */
+int gdbcol_collecting(void)
+{
+  return col_collecting();
 }

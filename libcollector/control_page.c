@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -18,6 +19,7 @@
 #define CONTROL_MAGIC 0x67646263746c3031ULL /* "gdbctl01" */
 
 struct col_control_page *col_control;
+char col_control_file[PATH_MAX + 16]; /* the sampler process's, for the status file */
 
 void col_control_path(char *out, size_t len, const char *status_path)
 {
@@ -41,6 +43,7 @@ int col_control_create(const char *status_path)
   if (rc != 0)
     return rc;
   col_control = page;
+  snprintf(col_control_file, sizeof col_control_file, "%s", path);
   __atomic_store_n(&col_control->magic, CONTROL_MAGIC, __ATOMIC_RELEASE);
   return 0;
 }
@@ -61,6 +64,8 @@ int col_control_attach(const char *status_path)
     munmap(page, sizeof *col_control);
     return -EINVAL;
   }
+  /* An earlier experiment's page stays mapped: a thread stopped in the
+   * middle of a post may still write to it. */
   col_control = page;
   return 0;
 }

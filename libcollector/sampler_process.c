@@ -15,12 +15,19 @@
  * drained and the experiment closed.  The runtime preloaded in the program
  * keeps no thread and no descriptor: the Collector API's and GDB's requests
  * (samples, pause, resume, the end, an exec) reach us on the control page,
- * as does GDB's stop counter (dbxsample).  Launch mode only so far. */
+ * as does GDB's stop counter (dbxsample).
+ *
+ *     gdbcol-sampler --attach PID READY_FD
+ *
+ * After `gdb -p`: GDB starts it while the process is stopped; it opens
+ * events on every thread (sampler_events.c), starts the experiment, says
+ * ready, and leaves GDB's process tree, so it outlives a detach. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,24 +41,16 @@
 
 #include "collector_internal.h"
 #include "er/er_text.h"
+#include "sampler_events.h"
 
-#define MAX_CPUS 1024
 #define CYCLE_MS 50
 #define STATUS_EVERY_NS 1000000000LL
 
-struct cpu_ring {
-  int fd;
-  void *ring;
-  size_t bytes;
-};
-
-static struct cpu_ring rings[MAX_CPUS];
-static int n_rings, exclude_kernel, started, start_failed, finished, exec_pending, exec_count;
+static int attached, started, start_failed, finished, exec_pending, exec_count;
 static const char *close_reason = "exit";
 static uint64_t stops_seen;
 static int64_t closing_at = INT64_MAX; /* the end the program asked for */
 static char exec_what[128];
-static size_t ring_data_bytes;
 static uint64_t lost_records, threads_seen;
 static unsigned char *tid_seen; /* bitmap by thread id */
 static size_t tid_seen_bits;
@@ -64,12 +63,6 @@ int col_collecting(void)
 void col_close_experiment(const char *why)
 {
   finished = 1; /* the main loop ends the experiment */
-}
-
-static void set_rings_enabled(int enabled)
-{
-  for (int i = 0; i < n_rings; i++)
-    ioctl(rings[i].fd, enabled ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 }
 
 static void on_record(const unsigned char *rec, uint16_t type, uint16_t size);
@@ -97,7 +90,7 @@ static int by_time(const void *a, const void *b)
 
 /* Every record carries the time: a sample after its pid/tid, the others
  * (sample_id_all) in the trailer, before the CPU. */
-static int64_t record_time(struct cpu_ring *r, uint64_t pos, const struct perf_event_header *h)
+static int64_t record_time(struct sampler_ring *r, uint64_t pos, const struct perf_event_header *h)
 {
   int64_t t = 0;
   uint64_t at = h->type == PERF_RECORD_SAMPLE ? pos + sizeof *h + 8 : pos + h->size - 16;
@@ -110,29 +103,30 @@ static void drain_ring_records(void)
 {
   static unsigned char record[65536];
   size_t n = 0;
-  uint64_t heads[MAX_CPUS];
-  for (int i = 0; i < n_rings; i++) {
-    struct perf_event_mmap_page *meta = rings[i].ring;
+  uint64_t heads[SAMPLER_MAX_CPUS];
+  for (int i = 0; i < sampler_n_rings; i++) {
+    struct sampler_ring *ring = &sampler_rings[i];
+    struct perf_event_mmap_page *meta = ring->ring;
     uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE), pos = meta->data_tail;
     while (pos < head && n < MAX_PENDING) {
       struct perf_event_header h;
-      col_perf_ring_copy(rings[i].ring, rings[i].bytes, pos, &h, sizeof h);
+      col_perf_ring_copy(ring->ring, ring->bytes, pos, &h, sizeof h);
       if (h.size < sizeof h)
         break;
-      pending[n++] = (struct pending_record){record_time(&rings[i], pos, &h), pos, h.size, i};
+      pending[n++] = (struct pending_record){record_time(ring, pos, &h), pos, h.size, i};
       pos += h.size;
     }
     heads[i] = pos;
   }
   qsort(pending, n, sizeof pending[0], by_time);
   for (size_t k = 0; k < n; k++) {
-    struct cpu_ring *r = &rings[pending[k].ring];
+    struct sampler_ring *r = &sampler_rings[pending[k].ring];
     const unsigned char *rec = col_perf_ring_record(r->ring, r->bytes, pending[k].pos, pending[k].size, record);
     const struct perf_event_header *h = (const void *)rec;
     on_record(rec, h->type, h->size);
   }
-  for (int i = 0; i < n_rings; i++)
-    __atomic_store_n(&((struct perf_event_mmap_page *)rings[i].ring)->data_tail, heads[i], __ATOMIC_RELEASE);
+  for (int i = 0; i < sampler_n_rings; i++)
+    __atomic_store_n(&((struct perf_event_mmap_page *)sampler_rings[i].ring)->data_tail, heads[i], __ATOMIC_RELEASE);
 }
 
 /* The program's and GDB's requests, at the times they carry. */
@@ -158,7 +152,7 @@ static void on_request(const struct col_control_record *r, void *unused)
   case COL_CTL_EXEC_START:
     /* The new image is not profiled (descendants are not followed yet);
      * what the old one left in the rings is written before the end. */
-    set_rings_enabled(0);
+    sampler_events_enable(0);
     drain_ring_records();
     col_clock_writer_flush();
     col_experiment_exec_event("exec_start", "execve", r->text, ++exec_count);
@@ -167,12 +161,17 @@ static void on_request(const struct col_control_record *r, void *unused)
     snprintf(exec_what, sizeof exec_what, "%s", r->text);
     exec_pending = 1;
     break;
+  case COL_CTL_STATUS_FILE:
+    /* A later GDB session adopted the experiment: report to it. */
+    snprintf(col_cfg.status_path, sizeof col_cfg.status_path, "%s", r->text);
+    col_status_write(&col_cfg, "active", NULL);
+    break;
   case COL_CTL_EXEC_FAILED:
     col_experiment_exec_event("exec_error", "execve", r->text, exec_count);
     col_log_warning(200, "exec of %s failed (%s); the experiment goes on", r->text, strerror(r->err));
     col_status_write(&col_cfg, "active", NULL);
     exec_pending = 0;
-    set_rings_enabled(1);
+    sampler_events_enable(1);
     break;
   }
 }
@@ -197,76 +196,6 @@ static void note_thread(pid_t tid)
     tid_seen[tid / 8] |= (unsigned char)(1u << (tid % 8));
     threads_seen++;
   }
-}
-
-/* Data pages per CPU ring: a power of two that fits the locked-memory
- * allowance unprivileged users get per CPU (perf_event_mlock_kb). */
-static size_t ring_pages(void)
-{
-  long kb = 516;
-  FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
-  if (f != NULL) {
-    if (fscanf(f, "%ld", &kb) != 1)
-      kb = 516;
-    fclose(f);
-  }
-  size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = 1;
-  while ((pages * 2 + 1) * page <= (size_t)kb * 1024 && pages < 1024)
-    pages *= 2;
-  return pages;
-}
-
-static int open_cpu_event(int cpu, int exclude)
-{
-  struct perf_event_attr attr;
-  col_perf_clock_attr(&attr, col_cfg.clock_interval_us, col_cfg.stack_copy_bytes, exclude);
-  attr.inherit = 1;        /* threads (and children) created later */
-  attr.enable_on_exec = 1; /* counting starts with the program */
-  attr.disabled = 1;
-  attr.comm = 1;
-  attr.comm_exec = 1;      /* the exec is a COMM record with MISC_COMM_EXEC */
-  attr.mmap = 1;           /* executable mappings, as MMAP2 records */
-  attr.mmap2 = 1;
-  attr.sample_id_all = 1;
-  /* Woken at half full: fewer wake-ups (each costs more than a sample's
-   * unwinding here), half a ring of slack (~30 ms at 1 ms per thread). */
-  attr.wakeup_watermark = (uint32_t)(ring_data_bytes / 2);
-  return (int)syscall(SYS_perf_event_open, &attr, col_target_pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
-static int open_rings(int epoll_fd, char *err, size_t err_len)
-{
-  long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  ring_data_bytes = ring_pages() * page;
-  int last_errno = 0;
-  for (int cpu = 0; cpu < ncpu && cpu < MAX_CPUS; cpu++) {
-    int fd = open_cpu_event(cpu, exclude_kernel);
-    if (fd < 0 && (errno == EACCES || errno == EPERM) && !exclude_kernel) {
-      exclude_kernel = 1; /* perf_event_paranoid >= 2: user mode only */
-      fd = open_cpu_event(cpu, 1);
-    }
-    if (fd < 0) {
-      last_errno = errno; /* an offline CPU, or refused */
-      continue;
-    }
-    size_t bytes = ring_data_bytes + page;
-    void *ring = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (ring == MAP_FAILED) {
-      last_errno = errno;
-      close(fd);
-      continue;
-    }
-    rings[n_rings++] = (struct cpu_ring){fd, ring, bytes};
-    struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
-    epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev);
-  }
-  if (n_rings == 0) {
-    snprintf(err, err_len, "the kernel refused clock sampling of process %d (perf_event_open: %s)",
-             (int)col_target_pid, strerror(last_errno));
-    return -1;
-  }
-  return 0;
 }
 
 static void start_experiment(void)
@@ -361,12 +290,19 @@ static void drain_rings(void)
 static void describe_sampling(void)
 {
   col_log_comment("Clock profiling: sampler process %d outside the program (perf_event task-clock, one ring of "
-                  "%zu KiB per CPU on %d CPU(s), inherited by every thread, no signals, nothing inside the "
-                  "program), interval %ld us, %zu-byte stack copies, %s; %llu thread(s) seen",
-                  (int)getpid(), ring_data_bytes / 1024, n_rings, col_cfg.clock_interval_us,
-                  col_cfg.stack_copy_bytes,
-                  exclude_kernel ? "user mode only (kernel.perf_event_paranoid >= 2)" : "user and system time",
+                  "%zu KiB per CPU on %d CPU(s), %s, no signals, nothing inside the program), interval %ld us, "
+                  "%zu-byte stack copies, %s; %llu thread(s) seen",
+                  (int)getpid(), sampler_ring_data_bytes / 1024, sampler_n_rings,
+                  attached ? "events on every thread at the attach, inherited by threads created later"
+                           : "inherited by every thread",
+                  col_cfg.clock_interval_us, col_cfg.stack_copy_bytes,
+                  sampler_exclude_kernel ? "user mode only (kernel.perf_event_paranoid >= 2)" : "user and system time",
                   (unsigned long long)threads_seen);
+  if (sampler_unattached_threads > 0)
+    col_log_final_warning(200, "clock sampling could not start on %u of the %u thread(s) running at the attach "
+                          "(perf_event_open: %s); their CPU time is not recorded",
+                          sampler_unattached_threads, sampler_unattached_threads + sampler_attached_threads,
+                          strerror(sampler_attach_errno));
   if (lost_records > 0)
     col_log_final_warning(200, "the kernel lost %llu sample record(s) (a CPU ring was full before the sampler "
                           "process drained it); CPU time is under-counted by that much",
@@ -375,7 +311,7 @@ static void describe_sampling(void)
 
 static void finish(void)
 {
-  set_rings_enabled(0);
+  sampler_events_enable(0);
   drain_rings();
   if (!started) {
     if (!start_failed) /* else the status file already says why */
@@ -404,22 +340,75 @@ static void quiet_standard_descriptors(int keep)
     close(null);
 }
 
+static volatile sig_atomic_t terminated;
+
+static void on_terminate(int sig)
+{
+  terminated = sig;
+}
+
+/* SIGTERM or SIGINT (GDB's plugin when the runtime could not join us, or a
+ * user) ends the experiment properly; the program runs on. */
+static void close_on_termination_signals(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_terminate;
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+}
+
+static void usage(void)
+{
+  fprintf(stderr, "usage: gdbcol-sampler PID READY_FD PROGRAM [ARGS...]   (started by gdbcol-launch)\n"
+                  "       gdbcol-sampler --attach PID READY_FD          (started by GDB's collector enable)\n");
+}
+
+/* Opens the events; after an attach also starts the experiment, whose run
+ * begins now (at launch, the exec's COMM record begins it). */
+static int begin(int epoll_fd, char *err, size_t err_len)
+{
+  if (!attached)
+    return sampler_open_for_launch(col_target_pid, err, err_len);
+  if (sampler_open_for_attach(col_target_pid, err, err_len) != 0)
+    return -1;
+  col_run_started_at = col_hrtime();
+  start_experiment(); /* the mappings: /proc/PID/maps now, records later */
+  col_modules_use_records();
+  if (start_failed) {
+    snprintf(err, err_len, "%s", ""); /* the status file says why */
+    return -1;
+  }
+  time_t now = time(NULL);
+  char when[64];
+  strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
+  col_log_comment("Collection started in a running process at %s: GDB attached; the sampler process opened "
+                  "events on its %u thread(s)", when, sampler_attached_threads);
+  sampler_events_enable(1);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
-  if (argc < 4) {
-    fprintf(stderr, "usage: gdbcol-sampler PID READY_FD PROGRAM [ARGS...] (started by gdbcol-launch)\n");
+  attached = argc == 4 && strcmp(argv[1], "--attach") == 0;
+  if (argc < 4 || (!attached && argv[1][0] == '-')) {
+    usage();
     return 2;
   }
-  col_target_pid = (pid_t)atoi(argv[1]);
-  int ready_fd = atoi(argv[2]);
+  col_target_pid = (pid_t)atoi(argv[attached ? 2 : 1]);
+  int ready_fd = atoi(argv[attached ? 3 : 2]);
+  if (attached && fork() != 0)
+    _exit(0); /* GDB reaps this one; the sampler is no child of GDB's */
   setsid(); /* the terminal's signals are the program's, not ours */
   quiet_standard_descriptors(ready_fd);
+  close_on_termination_signals();
   size_t used = 0;
-  for (int i = 3; i < argc && used < sizeof col_target_command - 1; i++)
+  for (int i = 3; !attached && i < argc && used < sizeof col_target_command - 1; i++)
     used += (size_t)snprintf(col_target_command + used, sizeof col_target_command - used, "%s%s",
                              i > 3 ? " " : "", argv[i]);
   col_config_from_environment(&col_cfg);
-  col_modules_use_records();
+  if (!attached)
+    col_modules_use_records();
   col_calls_set_runtime_thread(gettid(), NULL);
   col_private_descriptors = 1; /* a process of its own */
   tid_seen_bits = 1u << 22;
@@ -430,14 +419,16 @@ int main(int argc, char **argv)
   int pidfd = (int)syscall(SYS_pidfd_open, col_target_pid, 0);
   char err[300];
   if (tid_seen == NULL || epoll_fd < 0 || pidfd < 0 || col_unwind_init() != 0 ||
-      open_rings(epoll_fd, err, sizeof err) != 0) {
+      begin(epoll_fd, err, sizeof err) != 0) {
     if (pidfd < 0 || epoll_fd < 0 || tid_seen == NULL)
       snprintf(err, sizeof err, "the sampler process could not start: %s", strerror(errno));
-    col_status_write(&col_cfg, "error", err);
+    if (err[0] != '\0')
+      col_status_write(&col_cfg, "error", err);
     if (write(ready_fd, "E", 1) < 0) {
     }
     return 1;
   }
+  sampler_events_watch(epoll_fd);
   struct epoll_event ev = {.events = EPOLLIN, .data.fd = pidfd};
   epoll_ctl(epoll_fd, EPOLL_CTL_ADD, pidfd, &ev);
   if (write(ready_fd, "R", 1) < 0) {
@@ -448,6 +439,11 @@ int main(int argc, char **argv)
   int ended = 0;
   while (!ended && !finished) {
     int n = epoll_wait(epoll_fd, events, 64, CYCLE_MS);
+    if (terminated) {
+      close_reason = "the sampler process was asked to end";
+      closing_at = col_hrtime();
+      finished = 1;
+    }
     for (int i = 0; i < n; i++)
       if (events[i].data.fd == pidfd)
         ended = 1; /* the program is gone (exit, kill -9, exec failure) */

@@ -11,10 +11,11 @@ import os
 
 import gdb
 
-from . import native
+from . import native, sampler_process
 from .gdb_state import inferior_env
 from .inferior_calls import CallSession, CallTimeout
 from .procfs import proc_status, process_alive
+from .session import read_status
 
 RTLD_NOW = 2
 RTLD_DLOPEN_INTERNAL = 0x80000000  # __libc_dlopen_mode's flag before glibc 2.34
@@ -99,14 +100,27 @@ class Attacher:
             raise gdb.GdbError("collector enable: cannot read /proc/%d/maps (the process is gone?)" % pid)
         return libc, loader
 
-    def _settings_text(self, settings, status_path):
-        lines = {name: value or "" for name, value in settings.runtime_variables(status_path).items()}
-        lines["GDBCOL_EXPERIMENT_DIR"] = settings.store_directory or os.getcwd()
+    def _settings(self, settings, status_path):
+        variables = {name: value or "" for name, value in settings.runtime_variables(status_path).items()}
+        variables["GDBCOL_EXPERIMENT_DIR"] = settings.store_directory or os.getcwd()
         for name in PASSED_THROUGH:
             value = inferior_env(name)
             if value is not None:
-                lines[name] = value
-        return "".join("%s=%s\n" % item for item in lines.items())
+                variables[name] = value
+        return variables
+
+    def _sampled_outside(self, pid, variables):
+        """Clock profiling from the sampler process, unless it is off or the
+        user chose a source inside the program; True when it started."""
+        if variables.get("GDBCOL_CLOCK_US", "0") == "0" or \
+                variables.get("GDBCOL_CLOCK_SOURCE", "process") not in ("", "process"):
+            return False
+        if sampler_process.start(self.runtime_path, pid, variables):
+            return True
+        why = read_status(variables["GDBCOL_STATUS_FILE"]).get("detail") or "it did not start"
+        gdb.write("collector: sampling from outside process %d failed (%s); the runtime samples inside it "
+                  "instead.\n" % (pid, why))
+        return False
 
     def _load_runtime(self, calls):
         dlopen = native.process_symbol(calls.pid, calls.libc_path, "dlopen")
@@ -164,13 +178,25 @@ class Attacher:
         """Starts an experiment in the live process; returns 0 (started) or
         1 (one was already running and goes on)."""
         pid = live_pid()
-        text = self._settings_text(settings, status_path)
+        variables = self._settings(settings, status_path)
 
         def action(calls):
+            busy = False
             if not native.process_has_object(pid, self.runtime_path):
                 self._load_runtime(calls)
+            else:  # an experiment an earlier session left running is adopted as it is
+                busy = int(calls.run("((int (*)(void))0x%x)()" % self._runtime(pid, "gdbcol_collecting")))
+            if not busy and self._sampled_outside(pid, variables):
+                variables["GDBCOL_CLOCK_SOURCE"] = "process"
+            elif variables.get("GDBCOL_CLOCK_SOURCE", "") in ("", "process"):
+                variables["GDBCOL_CLOCK_SOURCE"] = "inside"
             start = self._runtime(pid, "gdbcol_attach_start")
-            return int(calls.run("((int (*)(const char *))0x%x)((const char *)0x%x)" % (start, calls.string(text))))
+            text = "".join("%s=%s\n" % item for item in variables.items())
+            outcome = int(calls.run("((int (*)(const char *))0x%x)((const char *)0x%x)"
+                                    % (start, calls.string(text))))
+            if outcome < 0 and variables["GDBCOL_CLOCK_SOURCE"] == "process":
+                sampler_process.stop(read_status(status_path))
+            return outcome
 
         return self._guarded(pid, "loading the runtime", action)
 
@@ -199,14 +225,16 @@ class Attacher:
         self._guarded(pid, "calling %s" % function, action)
 
     def close(self, status_path):
-        """Ends the experiment in the live process (if one is running)."""
+        """Ends the experiment in the live process (if one is running);
+        True when the sampler process closes it (a little later)."""
         pid = live_pid()
 
         def action(calls):
             close = self._runtime(pid, "gdbcol_close_experiment")
-            calls.run("((void (*)(const char *))0x%x)((const char *)0x%x)" % (close, calls.string(status_path)))
+            return int(calls.run("((int (*)(const char *))0x%x)((const char *)0x%x)"
+                                 % (close, calls.string(status_path)))) == 2
 
-        self._guarded(pid, "closing the experiment", action)
+        return self._guarded(pid, "closing the experiment", action)
 
 
 def _requested_pid():

@@ -152,8 +152,8 @@ what they were before "collector enable"."""
         this session started, or one left running by an earlier session)."""
         session = self.state.session
         before = session.status()
-        self.state.attacher.close(session.status_path)
-        st = session.wait_until_closed() if outside.sampled_outside(before) else session.status()
+        closed_outside = self.state.attacher.close(session.status_path)
+        st = session.wait_until_closed() if closed_outside else session.status()
         if st.get("state") == "closed" and st != before:
             gdb.write("collector: experiment %s closed (%s); the process keeps running.\n"
                       % (st.get("experiment"), closed_summary(st)))

@@ -15,8 +15,9 @@ MAX_SAMPLE_PERIOD_S = 86400
 def _wait_for_sampler_process(command):
     """Outside the program, the request takes effect when the sampler process
     has taken it."""
-    if outside.sampled_outside(command.state.session.status()):
-        outside.ControlPage(command.state.session.status_path).wait_consumed()
+    status = command.state.session.status()
+    if outside.sampled_outside(status):
+        outside.ControlPage(status).wait_consumed()
 
 
 def _active_or_warn(command):

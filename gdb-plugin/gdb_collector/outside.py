@@ -22,10 +22,14 @@ def sampled_outside(status):
 
 
 class ControlPage:
-    def __init__(self, status_path):
-        self.path = status_path + ".control"
+    def __init__(self, status):
+        """The page of the experiment STATUS describes (the sampler process
+        names it: a session that adopted the experiment has another)."""
+        self.path = status.get("control", "")
 
     def _with_page(self, action):
+        if not self.path:
+            return None
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError:

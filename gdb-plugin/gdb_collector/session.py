@@ -13,6 +13,8 @@ from .procfs import process_alive
 
 # Closing includes archiving the load objects (copies with archive copy).
 SAMPLER_CLOSE_WAIT_S = 60
+# The sampler process takes GDB's requests within a cycle (50 ms).
+STATUS_MOVE_WAIT_S = 5
 
 
 def read_status(path):
@@ -88,11 +90,16 @@ class Session:
 
     def wait_until_closed(self):
         """The sampler process (outside the program) ends the experiment a
-        little after the program ends or GDB asks: wait for it, bounded."""
+        little after the program ends or GDB asks: wait for it, bounded.  A
+        sampler process that an earlier session started first moves its
+        reports to this session's status file."""
+        start = time.monotonic()
         st = self.status()
-        deadline = time.monotonic() + SAMPLER_CLOSE_WAIT_S
-        while st.get("state") == "active" and process_alive(st.get("sampler_pid", "")) and \
-                time.monotonic() < deadline:
+        while time.monotonic() - start < SAMPLER_CLOSE_WAIT_S:
+            if not st and time.monotonic() - start > STATUS_MOVE_WAIT_S:
+                break
+            if st and (st.get("state") != "active" or not process_alive(st.get("sampler_pid", ""))):
+                break
             time.sleep(0.02)
             st = self.status()
         return self.status()  # it may have closed and left between the two reads
@@ -101,7 +108,7 @@ class Session:
         """Called when GDB loses an inferior (exit, kill or detach): says what
         happened to the experiment."""
         st = self.status()
-        if not process_alive(st.get("pid", "")):
+        if st and not process_alive(st.get("pid", "")):
             st = self.wait_until_closed()
         if st.get("state") == "active" and process_alive(st.get("pid", "")):
             gdb.write("collector: experiment %s goes on recording in process %s; it closes when the process "

@@ -25,7 +25,7 @@ class StopSamples:
         if not active:
             return
         if outside.sampled_outside(active):
-            outside.ControlPage(self.state.session.status_path).add_stop()
+            outside.ControlPage(active).add_stop()
             return
         address = self.state.attacher.exported_address("gdbcol_debugger_stops")
         if not address:

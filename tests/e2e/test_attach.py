@@ -43,7 +43,7 @@ for name, closer in (("test.1.er", "collector disable"), ("test.2.er", "exit")):
     check(summary.get("closed") == "yes", "%s: closed (by %s)" % (name, closer))
     check(any("started in a running process" in c for c in summary["comments"]),
           "%s: log.xml says it was started by attaching" % name)
-    expected_source = "POSIX CPU-time timers" if timer else "kernel-side sampling"
+    expected_source = "POSIX CPU-time timers" if timer else "sampler process"
     check(any(expected_source in c for c in summary["comments"]), "%s: the clock source was %s" % (name, expected_source))
     check(summary.get("missing_stacks") == "0" and summary.get("invalid_packets") == "0",
           "%s: every packet valid, every stack present" % name)

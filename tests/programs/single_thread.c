@@ -2,7 +2,8 @@
  * how many threads it has (/proc/self/task) and glibc's
  * __libc_single_threaded (cleared for good once a second thread exists),
  * after CPU work in spin().
- *     single_thread CPU_SECONDS */
+ *     single_thread CPU_SECONDS [ready]   ready: say so first (a process to
+ *                                          attach to while it spins) */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,10 @@ static int count_threads(void)
 
 int main(int argc, char **argv)
 {
+  if (argc > 2) {
+    printf("ready\n");
+    fflush(stdout);
+  }
   spin(argc > 1 ? atof(argv[1]) : 0.5);
   printf("threads=%d single_threaded=%d cpu_seconds=%.3f\n", count_threads(), (int)__libc_single_threaded,
          cpu_now());

@@ -1,0 +1,261 @@
+/* The sampler process's perf events: task-clock sampling events on the
+ * program, and one ring per CPU that all of them write into, as `perf
+ * record` does.  The rings fit the locked memory an unprivileged user gets
+ * (perf_event_mlock_kb per CPU) whatever the number of threads; the
+ * descriptors are the sampler's, never the program's.
+ *
+ * Launch: one event per CPU on the launcher, enabled by its exec and
+ * inherited by every thread and child it makes.
+ * Attach: the threads exist already, and inheritance only reaches threads
+ * created later, so each thread gets one event per CPU (the kernel keeps
+ * a ring for one CPU, so an event for "any CPU" cannot share it), each
+ * redirected into its CPU's ring; threads created later inherit from their
+ * creator's.  GDB keeps the process stopped meanwhile; the thread list is
+ * read again until it holds no thread without events. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+#include "sampler_events.h"
+
+struct sampler_ring sampler_rings[SAMPLER_MAX_CPUS];
+int sampler_n_rings;
+size_t sampler_ring_data_bytes;
+int sampler_exclude_kernel;
+unsigned sampler_attached_threads, sampler_unattached_threads;
+int sampler_attach_errno;
+
+static int ring_of_cpu[SAMPLER_MAX_CPUS];
+static int *event_fds; /* every event, for enabling and disabling */
+static size_t n_event_fds, event_fds_room;
+
+/* Data pages per CPU ring: a power of two that fits the locked-memory
+ * allowance unprivileged users get per CPU (perf_event_mlock_kb). */
+static size_t ring_pages(void)
+{
+  long kb = 516;
+  FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
+  if (f != NULL) {
+    if (fscanf(f, "%ld", &kb) != 1)
+      kb = 516;
+    fclose(f);
+  }
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = 1;
+  while ((pages * 2 + 1) * page <= (size_t)kb * 1024 && pages < 1024)
+    pages *= 2;
+  return pages;
+}
+
+static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec)
+{
+  struct perf_event_attr attr;
+  col_perf_clock_attr(&attr, col_cfg.clock_interval_us, col_cfg.stack_copy_bytes, exclude_kernel);
+  attr.inherit = 1;              /* threads (and children) created later */
+  attr.enable_on_exec = (unsigned)from_exec;
+  attr.disabled = 1;
+  attr.comm = 1;
+  attr.comm_exec = 1;            /* an exec is a COMM record with MISC_COMM_EXEC */
+  attr.mmap = 1;                 /* executable mappings, as MMAP2 records */
+  attr.mmap2 = 1;
+  attr.sample_id_all = 1;
+  /* Woken at half full: fewer wake-ups (each costs more than a sample's
+   * unwinding here), half a ring of slack (~30 ms at 1 ms per thread). */
+  attr.wakeup_watermark = (uint32_t)(sampler_ring_data_bytes / 2);
+  return (int)syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Kernel sampling too where allowed (system time is then charged to the
+ * call site); user mode only at perf_event_paranoid >= 2. */
+static int open_event_allowed(pid_t pid, int cpu, int from_exec)
+{
+  int fd = open_event(pid, cpu, sampler_exclude_kernel, from_exec);
+  if (fd < 0 && (errno == EACCES || errno == EPERM) && !sampler_exclude_kernel) {
+    sampler_exclude_kernel = 1;
+    fd = open_event(pid, cpu, 1, from_exec);
+  }
+  return fd;
+}
+
+static int remember_fd(int fd)
+{
+  if (n_event_fds == event_fds_room) {
+    size_t room = event_fds_room ? event_fds_room * 2 : 256;
+    int *more = realloc(event_fds, room * sizeof *more);
+    if (more == NULL)
+      return -1;
+    event_fds = more, event_fds_room = room;
+  }
+  event_fds[n_event_fds++] = fd;
+  return 0;
+}
+
+/* FD's output: a new ring for CPU when it has none yet, else that ring. */
+static int connect_output(int fd, int cpu)
+{
+  if (ring_of_cpu[cpu] >= 0)
+    return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, sampler_rings[ring_of_cpu[cpu]].fd) == 0 ? 0 : -1;
+  size_t bytes = sampler_ring_data_bytes + (size_t)sysconf(_SC_PAGESIZE);
+  void *ring = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (ring == MAP_FAILED)
+    return -1;
+  ring_of_cpu[cpu] = sampler_n_rings;
+  sampler_rings[sampler_n_rings++] = (struct sampler_ring){fd, ring, bytes};
+  return 0;
+}
+
+static long cpu_count(void)
+{
+  long n = sysconf(_SC_NPROCESSORS_CONF);
+  return n < 1 ? 1 : n > SAMPLER_MAX_CPUS ? SAMPLER_MAX_CPUS : n;
+}
+
+static void prepare(void)
+{
+  sampler_ring_data_bytes = ring_pages() * (size_t)sysconf(_SC_PAGESIZE);
+  for (int i = 0; i < SAMPLER_MAX_CPUS; i++)
+    ring_of_cpu[i] = -1;
+}
+
+/* Opens PID's (a thread's) events on every CPU; the number opened.  An
+ * offline CPU refuses; so does a thread that just ended (ESRCH). */
+static int open_on_every_cpu(pid_t pid, int from_exec, int *last_errno)
+{
+  int opened = 0;
+  for (int cpu = 0; cpu < cpu_count(); cpu++) {
+    int fd = open_event_allowed(pid, cpu, from_exec);
+    if (fd < 0) {
+      *last_errno = errno;
+      if (errno == ESRCH)
+        return opened;
+      continue;
+    }
+    if (connect_output(fd, cpu) != 0 || remember_fd(fd) != 0) {
+      *last_errno = errno;
+      close(fd);
+      continue;
+    }
+    opened++;
+  }
+  return opened;
+}
+
+int sampler_open_for_launch(pid_t pid, char *err, size_t err_len)
+{
+  int last_errno = 0;
+  prepare();
+  if (open_on_every_cpu(pid, 1, &last_errno) == 0) {
+    snprintf(err, err_len, "the kernel refused clock sampling of process %d (perf_event_open: %s)", (int)pid,
+             strerror(last_errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- attach ----------------------------------------------------------------- */
+
+static pid_t *known_tids;
+static size_t n_known, known_room;
+
+static int known(pid_t tid)
+{
+  for (size_t i = 0; i < n_known; i++)
+    if (known_tids[i] == tid)
+      return 1;
+  return 0;
+}
+
+static void add_known(pid_t tid)
+{
+  if (n_known == known_room) {
+    size_t room = known_room ? known_room * 2 : 256;
+    pid_t *more = realloc(known_tids, room * sizeof *more);
+    if (more == NULL)
+      return;
+    known_tids = more, known_room = room;
+  }
+  known_tids[n_known++] = tid;
+}
+
+/* One pass over /proc/PID/task: events on every thread not seen before;
+ * the number of new threads, -1 when the list cannot be read. */
+static int attach_new_threads(pid_t pid)
+{
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+  DIR *dir = opendir(path);
+  if (dir == NULL)
+    return -1;
+  int found = 0;
+  struct dirent *d;
+  while ((d = readdir(dir)) != NULL) {
+    pid_t tid = (pid_t)atoi(d->d_name);
+    if (tid <= 0 || known(tid))
+      continue;
+    add_known(tid);
+    found++;
+    int err = 0;
+    if (open_on_every_cpu(tid, 0, &err) > 0) {
+      sampler_attached_threads++;
+    } else if (err != ESRCH) {
+      sampler_unattached_threads++;
+      sampler_attach_errno = err;
+    }
+  }
+  closedir(dir);
+  return found;
+}
+
+/* Each attached thread costs the sampler one descriptor per CPU: use the
+ * whole allowance the system gives. */
+static void raise_descriptor_limit(void)
+{
+  struct rlimit lim;
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+}
+
+int sampler_open_for_attach(pid_t pid, char *err, size_t err_len)
+{
+  prepare();
+  raise_descriptor_limit();
+  int passes = 0, found;
+  while ((found = attach_new_threads(pid)) > 0 && ++passes < 100)
+    ;
+  if (found < 0 && n_known == 0) {
+    snprintf(err, err_len, "cannot list the threads of process %d: %s", (int)pid, strerror(errno));
+    return -1;
+  }
+  if (sampler_attached_threads == 0) {
+    snprintf(err, err_len, "the kernel refused clock sampling of process %d (perf_event_open: %s)", (int)pid,
+             strerror(sampler_attach_errno ? sampler_attach_errno : ESRCH));
+    return -1;
+  }
+  return 0;
+}
+
+void sampler_events_enable(int enabled)
+{
+  for (size_t i = 0; i < n_event_fds; i++)
+    ioctl(event_fds[i], enabled ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+}
+
+void sampler_events_watch(int epoll_fd)
+{
+  for (int i = 0; i < sampler_n_rings; i++) {
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = sampler_rings[i].fd};
+    epoll_ctl(epoll_fd, EPOLL_CTL_ADD, sampler_rings[i].fd, &ev);
+  }
+}

@@ -1,0 +1,37 @@
+/* The sampler process's perf events and rings (sampler_events.c). */
+#ifndef GDBCOL_SAMPLER_EVENTS_H
+#define GDBCOL_SAMPLER_EVENTS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define SAMPLER_MAX_CPUS 1024
+
+/* One ring per CPU: every event on that CPU writes into it. */
+struct sampler_ring {
+  int fd;
+  void *ring;
+  size_t bytes;
+};
+
+extern struct sampler_ring sampler_rings[SAMPLER_MAX_CPUS];
+extern int sampler_n_rings;
+extern size_t sampler_ring_data_bytes;
+extern int sampler_exclude_kernel; /* perf_event_paranoid >= 2: user mode only */
+/* After an attach: threads that had events opened on them, threads that
+ * could not (they count through no event), and the last refusal. */
+extern unsigned sampler_attached_threads, sampler_unattached_threads;
+extern int sampler_attach_errno;
+
+/* Launch: one event per CPU on PID, inherited by every thread it creates,
+ * counting from its exec.  0, or -1 with ERR set. */
+int sampler_open_for_launch(pid_t pid, char *err, size_t err_len);
+/* Attach: events on every thread PID has now (per thread and CPU, each
+ * writing into its CPU's ring), inherited by threads created later;
+ * disabled until sampler_events_enable(1).  0, or -1 with ERR set. */
+int sampler_open_for_attach(pid_t pid, char *err, size_t err_len);
+void sampler_events_enable(int enabled);
+/* Descriptors to wake on: the rings. */
+void sampler_events_watch(int epoll_fd);
+
+#endif
