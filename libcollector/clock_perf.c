@@ -131,7 +131,7 @@ int col_perf_parse_sample(const unsigned char *rec, size_t len, struct col_captu
   *pid = (pid_t)pid_tid[0];
   memcpy(&cap.tstamp, p, 8), p += 8;
   memcpy(&cap.cpu, p, 4), p += 8;
-  p += 8; /* period: always our sample_period for TASK_CLOCK */
+  memcpy(&cap.period, p, 8), p += 8; /* which event: the clock's, or the tail probe's */
   memcpy(&word, p, 8), p += 8; /* regs ABI */
   cap.tid = (pid_t)pid_tid[1];
   cap.weight = 1;

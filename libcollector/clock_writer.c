@@ -76,17 +76,25 @@ static void count_unwritten(void)
     col_samples_not_written++;
 }
 
-void col_clock_writer_write(const struct col_capture *cap, void *arg)
+/* Nonzero when a sample taken at TSTAMP is to be written (counted when
+ * the data limit or the disk keeps it out). */
+static int wanted_at(int64_t tstamp)
 {
-  if (col_paused_at(cap->tstamp))
-    return; /* taken while collection was paused */
+  if (col_paused_at(tstamp))
+    return 0; /* taken while collection was paused */
   if (col_limit_reached()) {
     count_unwritten(); /* past the data limit, or the disk refused */
-    return;
+    return 0;
   }
-  uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
-  size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
-  if (!col_modules_knows_pc(pcs[0]))
+  return 1;
+}
+
+void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
+                             size_t n)
+{
+  if (!wanted_at(tstamp))
+    return;
+  if (n > 0 && !col_modules_knows_pc(pcs[0]))
     rescan_wanted = 1; /* probably a library loaded since the last scan */
   uint64_t frinfo = er_frameinfo_record(frames_out, &seen_stacks, pcs, n);
   struct er_clock_packet p;
@@ -102,14 +110,29 @@ void col_clock_writer_write(const struct col_capture *cap, void *arg)
   memset(&p, 0, sizeof p);
   p.tsize = sizeof p;
   p.type = ER_PKT_CLOCK;
-  p.lwpid = p.thrid = (uint64_t)cap->tid;
-  p.cpuid = cap->cpu;
-  p.tstamp = cap->tstamp;
+  p.lwpid = p.thrid = (uint64_t)tid;
+  p.cpuid = cpu;
+  p.tstamp = tstamp;
   p.frinfo = frinfo;
   p.mstate = ER_MSTATE_LINUX_CPU;
-  p.ntick = (int32_t)cap->weight;
+  p.ntick = (int32_t)ticks;
   if (er_cursor_append(profile_out, &p, sizeof p) != 0)
     count_unwritten();
+}
+
+size_t col_clock_writer_write_stack(const struct col_capture *cap, uint64_t *pcs)
+{
+  if (!wanted_at(cap->tstamp))
+    return 0;
+  size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
+  col_clock_writer_packet(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n);
+  return n;
+}
+
+void col_clock_writer_write(const struct col_capture *cap, void *arg)
+{
+  uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
+  col_clock_writer_write_stack(cap, pcs);
 }
 
 /* Only what reached the file counts (a flush can still fail). */

@@ -110,6 +110,7 @@ struct col_capture {
   uint32_t cpu;
   int64_t tstamp;
   uint32_t weight; /* clock ticks this sample stands for (1 + overruns) */
+  uint64_t period; /* perf: the event's period (ns of CPU time) */
   struct col_regs regs;
   const unsigned char *stack; /* bytes from regs.r[SP] upward */
   size_t stack_len;
@@ -336,6 +337,12 @@ void col_sampler_watch_fd(int fd);
 int col_clock_writer_start(void);
 /* A col_capture_fn: unwinds CAP and appends its packet (and new stack). */
 void col_clock_writer_write(const struct col_capture *cap, void *arg);
+/* The same, giving the stack it wrote in PCS (room for
+ * ER_MAX_STACK_DEPTH + 2 frames); its depth, 0 when nothing was written. */
+size_t col_clock_writer_write_stack(const struct col_capture *cap, uint64_t *pcs);
+/* A packet of TICKS clock ticks for a stack already unwound. */
+void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
+                             size_t n);
 /* Writes what was appended; updates the counts below. */
 void col_clock_writer_flush(void);
 /* Nonzero (once) when a sample's PC was outside every known mapping. */

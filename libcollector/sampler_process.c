@@ -40,8 +40,10 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "er/er_format.h"
 #include "er/er_text.h"
 #include "sampler_events.h"
+#include "sampler_tails.h"
 
 #define CYCLE_MS 50
 #define STATUS_EVERY_NS 1000000000LL
@@ -52,6 +54,7 @@ static uint64_t stops_seen;
 static int64_t closing_at = INT64_MAX; /* the end the program asked for */
 static char exec_what[128];
 static uint64_t lost_records, threads_seen;
+static int64_t last_record_at;
 static unsigned char *tid_seen; /* bitmap by thread id */
 static size_t tid_seen_bits;
 
@@ -154,6 +157,7 @@ static void on_request(const struct col_control_record *r, void *unused)
      * what the old one left in the rings is written before the end. */
     sampler_events_enable(0);
     drain_ring_records();
+    tails_finish(r->tstamp); /* the old image's threads end here */
     col_clock_writer_flush();
     col_experiment_exec_event("exec_start", "execve", r->text, ++exec_count);
     col_log_final_sample("suspend_for_exec");
@@ -236,6 +240,46 @@ static void on_mapping(const unsigned char *rec, uint16_t size)
     col_unwind_forget_modules();
 }
 
+/* A clock sample is written (unless it came after the end asked for); a
+ * probe sample only offers its stack to its thread's tail. */
+static void on_sample(const unsigned char *rec, uint16_t size)
+{
+  struct col_capture cap;
+  pid_t pid;
+  if (col_perf_parse_sample(rec, size, &cap, &pid) != 0 || pid != col_target_pid)
+    return;
+  last_record_at = cap.tstamp;
+  if (cap.period == sampler_probe_period_ns) {
+    tails_on_probe_sample(cap.tid, rec, size);
+    return;
+  }
+  static uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
+  size_t n = 0;
+  note_thread(cap.tid);
+  if (!finished || cap.tstamp < closing_at)
+    n = col_clock_writer_write_stack(&cap, pcs);
+  tails_on_clock_sample(&cap, pcs, n);
+}
+
+/* A thread's switch onto or off a CPU, or its exit (sample_id_all: pid,
+ * tid, time and CPU end the record). */
+static void on_thread_record(const unsigned char *rec, uint16_t type, uint16_t size)
+{
+  const struct perf_event_header *h = (const void *)rec;
+  uint32_t ids[2], cpu;
+  int64_t t;
+  memcpy(ids, rec + size - 24, 8);
+  memcpy(&t, rec + size - 16, 8);
+  memcpy(&cpu, rec + size - 8, 4);
+  if ((pid_t)ids[0] != col_target_pid || (finished && t >= closing_at))
+    return;
+  last_record_at = t;
+  if (type == PERF_RECORD_EXIT)
+    tails_on_thread_exit((pid_t)ids[1], cpu, t);
+  else
+    tails_on_switch((pid_t)ids[1], (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0, t);
+}
+
 static void on_record(const unsigned char *rec, uint16_t type, uint16_t size)
 {
   const struct perf_event_header *h = (const void *)rec;
@@ -246,16 +290,13 @@ static void on_record(const unsigned char *rec, uint16_t type, uint16_t size)
     memcpy(&pid, rec + sizeof *h, 4);
     if ((pid_t)pid == col_target_pid && !started && !finished) {
       memcpy(&col_run_started_at, rec + size - 16, 8); /* the exec's time */
+      tails_init((uint64_t)col_cfg.clock_interval_us * 1000, sampler_probe_period_ns, col_run_started_at);
       start_experiment();
     }
   } else if (type == PERF_RECORD_SAMPLE && started) {
-    struct col_capture cap;
-    pid_t pid;
-    if (col_perf_parse_sample(rec, size, &cap, &pid) == 0 && pid == col_target_pid &&
-        (!finished || cap.tstamp < closing_at)) {
-      note_thread(cap.tid);
-      col_clock_writer_write(&cap, NULL);
-    }
+    on_sample(rec, size);
+  } else if ((type == PERF_RECORD_SWITCH || type == PERF_RECORD_EXIT) && started && size >= sizeof *h + 24) {
+    on_thread_record(rec, type, size);
   } else if (type == PERF_RECORD_LOST && size >= sizeof *h + 16) {
     uint64_t lost;
     memcpy(&lost, rec + sizeof *h + 8, 8);
@@ -298,6 +339,13 @@ static void describe_sampling(void)
                   col_cfg.clock_interval_us, col_cfg.stack_copy_bytes,
                   sampler_exclude_kernel ? "user mode only (kernel.perf_event_paranoid >= 2)" : "user and system time",
                   (unsigned long long)threads_seen);
+  col_log_comment("Thread tails: %llu thread(s); %llu sample(s) recorded at thread exits or the end for CPU time "
+                  "no full period reached (each thread's on-CPU time from context switches, minus its samples), "
+                  "%llu of threads without any stack, %llu of which passed on to the next thread ending with one; probe "
+                  "every %llu us, %llu probe sample(s)",
+                  (unsigned long long)tails_stats.threads_ended, (unsigned long long)tails_stats.samples_added,
+                  (unsigned long long)tails_stats.unattributed, (unsigned long long)tails_stats.passed_on, (unsigned long long)(sampler_probe_period_ns / 1000),
+                  (unsigned long long)tails_stats.probe_samples);
   if (sampler_unattached_threads > 0)
     col_log_final_warning(200, "clock sampling could not start on %u of the %u thread(s) running at the attach "
                           "(perf_event_open: %s); their CPU time is not recorded",
@@ -313,6 +361,10 @@ static void finish(void)
 {
   sampler_events_enable(0);
   drain_rings();
+  if (started && !exec_pending) { /* the threads still there: their tails up to the end */
+    tails_finish(closing_at != INT64_MAX ? closing_at : last_record_at);
+    col_clock_writer_flush();
+  }
   if (!started) {
     if (!start_failed) /* else the status file already says why */
       col_status_write(&col_cfg, "error", "the program ended before it started (the exec did not happen)");
@@ -373,6 +425,7 @@ static int begin(int epoll_fd, char *err, size_t err_len)
   if (sampler_open_for_attach(col_target_pid, err, err_len) != 0)
     return -1;
   col_run_started_at = col_hrtime();
+  tails_init((uint64_t)col_cfg.clock_interval_us * 1000, sampler_probe_period_ns, col_run_started_at);
   start_experiment(); /* the mappings: /proc/PID/maps now, records later */
   col_modules_use_records();
   if (start_failed) {
