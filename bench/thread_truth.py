@@ -9,6 +9,9 @@
    and 1 ms (medians of REPEATS rounds).
 2. Budget with 256 threads: the profiler's descriptors, the program's, and
    the perf rings mapped (locked memory), read while it runs.
+3. The program's CPU with 2000 threads (200 alive, 2 ms each), profiled
+   over unprofiled, both under GDB for gdb-collector (GDB's own thread
+   events cost the program too), both without for perf.
 
     bench/thread_truth.py [BUILD_DIR] [REPEATS]"""
 
@@ -26,6 +29,7 @@ REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 MIX = os.path.join(BUILD, "tests", "thread_mix")
 SHORT = [MIX, "1000", "50", "1", "2", "0.5"]
 MANY = [MIX, "0", "1", "0", "256", "0.02"]
+CHURN = [MIX, "2000", "200", "2", "0", "0"]
 COLLECTOR_GDB = os.path.join(BUILD, "share", "gdb", "collector.gdb")
 RATES = {"10 ms": ("on", 10007000), "1 ms": ("hi", 997000)}
 
@@ -139,7 +143,24 @@ def main():
         print("%-14s %16s %16d %18s %10d" % (name, peak["profiler_fds"] if process != "-" else "-",
                                              peak["program_fds"], peak["ring_kib"] if process != "-" else "-",
                                              peak["threads"]))
+    print("\n2000 threads (%s): the program's CPU, profiled / not (medians)" % " ".join(CHURN[1:]))
+    gdb = ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB]
+    for name, profiled, plain in (
+            ("gdb-collector", gdb + ["-ex", "collector enable", "-ex", "run", "--args"], gdb + ["-ex", "run", "--args"]),
+            ("perf", ["perf", "record", "-q", "-e", "task-clock", "-c", "10007000", "-o", "p.data"], [])):
+        ratios = []
+        for _ in range(REPEATS):
+            shutil.rmtree(tmp, ignore_errors=True)
+            os.makedirs(tmp)
+            cpu = [process_cpu(subprocess.run(cmd + CHURN, cwd=tmp, capture_output=True, text=True, env=env()).stdout)
+                   for cmd in (profiled, plain)]
+            ratios.append(cpu[0] / cpu[1])
+        print("%-14s %8.3f" % (name, statistics.median(ratios)))
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+def process_cpu(out):
+    return float(re.search(r"cpu_seconds=([0-9.]+)", out).group(1))
 
 
 if __name__ == "__main__":

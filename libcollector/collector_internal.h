@@ -452,12 +452,22 @@ struct col_control_record {
   int32_t err;    /* EXEC_FAILED: errno */
   char text[108]; /* label, pause reason, program exec'd, why it closed */
 };
+/* A thread the program created, and the function it starts in: the
+ * sampler's stack for a thread too short for any sample (sampler_tails.c). */
+#define COL_THREAD_STARTS 4096
+struct col_thread_start {
+  uint32_t ready; /* atomic */
+  int32_t tid;
+  uint64_t start;
+};
 struct col_control_page {
   uint64_t magic;
   uint64_t write_index, read_index; /* atomic */
   uint64_t dropped;                 /* posts refused: the ring was full */
   uint64_t debugger_stops;          /* GDB adds one at each stop (dbxsample) */
   struct col_control_record slots[COL_CONTROL_SLOTS];
+  uint64_t starts_written, starts_read, starts_dropped; /* atomic */
+  struct col_thread_start starts[COL_THREAD_STARTS];
 };
 
 extern struct col_control_page *col_control;
@@ -468,6 +478,10 @@ void col_control_path(char *out, size_t len, const char *status_path);
 /* The sampler process creates it; the runtime maps it (no descriptor kept). */
 int col_control_create(const char *status_path);
 int col_control_attach(const char *status_path);
+/* A new thread TID starting in START (pthread_create, outside mode). */
+void col_control_post_thread_start(pid_t tid, uint64_t start);
+/* The sampler process: FN for every thread start posted, in order. */
+size_t col_control_take_thread_starts(void (*fn)(pid_t tid, uint64_t start));
 /* Async-signal-safe.  0, or -ENOSPC when the ring is full (counted). */
 int col_control_post(enum col_control_kind kind, const char *text, int err);
 /* The sampler process: FN for every complete record, in order. */

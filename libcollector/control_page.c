@@ -70,46 +70,129 @@ int col_control_attach(const char *status_path)
   return 0;
 }
 
+/* Both rings on the page (requests, thread starts) follow one protocol:
+ * a writer reserves slot WRITE with a compare-and-swap (refused, and
+ * counted in DROPPED, when the reader is COUNT slots behind), fills it and
+ * sets its ready flag (each slot's first word); the reader takes ready
+ * slots in order. */
+struct ring_view {
+  uint64_t *write, *read, *dropped;
+  unsigned char *slots;
+  size_t slot_size, count;
+};
+
+static void *reserve_slot(const struct ring_view *v)
+{
+  uint64_t w = __atomic_load_n(v->write, __ATOMIC_ACQUIRE);
+  do {
+    if (w - __atomic_load_n(v->read, __ATOMIC_ACQUIRE) >= v->count) {
+      __atomic_fetch_add(v->dropped, 1, __ATOMIC_RELAXED);
+      return NULL;
+    }
+  } while (!__atomic_compare_exchange_n(v->write, &w, w + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+  return v->slots + (w % v->count) * v->slot_size;
+}
+
+static void mark_ready(void *slot)
+{
+  __atomic_store_n((uint32_t *)slot, 1, __ATOMIC_RELEASE);
+}
+
+static size_t take_slots(const struct ring_view *v, void (*fn)(const void *slot, void *arg), void *arg)
+{
+  size_t n = 0;
+  for (;;) {
+    uint64_t r = __atomic_load_n(v->read, __ATOMIC_ACQUIRE);
+    if (r == __atomic_load_n(v->write, __ATOMIC_ACQUIRE))
+      break;
+    uint32_t *slot = (uint32_t *)(v->slots + (r % v->count) * v->slot_size);
+    if (!__atomic_load_n(slot, __ATOMIC_ACQUIRE))
+      break; /* reserved, still being written: next cycle */
+    fn(slot, arg);
+    __atomic_store_n(slot, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(v->read, r + 1, __ATOMIC_RELEASE);
+    n++;
+  }
+  return n;
+}
+
+static struct ring_view requests_of(struct col_control_page *c)
+{
+  return (struct ring_view){&c->write_index, &c->read_index, &c->dropped, (unsigned char *)c->slots,
+                            sizeof c->slots[0], COL_CONTROL_SLOTS};
+}
+
+/* Thread starts have a ring of their own: a burst of thread creations
+ * between two of the sampler's cycles must not crowd out requests. */
+static struct ring_view starts_of(struct col_control_page *c)
+{
+  return (struct ring_view){&c->starts_written, &c->starts_read, &c->starts_dropped, (unsigned char *)c->starts,
+                            sizeof c->starts[0], COL_THREAD_STARTS};
+}
+
 int col_control_post(enum col_control_kind kind, const char *text, int err)
 {
   struct col_control_page *c = col_control;
   if (c == NULL)
     return -ENODEV;
-  uint64_t w = __atomic_load_n(&c->write_index, __ATOMIC_ACQUIRE);
-  do {
-    if (w - __atomic_load_n(&c->read_index, __ATOMIC_ACQUIRE) >= COL_CONTROL_SLOTS) {
-      __atomic_fetch_add(&c->dropped, 1, __ATOMIC_RELAXED);
-      return -ENOSPC;
-    }
-  } while (!__atomic_compare_exchange_n(&c->write_index, &w, w + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
-  struct col_control_record *r = &c->slots[w % COL_CONTROL_SLOTS];
+  struct ring_view v = requests_of(c);
+  struct col_control_record *r = reserve_slot(&v);
+  if (r == NULL)
+    return -ENOSPC;
   r->kind = kind;
   r->tstamp = col_hrtime();
   r->err = err;
   size_t n = text != NULL ? strnlen(text, sizeof r->text - 1) : 0;
   memcpy(r->text, text != NULL ? text : "", n);
   r->text[n] = '\0';
-  __atomic_store_n(&r->ready, 1, __ATOMIC_RELEASE);
+  mark_ready(r);
   return 0;
+}
+
+struct request_taker {
+  void (*fn)(const struct col_control_record *r, void *arg);
+  void *arg;
+};
+
+static void take_request(const void *slot, void *p)
+{
+  const struct request_taker *t = p;
+  t->fn(slot, t->arg);
 }
 
 size_t col_control_take(void (*fn)(const struct col_control_record *r, void *arg), void *arg)
 {
-  struct col_control_page *c = col_control;
-  size_t n = 0;
-  if (c == NULL)
+  if (col_control == NULL)
     return 0;
-  for (;;) {
-    uint64_t r = __atomic_load_n(&c->read_index, __ATOMIC_ACQUIRE);
-    if (r == __atomic_load_n(&c->write_index, __ATOMIC_ACQUIRE))
-      break;
-    struct col_control_record *slot = &c->slots[r % COL_CONTROL_SLOTS];
-    if (!__atomic_load_n(&slot->ready, __ATOMIC_ACQUIRE))
-      break; /* reserved, still being written: next cycle */
-    fn(slot, arg);
-    __atomic_store_n(&slot->ready, 0, __ATOMIC_RELEASE);
-    __atomic_store_n(&c->read_index, r + 1, __ATOMIC_RELEASE);
-    n++;
-  }
-  return n;
+  struct ring_view v = requests_of(col_control);
+  struct request_taker t = {fn, arg};
+  return take_slots(&v, take_request, &t);
+}
+
+void col_control_post_thread_start(pid_t tid, uint64_t start)
+{
+  if (col_control == NULL)
+    return;
+  struct ring_view v = starts_of(col_control);
+  struct col_thread_start *e = reserve_slot(&v);
+  if (e == NULL)
+    return;
+  e->tid = (int32_t)tid;
+  e->start = start;
+  mark_ready(e);
+}
+
+static void take_start(const void *slot, void *p)
+{
+  const struct col_thread_start *e = slot;
+  void (**fn)(pid_t, uint64_t) = p;
+  (*fn)((pid_t)e->tid, e->start);
+}
+
+size_t col_control_take_thread_starts(void (*fn)(pid_t tid, uint64_t start))
+{
+  if (col_control == NULL)
+    return 0;
+  struct ring_view v = starts_of(col_control);
+  return take_slots(&v, take_start, &fn);
 }

@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "collector_internal.h"
@@ -70,11 +71,46 @@ static void *profiled_thread_start(void *p)
   return start.start(start.arg);
 }
 
+/* Where glibc keeps a thread's id in its descriptor (the pthread_t): found
+ * once, as the calling thread's own id in its own descriptor; -1 if not. */
+static long tid_offset(void)
+{
+  static long offset = -2;
+  if (offset == -2) {
+    const int32_t *self = (const int32_t *)pthread_self();
+    int32_t me = (int32_t)gettid();
+    long found = -1;
+    for (long i = 0; i < 1024 / (long)sizeof *self && found < 0; i++)
+      if (self[i] == me)
+        found = i * (long)sizeof *self;
+    offset = found;
+  }
+  return offset;
+}
+
+/* Outside: the inherited events count the new thread; the sampler process
+ * is told the function it starts in (the kernel set its id in the
+ * descriptor before pthread_create returned). */
+static int create_seen_from_outside(pthread_create_fn real, pthread_t *thread, const pthread_attr_t *attr,
+                                    void *(*start)(void *), void *arg)
+{
+  int rc = real(thread, attr, start, arg);
+  long offset = rc == 0 ? tid_offset() : -1;
+  if (offset >= 0) {
+    int32_t tid;
+    memcpy(&tid, (const char *)*thread + offset, sizeof tid);
+    col_control_post_thread_start(tid, (uint64_t)(uintptr_t)start);
+  }
+  return rc;
+}
+
 int col_wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
   pthread_create_fn real = real_pthread_create();
+  if (col_collecting() && col_cfg.clock_interval_us > 0 && col_outside())
+    return create_seen_from_outside(real, thread, attr, start, arg);
   if (!col_collecting() || col_cfg.clock_interval_us <= 0 || col_outside())
-    return real(thread, attr, start, arg); /* outside: inherited events count it */
+    return real(thread, attr, start, arg);
   pthread_once(&exit_key_once, make_exit_key);
   struct thread_start *info = malloc(sizeof *info);
   if (info == NULL)

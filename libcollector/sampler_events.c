@@ -35,11 +35,6 @@ size_t sampler_ring_data_bytes;
 int sampler_exclude_kernel;
 unsigned sampler_attached_threads, sampler_unattached_threads;
 int sampler_attach_errno;
-uint64_t sampler_probe_period_ns;
-
-#define PROBE_STACK_BYTES 1024
-#define PROBE_MIN_NS 250000ULL
-#define PROBE_MAX_NS 500000ULL
 
 static int ring_of_cpu[SAMPLER_MAX_CPUS];
 static pid_t *known_tids; /* attach: the threads given events */
@@ -65,28 +60,20 @@ static size_t ring_pages(void)
   return pages;
 }
 
-/* The clock event, or the tail probe: a shorter period and a small stack
- * copy, whose samples only give threads the clock never sampled a stack
- * (sampler_tails.c). */
-static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec, int probe)
+static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec)
 {
   struct perf_event_attr attr;
-  col_perf_clock_attr(&attr, col_cfg.clock_interval_us, probe ? PROBE_STACK_BYTES : col_cfg.stack_copy_bytes,
-                      exclude_kernel);
+  col_perf_clock_attr(&attr, col_cfg.clock_interval_us, col_cfg.stack_copy_bytes, exclude_kernel);
   attr.inherit = 1;              /* threads (and children) created later */
   attr.enable_on_exec = (unsigned)from_exec;
   attr.disabled = 1;
   attr.sample_id_all = 1;
-  if (probe) {
-    attr.sample_period = sampler_probe_period_ns;
-  } else {
-    attr.context_switch = 1;     /* each thread's CPU time, for its tail */
-    attr.task = 1;               /* each thread's exit (PERF_RECORD_EXIT) */
-    attr.comm = 1;
-    attr.comm_exec = 1;          /* an exec is a COMM record with MISC_COMM_EXEC */
-    attr.mmap = 1;               /* executable mappings, as MMAP2 records */
-    attr.mmap2 = 1;
-  }
+  attr.context_switch = 1;       /* each thread's CPU time, for its tail */
+  attr.task = 1;                 /* each thread's exit (PERF_RECORD_EXIT) */
+  attr.comm = 1;
+  attr.comm_exec = 1;            /* an exec is a COMM record with MISC_COMM_EXEC */
+  attr.mmap = 1;                 /* executable mappings, as MMAP2 records */
+  attr.mmap2 = 1;
   /* Woken at half full: fewer wake-ups (each costs more than a sample's
    * unwinding here), half a ring of slack (~30 ms at 1 ms per thread). */
   attr.wakeup_watermark = (uint32_t)(sampler_ring_data_bytes / 2);
@@ -95,12 +82,12 @@ static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec, int
 
 /* Kernel sampling too where allowed (system time is then charged to the
  * call site); user mode only at perf_event_paranoid >= 2. */
-static int open_event_allowed(pid_t pid, int cpu, int from_exec, int probe)
+static int open_event_allowed(pid_t pid, int cpu, int from_exec)
 {
-  int fd = open_event(pid, cpu, sampler_exclude_kernel, from_exec, probe);
+  int fd = open_event(pid, cpu, sampler_exclude_kernel, from_exec);
   if (fd < 0 && (errno == EACCES || errno == EPERM) && !sampler_exclude_kernel) {
     sampler_exclude_kernel = 1;
-    fd = open_event(pid, cpu, 1, from_exec, probe);
+    fd = open_event(pid, cpu, 1, from_exec);
   }
   return fd;
 }
@@ -138,53 +125,32 @@ static long cpu_count(void)
   return n < 1 ? 1 : n > SAMPLER_MAX_CPUS ? SAMPLER_MAX_CPUS : n;
 }
 
-/* The probe's period: short enough that a thread of a few hundred
- * microseconds gets a sample, long enough to cost little. */
-static uint64_t probe_period_ns(uint64_t clock_ns)
-{
-  uint64_t ns = clock_ns / 8, floor = clock_ns / 2 < PROBE_MIN_NS ? clock_ns / 2 : PROBE_MIN_NS;
-  ns = ns < floor ? floor : ns;
-  return ns > PROBE_MAX_NS ? PROBE_MAX_NS : ns;
-}
-
 static void prepare(void)
 {
-  sampler_probe_period_ns = probe_period_ns((uint64_t)col_cfg.clock_interval_us * 1000);
   sampler_ring_data_bytes = ring_pages() * (size_t)sysconf(_SC_PAGESIZE);
   for (int i = 0; i < SAMPLER_MAX_CPUS; i++)
     ring_of_cpu[i] = -1;
 }
 
-static int open_one(pid_t pid, int cpu, int from_exec, int probe, int *last_errno)
-{
-  int fd = open_event_allowed(pid, cpu, from_exec, probe);
-  if (fd < 0) {
-    *last_errno = errno;
-    return -1;
-  }
-  if (connect_output(fd, cpu) != 0 || remember_fd(fd) != 0) {
-    *last_errno = errno;
-    close(fd);
-    return -1;
-  }
-  return 0;
-}
-
-/* Opens PID's (a thread's) clock and probe events on every CPU; the number
- * of clock events opened.  An offline CPU refuses; so does a thread that
- * just ended (ESRCH).  Without its probe a thread still gets its clock
- * samples (its tail may lack a stack). */
+/* Opens PID's (a thread's) events on every CPU; the number opened.  An
+ * offline CPU refuses; so does a thread that just ended (ESRCH). */
 static int open_on_every_cpu(pid_t pid, int from_exec, int *last_errno)
 {
-  int opened = 0, probe_errno;
+  int opened = 0;
   for (int cpu = 0; cpu < cpu_count(); cpu++) {
-    if (open_one(pid, cpu, from_exec, 0, last_errno) != 0) {
-      if (*last_errno == ESRCH)
+    int fd = open_event_allowed(pid, cpu, from_exec);
+    if (fd < 0) {
+      *last_errno = errno;
+      if (errno == ESRCH)
         return opened;
       continue;
     }
+    if (connect_output(fd, cpu) != 0 || remember_fd(fd) != 0) {
+      *last_errno = errno;
+      close(fd);
+      continue;
+    }
     opened++;
-    open_one(pid, cpu, from_exec, 1, &probe_errno);
   }
   return opened;
 }

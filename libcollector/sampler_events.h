@@ -23,8 +23,6 @@ extern int sampler_exclude_kernel; /* perf_event_paranoid >= 2: user mode only *
  * could not (they count through no event), and the last refusal. */
 extern unsigned sampler_attached_threads, sampler_unattached_threads;
 extern int sampler_attach_errno;
-/* The tail probe's period (ns): sampler_tails.c. */
-extern uint64_t sampler_probe_period_ns;
 
 /* Launch: one event per CPU on PID, inherited by every thread it creates,
  * counting from its exec.  0, or -1 with ERR set. */

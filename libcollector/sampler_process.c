@@ -184,6 +184,7 @@ static void take_requests(void)
 {
   if (col_control == NULL)
     return;
+  col_control_take_thread_starts(tails_on_thread_start);
   col_control_take(on_request, NULL);
   uint64_t stops = __atomic_load_n(&col_control->debugger_stops, __ATOMIC_ACQUIRE);
   if (stops != stops_seen) {
@@ -240,8 +241,8 @@ static void on_mapping(const unsigned char *rec, uint16_t size)
     col_unwind_forget_modules();
 }
 
-/* A clock sample is written (unless it came after the end asked for); a
- * probe sample only offers its stack to its thread's tail. */
+/* A clock sample is written (unless it came after the end asked for) and
+ * counted for its thread's tail. */
 static void on_sample(const unsigned char *rec, uint16_t size)
 {
   struct col_capture cap;
@@ -249,10 +250,6 @@ static void on_sample(const unsigned char *rec, uint16_t size)
   if (col_perf_parse_sample(rec, size, &cap, &pid) != 0 || pid != col_target_pid)
     return;
   last_record_at = cap.tstamp;
-  if (cap.period == sampler_probe_period_ns) {
-    tails_on_probe_sample(cap.tid, rec, size);
-    return;
-  }
   static uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   size_t n = 0;
   note_thread(cap.tid);
@@ -290,7 +287,7 @@ static void on_record(const unsigned char *rec, uint16_t type, uint16_t size)
     memcpy(&pid, rec + sizeof *h, 4);
     if ((pid_t)pid == col_target_pid && !started && !finished) {
       memcpy(&col_run_started_at, rec + size - 16, 8); /* the exec's time */
-      tails_init((uint64_t)col_cfg.clock_interval_us * 1000, sampler_probe_period_ns, col_run_started_at);
+      tails_init((uint64_t)col_cfg.clock_interval_us * 1000, col_run_started_at);
       start_experiment();
     }
   } else if (type == PERF_RECORD_SAMPLE && started) {
@@ -341,11 +338,11 @@ static void describe_sampling(void)
                   (unsigned long long)threads_seen);
   col_log_comment("Thread tails: %llu thread(s); %llu sample(s) recorded at thread exits or the end for CPU time "
                   "no full period reached (each thread's on-CPU time from context switches, minus its samples), "
-                  "%llu of threads without any stack, %llu of which passed on to the next thread ending with one; probe "
-                  "every %llu us, %llu probe sample(s)",
+                  "%llu of threads never sampled, at the function they started in; %llu of threads with no stack "
+                  "and no start function, %llu passed on to the next thread ending with a stack",
                   (unsigned long long)tails_stats.threads_ended, (unsigned long long)tails_stats.samples_added,
-                  (unsigned long long)tails_stats.unattributed, (unsigned long long)tails_stats.passed_on, (unsigned long long)(sampler_probe_period_ns / 1000),
-                  (unsigned long long)tails_stats.probe_samples);
+                  (unsigned long long)tails_stats.at_start_function, (unsigned long long)tails_stats.unattributed,
+                  (unsigned long long)tails_stats.passed_on);
   if (sampler_unattached_threads > 0)
     col_log_final_warning(200, "clock sampling could not start on %u of the %u thread(s) running at the attach "
                           "(perf_event_open: %s); their CPU time is not recorded",
@@ -425,7 +422,7 @@ static int begin(int epoll_fd, char *err, size_t err_len)
   if (sampler_open_for_attach(col_target_pid, err, err_len) != 0)
     return -1;
   col_run_started_at = col_hrtime();
-  tails_init((uint64_t)col_cfg.clock_interval_us * 1000, sampler_probe_period_ns, col_run_started_at);
+  tails_init((uint64_t)col_cfg.clock_interval_us * 1000, col_run_started_at);
   start_experiment(); /* the mappings: /proc/PID/maps now, records later */
   col_modules_use_records();
   if (start_failed) {

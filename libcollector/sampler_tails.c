@@ -21,14 +21,18 @@
  * recorded CPU is its true CPU.  A thread that received more samples than
  * its time (progress moved to it) has a negative tail, which delays the
  * next ones.  Where the kernel drops samples taken in kernel mode
- * (perf_event_paranoid >= 2), that time joins the tail too.  The recorded
- * sample is at the thread's exit (or the end of the experiment), with one
- * of its recent stacks; a thread never sampled gets the stack of a probe
- * sample: a second event with a short period and a small stack copy, of
- * which each thread keeps one, chosen uniformly (reservoir).  A thread
- * with no stack at all (shorter than a probe period on each CPU) passes its
- * tail sample to the next thread that ends with one: usually one of the
- * same kind, made and ended beside it; the CPU total stays right. */
+ * (perf_event_paranoid >= 2), that time joins the tail too.
+ *
+ * The recorded sample is at the thread's exit (or the end of the
+ * experiment), with one of its recent stacks; a thread never sampled gets
+ * the function it started in (the runtime's pthread_create wrapper posts
+ * it on the control page) as its stack.  Tried first: a probe event with a
+ * short period giving such threads a real stack; in this VM each timer
+ * sample costs the program about 50 us, and the probe (4 per clock period)
+ * made bench/workload 25 % slower at 1 ms.  A thread with neither (made
+ * without pthread_create) passes its tail sample to the next thread that
+ * ends with a stack: usually one of the same kind, made and ended beside
+ * it; the CPU total stays right. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -48,9 +52,8 @@ struct tail_thread {
   pid_t tid;
   int switched;           /* a context-switch record was seen */
   int64_t on_cpu_since;   /* -1: off the CPU */
-  uint64_t samples, cpu_ns, probes_seen;
-  unsigned char *probe;
-  size_t probe_size;
+  uint64_t samples, cpu_ns;
+  uint64_t start_pc; /* the function it started in, 0: unknown */
   uint64_t *stacks; /* RECENT_STACKS stacks of STACK_ROOM frames */
   uint16_t depth[RECENT_STACKS];
   unsigned stacks_kept, next_stack;
@@ -58,7 +61,7 @@ struct tail_thread {
 
 struct tails_stats tails_stats;
 static struct tail_thread *buckets[BUCKETS];
-static uint64_t period_ns, probe_ns, random_state;
+static uint64_t period_ns, random_state;
 static int64_t run_start;
 static double tail_stream_ns, next_crossing_ns;
 static uint64_t stackless_waiting; /* tail samples of threads that had no stack */
@@ -76,20 +79,14 @@ static double uniform(void)
   return (double)(next_random() >> 11) / 9007199254740992.0;
 }
 
-void tails_init(uint64_t period, uint64_t probe, int64_t started_at)
+void tails_init(uint64_t period, int64_t started_at)
 {
   period_ns = period;
-  probe_ns = probe;
   run_start = started_at;
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   random_state = ((uint64_t)now.tv_nsec << 20) ^ (uint64_t)getpid() ^ 0x9E3779B97F4A7C15ULL;
   next_crossing_ns = uniform() * (double)period_ns;
-}
-
-uint64_t tails_probe_period(void)
-{
-  return probe_ns;
 }
 
 static struct tail_thread **slot_of(pid_t tid)
@@ -119,7 +116,6 @@ static void forget(pid_t tid)
   if (t == NULL)
     return;
   *p = t->next;
-  free(t->probe);
   free(t->stacks);
   free(t);
 }
@@ -142,18 +138,11 @@ void tails_on_clock_sample(const struct col_capture *cap, const uint64_t *pcs, s
     t->stacks_kept++;
 }
 
-void tails_on_probe_sample(pid_t tid, const unsigned char *rec, size_t size)
+void tails_on_thread_start(pid_t tid, uint64_t start_pc)
 {
   struct tail_thread *t = thread_of(tid);
-  tails_stats.probe_samples++;
-  if (t == NULL || ++t->probes_seen == 0 || next_random() % t->probes_seen != 0)
-    return; /* the kept one stays: each probe sample is kept with probability 1/seen */
-  unsigned char *copy = realloc(t->probe, size);
-  if (copy == NULL)
-    return;
-  memcpy(copy, rec, size);
-  t->probe = copy;
-  t->probe_size = size;
+  if (t != NULL)
+    t->start_pc = start_pc;
 }
 
 /* One sample of T's tail, at its exit. */
@@ -165,14 +154,10 @@ static void record_tail_sample(struct tail_thread *t, uint32_t cpu, int64_t tsta
     tails_stats.samples_added++;
     return;
   }
-  struct col_capture cap;
-  pid_t pid;
-  if (t->probe != NULL && col_perf_parse_sample(t->probe, t->probe_size, &cap, &pid) == 0) {
-    cap.tstamp = tstamp;
-    cap.cpu = cpu;
-    cap.weight = 1;
-    col_clock_writer_write(&cap, NULL);
+  if (t->start_pc != 0) {
+    col_clock_writer_packet(t->tid, cpu, tstamp, 1, &t->start_pc, 1);
     tails_stats.samples_added++;
+    tails_stats.at_start_function++;
     return;
   }
   tails_stats.unattributed++; /* no stack of this thread: the next thread ending with one takes it */
@@ -182,7 +167,7 @@ static void record_tail_sample(struct tail_thread *t, uint32_t cpu, int64_t tsta
 /* TAIL_NS more of the stream; a sample for T at each crossing. */
 static void add_tail(struct tail_thread *t, double tail_ns, uint32_t cpu, int64_t tstamp)
 {
-  for (; stackless_waiting > 0 && (t->stacks_kept > 0 || t->probe != NULL); stackless_waiting--) {
+  for (; stackless_waiting > 0 && (t->stacks_kept > 0 || t->start_pc != 0); stackless_waiting--) {
     record_tail_sample(t, cpu, tstamp);
     tails_stats.passed_on++;
   }
