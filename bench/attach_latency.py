@@ -55,7 +55,17 @@ def one_run(with_collector, tmp, gdb_options=()):
     target.send_signal(signal.SIGUSR1)
     out, _ = target.communicate(timeout=30)
     gap = float(re.search(r"max_gap_ms=([0-9.]+)", out).group(1))
+    wait_for_sampler_processes()
     return first_sample, gap, session_time
+
+
+def wait_for_sampler_processes(limit_s=20):
+    """The sampler process closes the experiment after the program's exit;
+    the next run's directory is made once it has."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline and subprocess.run(["pgrep", "-x", "gdbcol-sampler"],
+                                                         capture_output=True).returncode == 0:
+        time.sleep(0.02)
 
 
 def main():

@@ -24,6 +24,8 @@ REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 WORKLOAD = [os.path.join(BUILD, "bench", "workload"), "2", "60"]
 COLLECTOR_GDB = os.path.join(BUILD, "share", "gdb", "collector.gdb")
 RUNTIME = os.path.join(BUILD, "libcollector", "libcollector.so")
+SAMPLER = os.path.join(BUILD, "libcollector", "gdbcol-sampler")
+LAUNCHER = os.path.join(BUILD, "runtime-attach", "gdbcol-launch")
 ER_DUMP = os.path.join(BUILD, "experiment", "er-dump")
 INTERVALS = {"10 ms": ("on", 10007), "1 ms": ("hi", 997)}
 
@@ -84,9 +86,10 @@ def measure(kind, interval_name, under_gdb, tmp):
             cmd = gdb + ["-x", COLLECTOR_GDB] + inside + ["-ex", "collector profile timer " + word,
                                                           "-ex", "collector enable", "-ex", "run", "--args"] + WORKLOAD
             out = run(cmd, tmp)
-        else:
-            out = run(WORKLOAD, tmp, {"LD_PRELOAD": RUNTIME, "GDBCOL_CLOCK_US": str(us),
-                                      "GDBCOL_STATUS_FILE": os.path.join(tmp, "status")})
+        else:  # the launcher GDB uses, with the sampler process, without GDB
+            out = run([LAUNCHER] + WORKLOAD, tmp, {"GDBCOL_PRELOAD": RUNTIME, "GDBCOL_SAMPLER": SAMPLER,
+                                                   "GDBCOL_CLOCK_US": str(us), "GDBCOL_TARGET": WORKLOAD[0],
+                                                   "GDBCOL_STATUS_FILE": os.path.join(tmp, "status")})
         work, cpu = parse(out)
         exp = os.path.join(tmp, "test.1.er")
         SAMPLER_COST.setdefault((kind, interval_name, under_gdb), []).append(sampler_us_per_sample(exp))
@@ -149,7 +152,7 @@ def main():
                                                        100 * (work[config] / base_alone - 1)))
     print("\nsampler CPU per sample (whole run, start-up included), median:")
     for (kind, interval, under_gdb), values in sorted(SAMPLER_COST.items()):
-        where = "sampler process" if kind == "gdb-collector" and under_gdb else "sampler thread in the program"
+        where = "sampler process" if kind == "gdb-collector" else "sampler thread in the program"
         print("  %-14s %-6s %-9s %6.1f us  (%s)" % (kind, interval, "under GDB" if under_gdb else "no GDB",
                                                    statistics.median(values), where))
     shutil.rmtree(tmp, ignore_errors=True)
