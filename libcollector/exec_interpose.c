@@ -39,19 +39,34 @@ extern char **environ;
 
 #define REAL(type, name, ours) ((type)col_real_function(name, (void *)(ours)))
 
+int col_wrap_execve(const char *path, char *const argv[], char *const envp[]);
+int col_wrap_execvp(const char *file, char *const argv[]);
+
+/* The forms by path and by file name; VARIANT is the call the program made
+ * (execl ends here as well as execv), as log.xml names it. */
+static int exec_path(const char *variant, const char *path, char *const argv[], char *const envp[])
+{
+  AROUND_EXEC(variant, path, REAL(execve_fn, "execve", col_wrap_execve)(path, argv, envp));
+}
+
+static int exec_file(const char *variant, const char *file, char *const argv[])
+{
+  AROUND_EXEC(variant, file, REAL(execvp_fn, "execvp", col_wrap_execvp)(file, argv));
+}
+
 int col_wrap_execve(const char *path, char *const argv[], char *const envp[])
 {
-  AROUND_EXEC("execve", path, REAL(execve_fn, "execve", col_wrap_execve)(path, argv, envp));
+  return exec_path("execve", path, argv, envp);
 }
 
 int col_wrap_execv(const char *path, char *const argv[])
 {
-  AROUND_EXEC("execv", path, REAL(execve_fn, "execve", col_wrap_execve)(path, argv, environ));
+  return exec_path("execv", path, argv, environ);
 }
 
 int col_wrap_execvp(const char *file, char *const argv[])
 {
-  AROUND_EXEC("execvp", file, REAL(execvp_fn, "execvp", col_wrap_execvp)(file, argv));
+  return exec_file("execvp", file, argv);
 }
 
 int col_wrap_execvpe(const char *file, char *const argv[], char *const envp[])
@@ -102,7 +117,7 @@ int col_wrap_execl(const char *path, const char *arg, ...)
   va_list ap;
   ARGUMENT_LIST(argv, arg, ap);
   va_end(ap);
-  return col_wrap_execv(path, (char *const *)argv);
+  return exec_path("execl", path, (char *const *)argv, environ);
 }
 
 int col_wrap_execlp(const char *file, const char *arg, ...)
@@ -110,7 +125,7 @@ int col_wrap_execlp(const char *file, const char *arg, ...)
   va_list ap;
   ARGUMENT_LIST(argv, arg, ap);
   va_end(ap);
-  return col_wrap_execvp(file, (char *const *)argv);
+  return exec_file("execlp", file, (char *const *)argv);
 }
 
 int col_wrap_execle(const char *path, const char *arg, ...)
@@ -119,7 +134,7 @@ int col_wrap_execle(const char *path, const char *arg, ...)
   ARGUMENT_LIST(argv, arg, ap);
   char *const *envp = va_arg(ap, char *const *);
   va_end(ap);
-  return col_wrap_execve(path, (char *const *)argv, envp);
+  return exec_path("execle", path, (char *const *)argv, envp);
 }
 
 int execve(const char *, char *const[], char *const[]) __attribute__((alias("col_wrap_execve")));

@@ -133,10 +133,24 @@ static void drain_ring_records(void)
     __atomic_store_n(&((struct perf_event_mmap_page *)sampler_rings[i].ring)->data_tail, heads[i], __ATOMIC_RELEASE);
 }
 
+/* An exec request's text: "VARIANT:WHAT". */
+static const char *exec_variant(const char *text, char *variant, size_t len)
+{
+  const char *colon = strchr(text, ':');
+  if (colon == NULL) {
+    snprintf(variant, len, "execve");
+    return text;
+  }
+  snprintf(variant, len, "%.*s", (int)(colon - text), text);
+  return colon + 1;
+}
+
 /* The program's and GDB's requests, at the times they carry. */
 static void on_request(const struct col_control_record *r, void *unused)
 {
   static char reason[sizeof r->text];
+  char variant[32];
+  const char *what;
   switch (r->kind) {
   case COL_CTL_SAMPLE:
     col_log_sample_at(r->text, r->tstamp);
@@ -160,10 +174,11 @@ static void on_request(const struct col_control_record *r, void *unused)
     drain_ring_records();
     tails_finish(r->tstamp); /* the old image's threads end here */
     col_clock_writer_flush();
-    col_experiment_exec_event("exec_start", "execve", r->text, ++exec_count);
+    what = exec_variant(r->text, variant, sizeof variant);
+    col_experiment_exec_event("exec_start", variant, what, ++exec_count);
     col_log_final_sample("suspend_for_exec");
-    col_status_write(&col_cfg, "exec", r->text);
-    snprintf(exec_what, sizeof exec_what, "%s", r->text);
+    col_status_write(&col_cfg, "exec", what);
+    snprintf(exec_what, sizeof exec_what, "%s", what);
     exec_pending = 1;
     break;
   case COL_CTL_STATUS_FILE:
@@ -172,8 +187,9 @@ static void on_request(const struct col_control_record *r, void *unused)
     col_status_write(&col_cfg, "active", NULL);
     break;
   case COL_CTL_EXEC_FAILED:
-    col_experiment_exec_event("exec_error", "execve", r->text, exec_count);
-    col_log_warning(200, "exec of %s failed (%s); the experiment goes on", r->text, strerror(r->err));
+    what = exec_variant(r->text, variant, sizeof variant);
+    col_experiment_exec_event("exec_error", variant, what, exec_count);
+    col_log_warning(200, "%s of %s failed (%s); the experiment goes on", variant, what, strerror(r->err));
     col_status_write(&col_cfg, "active", NULL);
     exec_pending = 0;
     sampler_events_enable(1);

@@ -37,6 +37,9 @@ for n, how in enumerate(("execl", "execv", "execvp", "execle")):
           "%s: GDB says the process exec'd" % how)
     check("killed or crashed" not in out, "%s: not reported as killed or crashed" % how)
     check_exec_experiment(exp, how, out)
+    with open(os.path.join(exp, "log.xml")) as f:
+        check('kind="exec_start"' in f.read().split('variant="%s"' % how)[0][-200:],
+              "%s: log.xml's exec_start names the call (variant=\"%s\")" % (how, how))
 
 out = run_gdb(["collector enable", "run"], [program("exec_after_work"), "fail"], cwd=work)
 print(out)
