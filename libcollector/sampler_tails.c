@@ -44,7 +44,6 @@
 #include "sampler_tails.h"
 
 #define RECENT_STACKS 4
-#define STACK_ROOM (ER_MAX_STACK_DEPTH + 2)
 #define BUCKETS 4096
 
 struct tail_thread {
@@ -54,8 +53,8 @@ struct tail_thread {
   int64_t on_cpu_since;   /* -1: off the CPU */
   uint64_t samples, cpu_ns;
   uint64_t start_pc; /* the function it started in, 0: unknown */
-  uint64_t *stacks; /* RECENT_STACKS stacks of STACK_ROOM frames */
-  uint16_t depth[RECENT_STACKS];
+  uint64_t *stacks[RECENT_STACKS]; /* each as deep as it is (thousands of threads) */
+  uint16_t depth[RECENT_STACKS], room[RECENT_STACKS];
   unsigned stacks_kept, next_stack;
 };
 
@@ -83,6 +82,8 @@ void tails_init(uint64_t period, int64_t started_at)
 {
   period_ns = period;
   run_start = started_at;
+  tail_stream_ns = 0;
+  stackless_waiting = 0;
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   random_state = ((uint64_t)now.tv_nsec << 20) ^ (uint64_t)getpid() ^ 0x9E3779B97F4A7C15ULL;
@@ -116,7 +117,8 @@ static void forget(pid_t tid)
   if (t == NULL)
     return;
   *p = t->next;
-  free(t->stacks);
+  for (int i = 0; i < RECENT_STACKS; i++)
+    free(t->stacks[i]);
   free(t);
 }
 
@@ -128,11 +130,16 @@ void tails_on_clock_sample(const struct col_capture *cap, const uint64_t *pcs, s
   t->samples++;
   if (n == 0)
     return;
-  if (t->stacks == NULL && (t->stacks = malloc(RECENT_STACKS * STACK_ROOM * sizeof *t->stacks)) == NULL)
-    return;
-  n = n < STACK_ROOM ? n : STACK_ROOM;
-  memcpy(t->stacks + (size_t)t->next_stack * STACK_ROOM, pcs, n * sizeof *pcs);
-  t->depth[t->next_stack] = (uint16_t)n;
+  unsigned k = t->next_stack;
+  if (t->room[k] < n) {
+    uint64_t *bigger = realloc(t->stacks[k], n * sizeof *bigger);
+    if (bigger == NULL)
+      return;
+    t->stacks[k] = bigger;
+    t->room[k] = (uint16_t)n;
+  }
+  memcpy(t->stacks[k], pcs, n * sizeof *pcs);
+  t->depth[k] = (uint16_t)n;
   t->next_stack = (t->next_stack + 1) % RECENT_STACKS;
   if (t->stacks_kept < RECENT_STACKS)
     t->stacks_kept++;
@@ -150,7 +157,7 @@ static void record_tail_sample(struct tail_thread *t, uint32_t cpu, int64_t tsta
 {
   if (t->stacks_kept > 0) {
     unsigned k = (unsigned)(next_random() % t->stacks_kept);
-    col_clock_writer_packet(t->tid, cpu, tstamp, 1, t->stacks + (size_t)k * STACK_ROOM, t->depth[k]);
+    col_clock_writer_packet(t->tid, cpu, tstamp, 1, t->stacks[k], t->depth[k]);
     tails_stats.samples_added++;
     return;
   }
@@ -224,7 +231,6 @@ void tails_on_thread_exit(pid_t tid, uint32_t cpu, int64_t tstamp)
  * seen after it (an exec that failed) count from TSTAMP. */
 void tails_finish(int64_t tstamp)
 {
-  run_start = tstamp;
   for (int b = 0; b < BUCKETS; b++)
     while (buckets[b] != NULL) {
       struct tail_thread *t = buckets[b];
@@ -232,4 +238,5 @@ void tails_finish(int64_t tstamp)
         count_until(t, tstamp);
       end_thread(t, 0, tstamp);
     }
+  run_start = tstamp;
 }

@@ -162,7 +162,12 @@ class Attacher:
         try:
             with self._calls(pid) as calls:
                 calls.choose_thread()
-                return action(calls)
+                outcome = action(calls)
+            # The process may end in the session's last call (the clean-up),
+            # whose errors are not reported: what it did is incomplete.
+            if _process_gone(pid):
+                raise gdb.error("the process exited")
+            return outcome
         except CallTimeout:
             raise gdb.GdbError(
                 "collector: %s did not finish within %.0f s in process %d; GDB interrupted the call and "

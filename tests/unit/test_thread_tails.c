@@ -1,0 +1,159 @@
+/* The sampler process's thread tails (libcollector/sampler_tails.c): from
+ * context-switch times, exits and samples, the samples recorded for CPU
+ * time no full period reached.  The writer is replaced by a counter of the
+ * packets it is given (what the tails decide is under test, not how the
+ * writer writes; test_writer_roundtrip covers that).  Expected counts are
+ * exact up to one sample: the tails are sampled systematically. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector_internal.h"
+#include "sampler_tails.h"
+#include "test_util.h"
+
+#define MS 1000000LL
+#define PERIOD (10 * MS)
+
+static uint64_t packets, packets_at_start_fn, deepest;
+static uint64_t start_fn = 0x401000;
+
+void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs, size_t n)
+{
+  packets += ticks;
+  if (n == 1 && pcs[0] == start_fn)
+    packets_at_start_fn++;
+  deepest = n > deepest ? n : deepest;
+}
+
+static int near(uint64_t got, uint64_t want)
+{
+  int ok = got + 1 >= want && got <= want + 1;
+  if (!ok)
+    fprintf(stderr, "  got %llu, want %llu (+-1)\n", (unsigned long long)got, (unsigned long long)want);
+  return ok;
+}
+
+static void reset(void)
+{
+  packets = packets_at_start_fn = deepest = 0;
+  memset(&tails_stats, 0, sizeof tails_stats);
+}
+
+static void sample(pid_t tid, size_t depth)
+{
+  uint64_t pcs[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  struct col_capture cap;
+  memset(&cap, 0, sizeof cap);
+  cap.tid = tid;
+  tails_on_clock_sample(&cap, pcs, depth);
+}
+
+/* 10000 threads of 1 ms, never sampled: 1000 samples, at their start
+ * function (what the runtime posted). */
+static void short_threads(void)
+{
+  reset();
+  tails_init(PERIOD, 0);
+  int64_t t = 0;
+  for (pid_t tid = 1000; tid < 11000; tid++) {
+    tails_on_thread_start(tid, start_fn);
+    tails_on_switch(tid, 0, t);
+    t += MS;
+    tails_on_thread_exit(tid, 0, t);
+  }
+  CHECK(near(packets, 1000));
+  CHECK(packets_at_start_fn == packets);
+  CHECK(tails_stats.threads_ended == 10000);
+}
+
+/* Threads of 35 ms with 3 samples (5 ms not reached each), switched out and
+ * in again on the way: 1000 of them give 500 samples, with their stacks. */
+static void partly_sampled_threads(void)
+{
+  reset();
+  tails_init(PERIOD, 0);
+  int64_t t = 0;
+  for (pid_t tid = 20000; tid < 21000; tid++) {
+    tails_on_switch(tid, 0, t);
+    t += 20 * MS;
+    tails_on_switch(tid, 1, t);
+    t += 7 * MS; /* off the CPU: not counted */
+    tails_on_switch(tid, 0, t);
+    for (int i = 0; i < 3; i++)
+      sample(tid, 5);
+    t += 15 * MS;
+    tails_on_thread_exit(tid, 1, t);
+  }
+  CHECK(near(packets, 500));
+  CHECK(deepest == 5 && packets_at_start_fn == 0);
+}
+
+/* Progress moved between threads: one thread got two samples for 10 ms of
+ * CPU (tail -10 ms), the next none for 15 ms (tail 15 ms): 5 ms a pair. */
+static void moved_progress(void)
+{
+  reset();
+  tails_init(PERIOD, 0);
+  int64_t t = 0;
+  for (pid_t tid = 30000; tid < 32000; tid += 2) {
+    tails_on_switch(tid, 0, t);
+    sample(tid, 3);
+    sample(tid, 3);
+    t += 10 * MS;
+    tails_on_thread_exit(tid, 0, t);
+    tails_on_thread_start(tid + 1, start_fn);
+    tails_on_switch(tid + 1, 0, t);
+    t += 15 * MS;
+    tails_on_thread_exit(tid + 1, 0, t);
+  }
+  CHECK(near(packets, 500));
+}
+
+/* Threads running when the experiment began and still running at its end,
+ * never switched: on the CPU from the start to the end (35 ms, 3 samples). */
+static void never_switched_at_the_end(void)
+{
+  reset();
+  tails_init(PERIOD, 100 * MS);
+  for (pid_t tid = 40000; tid < 41000; tid++)
+    for (int i = 0; i < 3; i++)
+      sample(tid, 4);
+  tails_finish(135 * MS);
+  CHECK(near(packets, 500));
+  /* After the end (an exec that failed), threads count from it. */
+  reset();
+  sample(50000, 2);
+  tails_finish(145 * MS); /* 10 ms, one sample: no tail */
+  CHECK(near(packets, 0) && tails_stats.threads_ended == 1);
+}
+
+/* A thread with no stack and no start function passes its tail sample to
+ * the next thread ending with a stack. */
+static void passed_on(void)
+{
+  reset();
+  tails_init(PERIOD, 0);
+  int64_t t = 0;
+  for (pid_t tid = 60000; tid < 60100; tid++) { /* 100 x 10 ms: 100 samples */
+    tails_on_switch(tid, 0, t);
+    t += PERIOD;
+    tails_on_thread_exit(tid, 0, t);
+  }
+  CHECK(packets == 0 && near(tails_stats.unattributed, 100));
+  tails_on_thread_start(70000, start_fn);
+  tails_on_switch(70000, 0, t);
+  tails_on_thread_exit(70000, 0, t);
+  CHECK(near(packets, 100) && tails_stats.passed_on == tails_stats.unattributed);
+}
+
+int main(void)
+{
+  short_threads();
+  partly_sampled_threads();
+  moved_progress();
+  never_switched_at_the_end();
+  passed_on();
+  return TEST_EXIT();
+}
