@@ -105,8 +105,9 @@ class Background:
     """A test program running on its own (as a process users attach to),
     its output collected; waits for its "ready" line."""
 
-    def __init__(self, args, cwd, ready="ready"):
-        self.proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    def __init__(self, args, cwd, ready="ready", prefix=()):
+        """PREFIX runs it as another user (unprivileged_prefix)."""
+        self.proc = subprocess.Popen(list(prefix) + list(args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                      stdin=subprocess.DEVNULL, env=_user_env())
         self.first_line = self.proc.stdout.readline().strip()
         if ready is not None and self.first_line != ready:
@@ -119,12 +120,16 @@ class Background:
         return self.proc.returncode, out
 
 
-def attach_gdb(pid, commands, cwd, timeout=120):
-    """`gdb -batch -p PID` with collector.gdb and one -ex per command."""
-    cmd = ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB, "-p", str(pid)]
+def attach_gdb(pid, commands, cwd, timeout=120, prefix=()):
+    """`gdb -batch -p PID` with collector.gdb and one -ex per command; PREFIX
+    runs GDB as another user (unprivileged_prefix)."""
+    cmd = list(prefix) + ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB, "-p", str(pid)]
     for c in commands:
         cmd += ["-ex", c]
-    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=_user_env(),
+    env = _user_env()
+    if prefix:
+        env.update(HOME=cwd, SHELL="/bin/sh")
+    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env,
                             stdin=subprocess.DEVNULL)
     return result.stdout + result.stderr
 

@@ -60,27 +60,32 @@ summary, funcs = check_run(out, os.path.join(work, "test.3.er"), "kill -9")
 check(funcs.get("burn", (0, 0))[1] >= 0.4, "kill -9: the work up to the kill is there (%.3f s of 0.5)"
       % funcs.get("burn", (0, 0))[1])
 
-# After `gdb -p`: the sampler process opens events on the running thread;
-# the program stays single-threaded and GDB's detach leaves it recording.
-target = Background([program("single_thread"), "2.5", "ready"], cwd=work)
-out = attach_gdb(target.pid, ["collector enable", "detach"], cwd=work)
-print(out)
-check("recording %s" % os.path.join(work, "test.4.er") in out, "attach: collector enable records test.4.er")
-status, rest = target.finish()
-print(rest)
-check(status == 0 and "threads=1 single_threaded=1" in rest,
-      "attach: the process has one thread and stays single-threaded (%s)" % rest.strip())
-summary, funcs, raw = er_dump(os.path.join(work, "test.4.er"))
-print(raw)
-check(summary.get("closed") == "yes", "attach: the sampler process closed the experiment at the exit")
-check(any("sampler process" in c and "every thread at the attach" in c for c in summary["comments"]),
-      "attach: log.xml names the sampler process and its per-thread events")
-recorded = float(summary.get("cpu_seconds", 0))
-check(recorded > 0.5 and funcs.get("spin", (0, 0))[1] >= 0.9 * recorded,
-      "attach: spin has the time recorded after the attach (%.3f s of %.3f s)"
-      % (funcs.get("spin", (0, 0))[1], recorded))
-_, total, _ = gprofng_functions(os.path.join(work, "test.4.er"))
-check(abs(total - recorded) < 0.011, "attach: gprofng reads the same total (%.3f)" % total)
+def single_threaded_attach(work, name, label, prefix=()):
+    """After `gdb -p`: the sampler process opens events on the running
+    thread; the program stays single-threaded and GDB's detach leaves it
+    recording."""
+    target = Background([program("single_thread"), "2.5", "ready"], cwd=work, prefix=prefix)
+    out = attach_gdb(target.pid, ["collector enable", "detach"], cwd=work, prefix=prefix)
+    print(out)
+    check("recording %s" % os.path.join(work, name) in out, "%s: collector enable records %s" % (label, name))
+    status, rest = target.finish()
+    print(rest)
+    check(status == 0 and "threads=1 single_threaded=1" in rest,
+          "%s: the process has one thread and stays single-threaded (%s)" % (label, rest.strip()))
+    summary, funcs, raw = er_dump(os.path.join(work, name))
+    print(raw)
+    check(summary.get("closed") == "yes", "%s: the sampler process closed the experiment at the exit" % label)
+    check(any("sampler process" in c and "every thread at the attach" in c for c in summary["comments"]),
+          "%s: log.xml names the sampler process and its per-thread events" % label)
+    recorded = float(summary.get("cpu_seconds", 0))
+    check(recorded > 0.5 and funcs.get("spin", (0, 0))[1] >= 0.9 * recorded,
+          "%s: spin has the time recorded after the attach (%.3f s of %.3f s)"
+          % (label, funcs.get("spin", (0, 0))[1], recorded))
+    _, total, _ = gprofng_functions(os.path.join(work, name))
+    check(abs(total - recorded) < 0.011, "%s: gprofng reads the same total (%.3f)" % (label, total))
+
+
+single_threaded_attach(work, "test.4.er", "attach")
 
 out = run_gdb([PROCESS, "collector enable", "run"], ["/usr/bin/env"], cwd=work)
 check("GDBCOL" not in out and "LD_PRELOAD" not in out, "the program's environment has no trace of the collector")
@@ -90,6 +95,7 @@ prefix = unprivileged_prefix()
 if prefix:
     work = shared_workdir()
     single_threaded(work, "ordinary user", prefix)
+    single_threaded_attach(work, "test.2.er", "ordinary user, attach", prefix)
     cleanup(work)
 else:
     print("SKIPPED: the ordinary-user run (reason above)")
