@@ -380,6 +380,11 @@ void col_experiment_finish_after_exec(const char *what);
 void col_experiment_archive(void);
 /* exec_start or exec_error in log.xml. */
 void col_experiment_exec_event(const char *kind, const char *variant, const char *what, int exec_count);
+void col_experiment_descendant_event(const char *kind, const char *variant, const char *lineage, const char *what,
+                                     int64_t tstamp);
+/* Descendant processes seen by the sampler process, and their samples
+ * (not recorded yet: sampler_descendants.c); 0 elsewhere. */
+extern uint64_t col_descendants_seen, col_descendant_samples;
 /* log.xml comments naming the clock source(s) that ran. */
 void col_describe_clock_sources(void);
 

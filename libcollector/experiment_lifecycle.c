@@ -140,15 +140,25 @@ void col_experiment_finish(const char *why)
 }
 
 
-/* exec_start (the experiment ends with the exec) or exec_error (it failed,
- * the experiment goes on), as gprofng's collector writes them. */
-void col_experiment_exec_event(const char *kind, const char *variant, const char *what, int exec_count)
+/* A descendant event (desc_start, exec_start, exec_error) as gprofng's
+ * collector writes them, at TSTAMP (the experiment clock). */
+void col_experiment_descendant_event(const char *kind, const char *variant, const char *lineage, const char *what,
+                                     int64_t tstamp)
 {
   char ts[32], escaped_what[1024], escaped_variant[64], line[1400];
-  er_format_tstamp(ts, sizeof ts, col_hrtime() - col_exp.run_tstamp);
+  er_format_tstamp(ts, sizeof ts, tstamp - col_exp.run_tstamp);
   er_xml_escape(what, escaped_what, sizeof escaped_what);
   er_xml_escape(variant, escaped_variant, sizeof escaped_variant);
-  snprintf(line, sizeof line, "<event kind=\"%s\" tstamp=\"%s\" variant=\"%s\" lineage=\"_x%d\" follow=\"0\" "
-           "msg=\"%s\"/>\n", kind, ts, escaped_variant, exec_count, escaped_what);
+  snprintf(line, sizeof line, "<event kind=\"%s\" tstamp=\"%s\" variant=\"%s\" lineage=\"%s\" follow=\"0\" "
+           "msg=\"%s\"/>\n", kind, ts, escaped_variant, lineage, escaped_what);
   er_recordfile_append(&col_exp.log, line, strlen(line), 1);
+}
+
+/* exec_start (the experiment ends with the exec) or exec_error (it failed,
+ * the experiment goes on). */
+void col_experiment_exec_event(const char *kind, const char *variant, const char *what, int exec_count)
+{
+  char lineage[32];
+  snprintf(lineage, sizeof lineage, "_x%d", exec_count);
+  col_experiment_descendant_event(kind, variant, lineage, what, col_hrtime());
 }

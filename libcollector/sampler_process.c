@@ -42,6 +42,7 @@
 #include "collector_internal.h"
 #include "er/er_format.h"
 #include "er/er_text.h"
+#include "sampler_descendants.h"
 #include "sampler_events.h"
 #include "sampler_tails.h"
 
@@ -264,8 +265,12 @@ static void on_sample(const unsigned char *rec, uint16_t size)
 {
   struct col_capture cap;
   pid_t pid;
-  if (col_perf_parse_sample(rec, size, &cap, &pid) != 0 || pid != col_target_pid)
+  if (col_perf_parse_sample(rec, size, &cap, &pid) != 0)
     return;
+  if (pid != col_target_pid) {
+    descendants_on_sample(pid);
+    return;
+  }
   last_record_at = cap.tstamp;
   static uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   size_t n = 0;
@@ -299,9 +304,21 @@ static void on_record(const unsigned char *rec, uint16_t type, uint16_t size)
   const struct perf_event_header *h = (const void *)rec;
   if (type == PERF_RECORD_MMAP2) {
     on_mapping(rec, size);
+  } else if (type == PERF_RECORD_FORK && started && size >= sizeof *h + 24) {
+    uint32_t ids[4]; /* pid, ppid, tid, ptid */
+    int64_t t;
+    memcpy(ids, rec + sizeof *h, 16);
+    memcpy(&t, rec + sizeof *h + 16, 8);
+    descendants_on_fork((pid_t)ids[0], (pid_t)ids[1], (pid_t)ids[2], t);
   } else if (type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && size >= sizeof *h + 8) {
     uint32_t pid;
     memcpy(&pid, rec + sizeof *h, 4);
+    if ((pid_t)pid != col_target_pid) {
+      char comm[32];
+      snprintf(comm, sizeof comm, "%.*s", (int)strnlen((const char *)rec + sizeof *h + 8, size - sizeof *h - 8),
+               (const char *)rec + sizeof *h + 8);
+      descendants_on_exec((pid_t)pid, comm);
+    }
     if ((pid_t)pid == col_target_pid && !started && !finished) {
       memcpy(&col_run_started_at, rec + size - 16, 8); /* the exec's time */
       tails_init((uint64_t)col_cfg.clock_interval_us * 1000, col_run_started_at);
@@ -368,6 +385,7 @@ static void describe_sampling(void)
                   (unsigned long long)tails_stats.threads_ended, (unsigned long long)tails_stats.samples_added,
                   (unsigned long long)tails_stats.at_start_function, (unsigned long long)tails_stats.unattributed,
                   (unsigned long long)tails_stats.passed_on);
+  descendants_describe();
   if (sampler_unattached_threads > 0)
     col_log_final_warning(200, "clock sampling could not start on %u of the %u thread(s) running at the attach "
                           "(perf_event_open: %s); their CPU time is not recorded",

@@ -41,13 +41,19 @@ def write_error_text(errno_value):
 
 
 def closed_summary(status):
-    """"N samples", and what a write error kept out of the experiment."""
+    """"N samples", what a write error kept out of the experiment, and the
+    descendant processes that were not recorded."""
     samples = status.get("samples", "0")
     failure = int(status.get("write_errno", "0") or 0)
-    if not failure:
-        return "%s samples" % samples
-    return "%s samples written; %s captured sample(s) not written: %s" % (
-        samples, status.get("not_written", "0"), write_error_text(failure))
+    text = "%s samples" % samples
+    if failure:
+        text = "%s samples written; %s captured sample(s) not written: %s" % (
+            samples, status.get("not_written", "0"), write_error_text(failure))
+    descendants = int(status.get("descendants", "0") or 0)
+    if descendants:
+        text += "; %d descendant process(es) not recorded, about %.2f s of CPU: following descendants is not " \
+                "implemented yet" % (descendants, int(status.get("descendant_cpu_ms", "0") or 0) / 1000.0)
+    return text
 
 
 def _live_pids():
