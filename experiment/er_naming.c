@@ -132,3 +132,24 @@ int er_create_experiment_dir(const char *dir, const char *name, char *path_out, 
   close(dirfd);
   return -EEXIST;
 }
+
+int er_create_descendant_dir(const char *founder, const char *lineage, char *path_out, size_t path_len)
+{
+  char name[NAME_MAX + 1];
+  if (lineage[0] != '_' || strchr(lineage, '/') != NULL ||
+      snprintf(name, sizeof name, "%s.er", lineage) >= (int)sizeof name)
+    return -EINVAL;
+  int dirfd = open(founder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dirfd < 0)
+    return -errno;
+  /* mkdirat refuses anything already there: nothing is followed or reused. */
+  int rc = mkdirat(dirfd, name, 0777) != 0 ? -errno : openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (rc == -1)
+    rc = -errno;
+  close(dirfd);
+  if (rc >= 0 && snprintf(path_out, path_len, "%s/%s", founder, name) >= (int)path_len) {
+    close(rc);
+    return -ENAMETOOLONG;
+  }
+  return rc;
+}

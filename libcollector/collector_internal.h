@@ -70,6 +70,8 @@ size_t col_target_cmdline(char *out, size_t len);
 struct col_config {
   char store_dir[PATH_MAX];   /* empty: the process's working directory */
   char experiment_name[NAME_MAX + 1]; /* empty: next test.N.er */
+  char lineage[128];          /* a descendant's ("_f1"): its experiment is
+                                 store_dir/LINEAGE.er, store_dir the founder */
   char status_path[PATH_MAX]; /* where the plugin reads our state; may be empty */
   long clock_interval_us;     /* 0: clock profiling off */
   size_t stack_copy_bytes;    /* user stack bytes captured per sample */
@@ -256,6 +258,11 @@ int col_modules_rescan(void);
 /* The sampler process: mappings come from the kernel's records
  * (col_modules_add), never from /proc.  */
 void col_modules_use_records(void);
+/* Another process's (a descendant writer's): nothing known; the next open
+ * reads /proc/PID/maps. */
+void col_modules_restart(void);
+/* Or: what is known now is the descendant's too (a fork of the program). */
+void col_modules_inherit(void);
 /* A mapping the kernel reported at TSTAMP (absolute), recorded in map.xml;
  * returns nonzero when it replaced a mapping (cached unwind data is stale). */
 int col_modules_add(uint64_t start, uint64_t end, uint64_t offset, unsigned modes, unsigned long inode,
@@ -381,10 +388,11 @@ void col_experiment_archive(void);
 /* exec_start or exec_error in log.xml. */
 void col_experiment_exec_event(const char *kind, const char *variant, const char *what, int exec_count);
 void col_experiment_descendant_event(const char *kind, const char *variant, const char *lineage, const char *what,
-                                     int64_t tstamp);
-/* Descendant processes seen by the sampler process, and their samples
- * (not recorded yet: sampler_descendants.c); 0 elsewhere. */
-extern uint64_t col_descendants_seen, col_descendant_samples;
+                                     int64_t tstamp, int follow);
+/* Descendant processes the sampler process could not record, and their
+ * samples (sampler_descendants.c), and those recorded as sub-experiments
+ * (sampler_writers.c); 0 elsewhere. */
+extern uint64_t col_descendants_seen, col_descendant_samples, col_descendant_experiments;
 /* log.xml comments naming the clock source(s) that ran. */
 void col_describe_clock_sources(void);
 

@@ -143,14 +143,14 @@ void col_experiment_finish(const char *why)
 /* A descendant event (desc_start, exec_start, exec_error) as gprofng's
  * collector writes them, at TSTAMP (the experiment clock). */
 void col_experiment_descendant_event(const char *kind, const char *variant, const char *lineage, const char *what,
-                                     int64_t tstamp)
+                                     int64_t tstamp, int follow)
 {
   char ts[32], escaped_what[1024], escaped_variant[64], line[1400];
   er_format_tstamp(ts, sizeof ts, tstamp - col_exp.run_tstamp);
   er_xml_escape(what, escaped_what, sizeof escaped_what);
   er_xml_escape(variant, escaped_variant, sizeof escaped_variant);
-  snprintf(line, sizeof line, "<event kind=\"%s\" tstamp=\"%s\" variant=\"%s\" lineage=\"%s\" follow=\"0\" "
-           "msg=\"%s\"/>\n", kind, ts, escaped_variant, lineage, escaped_what);
+  snprintf(line, sizeof line, "<event kind=\"%s\" tstamp=\"%s\" variant=\"%s\" lineage=\"%s\" follow=\"%d\" "
+           "msg=\"%s\"/>\n", kind, ts, escaped_variant, lineage, follow, escaped_what);
   er_recordfile_append(&col_exp.log, line, strlen(line), 1);
 }
 
@@ -160,5 +160,5 @@ void col_experiment_exec_event(const char *kind, const char *variant, const char
 {
   char lineage[32];
   snprintf(lineage, sizeof lineage, "_x%d", exec_count);
-  col_experiment_descendant_event(kind, variant, lineage, what, col_hrtime());
+  col_experiment_descendant_event(kind, variant, lineage, what, col_hrtime(), 0);
 }

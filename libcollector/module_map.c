@@ -118,6 +118,21 @@ void col_modules_use_records(void)
   from_records = 1;
 }
 
+void col_modules_restart(void)
+{
+  from_records = 0;
+  n_current = n_previous = 0;
+}
+
+/* A fork child's writer (forked from the sampler at the fork): the
+ * mappings known now are the child's; the next open records them. */
+static int keep_known;
+
+void col_modules_inherit(void)
+{
+  keep_known = from_records = 1;
+}
+
 static void remove_mapping(size_t i)
 {
   memmove(&current[i], &current[i + 1], (n_current - i - 1) * sizeof *current);
@@ -196,6 +211,13 @@ int col_modules_open(int expdir_fd, int64_t run)
   if (rc < 0)
     return rc;
   run_tstamp = run;
+  if (keep_known) {
+    keep_known = 0;
+    for (size_t i = 0; i < n_current; i++)
+      if (current[i].named)
+        record_map(i, 0);
+    return 0;
+  }
   n_current = 0;
   col_modules_rescan();
   return 0;

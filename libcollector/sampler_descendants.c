@@ -1,13 +1,11 @@
-/* Descendant processes: the sampler's events are inherited by the
- * program's children (fork, vfork, posix_spawn, system, popen), so their
- * samples reach our rings too, but they are not recorded as
- * sub-experiments yet.  What is recorded is that they ran: a desc_start
- * event (follow="0", as gprofng writes a descendant it does not follow)
- * for each child of the program, their count, the programs they ran and
- * the CPU their samples stand for, in log.xml and the status file, so an
- * empty profile is never mistaken for an idle program (measured before:
- * `gcc -c` profiled as "0 samples" for 13 s of CPU in cc1, with no word
- * about the children). */
+/* Descendant processes that are not recorded (their writer could not
+ * start; sampler_writers.c records the others): that they ran is recorded,
+ * a desc_start event (follow="0", as gprofng writes a descendant it does
+ * not follow) for each child of the program, their count, the programs
+ * they ran and the CPU their samples stand for, in log.xml and the status
+ * file, so an empty profile is never mistaken for an idle program
+ * (measured before descendants were followed: `gcc -c` profiled as "0
+ * samples" for 13 s of CPU in cc1, with no word about the children). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +53,7 @@ void descendants_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp)
     char lineage[32], msg[48];
     snprintf(lineage, sizeof lineage, "_f%u", ++direct_children);
     snprintf(msg, sizeof msg, "pid=%d", (int)pid);
-    col_experiment_descendant_event("desc_start", "fork", lineage, msg, tstamp);
+    col_experiment_descendant_event("desc_start", "fork", lineage, msg, tstamp, 0);
   }
 }
 
@@ -84,7 +82,7 @@ void descendants_describe(void)
   for (unsigned i = 0; i < n_names; i++)
     snprintf(programs + strlen(programs), sizeof programs - strlen(programs), "%s%s", i ? ", " : "", names[i]);
   col_log_final_warning(200, "%llu descendant process(es) ran (%s) and used about %.2f s of CPU (%llu sample(s)); "
-                        "descendants are not recorded: following them is not implemented yet",
+                        "they are not recorded (their writer process could not start)",
                         (unsigned long long)col_descendants_seen, n_names ? programs : "no exec",
                         (double)col_descendant_samples * (double)col_cfg.clock_interval_us / 1e6,
                         (unsigned long long)col_descendant_samples);

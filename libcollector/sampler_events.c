@@ -255,6 +255,16 @@ void sampler_events_enable(int enabled)
     ioctl(event_fds[i], enabled ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 }
 
+void sampler_events_forget(void)
+{
+  for (int i = 0; i < sampler_n_rings; i++)
+    munmap(sampler_rings[i].ring, sampler_rings[i].bytes);
+  for (size_t i = 0; i < n_event_fds; i++)
+    close(event_fds[i]);
+  sampler_n_rings = 0;
+  n_event_fds = 0;
+}
+
 void sampler_events_watch(int epoll_fd)
 {
   for (int i = 0; i < sampler_n_rings; i++) {

@@ -32,6 +32,9 @@ int sampler_open_for_launch(pid_t pid, char *err, size_t err_len);
  * disabled until sampler_events_enable(1).  0, or -1 with ERR set. */
 int sampler_open_for_attach(pid_t pid, char *err, size_t err_len);
 void sampler_events_enable(int enabled);
+/* A descendant's writer (forked from the sampler): the events and rings
+ * are the founder sampler's, not its own. */
+void sampler_events_forget(void);
 /* Descriptors to wake on: the rings. */
 void sampler_events_watch(int epoll_fd);
 

@@ -40,16 +40,22 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "er/er_archive.h"
 #include "er/er_format.h"
 #include "er/er_text.h"
 #include "sampler_descendants.h"
 #include "sampler_events.h"
 #include "sampler_tails.h"
+#include "sampler_writers.h"
 
 #define CYCLE_MS 50
 #define STATUS_EVERY_NS 1000000000LL
 #define FLUSH_EVERY_NS 250000000LL
 
+static volatile sig_atomic_t terminated; /* SIGTERM, SIGINT */
+static int writer_mode; /* a descendant's writer (sampler_writers.c) */
+static unsigned writer_execs, writer_forks;
+static char writer_lineage[128];
 static int attached, started, start_failed, finished, exec_pending, exec_count;
 static const char *close_reason = "exit";
 static uint64_t stops_seen;
@@ -299,20 +305,82 @@ static void on_thread_record(const unsigned char *rec, uint16_t type, uint16_t s
     tails_on_switch((pid_t)ids[1], (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0, t);
 }
 
+static void start_experiment(void);
+
+/* A descendant's writer: its process exec'd COMM at T.  The pre-exec
+ * experiment ends as gprofng ends one (exec_start, suspend_for_exec, no
+ * exit event), and LINEAGE_xN.er begins with the new image, whose mappings
+ * the kernel's records bring. */
+static void start_after_exec(const char *comm, int64_t t)
+{
+  char next[sizeof writer_lineage];
+  if (snprintf(next, sizeof next, "%.*s_x%u", (int)sizeof next - 16, writer_lineage, ++writer_execs) < 0)
+    next[0] = '\0';
+  tails_finish(t);
+  col_clock_writer_flush();
+  col_experiment_descendant_event("exec_start", "exec", next, comm, t, 1);
+  col_log_final_sample("suspend_for_exec");
+  col_experiment_finish_after_exec(comm);
+  snprintf(writer_lineage, sizeof writer_lineage, "%s", next);
+  snprintf(col_cfg.lineage, sizeof col_cfg.lineage, "%s", next);
+  writer_forks = writer_execs = 0; /* counters restart in each process image */
+  col_unwind_forget_modules();
+  col_modules_restart();
+  col_run_started_at = t;
+  tails_init((uint64_t)col_cfg.clock_interval_us * 1000, t);
+  started = 0;
+  start_experiment();
+  col_modules_use_records();
+}
+
+/* A new process (or thread): a descendant of the founder gets a writer and
+ * a desc_start in its parent's log (the founder's here; a writer's for its
+ * own children, which learns of them from the same record). */
+static void on_fork(const unsigned char *rec, uint16_t size)
+{
+  uint32_t ids[4]; /* pid, ppid, tid, ptid */
+  int64_t t;
+  memcpy(ids, rec + sizeof(struct perf_event_header), 16);
+  memcpy(&t, rec + sizeof(struct perf_event_header) + 16, 8);
+  pid_t pid = (pid_t)ids[0], ppid = (pid_t)ids[1];
+  char lineage[128], msg[48];
+  snprintf(msg, sizeof msg, "pid=%d", (int)pid);
+  if (writer_mode) {
+    if (ppid == col_target_pid && pid != ppid) {
+      snprintf(lineage, sizeof lineage, "%.*s_f%u", (int)sizeof lineage - 16, writer_lineage, ++writer_forks);
+      col_experiment_descendant_event("desc_start", "fork", lineage, msg, t, 1);
+    }
+    return;
+  }
+  int followed = writers_on_fork(pid, ppid, (pid_t)ids[2], t, lineage, sizeof lineage);
+  if (followed == 1 && ppid == col_target_pid)
+    col_experiment_descendant_event("desc_start", "fork", lineage, msg, t, 1);
+  else if (followed == 1)
+    writers_forward(ppid, rec, size);
+  else
+    descendants_on_fork(pid, ppid, (pid_t)ids[2], t);
+}
+
 static void on_record(const unsigned char *rec, uint16_t type, uint16_t size)
 {
   const struct perf_event_header *h = (const void *)rec;
+  if (!writer_mode && started && writers_route(rec, type, size))
+    return; /* a followed descendant's: its writer's */
   if (type == PERF_RECORD_MMAP2) {
     on_mapping(rec, size);
-  } else if (type == PERF_RECORD_FORK && started && size >= sizeof *h + 24) {
-    uint32_t ids[4]; /* pid, ppid, tid, ptid */
-    int64_t t;
-    memcpy(ids, rec + sizeof *h, 16);
-    memcpy(&t, rec + sizeof *h + 16, 8);
-    descendants_on_fork((pid_t)ids[0], (pid_t)ids[1], (pid_t)ids[2], t);
+  } else if (type == PERF_RECORD_FORK && started && !finished && size >= sizeof *h + 24) {
+    on_fork(rec, size);
   } else if (type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && size >= sizeof *h + 8) {
     uint32_t pid;
     memcpy(&pid, rec + sizeof *h, 4);
+    if ((pid_t)pid == col_target_pid && writer_mode && started) {
+      char comm[32];
+      snprintf(comm, sizeof comm, "%.*s", (int)strnlen((const char *)rec + sizeof *h + 8, size - sizeof *h - 8),
+               (const char *)rec + sizeof *h + 8);
+      int64_t t;
+      memcpy(&t, rec + size - 16, 8);
+      start_after_exec(comm, t);
+    }
     if ((pid_t)pid != col_target_pid) {
       char comm[32];
       snprintf(comm, sizeof comm, "%.*s", (int)strnlen((const char *)rec + sizeof *h + 8, size - sizeof *h - 8),
@@ -385,6 +453,9 @@ static void describe_sampling(void)
                   (unsigned long long)tails_stats.threads_ended, (unsigned long long)tails_stats.samples_added,
                   (unsigned long long)tails_stats.at_start_function, (unsigned long long)tails_stats.unattributed,
                   (unsigned long long)tails_stats.passed_on);
+  if (writers_started > 0)
+    col_log_comment("Descendants: %u process(es) recorded as sub-experiments of this one (%u could not be)",
+                    writers_started, writers_failed);
   descendants_describe();
   if (sampler_unattached_threads > 0)
     col_log_final_warning(200, "clock sampling could not start on %u of the %u thread(s) running at the attach "
@@ -399,8 +470,12 @@ static void describe_sampling(void)
 
 static void finish(void)
 {
-  sampler_events_enable(0);
+  if (writers_live() == 0)
+    sampler_events_enable(0); /* else descendants still run: they are sampled on */
   drain_rings(1);
+  if (closing_at == INT64_MAX)
+    closing_at = last_record_at + 1; /* later records of the founder are not written */
+  writers_wait(0); /* descendants that ended have closed their experiments */
   if (started && !exec_pending) { /* the threads still there: their tails up to the end */
     tails_finish(closing_at != INT64_MAX ? closing_at : last_record_at);
     col_clock_writer_flush();
@@ -422,6 +497,99 @@ static void finish(void)
   finished = 1;
 }
 
+/* ---- descendants ------------------------------------------------------------ */
+
+static int epoll_fd = -1, pidfd = -1;
+
+#define WRITER_BUFFER (1 << 20)
+
+/* One read from the founder sampler's pipe: the whole records in it are
+ * handled, a partial one waits for the rest.  0 at the end of the pipe. */
+static int take_from_pipe(int fd, unsigned char *buf, size_t *held)
+{
+  ssize_t n;
+  while ((n = read(fd, buf + *held, WRITER_BUFFER - *held)) < 0 && errno == EINTR)
+    ;
+  if (n <= 0)
+    return 0;
+  *held += (size_t)n;
+  size_t at = 0;
+  while (*held - at >= sizeof(struct perf_event_header)) {
+    struct perf_event_header h;
+    memcpy(&h, buf + at, sizeof h);
+    if (h.size < sizeof h)
+      return 0; /* never from the sampler: give up rather than loop */
+    if (*held - at < h.size)
+      break;
+    on_record(buf + at, h.type, h.size);
+    at += h.size;
+  }
+  memmove(buf, buf + at, *held - at);
+  *held -= at;
+  return 1;
+}
+
+/* A descendant's writer (sampler_writers.c): experiments FOUNDER/LINEAGE.er
+ * for process PID, from the records the founder sampler sends on FD. */
+static void run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp)
+{
+  static unsigned char buf[WRITER_BUFFER];
+  sampler_events_forget();
+  close(epoll_fd);
+  close(pidfd);
+  col_calls_set_runtime_thread(gettid(), NULL); /* the files are this process's own now */
+  writer_mode = 1;
+  attached = started = finished = start_failed = exec_pending = 0;
+  closing_at = INT64_MAX;
+  lost_records = threads_seen = 0;
+  memset(tid_seen, 0, tid_seen_bits / 8);
+  col_control = NULL; /* requests are the founder's */
+  col_target_pid = pid;
+  col_target_command[0] = '\0';
+  snprintf(writer_lineage, sizeof writer_lineage, "%s", lineage);
+  snprintf(col_cfg.lineage, sizeof col_cfg.lineage, "%s", lineage);
+  snprintf(col_cfg.store_dir, sizeof col_cfg.store_dir, "%s", col_exp.path); /* the founder */
+  col_cfg.status_path[0] = col_cfg.group_path[0] = '\0';
+  col_cfg.archive_mode = ER_ARCHIVE_OFF; /* the founder's archives/ serve its descendants */
+  col_cfg.sample_period_ms = 0;
+  col_unwind_forget_modules();
+  if (strchr(lineage + 1, '_') == NULL)
+    col_modules_inherit(); /* a child of the program: the mappings it had at the fork */
+  else
+    col_modules_restart(); /* a grandchild: what /proc says when the writer starts */
+  col_run_started_at = tstamp;
+  tails_init((uint64_t)col_cfg.clock_interval_us * 1000, tstamp);
+  start_experiment();
+  col_modules_use_records();
+  size_t held = 0;
+  int64_t last = col_hrtime();
+  while (take_from_pipe(fd, buf, &held)) { /* read to the end: the sampler never waits on us */
+    if (col_hrtime() - last >= FLUSH_EVERY_NS) {
+      col_clock_writer_flush();
+      last = col_hrtime();
+    }
+  }
+  if (started) {
+    tails_finish(last_record_at);
+    col_clock_writer_flush();
+    describe_sampling();
+    col_experiment_finish("exit");
+  }
+  _exit(0);
+}
+
+/* After the founder's end: its descendants' records still come through the
+ * rings until the last of them has ended (or the sampler is told to end). */
+static void serve_descendants(void)
+{
+  struct epoll_event events[64];
+  while (writers_live() > 0 && !terminated) {
+    epoll_wait(epoll_fd, events, 64, CYCLE_MS);
+    drain_ring_records();
+    writers_wait(0);
+  }
+}
+
 static void quiet_standard_descriptors(int keep)
 {
   int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -431,8 +599,6 @@ static void quiet_standard_descriptors(int keep)
   if (null > 2)
     close(null);
 }
-
-static volatile sig_atomic_t terminated;
 
 static void on_terminate(int sig)
 {
@@ -508,8 +674,9 @@ int main(int argc, char **argv)
   tid_seen = calloc(tid_seen_bits / 8, 1);
   if (col_cfg.status_path[0] != '\0')
     col_control_create(col_cfg.status_path); /* before "ready": the runtime maps it at start */
-  int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-  int pidfd = (int)syscall(SYS_pidfd_open, col_target_pid, 0);
+  epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  pidfd = (int)syscall(SYS_pidfd_open, col_target_pid, 0);
+  writers_init(col_target_pid, run_as_writer);
   char err[300];
   if (tid_seen == NULL || epoll_fd < 0 || pidfd < 0 || col_unwind_init() != 0 ||
       begin(epoll_fd, err, sizeof err) != 0) {
@@ -543,5 +710,8 @@ int main(int argc, char **argv)
     drain_rings(0);
   }
   finish();
+  if (ended)
+    serve_descendants(); /* the program exited: its descendants run on */
+  writers_wait(1);       /* else (disable, a signal) theirs end with it */
   return 0;
 }

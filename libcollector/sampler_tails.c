@@ -78,8 +78,13 @@ static double uniform(void)
   return (double)(next_random() >> 11) / 9007199254740992.0;
 }
 
+static void forget(pid_t tid);
+
 void tails_init(uint64_t period, int64_t started_at)
 {
+  for (int b = 0; b < BUCKETS; b++) /* a writer forked from the sampler starts with none */
+    while (buckets[b] != NULL)
+      forget(buckets[b]->tid);
   period_ns = period;
   run_start = started_at;
   tail_stream_ns = 0;

@@ -49,10 +49,13 @@ def closed_summary(status):
     if failure:
         text = "%s samples written; %s captured sample(s) not written: %s" % (
             samples, status.get("not_written", "0"), write_error_text(failure))
-    descendants = int(status.get("descendants", "0") or 0)
-    if descendants:
-        text += "; %d descendant process(es) not recorded, about %.2f s of CPU: following descendants is not " \
-                "implemented yet" % (descendants, int(status.get("descendant_cpu_ms", "0") or 0) / 1000.0)
+    recorded = int(status.get("descendant_experiments", "0") or 0)
+    if recorded:
+        text += "; %d descendant process(es) recorded as sub-experiments beside it" % recorded
+    missed = int(status.get("descendants", "0") or 0)
+    if missed:
+        text += "; %d descendant process(es) not recorded, about %.2f s of CPU" % (
+            missed, int(status.get("descendant_cpu_ms", "0") or 0) / 1000.0)
     return text
 
 

@@ -87,19 +87,26 @@ def single_threaded_attach(work, name, label, prefix=()):
 
 single_threaded_attach(work, "test.4.er", "attach")
 
-# Descendants are not followed yet: GDB and log.xml say that they ran and
-# what their CPU was, instead of an unexplained empty profile.
+# A child process: recorded as the sub-experiment _f1.er (its exec as
+# _f1_x1.er when it execs), which gprofng reads with the founder.
 loop = "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"
 out = run_gdb([PROCESS, "collector enable", "run"], ["/bin/sh", "-c", "/bin/sh -c '%s'; true" % loop], cwd=work)
 print(out)
-m = re.search(r"1 descendant process\(es\) not recorded, about ([0-9.]+) s of CPU: following descendants is not "
-              r"implemented yet", out)
-check(m is not None and float(m.group(1)) >= 0.1, "descendants: GDB says a child ran and was not recorded (%s s)"
-      % (m and m.group(1)))
-with open(os.path.join(work, "test.5.er", "log.xml")) as f:
+check("1 descendant process(es) recorded as sub-experiments beside it" in out,
+      "descendants: GDB says the child was recorded")
+founder = os.path.join(work, "test.5.er")
+with open(os.path.join(founder, "log.xml")) as f:
     log = f.read()
-check('kind="desc_start"' in log and 'lineage="_f1" follow="0"' in log,
-      "descendants: log.xml records the fork as gprofng records one it does not follow")
+check('kind="desc_start"' in log and 'lineage="_f1" follow="1"' in log,
+      "descendants: the founder's log.xml records the fork it followed")
+summary, funcs, raw = er_dump(os.path.join(founder, "_f1_x1.er"))
+print(raw)
+child_cpu = float(summary.get("cpu_seconds", 0))
+check(summary.get("closed") == "yes" and child_cpu >= 0.1,
+      "descendants: _f1_x1.er (the child's exec of /bin/sh) is closed and holds %.3f s" % child_cpu)
+funcs, total, raw = gprofng_functions(founder)
+print(raw)
+check(total >= child_cpu - 0.011, "descendants: gprofng's view of test.5.er includes the child (%.3f s)" % total)
 
 out = run_gdb([PROCESS, "collector enable", "run"], ["/usr/bin/env"], cwd=work)
 check("GDBCOL" not in out and "LD_PRELOAD" not in out, "the program's environment has no trace of the collector")

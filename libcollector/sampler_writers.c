@@ -1,0 +1,230 @@
+/* Descendant processes as sub-experiments.
+ *
+ * The founder's sampler sees every descendant's records in its rings (the
+ * events are inherited across fork).  Each descendant process gets a
+ * writer: a process forked from the sampler, so that every per-experiment
+ * part of the runtime (files, map, writer, unwinder caches, thread tails)
+ * stays one per process, as in gprofng's collector.  The sampler merges
+ * the rings by time and writes each descendant's records, whole and in
+ * order, to its writer's pipe; the writer turns them into
+ * FOUNDER/LINEAGE.er.  Lineages are gprofng's: the k-th fork of a process
+ * whose lineage is L is L_fk (the counter restarts in each process image),
+ * its exec L_fk_x1.  A writer ends when the last thread of its process has
+ * exited (EXIT records), so nothing it needs can still be on the way. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+#include "sampler_writers.h"
+
+#define BUCKETS 1024
+#define PIPE_BYTES (1 << 20)
+#define WAIT_LIMIT_NS 30000000000LL
+
+struct route {
+  struct route *next;
+  pid_t pid, writer;
+  int fd;          /* -1 once the process ended */
+  int threads;
+  unsigned forks, execs;
+  char lineage[128];
+};
+
+unsigned writers_started, writers_failed;
+static struct route *buckets[BUCKETS];
+static pid_t founder_pid;
+static unsigned founder_forks;
+static writer_main_fn run_writer;
+
+void writers_init(pid_t founder, writer_main_fn fn)
+{
+  founder_pid = founder;
+  run_writer = fn;
+  signal(SIGPIPE, SIG_IGN); /* a writer that died: its records are dropped */
+}
+
+static struct route *route_of(pid_t pid)
+{
+  for (struct route *r = buckets[(unsigned)pid % BUCKETS]; r != NULL; r = r->next)
+    if (r->pid == pid)
+      return r;
+  return NULL;
+}
+
+void writers_forget(void)
+{
+  for (int b = 0; b < BUCKETS; b++)
+    for (struct route *r = buckets[b]; r != NULL; r = r->next)
+      if (r->fd >= 0)
+        close(r->fd);
+}
+
+static void end_route(struct route *r)
+{
+  if (r->fd >= 0) {
+    close(r->fd); /* the writer reads to the end, then closes its experiment */
+    r->fd = -1;
+  }
+}
+
+int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, char *lineage, size_t lineage_len)
+{
+  struct route *parent = route_of(ppid);
+  if (pid != tid || pid == ppid || route_of(pid) != NULL || (ppid != founder_pid && parent == NULL))
+    return 0;
+  if (parent != NULL)
+    snprintf(lineage, lineage_len, "%.*s_f%u", (int)sizeof parent->lineage - 16, parent->lineage, ++parent->forks);
+  else
+    snprintf(lineage, lineage_len, "_f%u", ++founder_forks);
+  struct route *r = calloc(1, sizeof *r);
+  int fds[2];
+  if (r == NULL || pipe2(fds, O_CLOEXEC) != 0) {
+    free(r);
+    writers_failed++;
+    return -1;
+  }
+  fcntl(fds[1], F_SETPIPE_SZ, PIPE_BYTES);
+  pid_t writer = fork();
+  if (writer == 0) {
+    close(fds[1]);
+    writers_forget();
+    run_writer(pid, lineage, fds[0], tstamp); /* never returns */
+    _exit(0);
+  }
+  close(fds[0]);
+  if (writer < 0) {
+    close(fds[1]);
+    free(r);
+    writers_failed++;
+    return -1;
+  }
+  r->pid = pid;
+  r->writer = writer;
+  r->fd = fds[1];
+  r->threads = 1;
+  snprintf(r->lineage, sizeof r->lineage, "%s", lineage);
+  r->next = buckets[(unsigned)pid % BUCKETS];
+  buckets[(unsigned)pid % BUCKETS] = r;
+  writers_started++;
+  col_descendant_experiments++;
+  return 1;
+}
+
+static int write_whole(int fd, const void *p, size_t len)
+{
+  const unsigned char *b = p;
+  while (len > 0) {
+    ssize_t n = write(fd, b, len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return -1;
+    b += n, len -= (size_t)n;
+  }
+  return 0;
+}
+
+/* The process a record is about: its first word, or (context switches)
+ * the sample_id trailer's.  0 for records of the ring itself. */
+static pid_t record_pid(const unsigned char *rec, uint16_t type, uint16_t size)
+{
+  uint32_t pid;
+  size_t at;
+  switch (type) {
+  case PERF_RECORD_SAMPLE:
+  case PERF_RECORD_MMAP2:
+  case PERF_RECORD_COMM:
+  case PERF_RECORD_FORK:
+  case PERF_RECORD_EXIT:
+    at = sizeof(struct perf_event_header);
+    break;
+  case PERF_RECORD_SWITCH:
+    at = size - 24u;
+    break;
+  default:
+    return 0;
+  }
+  if (size < at + 4)
+    return 0;
+  memcpy(&pid, rec + at, 4);
+  return (pid_t)pid;
+}
+
+int writers_route(const unsigned char *rec, uint16_t type, uint16_t size)
+{
+  struct route *r = route_of(record_pid(rec, type, size));
+  if (r == NULL)
+    return 0;
+  if (r->fd < 0)
+    return 1; /* after its end: nothing more to write */
+  const struct perf_event_header *h = (const void *)rec;
+  if (type == PERF_RECORD_FORK && size >= sizeof *h + 16) {
+    uint32_t ids[2];
+    memcpy(ids, rec + sizeof *h, 8);
+    if (ids[0] == ids[1])
+      r->threads++; /* a new thread of the process */
+  } else if (type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC)) {
+    char next[sizeof r->lineage];
+    snprintf(next, sizeof next, "%.*s_x%u", (int)sizeof next - 16, r->lineage, ++r->execs);
+    snprintf(r->lineage, sizeof r->lineage, "%s", next);
+    r->forks = r->execs = 0; /* counters restart in each process image */
+    r->threads = 1;           /* the exec ended the others */
+  }
+  if (write_whole(r->fd, rec, size) != 0)
+    end_route(r);
+  else if (type == PERF_RECORD_EXIT && --r->threads <= 0)
+    end_route(r);
+  return 1;
+}
+
+unsigned writers_live(void)
+{
+  unsigned n = 0;
+  for (int b = 0; b < BUCKETS; b++)
+    for (struct route *r = buckets[b]; r != NULL; r = r->next)
+      n += r->fd >= 0;
+  return n;
+}
+
+static int64_t now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void writers_wait(int all)
+{
+  int64_t deadline = now_ns() + WAIT_LIMIT_NS;
+  for (int b = 0; b < BUCKETS; b++)
+    for (struct route *r = buckets[b]; r != NULL; r = r->next) {
+      if (all)
+        end_route(r);
+      if (r->fd >= 0 || r->writer <= 0)
+        continue;
+      while (waitpid(r->writer, NULL, WNOHANG) == 0 && now_ns() < deadline) {
+        struct timespec pause = {0, 5000000};
+        nanosleep(&pause, NULL);
+      }
+      r->writer = 0;
+    }
+}
+
+int writers_forward(pid_t pid, const unsigned char *rec, uint16_t size)
+{
+  struct route *r = route_of(pid);
+  if (r == NULL || r->fd < 0)
+    return 0;
+  if (write_whole(r->fd, rec, size) != 0)
+    end_route(r);
+  return 1;
+}

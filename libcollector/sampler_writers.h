@@ -1,0 +1,34 @@
+/* Descendant processes recorded as sub-experiments (sampler_writers.c):
+ * the founder's sampler routes each descendant's records to a writer
+ * process of its own. */
+#ifndef GDBCOL_SAMPLER_WRITERS_H
+#define GDBCOL_SAMPLER_WRITERS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Runs in a new writer process and never returns: records of process PID
+ * (lineage LINEAGE, created at TSTAMP) arrive on FD until it closes. */
+typedef void (*writer_main_fn)(pid_t pid, const char *lineage, int fd, int64_t tstamp);
+
+void writers_init(pid_t founder, writer_main_fn run_writer);
+/* A PERF_RECORD_FORK: a new process whose parent is the founder or a
+ * followed descendant gets a writer.  1 with its LINEAGE when it is
+ * followed, 0 when the record is not about a new process of the tree, -1
+ * when the writer could not start. */
+int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, char *lineage, size_t lineage_len);
+/* A record of a followed descendant goes to its writer: 1; else 0. */
+int writers_route(const unsigned char *rec, uint16_t type, uint16_t size);
+/* Also gives the record to PID's writer (a fork: the parent's log tells). */
+int writers_forward(pid_t pid, const unsigned char *rec, uint16_t size);
+/* Writers still running (their process has a thread left). */
+unsigned writers_live(void);
+/* Writers started, and writers whose process ended and closed. */
+extern unsigned writers_started, writers_failed;
+/* Waits (bounded) until the writers whose process ended have closed their
+ * experiments; with ALL, ends every writer first. */
+void writers_wait(int all);
+/* In a new writer: the other writers' pipes are not its own. */
+void writers_forget(void);
+
+#endif

@@ -1,0 +1,88 @@
+"""Descendant processes recorded as sub-experiments gprofng reads with the
+founder: 50 forked children (all recorded, output unchanged), one child of
+each kind (fork, vfork+exec, system, popen, posix_spawn) with the parent's
+and the children's known work in the right shares, and gcc -O2 -c, whose
+CPU is in cc1."""
+
+import os
+import re
+
+from harness import check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, workdir
+
+DESC = program("descendants")
+
+
+def sub_experiments(founder):
+    return sorted(n for n in os.listdir(founder) if n.startswith("_") and n.endswith(".er"))
+
+
+def all_closed(founder, label):
+    names = sub_experiments(founder)
+    unclosed = [n for n in names if er_dump(os.path.join(founder, n))[0].get("closed") != "yes"]
+    check(not unclosed, "%s: every sub-experiment is closed (%d; not: %s)" % (label, len(names), unclosed))
+    return names
+
+
+work = workdir()
+
+# 50 children that fork, work 20 ms and exit at once.
+out = run_gdb(["collector enable", "run"], [DESC, "forks", "50", "20"], cwd=work)
+print(out)
+founder = os.path.join(work, "test.1.er")
+check("children=50" in out, "50 forks: the program's output is unchanged")
+check("50 descendant process(es) recorded as sub-experiments beside it" in out, "50 forks: GDB counts them")
+names = all_closed(founder, "50 forks")
+check(names == sorted("_f%d.er" % i for i in range(1, 51)), "50 forks: named _f1.er to _f50.er")
+funcs, total, raw = gprofng_functions(founder)
+print(raw)
+child = funcs.get("child_work", (0, 0))[1]
+check(abs(child - 1.0) <= 0.15, "50 forks: child_work has %.3f s of the children's 1.000 s" % child)
+
+# One child of each kind, 200 ms of work each, the parent 200 ms too.
+out = run_gdb(["collector enable", "run"], [DESC, "mix", "200"], cwd=work)
+print(out)
+founder = os.path.join(work, "test.2.er")
+check("children=5" in out, "each kind: the program's output is unchanged")
+names = all_closed(founder, "each kind")
+print(names)
+for expected in ("_f1.er", "_f2.er", "_f2_x1.er", "_f3_x1.er", "_f4_x1.er", "_f5_x1.er"):
+    check(expected in names, "each kind: %s exists (fork _f1, vfork+exec _f2_x1, system, popen, posix_spawn)"
+          % expected)
+funcs, total, raw = gprofng_functions(founder)
+print(raw)
+parent, child = funcs.get("parent_work", (0, 0))[1], funcs.get("child_work", (0, 0))[1]
+share = 100 * child / max(parent + child, 1e-9)
+check(abs(share - 500 / 6.0) <= 3.0, "each kind: the children's work is %.1f%% of the tree's (truth 83.3%%; "
+      "%.3f s and %.3f s)" % (share, child, parent))
+
+# gcc -O2 -c: the driver spawns cc1 and as.
+source = os.path.join(work, "big.c")
+with open(source, "w") as f:
+    f.write("int f(int n){int s=0;for(int i=0;i<n;i++)s+=i*i;return s;}\n")
+    for i in range(900):
+        f.write("int g%d(int x){int a[16];for(int i=0;i<16;i++)a[i]=x*i+%d;return f(a[x&15])+a[%d];}\n"
+                % (i, i, i % 16))
+# The tree's CPU in the same run (this VM's CPU time varies by a quarter
+# from run to run): the founder runs gcc and reports RUSAGE_CHILDREN.
+out = run_gdb(["collector enable", "run"], [DESC, "run", "gcc", "-O2", "-c", "-o", os.path.join(work, "big.o"),
+                                             source], cwd=work)
+print(out)
+m = re.search(r"tree_cpu=([0-9.]+)", out)
+tree_cpu = float(m.group(1)) if m else 0.0
+check(tree_cpu > 0.5, "gcc: the tree used %.3f s of CPU" % tree_cpu)
+founder = os.path.join(work, "test.3.er")
+names = all_closed(founder, "gcc")
+cc1 = 0.0
+for name in names:
+    summary, _, _ = er_dump(os.path.join(founder, name))
+    with open(os.path.join(founder, name, "log.xml")) as f:
+        if re.search(r"<target[^>]*>[^<]*cc1|cc1 ", f.read()) or "cc1" in summary.get("command", ""):
+            cc1 += float(summary.get("cpu_seconds", 0))
+funcs, total, raw = gprofng_functions(founder)
+print(raw)
+check(total >= 0.9 * tree_cpu, "gcc: gprofng's view of the tree holds %.3f s of the %.3f s the tree used"
+      % (total, tree_cpu))
+check(cc1 >= 0.9 * tree_cpu, "gcc: cc1's sub-experiment holds %.3f s (%.0f%% of the tree's CPU)"
+      % (cc1, 100 * cc1 / max(tree_cpu, 1e-9)))
+cleanup(work)
+finish()
