@@ -1,0 +1,75 @@
+/* The sampler process's rings, read in time order, all CPUs merged. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+#include "sampler_events.h"
+#include "sampler_state.h"
+
+/* The rings are read in time order, all CPUs merged: a mapping recorded on
+ * one CPU must be known before a sample taken after it on another, and a
+ * sample taken before an exec must not meet the new image's mappings. */
+struct pending_record {
+  int64_t time;
+  uint64_t pos;
+  uint16_t size;
+  int ring;
+};
+
+#define MAX_PENDING 65536
+static struct pending_record pending[MAX_PENDING];
+
+static int by_time(const void *a, const void *b)
+{
+  const struct pending_record *x = a, *y = b;
+  if (x->time != y->time)
+    return x->time < y->time ? -1 : 1;
+  return x->ring != y->ring ? x->ring - y->ring : (x->pos < y->pos ? -1 : x->pos > y->pos);
+}
+
+/* Every record carries the time: a sample after its pid/tid, the others
+ * (sample_id_all) in the trailer, before the CPU. */
+static int64_t record_time(struct sampler_ring *r, uint64_t pos, const struct perf_event_header *h)
+{
+  int64_t t = 0;
+  uint64_t at = h->type == PERF_RECORD_SAMPLE ? pos + sizeof *h + 8 : pos + h->size - 16;
+  if (h->size >= sizeof *h + 24)
+    col_perf_ring_copy(r->ring, r->bytes, at, &t, sizeof t);
+  return t;
+}
+
+void sampler_drain_ring_records(void)
+{
+  static unsigned char record[65536];
+  size_t n = 0;
+  uint64_t heads[SAMPLER_MAX_CPUS];
+  for (int i = 0; i < sampler_n_rings; i++) {
+    struct sampler_ring *ring = &sampler_rings[i];
+    struct perf_event_mmap_page *meta = ring->ring;
+    uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE), pos = meta->data_tail;
+    while (pos < head && n < MAX_PENDING) {
+      struct perf_event_header h;
+      col_perf_ring_copy(ring->ring, ring->bytes, pos, &h, sizeof h);
+      if (h.size < sizeof h)
+        break;
+      pending[n++] = (struct pending_record){record_time(ring, pos, &h), pos, h.size, i};
+      pos += h.size;
+    }
+    heads[i] = pos;
+  }
+  qsort(pending, n, sizeof pending[0], by_time);
+  for (size_t k = 0; k < n; k++) {
+    struct sampler_ring *r = &sampler_rings[pending[k].ring];
+    const unsigned char *rec = col_perf_ring_record(r->ring, r->bytes, pending[k].pos, pending[k].size, record);
+    const struct perf_event_header *h = (const void *)rec;
+    sampler_on_record(rec, h->type, h->size);
+  }
+  for (int i = 0; i < sampler_n_rings; i++)
+    __atomic_store_n(&((struct perf_event_mmap_page *)sampler_rings[i].ring)->data_tail, heads[i], __ATOMIC_RELEASE);
+}
+

@@ -1,0 +1,207 @@
+/* What the sampler process does with each perf record: samples unwound
+ * and written, mappings, threads' switches and exits (their tails), forks
+ * (descendants), and the exec that starts (or, in a descendant's writer,
+ * renews) the experiment. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+#include <sys/mman.h>
+
+#include "er/er_format.h"
+#include "sampler_descendants.h"
+#include "sampler_state.h"
+#include "sampler_tails.h"
+#include "sampler_writers.h"
+
+struct sampler_state sampler = {.close_reason = "exit", .closing_at = INT64_MAX};
+
+static void note_thread(pid_t tid)
+{
+  if (tid <= 0 || (size_t)tid >= sampler.tid_seen_bits)
+    return;
+  if (!(sampler.tid_seen[tid / 8] & (1u << (tid % 8)))) {
+    sampler.tid_seen[tid / 8] |= (unsigned char)(1u << (tid % 8));
+    sampler.threads_seen++;
+  }
+}
+
+void sampler_start_experiment(void)
+{
+  if (col_experiment_open_files() != 0 || col_clock_writer_start() != 0) {
+    sampler.finished = sampler.start_failed = 1; /* the status file says why */
+    return;
+  }
+  sampler.started = 1;
+  col_status_write(&col_cfg, "active", NULL);
+}
+
+/* A PERF_RECORD_MMAP2 of the program: an executable mapping. */
+static void on_mapping(const unsigned char *rec, uint16_t size)
+{
+  const unsigned char *p = rec + sizeof(struct perf_event_header);
+  uint32_t pid, prot, flags;
+  uint64_t addr, len, pgoff, ino;
+  if (size < sizeof(struct perf_event_header) + 64)
+    return;
+  memcpy(&pid, p, 4);
+  memcpy(&addr, p + 8, 8);
+  memcpy(&len, p + 16, 8);
+  memcpy(&pgoff, p + 24, 8);
+  memcpy(&ino, p + 40, 8);
+  memcpy(&prot, p + 56, 4);
+  memcpy(&flags, p + 60, 4);
+  char name[PATH_MAX];
+  size_t room = size - (sizeof(struct perf_event_header) + 64);
+  snprintf(name, sizeof name, "%.*s", (int)strnlen((const char *)p + 64, room), (const char *)p + 64);
+  if ((pid_t)pid != col_target_pid || !sampler.started)
+    return;
+  unsigned modes = (prot & PROT_READ ? 1u : 0) | (prot & PROT_WRITE ? 2u : 0) | (prot & PROT_EXEC ? 4u : 0) |
+                   (flags & MAP_SHARED ? 8u : 0);
+  int64_t t = 0;
+  memcpy(&t, rec + size - 16, 8);
+  if (col_modules_add(addr, addr + len, pgoff, modes, (unsigned long)ino, name, t))
+    col_unwind_forget_modules();
+}
+
+/* A clock sample is written (unless it came after the end asked for) and
+ * counted for its thread's tail. */
+static void on_sample(const unsigned char *rec, uint16_t size)
+{
+  struct col_capture cap;
+  pid_t pid;
+  if (col_perf_parse_sample(rec, size, &cap, &pid) != 0)
+    return;
+  if (pid != col_target_pid) {
+    descendants_on_sample(pid);
+    return;
+  }
+  sampler.last_record_at = cap.tstamp;
+  static uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
+  size_t n = 0;
+  note_thread(cap.tid);
+  if (!sampler.finished || cap.tstamp < sampler.closing_at)
+    n = col_clock_writer_write_stack(&cap, pcs);
+  tails_on_clock_sample(&cap, pcs, n);
+}
+
+/* A thread's switch onto or off a CPU, or its exit (sample_id_all: pid,
+ * tid, time and CPU end the record). */
+static void on_thread_record(const unsigned char *rec, uint16_t type, uint16_t size)
+{
+  const struct perf_event_header *h = (const void *)rec;
+  uint32_t ids[2], cpu;
+  int64_t t;
+  memcpy(ids, rec + size - 24, 8);
+  memcpy(&t, rec + size - 16, 8);
+  memcpy(&cpu, rec + size - 8, 4);
+  if ((pid_t)ids[0] != col_target_pid || (sampler.finished && t >= sampler.closing_at))
+    return;
+  sampler.last_record_at = t;
+  if (type == PERF_RECORD_EXIT)
+    tails_on_thread_exit((pid_t)ids[1], cpu, t);
+  else
+    tails_on_switch((pid_t)ids[1], (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0, t);
+}
+
+/* A descendant's writer: its process exec'd COMM at T.  The pre-exec
+ * experiment ends as gprofng ends one (exec_start, suspend_for_exec, no
+ * exit event), and LINEAGE_xN.er begins with the new image, whose mappings
+ * the kernel's records bring. */
+static void start_after_exec(const char *comm, int64_t t)
+{
+  char next[sizeof sampler.writer_lineage];
+  if (snprintf(next, sizeof next, "%.*s_x%u", (int)sizeof next - 16, sampler.writer_lineage, ++sampler.writer_execs) < 0)
+    next[0] = '\0';
+  tails_finish(t);
+  col_clock_writer_flush();
+  col_experiment_descendant_event("exec_start", "exec", next, comm, t, 1);
+  col_log_final_sample("suspend_for_exec");
+  col_experiment_finish_after_exec(comm);
+  snprintf(sampler.writer_lineage, sizeof sampler.writer_lineage, "%s", next);
+  snprintf(col_cfg.lineage, sizeof col_cfg.lineage, "%s", next);
+  sampler.writer_forks = sampler.writer_execs = 0; /* counters restart in each process image */
+  col_unwind_forget_modules();
+  col_modules_restart();
+  col_run_started_at = t;
+  tails_init((uint64_t)col_cfg.clock_interval_us * 1000, t);
+  sampler.started = 0;
+  sampler_start_experiment();
+  col_modules_use_records();
+}
+
+/* A new process (or thread): a descendant of the founder gets a writer and
+ * a desc_start in its parent's log (the founder's here; a writer's for its
+ * own children, which learns of them from the same record). */
+static void on_fork(const unsigned char *rec, uint16_t size)
+{
+  uint32_t ids[4]; /* pid, ppid, tid, ptid */
+  int64_t t;
+  memcpy(ids, rec + sizeof(struct perf_event_header), 16);
+  memcpy(&t, rec + sizeof(struct perf_event_header) + 16, 8);
+  pid_t pid = (pid_t)ids[0], ppid = (pid_t)ids[1];
+  char lineage[128], msg[48];
+  snprintf(msg, sizeof msg, "pid=%d", (int)pid);
+  if (sampler.writer_mode) {
+    if (ppid == col_target_pid && pid != ppid) {
+      snprintf(lineage, sizeof lineage, "%.*s_f%u", (int)sizeof lineage - 16, sampler.writer_lineage, ++sampler.writer_forks);
+      col_experiment_descendant_event("desc_start", "fork", lineage, msg, t, 1);
+    }
+    return;
+  }
+  int followed = writers_on_fork(pid, ppid, (pid_t)ids[2], t, lineage, sizeof lineage);
+  if (followed == 1 && ppid == col_target_pid)
+    col_experiment_descendant_event("desc_start", "fork", lineage, msg, t, 1);
+  else if (followed == 1)
+    writers_forward(ppid, rec, size);
+  else
+    descendants_on_fork(pid, ppid, (pid_t)ids[2], t);
+}
+
+void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size)
+{
+  const struct perf_event_header *h = (const void *)rec;
+  if (!sampler.writer_mode && sampler.started && writers_route(rec, type, size))
+    return; /* a followed descendant's: its writer's */
+  if (type == PERF_RECORD_MMAP2) {
+    on_mapping(rec, size);
+  } else if (type == PERF_RECORD_FORK && sampler.started && !sampler.finished && size >= sizeof *h + 24) {
+    on_fork(rec, size);
+  } else if (type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && size >= sizeof *h + 8) {
+    uint32_t pid;
+    memcpy(&pid, rec + sizeof *h, 4);
+    if ((pid_t)pid == col_target_pid && sampler.writer_mode && sampler.started) {
+      char comm[32];
+      snprintf(comm, sizeof comm, "%.*s", (int)strnlen((const char *)rec + sizeof *h + 8, size - sizeof *h - 8),
+               (const char *)rec + sizeof *h + 8);
+      int64_t t;
+      memcpy(&t, rec + size - 16, 8);
+      start_after_exec(comm, t);
+    }
+    if ((pid_t)pid != col_target_pid) {
+      char comm[32];
+      snprintf(comm, sizeof comm, "%.*s", (int)strnlen((const char *)rec + sizeof *h + 8, size - sizeof *h - 8),
+               (const char *)rec + sizeof *h + 8);
+      descendants_on_exec((pid_t)pid, comm);
+    }
+    if ((pid_t)pid == col_target_pid && !sampler.started && !sampler.finished) {
+      memcpy(&col_run_started_at, rec + size - 16, 8); /* the exec's time */
+      tails_init((uint64_t)col_cfg.clock_interval_us * 1000, col_run_started_at);
+      sampler_start_experiment();
+    }
+  } else if (type == PERF_RECORD_SAMPLE && sampler.started) {
+    on_sample(rec, size);
+  } else if ((type == PERF_RECORD_SWITCH || type == PERF_RECORD_EXIT) && sampler.started && size >= sizeof *h + 24) {
+    on_thread_record(rec, type, size);
+  } else if (type == PERF_RECORD_LOST && size >= sizeof *h + 16) {
+    uint64_t lost;
+    memcpy(&lost, rec + sizeof *h + 8, 8);
+    sampler.lost_records += lost;
+  }
+}
+

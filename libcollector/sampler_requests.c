@@ -1,0 +1,92 @@
+/* The program's and GDB's requests to the sampler process: the runtime in
+ * the program posts them on the control page (samples, pause, resume, the
+ * end, an exec, a new status file), GDB counts its stops there. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+#include "sampler_events.h"
+#include "sampler_state.h"
+#include "sampler_tails.h"
+/* An exec request's text: "VARIANT:WHAT". */
+static const char *exec_variant(const char *text, char *variant, size_t len)
+{
+  const char *colon = strchr(text, ':');
+  if (colon == NULL) {
+    snprintf(variant, len, "execve");
+    return text;
+  }
+  snprintf(variant, len, "%.*s", (int)(colon - text), text);
+  return colon + 1;
+}
+
+/* The program's and GDB's requests, at the times they carry. */
+static void on_request(const struct col_control_record *r, void *unused)
+{
+  static char reason[sizeof r->text];
+  char variant[32];
+  const char *what;
+  switch (r->kind) {
+  case COL_CTL_SAMPLE:
+    col_log_sample_at(r->text, r->tstamp);
+    break;
+  case COL_CTL_PAUSE:
+    col_pause_at(r->text, r->tstamp);
+    break;
+  case COL_CTL_RESUME:
+    col_resume_at(r->tstamp);
+    break;
+  case COL_CTL_CLOSE:
+    snprintf(reason, sizeof reason, "%s", r->text);
+    sampler.close_reason = reason;
+    sampler.closing_at = r->tstamp; /* samples taken before it are still written */
+    sampler.finished = 1;
+    break;
+  case COL_CTL_EXEC_START:
+    /* The new image is not profiled (descendants are not followed yet);
+     * what the old one left in the rings is written before the end. */
+    sampler_events_enable(0);
+    sampler_drain_ring_records();
+    tails_finish(r->tstamp); /* the old image's threads end here */
+    col_clock_writer_flush();
+    what = exec_variant(r->text, variant, sizeof variant);
+    col_experiment_exec_event("exec_start", variant, what, ++sampler.exec_count);
+    col_log_final_sample("suspend_for_exec");
+    col_status_write(&col_cfg, "exec", what);
+    snprintf(sampler.exec_what, sizeof sampler.exec_what, "%s", what);
+    sampler.exec_pending = 1;
+    break;
+  case COL_CTL_STATUS_FILE:
+    /* A later GDB session adopted the experiment: report to it. */
+    snprintf(col_cfg.status_path, sizeof col_cfg.status_path, "%s", r->text);
+    col_status_write(&col_cfg, "active", NULL);
+    break;
+  case COL_CTL_EXEC_FAILED:
+    what = exec_variant(r->text, variant, sizeof variant);
+    col_experiment_exec_event("exec_error", variant, what, sampler.exec_count);
+    col_log_warning(200, "%s of %s failed (%s); the experiment goes on", variant, what, strerror(r->err));
+    col_status_write(&col_cfg, "active", NULL);
+    sampler.exec_pending = 0;
+    sampler_events_enable(1);
+    break;
+  }
+}
+
+void sampler_take_requests(void)
+{
+  if (col_control == NULL)
+    return;
+  col_control_take_thread_starts(tails_on_thread_start);
+  col_control_take(on_request, NULL);
+  uint64_t stops = __atomic_load_n(&col_control->debugger_stops, __ATOMIC_ACQUIRE);
+  if (stops != sampler.stops_seen) {
+    sampler.stops_seen = stops;
+    col_log_sample("gdb_stop");
+  }
+}
+

@@ -1,0 +1,47 @@
+/* The sampler process's state and the parts that share it: the main loop
+ * (sampler_process.c), the records (sampler_records.c), the rings merged by
+ * time (sampler_merge.c), the program's requests (sampler_requests.c) and a
+ * descendant's writer (sampler_writer_main.c). */
+#ifndef GDBCOL_SAMPLER_STATE_H
+#define GDBCOL_SAMPLER_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define FLUSH_EVERY_NS 250000000LL
+
+struct sampler_state {
+  int attached;                /* started by collector enable after gdb -p */
+  int started, start_failed, finished;
+  int exec_pending, exec_count; /* the program exec'd (its runtime said so) */
+  const char *close_reason;
+  int64_t closing_at;          /* the end the program asked for: later samples are not written */
+  char exec_what[128];
+  uint64_t stops_seen;         /* GDB's stop counter, last seen */
+  uint64_t lost_records, threads_seen;
+  int64_t last_record_at;
+  unsigned char *tid_seen;     /* bitmap by thread id */
+  size_t tid_seen_bits;
+  /* a descendant's writer (sampler_writers.c) */
+  int writer_mode;
+  unsigned writer_execs, writer_forks;
+  char writer_lineage[128];
+};
+
+extern struct sampler_state sampler;
+
+/* sampler_records.c */
+void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size);
+void sampler_start_experiment(void);
+/* sampler_merge.c: every ring's records so far, all CPUs merged by time. */
+void sampler_drain_ring_records(void);
+/* sampler_requests.c: the program's and GDB's requests on the control page. */
+void sampler_take_requests(void);
+/* sampler_writer_main.c: never returns (see sampler_writers.h). */
+void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp);
+/* sampler_process.c */
+void sampler_describe(void);
+void sampler_forget_main_loop(void); /* a writer: the founder's loop is not its own */
+
+#endif

@@ -1,0 +1,93 @@
+/* A descendant's writer (see sampler_writers.c): a process forked from
+ * the sampler at the descendant's fork, which writes FOUNDER/LINEAGE.er from
+ * the records the sampler sends it, as the sampler writes the founder's. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+#include "er/er_archive.h"
+#include "sampler_events.h"
+#include "sampler_state.h"
+#include "sampler_tails.h"
+
+#define WRITER_BUFFER (1 << 20)
+
+/* One read from the founder sampler's pipe: the whole records in it are
+ * handled, a partial one waits for the rest.  0 at the end of the pipe. */
+static int take_from_pipe(int fd, unsigned char *buf, size_t *held)
+{
+  ssize_t n;
+  while ((n = read(fd, buf + *held, WRITER_BUFFER - *held)) < 0 && errno == EINTR)
+    ;
+  if (n <= 0)
+    return 0;
+  *held += (size_t)n;
+  size_t at = 0;
+  while (*held - at >= sizeof(struct perf_event_header)) {
+    struct perf_event_header h;
+    memcpy(&h, buf + at, sizeof h);
+    if (h.size < sizeof h)
+      return 0; /* never from the sampler: give up rather than loop */
+    if (*held - at < h.size)
+      break;
+    sampler_on_record(buf + at, h.type, h.size);
+    at += h.size;
+  }
+  memmove(buf, buf + at, *held - at);
+  *held -= at;
+  return 1;
+}
+
+/* A descendant's writer (sampler_writers.c): experiments FOUNDER/LINEAGE.er
+ * for process PID, from the records the founder sampler sends on FD. */
+void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp)
+{
+  static unsigned char buf[WRITER_BUFFER];
+  sampler_events_forget();
+  sampler_forget_main_loop();
+  col_calls_set_runtime_thread(gettid(), NULL); /* the files are this process's own now */
+  sampler.writer_mode = 1;
+  sampler.attached = sampler.started = sampler.finished = sampler.start_failed = sampler.exec_pending = 0;
+  sampler.closing_at = INT64_MAX;
+  sampler.lost_records = sampler.threads_seen = 0;
+  memset(sampler.tid_seen, 0, sampler.tid_seen_bits / 8);
+  col_control = NULL; /* requests are the founder's */
+  col_target_pid = pid;
+  col_target_command[0] = '\0';
+  snprintf(sampler.writer_lineage, sizeof sampler.writer_lineage, "%s", lineage);
+  snprintf(col_cfg.lineage, sizeof col_cfg.lineage, "%s", lineage);
+  snprintf(col_cfg.store_dir, sizeof col_cfg.store_dir, "%s", col_exp.path); /* the founder */
+  col_cfg.status_path[0] = col_cfg.group_path[0] = '\0';
+  col_cfg.archive_mode = ER_ARCHIVE_OFF; /* the founder's archives/ serve its descendants */
+  col_cfg.sample_period_ms = 0;
+  col_unwind_forget_modules();
+  if (strchr(lineage + 1, '_') == NULL)
+    col_modules_inherit(); /* a child of the program: the mappings it had at the fork */
+  else
+    col_modules_restart(); /* a grandchild: what /proc says when the writer starts */
+  col_run_started_at = tstamp;
+  tails_init((uint64_t)col_cfg.clock_interval_us * 1000, tstamp);
+  sampler_start_experiment();
+  col_modules_use_records();
+  size_t held = 0;
+  int64_t last = col_hrtime();
+  while (take_from_pipe(fd, buf, &held)) { /* read to the end: the sampler never waits on us */
+    if (col_hrtime() - last >= FLUSH_EVERY_NS) {
+      col_clock_writer_flush();
+      last = col_hrtime();
+    }
+  }
+  if (sampler.started) {
+    tails_finish(sampler.last_record_at);
+    col_clock_writer_flush();
+    sampler_describe();
+    col_experiment_finish("exit");
+  }
+  _exit(0);
+}
+
