@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "er/er_archive.h"
+#include "er/er_follow.h"
 #include "er/er_group.h"
 #include "er/er_hwc_events.h"
 #include "er/er_hwc_spec.h"
@@ -59,6 +60,17 @@ int gdbcol_parse_hwc(const char *text, char *out, int out_len, char *err, int er
 const char *gdbcol_check_group_name(const char *name)
 {
   return er_check_group_name(name);
+}
+
+/* `collector descendants`: 0 when TEXT is on, off or a valid =REGEX; else
+ * -1 with the reason in ERR. */
+int gdbcol_check_descendants(const char *text, char *err, int err_len)
+{
+  struct er_follow_rule rule;
+  if (er_follow_parse(text, &rule, err, (size_t)err_len) != 0)
+    return -1;
+  er_follow_free(&rule);
+  return 0;
 }
 
 /* 0 with the archive mode (0 off, 1 on, 2 copy), or -1. */

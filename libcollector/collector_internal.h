@@ -70,6 +70,7 @@ size_t col_target_cmdline(char *out, size_t len);
 struct col_config {
   char store_dir[PATH_MAX];   /* empty: the process's working directory */
   char experiment_name[NAME_MAX + 1]; /* empty: next test.N.er */
+  char descendants[256];      /* on, off or =REGEX (empty: on) */
   char lineage[128];          /* a descendant's ("_f1"): its experiment is
                                  store_dir/LINEAGE.er, store_dir the founder */
   char status_path[PATH_MAX]; /* where the plugin reads our state; may be empty */

@@ -11,6 +11,7 @@
  *   GDBCOL_LIMIT_MB         cap on profile/trace data in MB, 0 = none
  *   GDBCOL_ARCHIVE          off | on | copy, applied when the experiment ends
  *   GDBCOL_GROUP            experiment group file (.erg) to join
+ *   GDBCOL_DESCENDANTS      on | off | =REGEX: descendants recorded (sampler)
  *   GDBCOL_TARGET           set by the launcher: the program it execs
  *   GDBCOL_SAVED_LD_PRELOAD the user's LD_PRELOAD (GDBCOL_LD_PRELOAD_UNSET=1
  *                           when there was none)
@@ -107,6 +108,7 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
   int archive = er_archive_parse_mode(get("GDBCOL_ARCHIVE", source));
   cfg->archive_mode = archive < 0 ? ER_ARCHIVE_ON : archive;
   load_group(cfg, get("GDBCOL_GROUP", source));
+  copy_setting(get, source, "GDBCOL_DESCENDANTS", cfg->descendants, sizeof cfg->descendants);
 }
 
 void col_config_from_environment(struct col_config *cfg)
@@ -157,7 +159,7 @@ static const char *const our_variables[] = {
     "GDBCOL_EXPERIMENT_DIR", "GDBCOL_EXPERIMENT_NAME", "GDBCOL_STATUS_FILE", "GDBCOL_CLOCK_US",
     "GDBCOL_STACK_BYTES",    "GDBCOL_CLOCK_SOURCE",    "GDBCOL_TARGET",      "GDBCOL_PRELOAD",
     "GDBCOL_UNWIND_CHECK",   "GDBCOL_SAMPLE_PERIOD_MS", "GDBCOL_LIMIT_MB",    "GDBCOL_ARCHIVE",
-    "GDBCOL_GROUP",           "GDBCOL_SAMPLER",
+    "GDBCOL_GROUP",           "GDBCOL_SAMPLER",          "GDBCOL_DESCENDANTS",
 };
 
 void col_config_scrub_environment(void)

@@ -82,8 +82,10 @@ void descendants_describe(void)
   for (unsigned i = 0; i < n_names; i++)
     snprintf(programs + strlen(programs), sizeof programs - strlen(programs), "%s%s", i ? ", " : "", names[i]);
   col_log_final_warning(200, "%llu descendant process(es) ran (%s) and used about %.2f s of CPU (%llu sample(s)); "
-                        "they are not recorded (their writer process could not start)",
+                        "they are not recorded (%s)",
                         (unsigned long long)col_descendants_seen, n_names ? programs : "no exec",
                         (double)col_descendant_samples * (double)col_cfg.clock_interval_us / 1e6,
-                        (unsigned long long)col_descendant_samples);
+                        (unsigned long long)col_descendant_samples,
+                        col_cfg.descendants[0] != '\0' && strcmp(col_cfg.descendants, "off") == 0
+                            ? "collector descendants off" : "their writer process could not start");
 }

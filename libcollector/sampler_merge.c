@@ -43,11 +43,20 @@ static int64_t record_time(struct sampler_ring *r, uint64_t pos, const struct pe
   return t;
 }
 
-void sampler_drain_ring_records(void)
+/* Rings are read one after the other: a record published on one ring
+ * after we read its head can be older than records read from the next (a
+ * child's first samples on another CPU than its parent's fork record).
+ * So only records older than the start of the reading, less this margin
+ * (between a record's time and its publication), are taken; the rest wait
+ * for the next round. */
+#define PUBLICATION_MARGIN_NS 2000000LL
+
+void sampler_drain_ring_records(int everything)
 {
   static unsigned char record[65536];
   size_t n = 0;
   uint64_t heads[SAMPLER_MAX_CPUS];
+  int64_t newest = everything ? INT64_MAX : col_hrtime() - PUBLICATION_MARGIN_NS;
   for (int i = 0; i < sampler_n_rings; i++) {
     struct sampler_ring *ring = &sampler_rings[i];
     struct perf_event_mmap_page *meta = ring->ring;
@@ -57,7 +66,10 @@ void sampler_drain_ring_records(void)
       col_perf_ring_copy(ring->ring, ring->bytes, pos, &h, sizeof h);
       if (h.size < sizeof h)
         break;
-      pending[n++] = (struct pending_record){record_time(ring, pos, &h), pos, h.size, i};
+      int64_t t = record_time(ring, pos, &h);
+      if (t > newest)
+        break; /* next round */
+      pending[n++] = (struct pending_record){t, pos, h.size, i};
       pos += h.size;
     }
     heads[i] = pos;

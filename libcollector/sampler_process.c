@@ -23,6 +23,7 @@
  * events on every thread (sampler_events.c), starts the experiment, says
  * ready, and leaves GDB's process tree, so it outlives a detach. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -75,7 +76,7 @@ static void drain_rings(int force_flush)
 {
   if (sampler.started && !sampler.finished)
     sampler_take_requests(); /* first: a pause applies to samples still in the rings */
-  sampler_drain_ring_records();
+  sampler_drain_ring_records(force_flush); /* at the end: all there is */
   if (!sampler.started)
     return;
   int64_t now = col_hrtime();
@@ -129,6 +130,21 @@ void sampler_describe(void)
                           (unsigned long long)sampler.lost_records);
 }
 
+/* The sub-experiments in the founder's directory (a writer that follows
+ * a =REGEX may have written none). */
+static unsigned count_descendant_experiments(void)
+{
+  unsigned n = 0;
+  DIR *dir = opendir(col_exp.path);
+  for (struct dirent *d; dir != NULL && (d = readdir(dir)) != NULL;) {
+    size_t len = strlen(d->d_name);
+    n += d->d_name[0] == '_' && len > 3 && strcmp(d->d_name + len - 3, ".er") == 0;
+  }
+  if (dir != NULL)
+    closedir(dir);
+  return n;
+}
+
 static void finish(void)
 {
   if (writers_live() == 0)
@@ -137,6 +153,7 @@ static void finish(void)
   if (sampler.closing_at == INT64_MAX)
     sampler.closing_at = sampler.last_record_at + 1; /* later records of the founder are not written */
   writers_wait(0); /* descendants that ended have closed their experiments */
+  col_descendant_experiments = count_descendant_experiments();
   if (sampler.started && !sampler.exec_pending) { /* the threads still there: their tails up to the end */
     tails_finish(sampler.closing_at != INT64_MAX ? sampler.closing_at : sampler.last_record_at);
     col_clock_writer_flush();
@@ -175,7 +192,7 @@ static void serve_descendants(void)
   struct epoll_event events[64];
   while (writers_live() > 0 && !terminated) {
     epoll_wait(epoll_fd, events, 64, CYCLE_MS);
-    sampler_drain_ring_records();
+    sampler_drain_ring_records(0);
     writers_wait(0);
   }
 }
@@ -266,7 +283,10 @@ int main(int argc, char **argv)
     col_control_create(col_cfg.status_path); /* before "ready": the runtime maps it at start */
   epoll_fd = epoll_create1(EPOLL_CLOEXEC);
   pidfd = (int)syscall(SYS_pidfd_open, col_target_pid, 0);
-  writers_init(col_target_pid, sampler_run_as_writer);
+  char follow_err[300] = "";
+  if (er_follow_parse(col_cfg.descendants, &sampler.follow, follow_err, sizeof follow_err) != 0)
+    er_follow_parse("on", &sampler.follow, NULL, 0); /* GDB checked it: only a hand-made setting gets here */
+  writers_init(col_target_pid, sampler_run_as_writer, sampler.follow.mode == ER_FOLLOW_NONE);
   char err[300];
   if (sampler.tid_seen == NULL || epoll_fd < 0 || pidfd < 0 || col_unwind_init() != 0 ||
       begin(epoll_fd, err, sizeof err) != 0) {

@@ -118,11 +118,14 @@ static void start_after_exec(const char *comm, int64_t t)
   char next[sizeof sampler.writer_lineage];
   if (snprintf(next, sizeof next, "%.*s_x%u", (int)sizeof next - 16, sampler.writer_lineage, ++sampler.writer_execs) < 0)
     next[0] = '\0';
-  tails_finish(t);
-  col_clock_writer_flush();
-  col_experiment_descendant_event("exec_start", "exec", next, comm, t, 1);
-  col_log_final_sample("suspend_for_exec");
-  col_experiment_finish_after_exec(comm);
+  int follow = er_follow_matches(&sampler.follow, next, comm);
+  if (sampler.started) {
+    tails_finish(t);
+    col_clock_writer_flush();
+    col_experiment_descendant_event("exec_start", "exec", next, comm, t, follow);
+    col_log_final_sample("suspend_for_exec");
+    col_experiment_finish_after_exec(comm);
+  }
   snprintf(sampler.writer_lineage, sizeof sampler.writer_lineage, "%s", next);
   snprintf(col_cfg.lineage, sizeof col_cfg.lineage, "%s", next);
   sampler.writer_forks = sampler.writer_execs = 0; /* counters restart in each process image */
@@ -131,7 +134,8 @@ static void start_after_exec(const char *comm, int64_t t)
   col_run_started_at = t;
   tails_init((uint64_t)col_cfg.clock_interval_us * 1000, t);
   sampler.started = 0;
-  sampler_start_experiment();
+  if (follow) /* else (collector descendants =REGEX) nothing is written until an exec that matches */
+    sampler_start_experiment();
   col_modules_use_records();
 }
 
@@ -148,18 +152,25 @@ static void on_fork(const unsigned char *rec, uint16_t size)
   char lineage[128], msg[48];
   snprintf(msg, sizeof msg, "pid=%d", (int)pid);
   if (sampler.writer_mode) {
-    if (ppid == col_target_pid && pid != ppid) {
+    if (ppid == col_target_pid && pid != ppid) { /* counted as the sampler counts it, written if recording */
       snprintf(lineage, sizeof lineage, "%.*s_f%u", (int)sizeof lineage - 16, sampler.writer_lineage, ++sampler.writer_forks);
-      col_experiment_descendant_event("desc_start", "fork", lineage, msg, t, 1);
+      if (sampler.started)
+        col_experiment_descendant_event("desc_start", "fork", lineage, msg, t,
+                                        er_follow_matches(&sampler.follow, lineage, NULL));
     }
     return;
   }
+  /* The founder's log takes what happened before its end (a request to
+   * end may be taken before records older than it); descendants that
+   * outlive it are followed on. */
+  int founder_open = t < sampler.closing_at;
   int followed = writers_on_fork(pid, ppid, (pid_t)ids[2], t, lineage, sizeof lineage);
-  if (followed == 1 && ppid == col_target_pid)
-    col_experiment_descendant_event("desc_start", "fork", lineage, msg, t, 1);
+  if (followed == 1 && ppid == col_target_pid && founder_open)
+    col_experiment_descendant_event("desc_start", "fork", lineage, msg, t,
+                                    er_follow_matches(&sampler.follow, lineage, NULL));
   else if (followed == 1)
     writers_forward(ppid, rec, size);
-  else
+  else if (followed != 1 && founder_open)
     descendants_on_fork(pid, ppid, (pid_t)ids[2], t);
 }
 
@@ -170,12 +181,12 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size)
     return; /* a followed descendant's: its writer's */
   if (type == PERF_RECORD_MMAP2) {
     on_mapping(rec, size);
-  } else if (type == PERF_RECORD_FORK && sampler.started && !sampler.finished && size >= sizeof *h + 24) {
+  } else if (type == PERF_RECORD_FORK && sampler.started && size >= sizeof *h + 24) {
     on_fork(rec, size);
   } else if (type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && size >= sizeof *h + 8) {
     uint32_t pid;
     memcpy(&pid, rec + sizeof *h, 4);
-    if ((pid_t)pid == col_target_pid && sampler.writer_mode && sampler.started) {
+    if ((pid_t)pid == col_target_pid && sampler.writer_mode) {
       char comm[32];
       snprintf(comm, sizeof comm, "%.*s", (int)strnlen((const char *)rec + sizeof *h + 8, size - sizeof *h - 8),
                (const char *)rec + sizeof *h + 8);
@@ -189,7 +200,7 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size)
                (const char *)rec + sizeof *h + 8);
       descendants_on_exec((pid_t)pid, comm);
     }
-    if ((pid_t)pid == col_target_pid && !sampler.started && !sampler.finished) {
+    if ((pid_t)pid == col_target_pid && !sampler.writer_mode && !sampler.started && !sampler.finished) {
       memcpy(&col_run_started_at, rec + size - 16, 8); /* the exec's time */
       tails_init((uint64_t)col_cfg.clock_interval_us * 1000, col_run_started_at);
       sampler_start_experiment();

@@ -48,10 +48,10 @@ static void on_request(const struct col_control_record *r, void *unused)
     sampler.finished = 1;
     break;
   case COL_CTL_EXEC_START:
-    /* The new image is not profiled (descendants are not followed yet);
-     * what the old one left in the rings is written before the end. */
+    /* The program's own exec ends the experiment (the new image is not
+     * recorded yet); what the old one left in the rings is written first. */
     sampler_events_enable(0);
-    sampler_drain_ring_records();
+    sampler_drain_ring_records(1);
     tails_finish(r->tstamp); /* the old image's threads end here */
     col_clock_writer_flush();
     what = exec_variant(r->text, variant, sizeof variant);

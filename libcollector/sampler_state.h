@@ -6,6 +6,8 @@
 #define GDBCOL_SAMPLER_STATE_H
 
 #include <stddef.h>
+
+#include "er/er_follow.h"
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -27,6 +29,7 @@ struct sampler_state {
   int writer_mode;
   unsigned writer_execs, writer_forks;
   char writer_lineage[128];
+  struct er_follow_rule follow; /* collector descendants */
 };
 
 extern struct sampler_state sampler;
@@ -34,8 +37,10 @@ extern struct sampler_state sampler;
 /* sampler_records.c */
 void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size);
 void sampler_start_experiment(void);
-/* sampler_merge.c: every ring's records so far, all CPUs merged by time. */
-void sampler_drain_ring_records(void);
+/* sampler_merge.c: the rings' records, all CPUs merged by time; EVERYTHING:
+ * all there is (the program ended or stopped for an exec), else those
+ * surely older than any still to be published. */
+void sampler_drain_ring_records(int everything);
 /* sampler_requests.c: the program's and GDB's requests on the control page. */
 void sampler_take_requests(void);
 /* sampler_writer_main.c: never returns (see sampler_writers.h). */

@@ -57,6 +57,7 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
   sampler.lost_records = sampler.threads_seen = 0;
   memset(sampler.tid_seen, 0, sampler.tid_seen_bits / 8);
   col_control = NULL; /* requests are the founder's */
+  col_descendants_seen = col_descendant_samples = col_descendant_experiments = 0;
   col_target_pid = pid;
   col_target_command[0] = '\0';
   snprintf(sampler.writer_lineage, sizeof sampler.writer_lineage, "%s", lineage);
@@ -72,7 +73,8 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
     col_modules_restart(); /* a grandchild: what /proc says when the writer starts */
   col_run_started_at = tstamp;
   tails_init((uint64_t)col_cfg.clock_interval_us * 1000, tstamp);
-  sampler_start_experiment();
+  if (er_follow_matches(&sampler.follow, lineage, NULL))
+    sampler_start_experiment(); /* else (=REGEX) not before an exec that matches */
   col_modules_use_records();
   size_t held = 0;
   int64_t last = col_hrtime();

@@ -45,9 +45,12 @@ static pid_t founder_pid;
 static unsigned founder_forks;
 static writer_main_fn run_writer;
 
-void writers_init(pid_t founder, writer_main_fn fn)
+static int follow_none;
+
+void writers_init(pid_t founder, writer_main_fn fn, int follow_nothing)
 {
   founder_pid = founder;
+  follow_none = follow_nothing;
   run_writer = fn;
   signal(SIGPIPE, SIG_IGN); /* a writer that died: its records are dropped */
 }
@@ -62,6 +65,7 @@ static struct route *route_of(pid_t pid)
 
 void writers_forget(void)
 {
+  writers_started = writers_failed = 0; /* the counts are the founder sampler's */
   for (int b = 0; b < BUCKETS; b++)
     for (struct route *r = buckets[b]; r != NULL; r = r->next)
       if (r->fd >= 0)
@@ -79,7 +83,7 @@ static void end_route(struct route *r)
 int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, char *lineage, size_t lineage_len)
 {
   struct route *parent = route_of(ppid);
-  if (pid != tid || pid == ppid || route_of(pid) != NULL || (ppid != founder_pid && parent == NULL))
+  if (follow_none || pid != tid || pid == ppid || route_of(pid) != NULL || (ppid != founder_pid && parent == NULL))
     return 0;
   if (parent != NULL)
     snprintf(lineage, lineage_len, "%.*s_f%u", (int)sizeof parent->lineage - 16, parent->lineage, ++parent->forks);
@@ -115,7 +119,6 @@ int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, char *line
   r->next = buckets[(unsigned)pid % BUCKETS];
   buckets[(unsigned)pid % BUCKETS] = r;
   writers_started++;
-  col_descendant_experiments++;
   return 1;
 }
 

@@ -11,7 +11,8 @@
  * (lineage LINEAGE, created at TSTAMP) arrive on FD until it closes. */
 typedef void (*writer_main_fn)(pid_t pid, const char *lineage, int fd, int64_t tstamp);
 
-void writers_init(pid_t founder, writer_main_fn run_writer);
+/* FOLLOW_NOTHING: collector descendants off (none gets a writer). */
+void writers_init(pid_t founder, writer_main_fn run_writer, int follow_nothing);
 /* A PERF_RECORD_FORK: a new process whose parent is the founder or a
  * followed descendant gets a writer.  1 with its LINEAGE when it is
  * followed, 0 when the record is not about a new process of the tree, -1

@@ -39,6 +39,7 @@ def load(path):
     lib.gdbcol_process_symbol.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p]
     lib.gdbcol_process_symbol.restype = ctypes.c_uint64
     lib.gdbcol_check_group_name.argtypes = [ctypes.c_char_p]
+    lib.gdbcol_check_descendants.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_check_group_name.restype = ctypes.c_char_p
     lib.gdbcol_parse_hwc.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_group_experiment_name.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
@@ -94,6 +95,14 @@ def hwc_events():
         name, alias_of, hardware, description = out.value.decode().split("|", 3)
         events.append((name, alias_of, hardware == "1", description))
     return events
+
+
+def descendants_problem(text):
+    """None when TEXT is a valid `collector descendants` value, else why not."""
+    err = ctypes.create_string_buffer(400)
+    if _lib.gdbcol_check_descendants(text.encode(), err, len(err)) == 0:
+        return None
+    return err.value.decode(errors="replace")
 
 
 def valid_archive_mode(text):

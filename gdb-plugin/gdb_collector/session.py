@@ -51,7 +51,7 @@ def closed_summary(status):
             samples, status.get("not_written", "0"), write_error_text(failure))
     recorded = int(status.get("descendant_experiments", "0") or 0)
     if recorded:
-        text += "; %d descendant process(es) recorded as sub-experiments beside it" % recorded
+        text += "; %d descendant experiment(s) beside it" % recorded
     missed = int(status.get("descendants", "0") or 0)
     if missed:
         text += "; %d descendant process(es) not recorded, about %.2f s of CPU" % (

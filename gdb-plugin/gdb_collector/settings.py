@@ -28,6 +28,7 @@ class Settings:
         self.sample_period_ms = 1000
         self.limit_mb = DEFAULT_LIMIT_MB  # 0: no limit
         self.archive = "on"
+        self.descendants = "on"
         # Data kinds whose collection later versions add: their settings are
         # kept and shown, and enabling one is refused plainly (data_kinds.py).
         self.hwprofile = False
@@ -137,6 +138,7 @@ class Settings:
             "GDBCOL_SAMPLE_PERIOD_MS": str(self.effective_sample_period_ms()),
             "GDBCOL_LIMIT_MB": str(self.limit_mb),
             "GDBCOL_ARCHIVE": self.archive,
+            "GDBCOL_DESCENDANTS": self.descendants,
             "GDBCOL_GROUP": self.group,
         }
 
@@ -167,6 +169,7 @@ class Settings:
                 "Sample points:          %s" % self.describe_sampling(),
                 "Data limit:             %s" % self.describe_limit(),
                 "Archive:                %s" % self.archive,
+                "Descendants:            %s" % self.descendants,
                 "Store directory:        %s" % directory,
                 "Experiment name:        %s" % name,
                 "Experiment group:       %s" % (self.group or "(none)"),

@@ -76,4 +76,39 @@ copy  as on, and every load object is copied into the experiment's
         return [w for w in ("on", "off", "copy") if w.startswith(word or "")]
 
 
-STORAGE_SUBCOMMANDS = (LimitCommand, ArchiveCommand)
+class DescendantsCommand(_Subcommand):
+    """Which descendant processes of the program are recorded.
+
+Usage: collector descendants on|off|=REGEX
+
+on      (default) every process the program creates, and theirs (fork,
+        vfork, posix_spawn, system, popen, and what they exec), each as a
+        sub-experiment inside the experiment: _f1.er for the first fork,
+        _f1_x1.er for what it execs, as gprofng names them.  gprofng shows
+        the whole tree when given the experiment.
+off     none.
+=REGEX  only those whose lineage (_f1_x1) or program name (cc1) the
+        extended regular expression matches entirely, as gprofng's
+        collect -F =regex: =cc1, or =(cc1|as)."""
+
+    name = "descendants"
+    usage = "collector descendants on|off|=REGEX"
+
+    def invoke(self, arg, from_tty):
+        words = gdb.string_to_argv(arg)
+        if len(words) != 1:
+            raise gdb.GdbError("collector descendants takes one value. Usage: %s." % self.usage)
+        problem = native.descendants_problem(words[0])
+        if problem:
+            raise gdb.GdbError("collector descendants: %s." % problem)
+        if self.settings_locked("collector descendants " + words[0]):
+            return
+        self.state.settings.descendants = words[0]
+        self.settings_changed()
+        gdb.write("Descendants: %s.\n" % words[0])
+
+    def complete(self, text, word):
+        return [w for w in ("on", "off", "=") if w.startswith(word or "")]
+
+
+STORAGE_SUBCOMMANDS = (LimitCommand, ArchiveCommand, DescendantsCommand)

@@ -30,13 +30,15 @@ out = run_gdb(["collector enable", "run"], [DESC, "forks", "50", "20"], cwd=work
 print(out)
 founder = os.path.join(work, "test.1.er")
 check("children=50" in out, "50 forks: the program's output is unchanged")
-check("50 descendant process(es) recorded as sub-experiments beside it" in out, "50 forks: GDB counts them")
+check("50 descendant experiment(s) beside it" in out, "50 forks: GDB counts them")
 names = all_closed(founder, "50 forks")
 check(names == sorted("_f%d.er" % i for i in range(1, 51)), "50 forks: named _f1.er to _f50.er")
 funcs, total, raw = gprofng_functions(founder)
 print(raw)
 child = funcs.get("child_work", (0, 0))[1]
-check(abs(child - 1.0) <= 0.15, "50 forks: child_work has %.3f s of the children's 1.000 s" % child)
+# About 100 samples in all, moved between children when the kernel swaps
+# their contexts: the total is right within sampling noise (2 sigma).
+check(abs(child - 1.0) <= 0.2, "50 forks: child_work has %.3f s of the children's 1.000 s" % child)
 
 # One child of each kind, 200 ms of work each, the parent 200 ms too.
 out = run_gdb(["collector enable", "run"], [DESC, "mix", "200"], cwd=work)
@@ -55,6 +57,29 @@ share = 100 * child / max(parent + child, 1e-9)
 check(abs(share - 500 / 6.0) <= 3.0, "each kind: the children's work is %.1f%% of the tree's (truth 83.3%%; "
       "%.3f s and %.3f s)" % (share, child, parent))
 
+# collector descendants off: none recorded, GDB says how many ran.
+out = run_gdb(["collector descendants off", "collector enable", "run"], [DESC, "mix", "100"], cwd=work)
+print(out)
+founder = os.path.join(work, "test.3.er")
+check("children=5" in out and not sub_experiments(founder), "descendants off: no sub-experiment")
+m = re.search(r"(\d+) descendant process\(es\) not recorded, about ([0-9.]+) s of CPU", out)
+check(m is not None and int(m.group(1)) >= 5 and float(m.group(2)) >= 0.3,
+      "descendants off: GDB says %s descendant(s) ran, not recorded (%s s)" % (m and m.group(1), m and m.group(2)))
+
+# =REGEX: only what runs this program (the exec'd "descendants burn"), not
+# the plain fork (_f1, nothing exec'd) nor the shells of system and popen.
+out = run_gdb(["collector descendants =descendants", "collector enable", "run"], [DESC, "mix", "100"], cwd=work)
+print(out)
+founder = os.path.join(work, "test.4.er")
+names = all_closed(founder, "=REGEX")
+print(names)
+commands = []
+for name in names:
+    with open(os.path.join(founder, name, "log.xml")) as f:
+        commands.append(re.search(r"Target command[^>]*>|<process[^>]*>([^<]*)<", f.read()))
+check(len(names) == 4 and all(n.endswith("_x1.er") for n in names) and "_f1.er" not in names,
+      "=REGEX: the four execs of the program, nothing else (%s)" % names)
+
 # gcc -O2 -c: the driver spawns cc1 and as.
 source = os.path.join(work, "big.c")
 with open(source, "w") as f:
@@ -70,7 +95,7 @@ print(out)
 m = re.search(r"tree_cpu=([0-9.]+)", out)
 tree_cpu = float(m.group(1)) if m else 0.0
 check(tree_cpu > 0.5, "gcc: the tree used %.3f s of CPU" % tree_cpu)
-founder = os.path.join(work, "test.3.er")
+founder = os.path.join(work, "test.5.er")
 names = all_closed(founder, "gcc")
 cc1 = 0.0
 for name in names:
