@@ -316,14 +316,15 @@ static void write_status(void *p)
   int n = snprintf(text, sizeof text,
                    "state=%s\npid=%d\nexperiment=%s\nsamples=%llu\nsample_points=%llu\ndata_bytes=%llu\n"
                    "limit_mb=%ld\nlimit_reached=%llu\nwrite_errno=%llu\nnot_written=%llu\nsampler_pid=%d\ncontrol=%s\n"
-                   "descendants=%llu\ndescendant_cpu_ms=%llu\ndescendant_experiments=%llu\ndetail=%s\n",
+                   "descendants=%llu\ndescendant_cpu_ms=%llu\ndescendant_experiments=%llu\nexec_followed=%d\n"
+                   "detail=%s\n",
                    req->state, col_target(), col_exp.path, (unsigned long long)g->profile_packets,
                    (unsigned long long)g->sample_points, (unsigned long long)g->data_bytes, req->cfg->limit_mb,
                    (unsigned long long)g->limit_reached, (unsigned long long)g->write_errno,
                    (unsigned long long)g->samples_not_written, col_target_pid != 0 ? (int)getpid() : 0,
                    col_target_pid != 0 ? col_control_file : "", (unsigned long long)col_descendants_seen,
                    (unsigned long long)(col_descendant_samples * (uint64_t)req->cfg->clock_interval_us / 1000),
-                   (unsigned long long)col_descendant_experiments,
+                   (unsigned long long)col_descendant_experiments, col_exec_followed,
                    detail ? detail : "");
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)

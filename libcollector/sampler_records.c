@@ -85,7 +85,7 @@ static void on_sample(const unsigned char *rec, uint16_t size)
   static uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   size_t n = 0;
   note_thread(cap.tid);
-  if (!sampler.finished || cap.tstamp < sampler.closing_at)
+  if (cap.tstamp < sampler.closing_at) /* not after the end asked for, nor the program's exec */
     n = col_clock_writer_write_stack(&cap, pcs);
   tails_on_clock_sample(&cap, pcs, n);
 }
@@ -199,6 +199,18 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size)
       snprintf(comm, sizeof comm, "%.*s", (int)strnlen((const char *)rec + sizeof *h + 8, size - sizeof *h - 8),
                (const char *)rec + sizeof *h + 8);
       descendants_on_exec((pid_t)pid, comm);
+    }
+    /* The program exec'd (the kernel's record is the proof; the runtime's
+     * request may be taken after it): its new image goes to a writer. */
+    if ((pid_t)pid == col_target_pid && !sampler.writer_mode && sampler.started &&
+        sampler.follow.mode != ER_FOLLOW_NONE) {
+      char comm[32], lineage[32];
+      int64_t t;
+      snprintf(comm, sizeof comm, "%.*s", (int)strnlen((const char *)rec + sizeof *h + 8, size - sizeof *h - 8),
+               (const char *)rec + sizeof *h + 8);
+      memcpy(&t, rec + size - 16, 8);
+      if (er_follow_matches(&sampler.follow, NULL, comm) && writers_on_founder_exec(t, lineage, sizeof lineage) == 1)
+        col_exec_followed = 1; /* the program's new image: _x1.er */
     }
     if ((pid_t)pid == col_target_pid && !sampler.writer_mode && !sampler.started && !sampler.finished) {
       memcpy(&col_run_started_at, rec + size - 16, 8); /* the exec's time */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -48,9 +49,13 @@ static void on_request(const struct col_control_record *r, void *unused)
     sampler.finished = 1;
     break;
   case COL_CTL_EXEC_START:
-    /* The program's own exec ends the experiment (the new image is not
-     * recorded yet); what the old one left in the rings is written first. */
-    sampler_events_enable(0);
+    /* The program's own exec ends the experiment; what the old image left
+     * in the rings is written first.  The new image is recorded as _x1.er
+     * (sampler_records.c, at the exec's COMM record) unless descendants
+     * are off. */
+    if (sampler.follow.mode == ER_FOLLOW_NONE)
+      sampler_events_enable(0); /* else =REGEX decides at the exec's record */
+    sampler.closing_at = r->tstamp;
     sampler_drain_ring_records(1);
     tails_finish(r->tstamp); /* the old image's threads end here */
     col_clock_writer_flush();
@@ -72,6 +77,7 @@ static void on_request(const struct col_control_record *r, void *unused)
     col_log_warning(200, "%s of %s failed (%s); the experiment goes on", variant, what, strerror(r->err));
     col_status_write(&col_cfg, "active", NULL);
     sampler.exec_pending = 0;
+    sampler.closing_at = INT64_MAX;
     sampler_events_enable(1);
     break;
   }

@@ -44,7 +44,7 @@ void sampler_drain_ring_records(int everything);
 /* sampler_requests.c: the program's and GDB's requests on the control page. */
 void sampler_take_requests(void);
 /* sampler_writer_main.c: never returns (see sampler_writers.h). */
-void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp);
+void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp, int after_exec);
 /* sampler_process.c */
 void sampler_describe(void);
 void sampler_forget_main_loop(void); /* a writer: the founder's loop is not its own */

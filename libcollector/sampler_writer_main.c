@@ -45,7 +45,7 @@ static int take_from_pipe(int fd, unsigned char *buf, size_t *held)
 
 /* A descendant's writer (sampler_writers.c): experiments FOUNDER/LINEAGE.er
  * for process PID, from the records the founder sampler sends on FD. */
-void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp)
+void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp, int after_exec)
 {
   static unsigned char buf[WRITER_BUFFER];
   sampler_events_forget();
@@ -67,13 +67,15 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
   col_cfg.archive_mode = ER_ARCHIVE_OFF; /* the founder's archives/ serve its descendants */
   col_cfg.sample_period_ms = 0;
   col_unwind_forget_modules();
-  if (strchr(lineage + 1, '_') == NULL)
+  if (after_exec)
+    col_modules_restart(); /* the program's new image: its records bring its mappings */
+  else if (strchr(lineage + 1, '_') == NULL)
     col_modules_inherit(); /* a child of the program: the mappings it had at the fork */
   else
     col_modules_restart(); /* a grandchild: what /proc says when the writer starts */
   col_run_started_at = tstamp;
   tails_init((uint64_t)col_cfg.clock_interval_us * 1000, tstamp);
-  if (er_follow_matches(&sampler.follow, lineage, NULL))
+  if (after_exec || er_follow_matches(&sampler.follow, lineage, NULL))
     sampler_start_experiment(); /* else (=REGEX) not before an exec that matches */
   col_modules_use_records();
   size_t held = 0;

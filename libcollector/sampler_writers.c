@@ -80,15 +80,9 @@ static void end_route(struct route *r)
   }
 }
 
-int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, char *lineage, size_t lineage_len)
+/* A writer for process PID under LINEAGE: a pipe, then the fork. */
+static int start_writer(pid_t pid, const char *lineage, int64_t tstamp, int after_exec)
 {
-  struct route *parent = route_of(ppid);
-  if (follow_none || pid != tid || pid == ppid || route_of(pid) != NULL || (ppid != founder_pid && parent == NULL))
-    return 0;
-  if (parent != NULL)
-    snprintf(lineage, lineage_len, "%.*s_f%u", (int)sizeof parent->lineage - 16, parent->lineage, ++parent->forks);
-  else
-    snprintf(lineage, lineage_len, "_f%u", ++founder_forks);
   struct route *r = calloc(1, sizeof *r);
   int fds[2];
   if (r == NULL || pipe2(fds, O_CLOEXEC) != 0) {
@@ -101,7 +95,7 @@ int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, char *line
   if (writer == 0) {
     close(fds[1]);
     writers_forget();
-    run_writer(pid, lineage, fds[0], tstamp); /* never returns */
+    run_writer(pid, lineage, fds[0], tstamp, after_exec); /* never returns */
     _exit(0);
   }
   close(fds[0]);
@@ -120,6 +114,26 @@ int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, char *line
   buckets[(unsigned)pid % BUCKETS] = r;
   writers_started++;
   return 1;
+}
+
+int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, char *lineage, size_t lineage_len)
+{
+  struct route *parent = route_of(ppid);
+  if (follow_none || pid != tid || pid == ppid || route_of(pid) != NULL || (ppid != founder_pid && parent == NULL))
+    return 0;
+  if (parent != NULL)
+    snprintf(lineage, lineage_len, "%.*s_f%u", (int)sizeof parent->lineage - 16, parent->lineage, ++parent->forks);
+  else
+    snprintf(lineage, lineage_len, "_f%u", ++founder_forks);
+  return start_writer(pid, lineage, tstamp, 0);
+}
+
+int writers_on_founder_exec(int64_t tstamp, char *lineage, size_t lineage_len)
+{
+  static unsigned founder_execs;
+  snprintf(lineage, lineage_len, "_x%u", ++founder_execs);
+  founder_forks = 0; /* the new image counts its own */
+  return start_writer(founder_pid, lineage, tstamp, 1);
 }
 
 static int write_whole(int fd, const void *p, size_t len)

@@ -9,7 +9,7 @@
 
 /* Runs in a new writer process and never returns: records of process PID
  * (lineage LINEAGE, created at TSTAMP) arrive on FD until it closes. */
-typedef void (*writer_main_fn)(pid_t pid, const char *lineage, int fd, int64_t tstamp);
+typedef void (*writer_main_fn)(pid_t pid, const char *lineage, int fd, int64_t tstamp, int after_exec);
 
 /* FOLLOW_NOTHING: collector descendants off (none gets a writer). */
 void writers_init(pid_t founder, writer_main_fn run_writer, int follow_nothing);
@@ -18,6 +18,9 @@ void writers_init(pid_t founder, writer_main_fn run_writer, int follow_nothing);
  * followed, 0 when the record is not about a new process of the tree, -1
  * when the writer could not start. */
 int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, char *lineage, size_t lineage_len);
+/* The program itself exec'd (it is followed): its new image gets a writer
+ * (lineage _xN).  1, or -1 when the writer could not start. */
+int writers_on_founder_exec(int64_t tstamp, char *lineage, size_t lineage_len);
 /* A record of a followed descendant goes to its writer: 1; else 0. */
 int writers_route(const unsigned char *rec, uint16_t type, uint16_t size);
 /* Also gives the record to PID's writer (a fork: the parent's log tells). */

@@ -131,8 +131,10 @@ class Session:
         if state == "closed":
             gdb.write("collector: experiment %s closed (%s).\n" % (path, closed_summary(st)))
         elif state == "exec":
-            gdb.write("collector: the process exec'd %s; experiment %s closed (%s). The new program was not "
-                      "profiled.\n" % (st.get("detail", "a new program"), path, closed_summary(st)))
+            after = "It is recorded as _x1.er inside it." if st.get("exec_followed") == "1" else \
+                "The new program was not profiled."
+            gdb.write("collector: the process exec'd %s; experiment %s closed (%s). %s\n"
+                      % (st.get("detail", "a new program"), path, closed_summary(st), after))
         elif state == "error":
             gdb.write("collector: no experiment was recorded: %s\n" % st.get("detail", "unknown error"))
         elif state == "active":

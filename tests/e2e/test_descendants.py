@@ -80,6 +80,33 @@ for name in names:
 check(len(names) == 4 and all(n.endswith("_x1.er") for n in names) and "_f1.er" not in names,
       "=REGEX: the four execs of the program, nothing else (%s)" % names)
 
+# The program's own exec, after it emptied its environment: the new image
+# is _x1.er (the kernel's events follow it; no preload is needed).
+out = run_gdb(["collector enable", "run"], [DESC, "clearenv", "200"], cwd=work)
+print(out)
+founder = os.path.join(work, "test.5.er")
+summary, funcs, raw = er_dump(os.path.join(founder, "_x1.er"))
+print(raw)
+check("It is recorded as _x1.er inside it." in out and summary.get("closed") == "yes" and
+      funcs.get("child_work", (0, 0))[1] >= 0.15,
+      "clearenv then exec: the new image is _x1.er with its work (%.3f s of 0.2)" % funcs.get("child_work", (0, 0))[1])
+
+# make -j2: a shell per rule, gcc, cc1 and as for each file.
+for i in range(3):
+    with open(os.path.join(work, "m%d.c" % i), "w") as f:
+        f.write("int m%d(int n){int s=0;for(int i=0;i<n;i++)s+=i*%d;return s;}\n" % (i, i + 1))
+with open(os.path.join(work, "Makefile"), "w") as f:
+    f.write("all: m0.o m1.o m2.o\n%.o: %.c\n\tgcc -O2 -c $< -o $@\n")
+out = run_gdb(["collector enable", "run"], ["make", "-j2", "-C", work], cwd=work)
+print(out)
+founder = os.path.join(work, "test.6.er")
+names = all_closed(founder, "make -j2")
+compilers = 0
+for name in [""] + names:
+    with open(os.path.join(founder, name, "log.xml")) as f:
+        compilers += len(re.findall(r'kind="exec_start"[^>]*msg="cc1"', f.read()))
+check(compilers == 3, "make -j2: the three cc1 runs are recorded (%d)" % compilers)
+
 # gcc -O2 -c: the driver spawns cc1 and as.
 source = os.path.join(work, "big.c")
 with open(source, "w") as f:
@@ -95,7 +122,7 @@ print(out)
 m = re.search(r"tree_cpu=([0-9.]+)", out)
 tree_cpu = float(m.group(1)) if m else 0.0
 check(tree_cpu > 0.5, "gcc: the tree used %.3f s of CPU" % tree_cpu)
-founder = os.path.join(work, "test.5.er")
+founder = os.path.join(work, "test.7.er")
 names = all_closed(founder, "gcc")
 cc1 = 0.0
 for name in names:

@@ -37,6 +37,10 @@ for n, how in enumerate(("execl", "execv", "execvp", "execle")):
           "%s: GDB says the process exec'd" % how)
     check("killed or crashed" not in out, "%s: not reported as killed or crashed" % how)
     check_exec_experiment(exp, how, out)
+    # The new image (descendants on, the default) is _x1.er inside it.
+    check("It is recorded as _x1.er inside it." in out and
+          er_dump(os.path.join(exp, "_x1.er"))[0].get("closed") == "yes",
+          "%s: the new program is recorded as _x1.er, closed" % how)
     with open(os.path.join(exp, "log.xml")) as f:
         check('kind="exec_start"' in f.read().split('variant="%s"' % how)[0][-200:],
               "%s: log.xml's exec_start names the call (variant=\"%s\")" % (how, how))

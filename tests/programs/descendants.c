@@ -6,6 +6,8 @@
  *                                fork, vfork+exec of itself, system(),
  *                                popen(), posix_spawn()
  *     descendants burn MS        burns MS ms in child_work (what the others run)
+ *     descendants clearenv MS    empties its environment, then execs itself
+ *                                to burn MS ms (no variable of ours left)
  *     descendants run CMD ARGS   runs CMD, then prints its tree's CPU time
  *                                (RUSAGE_CHILDREN) as tree_cpu=SECONDS
  * The parent burns MS ms in parent_work first.  Prints "children=N" and
@@ -57,6 +59,16 @@ int main(int argc, char **argv)
   if (strcmp(argv[1], "burn") == 0) {
     child_work(atof(argv[2]));
     return 0;
+  }
+  if (strcmp(argv[1], "clearenv") == 0) {
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len < 0)
+      return 1;
+    self[len] = '\0';
+    clearenv();
+    execl(self, self, "burn", argv[2], (char *)NULL);
+    return 127;
   }
   if (strcmp(argv[1], "run") == 0) {
     pid_t pid;
