@@ -6,8 +6,10 @@ CPU is in cc1."""
 
 import os
 import re
+import time
 
-from harness import check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, workdir
+from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb,
+                     workdir)
 
 DESC = program("descendants")
 
@@ -40,10 +42,29 @@ child = funcs.get("child_work", (0, 0))[1]
 # their contexts: the total is right within sampling noise (2 sigma).
 check(abs(child - 1.0) <= 0.2, "50 forks: child_work has %.3f s of the children's 1.000 s" % child)
 
+# After `gdb -p`: children made after `collector enable` are recorded too.
+target = Background([DESC, "forks", "5", "50", "ready"], cwd=work)
+out = attach_gdb(target.pid, ["collector enable", "detach"], cwd=work)
+print(out)
+status, rest = target.finish()
+print(rest)
+attached = os.path.join(work, "test.2.er")
+for _ in range(100):  # the sampler closes the tree a little after the exit
+    if er_dump(attached)[0].get("closed") == "yes":
+        break
+    time.sleep(0.1)
+check(status == 0 and "children=5" in rest, "attach: the program's output is unchanged")
+names = all_closed(attached, "attach")
+check(names == sorted("_f%d.er" % i for i in range(1, 6)), "attach: the five children are _f1.er to _f5.er")
+funcs, total, raw = gprofng_functions(attached)
+print(raw)
+check(abs(funcs.get("child_work", (0, 0))[1] - 0.25) <= 0.1, "attach: child_work has %.3f s of the children's 0.250 s"
+      % funcs.get("child_work", (0, 0))[1])
+
 # One child of each kind, 200 ms of work each, the parent 200 ms too.
 out = run_gdb(["collector enable", "run"], [DESC, "mix", "200"], cwd=work)
 print(out)
-founder = os.path.join(work, "test.2.er")
+founder = os.path.join(work, "test.3.er")
 check("children=5" in out, "each kind: the program's output is unchanged")
 names = all_closed(founder, "each kind")
 print(names)
@@ -60,7 +81,7 @@ check(abs(share - 500 / 6.0) <= 3.0, "each kind: the children's work is %.1f%% o
 # collector descendants off: none recorded, GDB says how many ran.
 out = run_gdb(["collector descendants off", "collector enable", "run"], [DESC, "mix", "100"], cwd=work)
 print(out)
-founder = os.path.join(work, "test.3.er")
+founder = os.path.join(work, "test.4.er")
 check("children=5" in out and not sub_experiments(founder), "descendants off: no sub-experiment")
 m = re.search(r"(\d+) descendant process\(es\) not recorded, about ([0-9.]+) s of CPU", out)
 check(m is not None and int(m.group(1)) >= 5 and float(m.group(2)) >= 0.3,
@@ -70,7 +91,7 @@ check(m is not None and int(m.group(1)) >= 5 and float(m.group(2)) >= 0.3,
 # the plain fork (_f1, nothing exec'd) nor the shells of system and popen.
 out = run_gdb(["collector descendants =descendants", "collector enable", "run"], [DESC, "mix", "100"], cwd=work)
 print(out)
-founder = os.path.join(work, "test.4.er")
+founder = os.path.join(work, "test.5.er")
 names = all_closed(founder, "=REGEX")
 print(names)
 commands = []
@@ -84,7 +105,7 @@ check(len(names) == 4 and all(n.endswith("_x1.er") for n in names) and "_f1.er" 
 # is _x1.er (the kernel's events follow it; no preload is needed).
 out = run_gdb(["collector enable", "run"], [DESC, "clearenv", "200"], cwd=work)
 print(out)
-founder = os.path.join(work, "test.5.er")
+founder = os.path.join(work, "test.6.er")
 summary, funcs, raw = er_dump(os.path.join(founder, "_x1.er"))
 print(raw)
 check("It is recorded as _x1.er inside it." in out and summary.get("closed") == "yes" and
@@ -99,7 +120,7 @@ with open(os.path.join(work, "Makefile"), "w") as f:
     f.write("all: m0.o m1.o m2.o\n%.o: %.c\n\tgcc -O2 -c $< -o $@\n")
 out = run_gdb(["collector enable", "run"], ["make", "-j2", "-C", work], cwd=work)
 print(out)
-founder = os.path.join(work, "test.6.er")
+founder = os.path.join(work, "test.7.er")
 names = all_closed(founder, "make -j2")
 compilers = 0
 for name in [""] + names:
@@ -122,7 +143,7 @@ print(out)
 m = re.search(r"tree_cpu=([0-9.]+)", out)
 tree_cpu = float(m.group(1)) if m else 0.0
 check(tree_cpu > 0.5, "gcc: the tree used %.3f s of CPU" % tree_cpu)
-founder = os.path.join(work, "test.7.er")
+founder = os.path.join(work, "test.8.er")
 names = all_closed(founder, "gcc")
 cc1 = 0.0
 for name in names:

@@ -1,7 +1,8 @@
 /* A process tree with known work, for checking that descendants are
  * recorded.
- *     descendants forks N MS     N children (fork), each burns MS ms of CPU
- *                                in child_work, then exits; all waited for
+ *     descendants forks N MS [ready]  N children (fork), each burns MS ms
+ *                                of CPU in child_work, then exits; all waited
+ *                                for (ready: says so, then waits 2 s first)
  *     descendants mix MS         one child of each kind, each burning MS ms:
  *                                fork, vfork+exec of itself, system(),
  *                                popen(), posix_spawn()
@@ -84,6 +85,11 @@ int main(int argc, char **argv)
   if (strcmp(argv[1], "forks") == 0) {
     int n = atoi(argv[2]);
     double ms = argc > 3 ? atof(argv[3]) : 20;
+    if (argc > 4 && strcmp(argv[4], "ready") == 0) {
+      printf("ready\n");
+      fflush(stdout);
+      sleep(2);
+    }
     parent_work(ms);
     for (int i = 0; i < n; i++) {
       pid_t pid = fork();
