@@ -174,6 +174,36 @@ static void on_fork(const unsigned char *rec, uint16_t size)
     descendants_on_fork(pid, ppid, (pid_t)ids[2], t);
 }
 
+/* A COMM record with MISC_COMM_EXEC: an exec, of the program or a
+ * descendant (pid, tid, the new program's name, then sample_id_all). */
+static void on_exec(const unsigned char *rec, uint16_t size)
+{
+  const size_t body = sizeof(struct perf_event_header);
+  uint32_t pid;
+  int64_t t;
+  char comm[32];
+  memcpy(&pid, rec + body, 4);
+  memcpy(&t, rec + size - 16, 8);
+  snprintf(comm, sizeof comm, "%.*s", (int)strnlen((const char *)rec + body + 8, size - body - 8),
+           (const char *)rec + body + 8);
+  if ((pid_t)pid != col_target_pid) {
+    descendants_on_exec((pid_t)pid, comm);
+  } else if (sampler.writer_mode) {
+    start_after_exec(comm, t);
+  } else if (sampler.started) {
+    /* The program exec'd (the kernel's record is the proof; the runtime's
+     * request may be taken after it): its new image goes to a writer. */
+    char lineage[32];
+    if (sampler.follow.mode != ER_FOLLOW_NONE && er_follow_matches(&sampler.follow, NULL, comm) &&
+        writers_on_founder_exec(t, lineage, sizeof lineage) == 1)
+      col_exec_followed = 1; /* the program's new image: _x1.er */
+  } else if (!sampler.finished) {
+    col_run_started_at = t; /* launch: the run begins at the exec */
+    tails_init((uint64_t)col_cfg.clock_interval_us * 1000, col_run_started_at);
+    sampler_start_experiment();
+  }
+}
+
 void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size)
 {
   const struct perf_event_header *h = (const void *)rec;
@@ -183,40 +213,8 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size)
     on_mapping(rec, size);
   } else if (type == PERF_RECORD_FORK && sampler.started && size >= sizeof *h + 24) {
     on_fork(rec, size);
-  } else if (type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && size >= sizeof *h + 8) {
-    uint32_t pid;
-    memcpy(&pid, rec + sizeof *h, 4);
-    if ((pid_t)pid == col_target_pid && sampler.writer_mode) {
-      char comm[32];
-      snprintf(comm, sizeof comm, "%.*s", (int)strnlen((const char *)rec + sizeof *h + 8, size - sizeof *h - 8),
-               (const char *)rec + sizeof *h + 8);
-      int64_t t;
-      memcpy(&t, rec + size - 16, 8);
-      start_after_exec(comm, t);
-    }
-    if ((pid_t)pid != col_target_pid) {
-      char comm[32];
-      snprintf(comm, sizeof comm, "%.*s", (int)strnlen((const char *)rec + sizeof *h + 8, size - sizeof *h - 8),
-               (const char *)rec + sizeof *h + 8);
-      descendants_on_exec((pid_t)pid, comm);
-    }
-    /* The program exec'd (the kernel's record is the proof; the runtime's
-     * request may be taken after it): its new image goes to a writer. */
-    if ((pid_t)pid == col_target_pid && !sampler.writer_mode && sampler.started &&
-        sampler.follow.mode != ER_FOLLOW_NONE) {
-      char comm[32], lineage[32];
-      int64_t t;
-      snprintf(comm, sizeof comm, "%.*s", (int)strnlen((const char *)rec + sizeof *h + 8, size - sizeof *h - 8),
-               (const char *)rec + sizeof *h + 8);
-      memcpy(&t, rec + size - 16, 8);
-      if (er_follow_matches(&sampler.follow, NULL, comm) && writers_on_founder_exec(t, lineage, sizeof lineage) == 1)
-        col_exec_followed = 1; /* the program's new image: _x1.er */
-    }
-    if ((pid_t)pid == col_target_pid && !sampler.writer_mode && !sampler.started && !sampler.finished) {
-      memcpy(&col_run_started_at, rec + size - 16, 8); /* the exec's time */
-      tails_init((uint64_t)col_cfg.clock_interval_us * 1000, col_run_started_at);
-      sampler_start_experiment();
-    }
+  } else if (type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && size >= sizeof *h + 24) {
+    on_exec(rec, size);
   } else if (type == PERF_RECORD_SAMPLE && sampler.started) {
     on_sample(rec, size);
   } else if ((type == PERF_RECORD_SWITCH || type == PERF_RECORD_EXIT) && sampler.started && size >= sizeof *h + 24) {
