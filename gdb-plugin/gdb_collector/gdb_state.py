@@ -52,21 +52,32 @@ def restore_signal_states(saved):
 
 
 class GdbSettings:
-    """Sets GDB parameters and puts the user's values back."""
+    """Sets GDB parameters (and maintenance settings) and puts the user's
+    values back."""
 
     def __init__(self):
         self._saved = []
 
     def set(self, name, value):
-        self._saved.append((name, gdb.parameter(name)))
+        self._saved.append(("set", name, gdb.parameter(name)))
         gdb.execute("set %s %s" % (name, value), to_string=True)
 
+    def set_maintenance(self, name, value):
+        """`maint set NAME VALUE`: Python cannot read these parameters, so
+        the old value comes from `maint show`'s quoted answer."""
+        shown = gdb.execute("maint show %s" % name, to_string=True)
+        match = re.search(r'"([^"]*)"\.?\s*$', shown)
+        if match is None:
+            return
+        self._saved.append(("maint set", name, match.group(1)))
+        gdb.execute("maint set %s %s" % (name, value), to_string=True)
+
     def restore(self):
-        for name, value in reversed(self._saved):
+        for command, name, value in reversed(self._saved):
             if isinstance(value, bool):
                 value = "on" if value else "off"
             try:
-                gdb.execute("set %s %s" % (name, value), to_string=True)
+                gdb.execute("%s %s %s" % (command, name, value), to_string=True)
             except gdb.error:
                 pass
         self._saved = []
