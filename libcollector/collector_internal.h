@@ -26,6 +26,7 @@
 #ifndef COLLECTOR_INTERNAL_H
 #define COLLECTOR_INTERNAL_H
 
+#include <stdio.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -458,7 +459,7 @@ void col_progress_refresh(void);
 /* ---- control_page.c: the runtime and the sampler process ------------------- */
 
 enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_CTL_CLOSE, COL_CTL_EXEC_START,
-                        COL_CTL_EXEC_FAILED, COL_CTL_STATUS_FILE };
+                        COL_CTL_EXEC_FAILED, COL_CTL_STATUS_FILE, COL_CTL_SPAWN, COL_CTL_SPAWN_DONE };
 
 #define COL_CONTROL_SLOTS 64
 struct col_control_record {
@@ -466,7 +467,8 @@ struct col_control_record {
   uint32_t kind;  /* enum col_control_kind */
   int64_t tstamp; /* when the program asked (the experiment clock) */
   int32_t err;    /* EXEC_FAILED: errno */
-  char text[108]; /* label, pause reason, program exec'd, why it closed */
+  int32_t pid, tid; /* who asked */
+  char text[108]; /* label, pause reason, program exec'd or spawned, why it closed */
 };
 /* A thread the program created, and the function it starts in: the
  * sampler's stack for a thread too short for any sample (sampler_tails.c). */
@@ -500,6 +502,9 @@ void col_control_post_thread_start(pid_t tid, uint64_t start);
 size_t col_control_take_thread_starts(void (*fn)(pid_t tid, uint64_t start));
 /* Async-signal-safe.  0, or -ENOSPC when the ring is full (counted). */
 int col_control_post(enum col_control_kind kind, const char *text, int err);
+/* The same with "VARIANT:WHAT" as the text (exec, spawn); safe in a child
+ * between fork and exec. */
+int col_control_post_variant(enum col_control_kind kind, const char *variant, const char *what, int err);
 /* The sampler process: FN for every complete record, in order. */
 size_t col_control_take(void (*fn)(const struct col_control_record *r, void *arg), void *arg);
 
@@ -517,6 +522,12 @@ __attribute__((noreturn)) void col_wrap__Exit(int status);
 
 /* ---- exec_interpose.c / collector_main.c ----------------------------------- */
 
+/* spawn_interpose.c: system, popen, posix_spawn(p) (GOT patching needs
+ * their addresses). */
+int col_wrap_system();
+FILE *col_wrap_popen();
+int col_wrap_posix_spawn();
+int col_wrap_posix_spawnp();
 /* The exec family's wrappers (GOT patching needs their addresses). */
 int col_wrap_execve();
 int col_wrap_execv();

@@ -111,7 +111,7 @@ static void interpose_after_attach(void)
   unsigned slots = col_got_patch_all();
   if (!col_outside()) /* outside, the log is the sampler process's */
     col_log_comment("Interposition by GOT patching: %u slot(s) now call the runtime's pthread_create, _exit, "
-                    "_Exit and exec functions; threads created otherwise are found by scanning /proc/self/task",
+                    "_Exit, exec and spawn functions; threads created otherwise are found by scanning /proc/self/task",
                     slots);
 }
 
@@ -187,27 +187,12 @@ static void resume_after_failed_exec(void *p)
   col_status_write(&col_cfg, "active", NULL);
 }
 
-/* Outside: "VARIANT:WHAT" on the control page (a variant has no colon).
- * Copied by hand: exec wrappers may run in a child after fork. */
-static int post_exec(enum col_control_kind kind, const char *variant, const char *what, int err)
-{
-  char text[sizeof col_control->slots[0].text];
-  size_t n = 0;
-  for (const char *p = variant; p != NULL && *p != '\0' && n < sizeof text - 2; p++)
-    text[n++] = *p;
-  text[n++] = ':';
-  for (const char *p = what; p != NULL && *p != '\0' && n < sizeof text - 1; p++)
-    text[n++] = *p;
-  text[n] = '\0';
-  return col_control_post(kind, text, err);
-}
-
 int col_exec_starting(const char *variant, const char *what)
 {
   if (!col_collecting() || col_in_runtime_call())
     return 0;
   if (col_outside())
-    return post_exec(COL_CTL_EXEC_START, variant, what, 0) == 0;
+    return col_control_post_variant(COL_CTL_EXEC_START, variant, what, 0) == 0;
   struct exec_record r = {variant, what != NULL ? what : "", 0, ++execs_seen};
   return col_on_runtime_thread(suspend_for_exec, &r) == 0;
 }
@@ -217,7 +202,7 @@ void col_exec_failed(const char *variant, const char *what, int err)
   if (!col_collecting())
     return;
   if (col_outside()) {
-    post_exec(COL_CTL_EXEC_FAILED, variant, what, err);
+    col_control_post_variant(COL_CTL_EXEC_FAILED, variant, what, err);
     return;
   }
   struct exec_record r = {variant, what != NULL ? what : "", err, execs_seen};

@@ -142,11 +142,26 @@ int col_control_post(enum col_control_kind kind, const char *text, int err)
   r->kind = kind;
   r->tstamp = col_hrtime();
   r->err = err;
+  r->pid = getpid();
+  r->tid = gettid();
   size_t n = text != NULL ? strnlen(text, sizeof r->text - 1) : 0;
   memcpy(r->text, text != NULL ? text : "", n);
   r->text[n] = '\0';
   mark_ready(r);
   return 0;
+}
+
+int col_control_post_variant(enum col_control_kind kind, const char *variant, const char *what, int err)
+{
+  char text[sizeof col_control->slots[0].text]; /* copied by hand: no library call needed */
+  size_t n = 0;
+  for (const char *p = variant; p != NULL && *p != '\0' && n < sizeof text - 2; p++)
+    text[n++] = *p;
+  text[n++] = ':';
+  for (const char *p = what; p != NULL && *p != '\0' && n < sizeof text - 1; p++)
+    text[n++] = *p;
+  text[n] = '\0';
+  return col_control_post(kind, text, err);
 }
 
 struct request_taker {

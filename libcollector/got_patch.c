@@ -39,6 +39,10 @@ static struct patch_target targets[] = {
     {"execl", (void *)col_wrap_execl, NULL},
     {"execlp", (void *)col_wrap_execlp, NULL},
     {"execle", (void *)col_wrap_execle, NULL},
+    {"system", (void *)col_wrap_system, NULL},
+    {"popen", (void *)col_wrap_popen, NULL},
+    {"posix_spawn", (void *)col_wrap_posix_spawn, NULL},
+    {"posix_spawnp", (void *)col_wrap_posix_spawnp, NULL},
 };
 #define N_TARGETS (sizeof targets / sizeof targets[0])
 

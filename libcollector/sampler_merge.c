@@ -51,12 +51,16 @@ static int64_t record_time(struct sampler_ring *r, uint64_t pos, const struct pe
  * for the next round. */
 #define PUBLICATION_MARGIN_NS 2000000LL
 
-void sampler_drain_ring_records(int everything)
+int64_t sampler_ring_cutoff(void)
+{
+  return col_hrtime() - PUBLICATION_MARGIN_NS;
+}
+
+void sampler_drain_ring_records(int64_t newest)
 {
   static unsigned char record[65536];
   size_t n = 0;
   uint64_t heads[SAMPLER_MAX_CPUS];
-  int64_t newest = everything ? INT64_MAX : col_hrtime() - PUBLICATION_MARGIN_NS;
   for (int i = 0; i < sampler_n_rings; i++) {
     struct sampler_ring *ring = &sampler_rings[i];
     struct perf_event_mmap_page *meta = ring->ring;

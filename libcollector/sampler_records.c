@@ -15,6 +15,7 @@
 
 #include "er/er_format.h"
 #include "sampler_descendants.h"
+#include "sampler_spawns.h"
 #include "sampler_state.h"
 #include "sampler_tails.h"
 #include "sampler_writers.h"
@@ -128,7 +129,7 @@ static void start_after_exec(const char *comm, int64_t t)
   }
   snprintf(sampler.writer_lineage, sizeof sampler.writer_lineage, "%s", next);
   snprintf(col_cfg.lineage, sizeof col_cfg.lineage, "%s", next);
-  sampler.writer_forks = sampler.writer_execs = 0; /* counters restart in each process image */
+  sampler.writer_execs = 0; /* the counter restarts in each process image */
   col_unwind_forget_modules();
   col_modules_restart();
   col_run_started_at = t;
@@ -139,37 +140,53 @@ static void start_after_exec(const char *comm, int64_t t)
   col_modules_use_records();
 }
 
+/* A descendant of this experiment's process started: desc_start in its
+ * log, with the lineage the router gave it (a spawn's child is an exec of
+ * this image, so it advances the image's exec counter as the router's). */
+static void on_descendant_record(const struct sampler_descendant_record *d)
+{
+  if (d->spawned && sampler.writer_mode)
+    sampler.writer_execs++;
+  if (!sampler.started)
+    return;
+  const char *program = d->spawned ? d->msg : NULL;
+  char first_word[100];
+  if (program != NULL) { /* gprofng's rule matches the command's program */
+    snprintf(first_word, sizeof first_word, "%.*s", (int)strcspn(program, " "), program);
+    const char *slash = strrchr(first_word, '/');
+    program = slash != NULL ? slash + 1 : first_word;
+  }
+  col_experiment_descendant_event("desc_start", d->variant, d->lineage, d->msg, d->tstamp,
+                                  er_follow_matches(&sampler.follow, d->lineage, program));
+}
+
 /* A new process (or thread): a descendant of the founder gets a writer and
- * a desc_start in its parent's log (the founder's here; a writer's for its
- * own children, which learns of them from the same record). */
+ * a desc_start in its parent's log (the founder's here; a writer's, for
+ * its own children, through a record of ours: the router names them). */
 static void on_fork(const unsigned char *rec, uint16_t size)
 {
   uint32_t ids[4]; /* pid, ppid, tid, ptid */
   int64_t t;
   memcpy(ids, rec + sizeof(struct perf_event_header), 16);
   memcpy(&t, rec + sizeof(struct perf_event_header) + 16, 8);
-  pid_t pid = (pid_t)ids[0], ppid = (pid_t)ids[1];
-  char lineage[128], msg[48];
-  snprintf(msg, sizeof msg, "pid=%d", (int)pid);
-  if (sampler.writer_mode) {
-    if (ppid == col_target_pid && pid != ppid) { /* counted as the sampler counts it, written if recording */
-      snprintf(lineage, sizeof lineage, "%.*s_f%u", (int)sizeof lineage - 16, sampler.writer_lineage, ++sampler.writer_forks);
-      if (sampler.started)
-        col_experiment_descendant_event("desc_start", "fork", lineage, msg, t,
-                                        er_follow_matches(&sampler.follow, lineage, NULL));
-    }
+  if (sampler.writer_mode)
     return;
+  pid_t pid = (pid_t)ids[0], ppid = (pid_t)ids[1];
+  struct sampler_descendant_record d = {.header = {SAMPLER_RECORD_DESCENDANT, 0, sizeof d}, .tstamp = t};
+  d.spawned = pid != ppid && spawns_claim(ppid, (pid_t)ids[3], t, d.variant, sizeof d.variant, d.msg, sizeof d.msg);
+  if (!d.spawned) {
+    snprintf(d.variant, sizeof d.variant, "fork");
+    snprintf(d.msg, sizeof d.msg, "pid=%d", (int)pid);
   }
   /* The founder's log takes what happened before its end (a request to
    * end may be taken before records older than it); descendants that
    * outlive it are followed on. */
   int founder_open = t < sampler.closing_at;
-  int followed = writers_on_fork(pid, ppid, (pid_t)ids[2], t, lineage, sizeof lineage);
+  int followed = writers_on_fork(pid, ppid, (pid_t)ids[2], t, d.spawned, d.lineage, sizeof d.lineage);
   if (followed == 1 && ppid == col_target_pid && founder_open)
-    col_experiment_descendant_event("desc_start", "fork", lineage, msg, t,
-                                    er_follow_matches(&sampler.follow, lineage, NULL));
+    on_descendant_record(&d);
   else if (followed == 1)
-    writers_forward(ppid, rec, size);
+    writers_forward(ppid, (const unsigned char *)&d, sizeof d);
   else if (followed != 1 && founder_open)
     descendants_on_fork(pid, ppid, (pid_t)ids[2], t);
 }
@@ -195,7 +212,7 @@ static void on_exec(const unsigned char *rec, uint16_t size)
      * request may be taken after it): its new image goes to a writer. */
     char lineage[32];
     if (sampler.follow.mode != ER_FOLLOW_NONE && er_follow_matches(&sampler.follow, NULL, comm) &&
-        writers_on_founder_exec(t, lineage, sizeof lineage) == 1)
+        writers_on_founder_exec(t, comm, lineage, sizeof lineage) == 1)
       col_exec_followed = 1; /* the program's new image: _x1.er */
   } else if (!sampler.finished) {
     col_run_started_at = t; /* launch: the run begins at the exec */
@@ -219,6 +236,10 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size)
     on_sample(rec, size);
   } else if ((type == PERF_RECORD_SWITCH || type == PERF_RECORD_EXIT) && sampler.started && size >= sizeof *h + 24) {
     on_thread_record(rec, type, size);
+  } else if (type == SAMPLER_RECORD_DESCENDANT && size == sizeof(struct sampler_descendant_record)) {
+    struct sampler_descendant_record d;
+    memcpy(&d, rec, sizeof d);
+    on_descendant_record(&d);
   } else if (type == PERF_RECORD_LOST && size >= sizeof *h + 16) {
     uint64_t lost;
     memcpy(&lost, rec + sizeof *h + 8, 8);

@@ -12,8 +12,10 @@
 
 #include "collector_internal.h"
 #include "sampler_events.h"
+#include "sampler_spawns.h"
 #include "sampler_state.h"
 #include "sampler_tails.h"
+
 /* An exec request's text: "VARIANT:WHAT". */
 static const char *exec_variant(const char *text, char *variant, size_t len)
 {
@@ -56,7 +58,7 @@ static void on_request(const struct col_control_record *r, void *unused)
     if (sampler.follow.mode == ER_FOLLOW_NONE)
       sampler_events_enable(0); /* else =REGEX decides at the exec's record */
     sampler.closing_at = r->tstamp;
-    sampler_drain_ring_records(1);
+    sampler_drain_ring_records(SAMPLER_ALL_RECORDS);
     tails_finish(r->tstamp); /* the old image's threads end here */
     col_clock_writer_flush();
     what = exec_variant(r->text, variant, sizeof variant);
@@ -70,6 +72,12 @@ static void on_request(const struct col_control_record *r, void *unused)
     /* A later GDB session adopted the experiment: report to it. */
     snprintf(col_cfg.status_path, sizeof col_cfg.status_path, "%s", r->text);
     col_status_write(&col_cfg, "active", NULL);
+    break;
+  case COL_CTL_SPAWN: /* its child is named as an exec (sampler_records.c) */
+    spawns_begin(r->pid, r->tid, r->tstamp, r->text);
+    break;
+  case COL_CTL_SPAWN_DONE:
+    spawns_end(r->pid, r->tid, r->tstamp);
     break;
   case COL_CTL_EXEC_FAILED:
     what = exec_variant(r->text, variant, sizeof variant);

@@ -27,7 +27,7 @@ struct sampler_state {
   size_t tid_seen_bits;
   /* a descendant's writer (sampler_writers.c) */
   int writer_mode;
-  unsigned writer_execs, writer_forks;
+  unsigned writer_execs;
   char writer_lineage[128];
   struct er_follow_rule follow; /* collector descendants */
 };
@@ -37,14 +37,19 @@ extern struct sampler_state sampler;
 /* sampler_records.c */
 void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size);
 void sampler_start_experiment(void);
-/* sampler_merge.c: the rings' records, all CPUs merged by time; EVERYTHING:
- * all there is (the program ended or stopped for an exec), else those
- * surely older than any still to be published. */
-void sampler_drain_ring_records(int everything);
+/* sampler_merge.c: the rings' records up to NEWEST, all CPUs merged by
+ * time; SAMPLER_ALL_RECORDS: all there is (the program ended or stopped
+ * for an exec).  sampler_ring_cutoff(): now, less the time a record may
+ * take to be published; read before the control page, it also keeps the
+ * records a request announced (a spawn) after the request. */
+#define SAMPLER_ALL_RECORDS INT64_MAX
+int64_t sampler_ring_cutoff(void);
+void sampler_drain_ring_records(int64_t newest);
 /* sampler_requests.c: the program's and GDB's requests on the control page. */
 void sampler_take_requests(void);
 /* sampler_writer_main.c: never returns (see sampler_writers.h). */
-void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp, int after_exec);
+void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp, int after_exec,
+                           const char *comm);
 /* sampler_process.c */
 void sampler_describe(void);
 void sampler_forget_main_loop(void); /* a writer: the founder's loop is not its own */

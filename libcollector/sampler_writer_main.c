@@ -45,7 +45,8 @@ static int take_from_pipe(int fd, unsigned char *buf, size_t *held)
 
 /* A descendant's writer (sampler_writers.c): experiments FOUNDER/LINEAGE.er
  * for process PID, from the records the founder sampler sends on FD. */
-void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp, int after_exec)
+void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp, int after_exec,
+                           const char *comm)
 {
   static unsigned char buf[WRITER_BUFFER];
   sampler_events_forget();
@@ -75,7 +76,7 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
     col_modules_restart(); /* a grandchild: what /proc says when the writer starts */
   col_run_started_at = tstamp;
   tails_init((uint64_t)col_cfg.clock_interval_us * 1000, tstamp);
-  if (after_exec || er_follow_matches(&sampler.follow, lineage, NULL))
+  if (er_follow_matches(&sampler.follow, lineage, after_exec ? comm : NULL))
     sampler_start_experiment(); /* else (=REGEX) not before an exec that matches */
   col_modules_use_records();
   size_t held = 0;

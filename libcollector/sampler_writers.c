@@ -9,8 +9,12 @@
  * order, to its writer's pipe; the writer turns them into
  * FOUNDER/LINEAGE.er.  Lineages are gprofng's: the k-th fork of a process
  * whose lineage is L is L_fk (the counter restarts in each process image),
- * its exec L_fk_x1.  A writer ends when the last thread of its process has
- * exited (EXIT records), so nothing it needs can still be on the way. */
+ * its exec L_fk_x1; the child of a spawn call (system, popen, posix_spawn)
+ * is an exec of the caller, L_xk, sharing the exec counter, and gets its
+ * writer at its exec (before it, it only runs the caller's code for an
+ * instant, which gprofng does not record either).  A writer ends when the
+ * last thread of its process has exited (EXIT records), so nothing it needs
+ * can still be on the way. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +37,8 @@
 struct route {
   struct route *next;
   pid_t pid, writer;
-  int fd;          /* -1 once the process ended */
+  int fd;          /* -1 once the process ended (or before its writer starts) */
+  int awaiting_exec; /* a spawn's child: its writer starts at its exec */
   int threads;
   unsigned forks, execs;
   char lineage[128];
@@ -42,7 +47,7 @@ struct route {
 unsigned writers_started, writers_failed;
 static struct route *buckets[BUCKETS];
 static pid_t founder_pid;
-static unsigned founder_forks;
+static unsigned founder_forks, founder_execs;
 static writer_main_fn run_writer;
 
 static int follow_none;
@@ -80,13 +85,28 @@ static void end_route(struct route *r)
   }
 }
 
-/* A writer for process PID under LINEAGE: a pipe, then the fork. */
-static int start_writer(pid_t pid, const char *lineage, int64_t tstamp, int after_exec)
+/* Process PID, recorded under LINEAGE (its writer not started yet). */
+static struct route *new_route(pid_t pid, const char *lineage)
 {
   struct route *r = calloc(1, sizeof *r);
+  if (r == NULL) {
+    writers_failed++;
+    return NULL;
+  }
+  r->pid = pid;
+  r->fd = -1;
+  r->threads = 1;
+  snprintf(r->lineage, sizeof r->lineage, "%s", lineage);
+  r->next = buckets[(unsigned)pid % BUCKETS];
+  buckets[(unsigned)pid % BUCKETS] = r;
+  return r;
+}
+
+/* R's writer: a pipe, then the fork.  COMM: the program after an exec. */
+static int launch_writer(struct route *r, int64_t tstamp, int after_exec, const char *comm)
+{
   int fds[2];
-  if (r == NULL || pipe2(fds, O_CLOEXEC) != 0) {
-    free(r);
+  if (pipe2(fds, O_CLOEXEC) != 0) {
     writers_failed++;
     return -1;
   }
@@ -95,45 +115,48 @@ static int start_writer(pid_t pid, const char *lineage, int64_t tstamp, int afte
   if (writer == 0) {
     close(fds[1]);
     writers_forget();
-    run_writer(pid, lineage, fds[0], tstamp, after_exec); /* never returns */
+    run_writer(r->pid, r->lineage, fds[0], tstamp, after_exec, comm); /* never returns */
     _exit(0);
   }
   close(fds[0]);
   if (writer < 0) {
     close(fds[1]);
-    free(r);
     writers_failed++;
     return -1;
   }
-  r->pid = pid;
   r->writer = writer;
   r->fd = fds[1];
-  r->threads = 1;
-  snprintf(r->lineage, sizeof r->lineage, "%s", lineage);
-  r->next = buckets[(unsigned)pid % BUCKETS];
-  buckets[(unsigned)pid % BUCKETS] = r;
   writers_started++;
   return 1;
 }
 
-int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, char *lineage, size_t lineage_len)
+int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, int spawned, char *lineage,
+                    size_t lineage_len)
 {
   struct route *parent = route_of(ppid);
   if (follow_none || pid != tid || pid == ppid || route_of(pid) != NULL || (ppid != founder_pid && parent == NULL))
     return 0;
-  if (parent != NULL)
-    snprintf(lineage, lineage_len, "%.*s_f%u", (int)sizeof parent->lineage - 16, parent->lineage, ++parent->forks);
-  else
-    snprintf(lineage, lineage_len, "_f%u", ++founder_forks);
-  return start_writer(pid, lineage, tstamp, 0);
+  const char *base = parent != NULL ? parent->lineage : "";
+  unsigned *counter = spawned ? (parent != NULL ? &parent->execs : &founder_execs)
+                              : (parent != NULL ? &parent->forks : &founder_forks);
+  snprintf(lineage, lineage_len, "%.*s_%c%u", (int)sizeof parent->lineage - 16, base, spawned ? 'x' : 'f',
+           ++*counter);
+  struct route *r = new_route(pid, lineage);
+  if (r == NULL)
+    return -1;
+  if (spawned) {
+    r->awaiting_exec = 1;
+    return 1;
+  }
+  return launch_writer(r, tstamp, 0, NULL);
 }
 
-int writers_on_founder_exec(int64_t tstamp, char *lineage, size_t lineage_len)
+int writers_on_founder_exec(int64_t tstamp, const char *comm, char *lineage, size_t lineage_len)
 {
-  static unsigned founder_execs;
   snprintf(lineage, lineage_len, "_x%u", ++founder_execs);
-  founder_forks = 0; /* the new image counts its own */
-  return start_writer(founder_pid, lineage, tstamp, 1);
+  founder_forks = founder_execs = 0; /* the new image counts its own */
+  struct route *r = new_route(founder_pid, lineage);
+  return r != NULL ? launch_writer(r, tstamp, 1, comm) : -1;
 }
 
 static int write_whole(int fd, const void *p, size_t len)
@@ -176,14 +199,37 @@ static pid_t record_pid(const unsigned char *rec, uint16_t type, uint16_t size)
   return (pid_t)pid;
 }
 
+/* The time in a record's sample_id_all trailer (before the CPU). */
+static int64_t record_time(const unsigned char *rec, uint16_t size)
+{
+  int64_t t = 0;
+  if (size >= sizeof(struct perf_event_header) + 24)
+    memcpy(&t, rec + size - 16, 8);
+  return t;
+}
+
 int writers_route(const unsigned char *rec, uint16_t type, uint16_t size)
 {
   struct route *r = route_of(record_pid(rec, type, size));
   if (r == NULL)
     return 0;
+  const struct perf_event_header *h = (const void *)rec;
+  if (r->awaiting_exec) {
+    /* A spawn's child: its exec starts its experiment; if it ends first
+     * (the program could not be run), there is nothing to record. */
+    if (type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && size > sizeof *h + 8) {
+      char comm[32];
+      snprintf(comm, sizeof comm, "%.*s", (int)strnlen((const char *)rec + sizeof *h + 8, size - sizeof *h - 8),
+               (const char *)rec + sizeof *h + 8);
+      r->awaiting_exec = 0;
+      launch_writer(r, record_time(rec, size), 1, comm);
+    } else if (type == PERF_RECORD_EXIT) {
+      r->awaiting_exec = 0;
+    }
+    return 1;
+  }
   if (r->fd < 0)
     return 1; /* after its end: nothing more to write */
-  const struct perf_event_header *h = (const void *)rec;
   if (type == PERF_RECORD_FORK && size >= sizeof *h + 16) {
     uint32_t ids[2];
     memcpy(ids, rec + sizeof *h, 8);

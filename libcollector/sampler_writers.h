@@ -4,23 +4,41 @@
 #ifndef GDBCOL_SAMPLER_WRITERS_H
 #define GDBCOL_SAMPLER_WRITERS_H
 
+#include <linux/perf_event.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+/* A record of the sampler's own, sent to a writer: a descendant of its
+ * process started (the writer logs it; a spawn also advances the writer's
+ * exec counter, which the router's mirrors). */
+#define SAMPLER_RECORD_DESCENDANT 0x7f01
+struct sampler_descendant_record {
+  struct perf_event_header header;
+  int64_t tstamp;
+  int32_t spawned;
+  char variant[16];
+  char lineage[128];
+  char msg[100];
+};
+
 /* Runs in a new writer process and never returns: records of process PID
- * (lineage LINEAGE, created at TSTAMP) arrive on FD until it closes. */
-typedef void (*writer_main_fn)(pid_t pid, const char *lineage, int fd, int64_t tstamp, int after_exec);
+ * (lineage LINEAGE, created at TSTAMP, or exec'd then into program COMM)
+ * arrive on FD until it closes. */
+typedef void (*writer_main_fn)(pid_t pid, const char *lineage, int fd, int64_t tstamp, int after_exec,
+                               const char *comm);
 
 /* FOLLOW_NOTHING: collector descendants off (none gets a writer). */
 void writers_init(pid_t founder, writer_main_fn run_writer, int follow_nothing);
 /* A PERF_RECORD_FORK: a new process whose parent is the founder or a
- * followed descendant gets a writer.  1 with its LINEAGE when it is
- * followed, 0 when the record is not about a new process of the tree, -1
- * when the writer could not start. */
-int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, char *lineage, size_t lineage_len);
-/* The program itself exec'd (it is followed): its new image gets a writer
- * (lineage _xN).  1, or -1 when the writer could not start. */
-int writers_on_founder_exec(int64_t tstamp, char *lineage, size_t lineage_len);
+ * followed descendant gets a writer (SPAWNED: the child of a spawn call,
+ * named as an exec, whose writer starts at its exec).  1 with its LINEAGE
+ * when it is followed, 0 when the record is not about a new process of the
+ * tree, -1 when the writer could not start. */
+int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, int spawned, char *lineage,
+                    size_t lineage_len);
+/* The program itself exec'd into COMM (it is followed): its new image gets
+ * a writer (lineage _xN).  1, or -1 when the writer could not start. */
+int writers_on_founder_exec(int64_t tstamp, const char *comm, char *lineage, size_t lineage_len);
 /* A record of a followed descendant goes to its writer: 1; else 0. */
 int writers_route(const unsigned char *rec, uint16_t type, uint16_t size);
 /* Also gives the record to PID's writer (a fork: the parent's log tells). */

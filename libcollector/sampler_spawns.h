@@ -1,0 +1,21 @@
+/* Calls that create a process and run a program in it (system, popen,
+ * posix_spawn, posix_spawnp), as the runtime announces them on the control
+ * page (sampler_spawns.c): their children are named as execs (_xN.er). */
+#ifndef GDBCOL_SAMPLER_SPAWNS_H
+#define GDBCOL_SAMPLER_SPAWNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Thread TID of process PID entered such a call at TSTAMP; TEXT is
+ * "VARIANT:COMMAND". */
+void spawns_begin(pid_t pid, pid_t tid, int64_t tstamp, const char *text);
+/* ... and left it at TSTAMP. */
+void spawns_end(pid_t pid, pid_t tid, int64_t tstamp);
+/* A fork at TSTAMP by thread PTID of process PPID: 1 when it is such a
+ * call's child, with the call's VARIANT and COMMAND; 0 for a plain fork. */
+int spawns_claim(pid_t ppid, pid_t ptid, int64_t tstamp, char *variant, size_t variant_len, char *command,
+                 size_t command_len);
+
+#endif

@@ -1,0 +1,89 @@
+/* system, popen, posix_spawn and posix_spawnp: one call that both creates
+ * a process and runs a program in it.  gprofng names what they start as an
+ * exec of the caller (_xN.er), not as a fork (_fN.er) followed by an exec:
+ * the child never runs the caller's program.  The sampler process sees only
+ * the kernel's fork and exec records, so the runtime tells it, on the
+ * control page, which thread is inside such a call and until when; a fork
+ * by that thread in that interval is the call's child.
+ *
+ * Preloaded, these definitions win symbol lookup; after an attach the GOT
+ * slots are redirected (got_patch.c).  Elsewhere (collection in the
+ * program's own process, nothing recorded) they pass straight through. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+
+typedef int (*system_fn)(const char *);
+typedef FILE *(*popen_fn)(const char *, const char *);
+typedef int (*posix_spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
+                              char *const[], char *const[]);
+
+#define REAL(type, name, ours) ((type)col_real_function(name, (void *)(ours)))
+
+/* Only the sampler process follows descendants: in-process collection and
+ * the runtime's own calls are not announced. */
+static int spawn_starting(const char *variant, const char *what)
+{
+  if (!col_collecting() || !col_outside() || col_in_runtime_call())
+    return 0;
+  return col_control_post_variant(COL_CTL_SPAWN, variant, what != NULL ? what : "", 0) == 0;
+}
+
+static void spawn_done(int ours)
+{
+  if (ours)
+    col_control_post(COL_CTL_SPAWN_DONE, NULL, 0);
+}
+
+int col_wrap_system(const char *command)
+{
+  int ours = spawn_starting("system", command);
+  int rc = REAL(system_fn, "system", col_wrap_system)(command);
+  int err = errno;
+  spawn_done(ours);
+  errno = err;
+  return rc;
+}
+
+FILE *col_wrap_popen(const char *command, const char *mode)
+{
+  int ours = spawn_starting("popen", command);
+  FILE *f = REAL(popen_fn, "popen", col_wrap_popen)(command, mode);
+  int err = errno;
+  spawn_done(ours);
+  errno = err;
+  return f;
+}
+
+int col_wrap_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+                         const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+  int ours = spawn_starting("posix_spawn", path);
+  int rc = REAL(posix_spawn_fn, "posix_spawn", col_wrap_posix_spawn)(pid, path, actions, attr, argv, envp);
+  int err = errno;
+  spawn_done(ours);
+  errno = err;
+  return rc;
+}
+
+int col_wrap_posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
+                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+  int ours = spawn_starting("posix_spawnp", file);
+  int rc = REAL(posix_spawn_fn, "posix_spawnp", col_wrap_posix_spawnp)(pid, file, actions, attr, argv, envp);
+  int err = errno;
+  spawn_done(ours);
+  errno = err;
+  return rc;
+}
+
+int system(const char *) __attribute__((alias("col_wrap_system")));
+FILE *popen(const char *, const char *) __attribute__((alias("col_wrap_popen")));
+int posix_spawn(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const[],
+                char *const[]) __attribute__((alias("col_wrap_posix_spawn")));
+int posix_spawnp(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
+                 char *const[], char *const[]) __attribute__((alias("col_wrap_posix_spawnp")));
