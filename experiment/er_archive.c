@@ -16,7 +16,6 @@
 
 #include "er/er_fileutil.h"
 #include "er/er_recordfile.h"
-#include "er/er_reader.h"
 #include "er/er_text.h"
 
 #define MAX_PLAIN_BASENAME 243 /* longer ones gprofng shortens with a second hash */
@@ -156,19 +155,6 @@ int er_archive_open_copy(const char *experiment_path, const char *path)
   return er_open_regular_file(full);
 }
 
-static int is_load_object(const struct er_segment *seg)
-{
-  return seg->modes == 5 && seg->name[0] == '/'; /* what gprofng makes load objects of (§4.2) */
-}
-
-static int seen_before(const struct er_experiment *map, size_t i)
-{
-  for (size_t j = 0; j < i; j++)
-    if (is_load_object(&map->segments[j]) && strcmp(map->segments[j].name, map->segments[i].name) == 0)
-      return 1;
-  return 0;
-}
-
 /* One object: a line in archive.log, and its copy in COPY mode. */
 static void archive_object(const char *path, enum er_archive_mode mode, int archives, struct er_recordfile *log,
                            struct er_archive_result *r)
@@ -279,15 +265,12 @@ int er_archive_check(const char *experiment_path, void (*report)(const char *pat
   return reported;
 }
 
-int er_archive_experiment(const char *experiment_path, enum er_archive_mode mode, struct er_archive_result *result,
-                          char *err, size_t err_len)
+int er_archive_objects(const char *experiment_path, enum er_archive_mode mode, const char *const *paths, size_t n,
+                       struct er_archive_result *result, char *err, size_t err_len)
 {
   memset(result, 0, sizeof *result);
   if (mode == ER_ARCHIVE_OFF)
     return 0;
-  struct er_experiment map;
-  if (er_experiment_open_map(experiment_path, &map, err, err_len) != 0)
-    return -1;
   struct er_recordfile log = {.fd = -1};
   int expdir = open(experiment_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   int log_rc = expdir < 0 ? -errno : open_log(expdir, &log);
@@ -300,21 +283,18 @@ int er_archive_experiment(const char *experiment_path, enum er_archive_mode mode
       close(expdir);
     if (archives >= 0)
       close(archives);
-    er_experiment_close(&map);
     return -1;
   }
   time_t now = time(NULL);
   char when[64];
   strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime(&now));
   er_recordfile_printf(&log, 0, "# archive %s, %s\n", er_archive_mode_name(mode), when);
-  for (size_t i = 0; i < map.n_segments; i++)
-    if (is_load_object(&map.segments[i]) && !seen_before(&map, i))
-      archive_object(map.segments[i].name, mode, archives, &log, result);
+  for (size_t i = 0; i < n; i++)
+    archive_object(paths[i], mode, archives, &log, result);
   result->log_errno = log.error;
   er_recordfile_close(&log);
   if (archives >= 0)
     close(archives);
   close(expdir);
-  er_experiment_close(&map);
   return 0;
 }

@@ -4,6 +4,7 @@
  * everything written is already complete on disk (see experiment_log.c and
  * the sampler's flush cycle). */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -57,18 +58,50 @@ static int start_experiment(void)
  * thread and no descriptor, only the control page for the program's and
  * GDB's requests.  Without the page it stays inert; the sampler process
  * still profiles. */
+static void forked_child(void);
+
 static void serve_from_outside(void)
 {
   if (col_control_attach(col_cfg.status_path) != 0)
     return;
   owner_pid = getpid();
   __atomic_store_n(&state, STATE_COLLECTING, __ATOMIC_RELEASE);
+  static int fork_handler_set;
+  if (strcmp(col_cfg.descendants, "off") != 0 && !col_carrier_active)
+    col_carrier_start(col_cfg.status_path);
+  if (col_carrier_active && !fork_handler_set)
+    fork_handler_set = pthread_atfork(NULL, NULL, forked_child) == 0;
+}
+
+/* A fork of a process that passes the runtime on is a descendant: the
+ * sampler process records it (_fN.er), and what its runtime is asked
+ * (the Collector API, spawns) is its own. */
+static void forked_child(void)
+{
+  if (col_carrier_active && __atomic_load_n(&state, __ATOMIC_ACQUIRE) == STATE_COLLECTING) {
+    owner_pid = getpid();
+    col_is_descendant = 1;
+  }
+}
+
+/* A descendant's runtime (descendant_carrier.c): the session's control
+ * page, nothing else; the sampler process records the descendant. */
+static void serve_as_descendant(void)
+{
+  memset(&col_cfg, 0, sizeof col_cfg);
+  if (!col_carrier_adopt(col_cfg.status_path, sizeof col_cfg.status_path))
+    return;
+  col_cfg.sampled_outside = 1;
+  snprintf(col_cfg.descendants, sizeof col_cfg.descendants, "on");
+  serve_from_outside();
 }
 
 __attribute__((constructor)) static void col_init(void)
 {
-  if (!col_config_load(&col_cfg))
+  if (!col_config_load(&col_cfg)) {
+    serve_as_descendant();
     return;
+  }
   col_config_scrub_environment();
   if (col_cfg.sampled_outside) {
     serve_from_outside();
@@ -128,6 +161,12 @@ int gdbcol_attach_start(const char *settings)
 {
   struct col_config requested;
   col_config_parse(&requested, settings);
+  if (col_is_descendant) {
+    /* A descendant of a recorded program, attached on its own: it gets an
+     * experiment of its own, and passes that one on. */
+    col_is_descendant = col_carrier_active = 0;
+    __atomic_store_n(&state, STATE_INERT, __ATOMIC_RELEASE);
+  }
   if (col_collecting()) {
     /* Still collecting (a GDB attached before and detached): the new GDB
      * session adopts the experiment; nothing else changes. */
@@ -261,5 +300,5 @@ int gdbcol_close_experiment(const char *status_path)
  * here already (one a GDB session that detached left running)? */
 int gdbcol_collecting(void)
 {
-  return col_collecting();
+  return col_collecting() && !col_is_descendant; /* a descendant's experiment is its founder's */
 }

@@ -4,8 +4,9 @@
  * with an exec_start event and a "suspend_for_exec" sample, which gprofng
  * reads as a normal end; the status file says the process exec'd, so GDB
  * reports that and not a crash.  If the exec fails the experiment goes on,
- * with an exec_error event.  The new program is not profiled (descendants
- * are not followed yet).
+ * with an exec_error event.  Every form passes the runtime on to the new
+ * program when descendants are followed (descendant_carrier.c), whatever
+ * environment the program gives it.
  *
  * Preloaded, these definitions win symbol lookup; after an attach the GOT
  * slots are redirected (got_patch.c).  A child between vfork and exec, or
@@ -18,7 +19,6 @@
 #include "collector_internal.h"
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execvp_fn)(const char *, char *const[]);
 typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
@@ -39,6 +39,7 @@ extern char **environ;
 
 #define REAL(type, name, ours) ((type)col_real_function(name, (void *)(ours)))
 
+
 int col_wrap_execve(const char *path, char *const argv[], char *const envp[]);
 int col_wrap_execvp(const char *file, char *const argv[]);
 
@@ -46,12 +47,15 @@ int col_wrap_execvp(const char *file, char *const argv[]);
  * (execl ends here as well as execv), as log.xml names it. */
 static int exec_path(const char *variant, const char *path, char *const argv[], char *const envp[])
 {
-  AROUND_EXEC(variant, path, REAL(execve_fn, "execve", col_wrap_execve)(path, argv, envp));
+  CARRIED(env, envp);
+  AROUND_EXEC(variant, path, REAL(execve_fn, "execve", col_wrap_execve)(path, argv, env));
 }
 
+/* execvp's search, with the environment made explicit (execvpe). */
 static int exec_file(const char *variant, const char *file, char *const argv[])
 {
-  AROUND_EXEC(variant, file, REAL(execvp_fn, "execvp", col_wrap_execvp)(file, argv));
+  CARRIED(env, environ);
+  AROUND_EXEC(variant, file, REAL(execvpe_fn, "execvpe", col_wrap_execvpe)(file, argv, env));
 }
 
 int col_wrap_execve(const char *path, char *const argv[], char *const envp[])
@@ -71,18 +75,21 @@ int col_wrap_execvp(const char *file, char *const argv[])
 
 int col_wrap_execvpe(const char *file, char *const argv[], char *const envp[])
 {
-  AROUND_EXEC("execvpe", file, REAL(execvpe_fn, "execvpe", col_wrap_execvpe)(file, argv, envp));
+  CARRIED(env, envp);
+  AROUND_EXEC("execvpe", file, REAL(execvpe_fn, "execvpe", col_wrap_execvpe)(file, argv, env));
 }
 
 int col_wrap_fexecve(int fd, char *const argv[], char *const envp[])
 {
+  CARRIED(env, envp);
   AROUND_EXEC("fexecve", argv != NULL && argv[0] != NULL ? argv[0] : "(descriptor)",
-              REAL(fexecve_fn, "fexecve", col_wrap_fexecve)(fd, argv, envp));
+              REAL(fexecve_fn, "fexecve", col_wrap_fexecve)(fd, argv, env));
 }
 
 int col_wrap_execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
-  AROUND_EXEC("execveat", path, REAL(execveat_fn, "execveat", col_wrap_execveat)(dirfd, path, argv, envp, flags));
+  CARRIED(env, envp);
+  AROUND_EXEC("execveat", path, REAL(execveat_fn, "execveat", col_wrap_execveat)(dirfd, path, argv, env, flags));
 }
 
 /* execl, execlp, execle: the argument list as an array on the stack (as

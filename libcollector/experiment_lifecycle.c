@@ -66,7 +66,9 @@ void col_experiment_archive(void)
   char err[600];
   if (col_cfg.archive_mode == ER_ARCHIVE_OFF)
     return;
-  if (er_archive_experiment(col_exp.path, col_cfg.archive_mode, &r, err, sizeof err) != 0) {
+  size_t n;
+  const char *const *objects = col_modules_objects(&n);
+  if (er_archive_objects(col_exp.path, col_cfg.archive_mode, objects, n, &r, err, sizeof err) != 0) {
     col_log_warning(200, "archive %s: %s", er_archive_mode_name(col_cfg.archive_mode), err);
     return;
   }

@@ -89,6 +89,31 @@ __attribute__((format(printf, 1, 2))) static void map_record(const char *fmt, ..
     col_data_stop(-rc);
 }
 
+/* The load objects map.xml names, each once: what `collector archive`
+ * archives at the end (the runtime does not read map.xml back). */
+#define MAX_OBJECTS 2048
+static char objects[MAX_OBJECTS][256];
+static const char *object_list[MAX_OBJECTS];
+static size_t n_objects;
+
+static void note_object(const struct mapping *m, const char *name)
+{
+  if (m->modes != 5 || name[0] != '/' || n_objects == MAX_OBJECTS) /* what gprofng makes load objects of */
+    return;
+  for (size_t i = 0; i < n_objects; i++)
+    if (strcmp(objects[i], name) == 0)
+      return;
+  snprintf(objects[n_objects], sizeof objects[n_objects], "%s", name);
+  object_list[n_objects] = objects[n_objects];
+  n_objects++;
+}
+
+const char *const *col_modules_objects(size_t *n)
+{
+  *n = n_objects;
+  return object_list;
+}
+
 static void record_map(size_t i, int64_t rel)
 {
   const struct mapping *m = &current[i];
@@ -101,6 +126,7 @@ static void record_map(size_t i, int64_t rel)
                    ts, (unsigned long long)m->start, (unsigned long long)(m->end - m->start));
     return;
   }
+  note_object(m, names[i]);
   map_record(
                  "<event kind=\"map\" object=\"segment\" tstamp=\"%s\" vaddr=\"0x%016llX\" size=\"%llu\" pagesz=\"4096\" "
                  "foffset=\"+0x%08llX\" modes=\"0x%03x\" chksum=\"0x%s\" name=\"%s\"/>\n",
@@ -211,6 +237,7 @@ int col_modules_open(int expdir_fd, int64_t run)
   if (rc < 0)
     return rc;
   run_tstamp = run;
+  n_objects = 0;
   if (keep_known) {
     keep_known = 0;
     for (size_t i = 0; i < n_current; i++)

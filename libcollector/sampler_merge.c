@@ -83,8 +83,10 @@ void sampler_drain_ring_records(int64_t newest)
     struct sampler_ring *r = &sampler_rings[pending[k].ring];
     const unsigned char *rec = col_perf_ring_record(r->ring, r->bytes, pending[k].pos, pending[k].size, record);
     const struct perf_event_header *h = (const void *)rec;
+    sampler_release_requests(pending[k].time - 1); /* the descendants' requests, in time order */
     sampler_on_record(rec, h->type, h->size);
   }
+  sampler_release_requests(newest);
   for (int i = 0; i < sampler_n_rings; i++)
     __atomic_store_n(&((struct perf_event_mmap_page *)sampler_rings[i].ring)->data_tail, heads[i], __ATOMIC_RELEASE);
 }

@@ -75,8 +75,7 @@ static int64_t last_status, last_periodic, last_flush;
 static void drain_rings(int force_flush)
 {
   int64_t newest = force_flush ? SAMPLER_ALL_RECORDS : sampler_ring_cutoff(); /* at the end: all there is */
-  if (sampler.started && !sampler.finished)
-    sampler_take_requests(); /* first: a pause applies to samples still in the rings */
+  sampler_take_requests(); /* first: a pause applies to samples still in the rings */
   sampler_drain_ring_records(newest);
   if (!sampler.started)
     return;
@@ -193,7 +192,9 @@ static void serve_descendants(void)
   struct epoll_event events[64];
   while (writers_live() > 0 && !terminated) {
     epoll_wait(epoll_fd, events, 64, CYCLE_MS);
-    sampler_drain_ring_records(sampler_ring_cutoff());
+    int64_t newest = sampler_ring_cutoff();
+    sampler_take_requests(); /* the descendants' */
+    sampler_drain_ring_records(newest);
     writers_wait(0);
   }
 }

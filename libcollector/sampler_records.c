@@ -84,10 +84,10 @@ static void on_sample(const unsigned char *rec, uint16_t size)
   }
   sampler.last_record_at = cap.tstamp;
   static uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
-  size_t n = 0;
   note_thread(cap.tid);
-  if (cap.tstamp < sampler.closing_at) /* not after the end asked for, nor the program's exec */
-    n = col_clock_writer_write_stack(&cap, pcs);
+  if (cap.tstamp >= sampler.closing_at)
+    return; /* after the end asked for, or the program's exec: neither written nor counted in tails */
+  size_t n = col_clock_writer_write_stack(&cap, pcs);
   tails_on_clock_sample(&cap, pcs, n);
 }
 
@@ -134,7 +134,9 @@ static void start_after_exec(const char *comm, int64_t t)
   col_modules_restart();
   col_run_started_at = t;
   tails_init((uint64_t)col_cfg.clock_interval_us * 1000, t);
-  sampler.started = 0;
+  sampler.started = sampler.finished = 0;
+  sampler.closing_at = INT64_MAX; /* an end the old image asked for was its own */
+  sampler.close_reason = "exit";
   if (follow) /* else (collector descendants =REGEX) nothing is written until an exec that matches */
     sampler_start_experiment();
   col_modules_use_records();
@@ -240,6 +242,10 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size)
     struct sampler_descendant_record d;
     memcpy(&d, rec, sizeof d);
     on_descendant_record(&d);
+  } else if (type == SAMPLER_RECORD_REQUEST && sampler.writer_mode && size == sizeof(struct sampler_request_record)) {
+    struct sampler_request_record req;
+    memcpy(&req, rec, sizeof req);
+    sampler_apply_request(&req.request);
   } else if (type == PERF_RECORD_LOST && size >= sizeof *h + 16) {
     uint64_t lost;
     memcpy(&lost, rec + sizeof *h + 8, 8);

@@ -15,6 +15,7 @@
 #include "sampler_spawns.h"
 #include "sampler_state.h"
 #include "sampler_tails.h"
+#include "sampler_writers.h"
 
 /* An exec request's text: "VARIANT:WHAT". */
 static const char *exec_variant(const char *text, char *variant, size_t len)
@@ -28,12 +29,11 @@ static const char *exec_variant(const char *text, char *variant, size_t len)
   return colon + 1;
 }
 
-/* The program's and GDB's requests, at the times they carry. */
-static void on_request(const struct col_control_record *r, void *unused)
+void sampler_apply_request(const struct col_control_record *r)
 {
   static char reason[sizeof r->text];
-  char variant[32];
-  const char *what;
+  if (!sampler.started)
+    return;
   switch (r->kind) {
   case COL_CTL_SAMPLE:
     col_log_sample_at(r->text, r->tstamp);
@@ -49,6 +49,82 @@ static void on_request(const struct col_control_record *r, void *unused)
     sampler.close_reason = reason;
     sampler.closing_at = r->tstamp; /* samples taken before it are still written */
     sampler.finished = 1;
+    break;
+  }
+}
+
+/* A request of a descendant's runtime (or of the program's new image after
+ * its exec): its writer applies what concerns its experiment; the exec
+ * forms are the kernel's records' business.  Requests are read before the
+ * rings: they wait, and go to the writers in time order with the records
+ * (sampler_merge.c), so that a writer knows of a pause before the samples
+ * after it, and a new process has its writer (its fork or exec record came
+ * first).  One that finds no writer waits a while longer, in order. */
+#define HELD_REQUESTS 256
+#define HOLD_NS 2000000000LL
+static struct col_control_record held[HELD_REQUESTS];
+static size_t n_held;
+
+static int forward_request(const struct col_control_record *r)
+{
+  struct sampler_request_record rec = {.header = {SAMPLER_RECORD_REQUEST, 0, sizeof rec}, .request = *r};
+  return writers_forward(r->pid, (const unsigned char *)&rec, sizeof rec);
+}
+
+static void descendant_request(const struct col_control_record *r)
+{
+  if (r->kind != COL_CTL_SAMPLE && r->kind != COL_CTL_PAUSE && r->kind != COL_CTL_RESUME && r->kind != COL_CTL_CLOSE)
+    return;
+  if (n_held < HELD_REQUESTS)
+    held[n_held++] = *r;
+}
+
+void sampler_release_requests(int64_t upto)
+{
+  if (n_held == 0 || held[0].tstamp > upto)
+    return;
+  int64_t too_old = col_hrtime() - HOLD_NS;
+  size_t kept = 0;
+  for (size_t i = 0; i < n_held; i++) {
+    int blocked = held[i].tstamp > upto; /* or an earlier request of the same process still waits */
+    for (size_t j = 0; j < kept && !blocked; j++)
+      blocked = held[j].pid == held[i].pid;
+    if (!blocked && forward_request(&held[i]))
+      continue;
+    if (held[i].tstamp >= too_old)
+      held[kept++] = held[i];
+  }
+  n_held = kept;
+}
+
+/* The program's and GDB's requests, at the times they carry. */
+static void on_request(const struct col_control_record *r, void *unused)
+{
+  char variant[32];
+  const char *what;
+  if (r->kind == COL_CTL_SPAWN) { /* its child is named as an exec (sampler_records.c) */
+    spawns_begin(r->pid, r->tid, r->tstamp, r->text);
+    return;
+  }
+  if (r->kind == COL_CTL_SPAWN_DONE) {
+    spawns_end(r->pid, r->tid, r->tstamp);
+    return;
+  }
+  /* After the program's exec (its runtime said so), what its process asks
+   * is its new image's, whose writer the kernel's exec record starts. */
+  int new_image = sampler.exec_pending && r->kind != COL_CTL_EXEC_FAILED;
+  if (r->pid != col_target_pid || writers_has_route(r->pid) || new_image) {
+    descendant_request(r);
+    return;
+  }
+  if (!sampler.started || sampler.finished)
+    return; /* the program's experiment has ended */
+  switch (r->kind) {
+  case COL_CTL_SAMPLE:
+  case COL_CTL_PAUSE:
+  case COL_CTL_RESUME:
+  case COL_CTL_CLOSE:
+    sampler_apply_request(r);
     break;
   case COL_CTL_EXEC_START:
     /* The program's own exec ends the experiment; what the old image left
@@ -73,12 +149,6 @@ static void on_request(const struct col_control_record *r, void *unused)
     snprintf(col_cfg.status_path, sizeof col_cfg.status_path, "%s", r->text);
     col_status_write(&col_cfg, "active", NULL);
     break;
-  case COL_CTL_SPAWN: /* its child is named as an exec (sampler_records.c) */
-    spawns_begin(r->pid, r->tid, r->tstamp, r->text);
-    break;
-  case COL_CTL_SPAWN_DONE:
-    spawns_end(r->pid, r->tid, r->tstamp);
-    break;
   case COL_CTL_EXEC_FAILED:
     what = exec_variant(r->text, variant, sizeof variant);
     col_experiment_exec_event("exec_error", variant, what, sampler.exec_count);
@@ -95,10 +165,12 @@ void sampler_take_requests(void)
 {
   if (col_control == NULL)
     return;
-  col_control_take_thread_starts(tails_on_thread_start);
+  int founder_open = sampler.started && !sampler.finished;
+  if (founder_open)
+    col_control_take_thread_starts(tails_on_thread_start);
   col_control_take(on_request, NULL);
   uint64_t stops = __atomic_load_n(&col_control->debugger_stops, __ATOMIC_ACQUIRE);
-  if (stops != sampler.stops_seen) {
+  if (founder_open && stops != sampler.stops_seen) {
     sampler.stops_seen = stops;
     col_log_sample("gdb_stop");
   }

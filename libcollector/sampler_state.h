@@ -45,8 +45,15 @@ void sampler_start_experiment(void);
 #define SAMPLER_ALL_RECORDS INT64_MAX
 int64_t sampler_ring_cutoff(void);
 void sampler_drain_ring_records(int64_t newest);
-/* sampler_requests.c: the program's and GDB's requests on the control page. */
+/* sampler_requests.c: the program's and GDB's requests on the control
+ * page, its descendants' too (passed to their writers). */
 void sampler_take_requests(void);
+/* Descendants' requests up to time UPTO go to their writers (called as
+ * the merged records pass their time). */
+void sampler_release_requests(int64_t upto);
+/* A sample point, pause, resume or end asked for, in this experiment. */
+struct col_control_record;
+void sampler_apply_request(const struct col_control_record *r);
 /* sampler_writer_main.c: never returns (see sampler_writers.h). */
 void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp, int after_exec,
                            const char *comm);

@@ -55,6 +55,7 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
   sampler.writer_mode = 1;
   sampler.attached = sampler.started = sampler.finished = sampler.start_failed = sampler.exec_pending = 0;
   sampler.closing_at = INT64_MAX;
+  sampler.close_reason = "exit";
   sampler.lost_records = sampler.threads_seen = 0;
   memset(sampler.tid_seen, 0, sampler.tid_seen_bits / 8);
   col_control = NULL; /* requests are the founder's */
@@ -88,10 +89,12 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
     }
   }
   if (sampler.started) {
-    tails_finish(sampler.last_record_at);
+    /* the threads still there: their tails up to the end (an end the
+     * process asked for: collector_terminate_expt) */
+    tails_finish(sampler.closing_at != INT64_MAX ? sampler.closing_at : sampler.last_record_at);
     col_clock_writer_flush();
     sampler_describe();
-    col_experiment_finish("exit");
+    col_experiment_finish(sampler.close_reason);
   }
   _exit(0);
 }

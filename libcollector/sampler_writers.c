@@ -291,3 +291,8 @@ int writers_forward(pid_t pid, const unsigned char *rec, uint16_t size)
     end_route(r);
   return 1;
 }
+
+int writers_has_route(pid_t pid)
+{
+  return route_of(pid) != NULL;
+}

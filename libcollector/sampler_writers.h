@@ -5,6 +5,8 @@
 #define GDBCOL_SAMPLER_WRITERS_H
 
 #include <linux/perf_event.h>
+
+#include "collector_internal.h"
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -19,6 +21,15 @@ struct sampler_descendant_record {
   char variant[16];
   char lineage[128];
   char msg[100];
+};
+
+/* A request a descendant's runtime posted (the Collector API), for its
+ * writer. */
+#define SAMPLER_RECORD_REQUEST 0x7f02
+struct sampler_request_record {
+  struct perf_event_header header;
+  uint32_t pad;
+  struct col_control_record request;
 };
 
 /* Runs in a new writer process and never returns: records of process PID
@@ -43,6 +54,8 @@ int writers_on_founder_exec(int64_t tstamp, const char *comm, char *lineage, siz
 int writers_route(const unsigned char *rec, uint16_t type, uint16_t size);
 /* Also gives the record to PID's writer (a fork: the parent's log tells). */
 int writers_forward(pid_t pid, const unsigned char *rec, uint16_t size);
+/* Process PID is recorded by a writer (or will be, at its exec). */
+int writers_has_route(pid_t pid);
 /* Writers still running (their process has a thread left). */
 unsigned writers_live(void);
 /* Writers started, and writers whose process ended and closed. */

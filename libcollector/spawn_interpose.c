@@ -6,6 +6,11 @@
  * control page, which thread is inside such a call and until when; a fork
  * by that thread in that interval is the call's child.
  *
+ * Their children also get the runtime when descendants are followed
+ * (descendant_carrier.c): posix_spawn's through the environment it passes,
+ * the shell of system and popen through an export put before the command
+ * (their shell takes the program's own environment, which stays as it is).
+ *
  * Preloaded, these definitions win symbol lookup; after an attach the GOT
  * slots are redirected (got_patch.c).  Elsewhere (collection in the
  * program's own process, nothing recorded) they pass straight through. */
@@ -13,6 +18,8 @@
 #include <errno.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "collector_internal.h"
@@ -39,10 +46,28 @@ static void spawn_done(int ours)
     col_control_post(COL_CTL_SPAWN_DONE, NULL, 0);
 }
 
+/* COMMAND with the runtime carried into its shell (malloc'd; the caller
+ * frees it), or NULL to run COMMAND as it is. */
+static char *carried_command(const char *command)
+{
+  char prefix[3 * PATH_MAX];
+  if (command == NULL || !col_carrier_shell_prefix(prefix, sizeof prefix))
+    return NULL;
+  size_t a = strlen(prefix), b = strlen(command);
+  char *whole = malloc(a + b + 1);
+  if (whole != NULL) {
+    memcpy(whole, prefix, a);
+    memcpy(whole + a, command, b + 1);
+  }
+  return whole;
+}
+
 int col_wrap_system(const char *command)
 {
   int ours = spawn_starting("system", command);
-  int rc = REAL(system_fn, "system", col_wrap_system)(command);
+  char *carried = carried_command(command);
+  int rc = REAL(system_fn, "system", col_wrap_system)(carried != NULL ? carried : command);
+  free(carried);
   int err = errno;
   spawn_done(ours);
   errno = err;
@@ -52,7 +77,9 @@ int col_wrap_system(const char *command)
 FILE *col_wrap_popen(const char *command, const char *mode)
 {
   int ours = spawn_starting("popen", command);
-  FILE *f = REAL(popen_fn, "popen", col_wrap_popen)(command, mode);
+  char *carried = carried_command(command);
+  FILE *f = REAL(popen_fn, "popen", col_wrap_popen)(carried != NULL ? carried : command, mode);
+  free(carried);
   int err = errno;
   spawn_done(ours);
   errno = err;
@@ -63,7 +90,8 @@ int col_wrap_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_ac
                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
   int ours = spawn_starting("posix_spawn", path);
-  int rc = REAL(posix_spawn_fn, "posix_spawn", col_wrap_posix_spawn)(pid, path, actions, attr, argv, envp);
+  CARRIED(env, envp);
+  int rc = REAL(posix_spawn_fn, "posix_spawn", col_wrap_posix_spawn)(pid, path, actions, attr, argv, env);
   int err = errno;
   spawn_done(ours);
   errno = err;
@@ -74,7 +102,8 @@ int col_wrap_posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_a
                           const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
   int ours = spawn_starting("posix_spawnp", file);
-  int rc = REAL(posix_spawn_fn, "posix_spawnp", col_wrap_posix_spawnp)(pid, file, actions, attr, argv, envp);
+  CARRIED(env, envp);
+  int rc = REAL(posix_spawn_fn, "posix_spawnp", col_wrap_posix_spawnp)(pid, file, actions, attr, argv, env);
   int err = errno;
   spawn_done(ours);
   errno = err;

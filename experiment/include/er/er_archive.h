@@ -36,7 +36,15 @@ struct er_archive_result {
   int log_errno;     /* why archive.log stopped; 0 when it did not */
 };
 
-/* Archives the experiment at EXPERIMENT_PATH (a .er directory) in MODE.
+/* Archives the load objects PATHS[0..N) (those the experiment's map.xml
+ * names, each once) of the experiment at EXPERIMENT_PATH in MODE.  Never
+ * replaces a file and never follows a symlink in the experiment.  Returns
+ * 0, or -1 with a message in ERR. */
+int er_archive_objects(const char *experiment_path, enum er_archive_mode mode, const char *const *paths, size_t n,
+                       struct er_archive_result *result, char *err, size_t err_len);
+
+/* Archives the experiment at EXPERIMENT_PATH (a .er directory) in MODE,
+ * the objects its map.xml names (er_archive_map.c).
  * Never replaces a file and never follows a symlink in the experiment; an
  * experiment archived twice keeps its first copies.  Returns 0, or -1 with
  * a message in ERR (the experiment itself is left readable either way). */
