@@ -560,6 +560,7 @@ int col_wrap_system();
 FILE *col_wrap_popen();
 int col_wrap_posix_spawn();
 int col_wrap_posix_spawnp();
+int col_wrap_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
 /* The exec family's wrappers (GOT patching needs their addresses). */
 int col_wrap_execve();
 int col_wrap_execv();

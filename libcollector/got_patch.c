@@ -43,6 +43,7 @@ static struct patch_target targets[] = {
     {"popen", (void *)col_wrap_popen, NULL},
     {"posix_spawn", (void *)col_wrap_posix_spawn, NULL},
     {"posix_spawnp", (void *)col_wrap_posix_spawnp, NULL},
+    {"clone", (void *)col_wrap_clone, NULL},
 };
 #define N_TARGETS (sizeof targets / sizeof targets[0])
 

@@ -147,11 +147,11 @@ static void start_after_exec(const char *comm, int64_t t)
  * this image, so it advances the image's exec counter as the router's). */
 static void on_descendant_record(const struct sampler_descendant_record *d)
 {
-  if (d->spawned && sampler.writer_mode)
+  if (d->kind == DESCENDANT_SPAWN && sampler.writer_mode)
     sampler.writer_execs++;
   if (!sampler.started)
     return;
-  const char *program = d->spawned ? d->msg : NULL;
+  const char *program = d->kind == DESCENDANT_SPAWN ? d->msg : NULL;
   char first_word[100];
   if (program != NULL) { /* gprofng's rule matches the command's program */
     snprintf(first_word, sizeof first_word, "%.*s", (int)strcspn(program, " "), program);
@@ -175,8 +175,12 @@ static void on_fork(const unsigned char *rec, uint16_t size)
     return;
   pid_t pid = (pid_t)ids[0], ppid = (pid_t)ids[1];
   struct sampler_descendant_record d = {.header = {SAMPLER_RECORD_DESCENDANT, 0, sizeof d}, .tstamp = t};
-  d.spawned = pid != ppid && spawns_claim(ppid, (pid_t)ids[3], t, d.variant, sizeof d.variant, d.msg, sizeof d.msg);
-  if (!d.spawned) {
+  d.kind = DESCENDANT_FORK;
+  if (pid != ppid && spawns_claim(ppid, (pid_t)ids[3], t, d.variant, sizeof d.variant, d.msg, sizeof d.msg))
+    d.kind = strcmp(d.variant, "clone") == 0 ? DESCENDANT_CLONE : DESCENDANT_SPAWN;
+  if (d.kind == DESCENDANT_CLONE)
+    snprintf(d.msg, sizeof d.msg, "pid=%d", (int)pid);
+  if (d.kind == DESCENDANT_FORK) {
     snprintf(d.variant, sizeof d.variant, "fork");
     snprintf(d.msg, sizeof d.msg, "pid=%d", (int)pid);
   }
@@ -184,7 +188,7 @@ static void on_fork(const unsigned char *rec, uint16_t size)
    * end may be taken before records older than it); descendants that
    * outlive it are followed on. */
   int founder_open = t < sampler.closing_at;
-  int followed = writers_on_fork(pid, ppid, (pid_t)ids[2], t, d.spawned, d.lineage, sizeof d.lineage);
+  int followed = writers_on_fork(pid, ppid, (pid_t)ids[2], t, (enum descendant_kind)d.kind, d.lineage, sizeof d.lineage);
   if (followed == 1 && ppid == col_target_pid && founder_open)
     on_descendant_record(&d);
   else if (followed == 1)

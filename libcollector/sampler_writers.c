@@ -9,8 +9,9 @@
  * order, to its writer's pipe; the writer turns them into
  * FOUNDER/LINEAGE.er.  Lineages are gprofng's: the k-th fork of a process
  * whose lineage is L is L_fk (the counter restarts in each process image),
- * its exec L_fk_x1; the child of a spawn call (system, popen, posix_spawn)
- * is an exec of the caller, L_xk, sharing the exec counter, and gets its
+ * its exec L_fk_x1, a clone() that makes a process L_Ck; the child of a
+ * spawn call (system, popen, posix_spawn) is an exec of the caller, L_xk,
+ * sharing the exec counter, and gets its
  * writer at its exec (before it, it only runs the caller's code for an
  * instant, which gprofng does not record either).  A writer ends when the
  * last thread of its process has exited (EXIT records), so nothing it needs
@@ -40,14 +41,14 @@ struct route {
   int fd;          /* -1 once the process ended (or before its writer starts) */
   int awaiting_exec; /* a spawn's child: its writer starts at its exec */
   int threads;
-  unsigned forks, execs;
+  unsigned forks, execs, clones;
   char lineage[128];
 };
 
 unsigned writers_started, writers_failed;
 static struct route *buckets[BUCKETS];
 static pid_t founder_pid;
-static unsigned founder_forks, founder_execs;
+static unsigned founder_forks, founder_execs, founder_clones;
 static writer_main_fn run_writer;
 
 static int follow_none;
@@ -130,21 +131,22 @@ static int launch_writer(struct route *r, int64_t tstamp, int after_exec, const 
   return 1;
 }
 
-int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, int spawned, char *lineage,
+int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, enum descendant_kind kind, char *lineage,
                     size_t lineage_len)
 {
   struct route *parent = route_of(ppid);
   if (follow_none || pid != tid || pid == ppid || route_of(pid) != NULL || (ppid != founder_pid && parent == NULL))
     return 0;
   const char *base = parent != NULL ? parent->lineage : "";
-  unsigned *counter = spawned ? (parent != NULL ? &parent->execs : &founder_execs)
-                              : (parent != NULL ? &parent->forks : &founder_forks);
-  snprintf(lineage, lineage_len, "%.*s_%c%u", (int)sizeof parent->lineage - 16, base, spawned ? 'x' : 'f',
-           ++*counter);
+  unsigned *counter = kind == DESCENDANT_SPAWN   ? (parent != NULL ? &parent->execs : &founder_execs)
+                      : kind == DESCENDANT_CLONE ? (parent != NULL ? &parent->clones : &founder_clones)
+                                                 : (parent != NULL ? &parent->forks : &founder_forks);
+  char letter = kind == DESCENDANT_SPAWN ? 'x' : kind == DESCENDANT_CLONE ? 'C' : 'f';
+  snprintf(lineage, lineage_len, "%.*s_%c%u", (int)sizeof parent->lineage - 16, base, letter, ++*counter);
   struct route *r = new_route(pid, lineage);
   if (r == NULL)
     return -1;
-  if (spawned) {
+  if (kind == DESCENDANT_SPAWN) {
     r->awaiting_exec = 1;
     return 1;
   }
@@ -154,7 +156,7 @@ int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, int spawne
 int writers_on_founder_exec(int64_t tstamp, const char *comm, char *lineage, size_t lineage_len)
 {
   snprintf(lineage, lineage_len, "_x%u", ++founder_execs);
-  founder_forks = founder_execs = 0; /* the new image counts its own */
+  founder_forks = founder_execs = founder_clones = 0; /* the new image counts its own */
   struct route *r = new_route(founder_pid, lineage);
   return r != NULL ? launch_writer(r, tstamp, 1, comm) : -1;
 }
@@ -239,7 +241,7 @@ int writers_route(const unsigned char *rec, uint16_t type, uint16_t size)
     char next[sizeof r->lineage];
     snprintf(next, sizeof next, "%.*s_x%u", (int)sizeof next - 16, r->lineage, ++r->execs);
     snprintf(r->lineage, sizeof r->lineage, "%s", next);
-    r->forks = r->execs = 0; /* counters restart in each process image */
+    r->forks = r->execs = r->clones = 0; /* counters restart in each process image */
     r->threads = 1;           /* the exec ended the others */
   }
   if (write_whole(r->fd, rec, size) != 0)

@@ -10,6 +10,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* How a descendant process came to be, as gprofng names it: fork (and
+ * vfork) _fN; a spawn call (system, popen, posix_spawn) _xN, an exec of
+ * the caller; clone() without CLONE_THREAD _CN. */
+enum descendant_kind { DESCENDANT_FORK, DESCENDANT_SPAWN, DESCENDANT_CLONE };
+
 /* A record of the sampler's own, sent to a writer: a descendant of its
  * process started (the writer logs it; a spawn also advances the writer's
  * exec counter, which the router's mirrors). */
@@ -17,7 +22,7 @@
 struct sampler_descendant_record {
   struct perf_event_header header;
   int64_t tstamp;
-  int32_t spawned;
+  int32_t kind; /* enum descendant_kind */
   char variant[16];
   char lineage[128];
   char msg[100];
@@ -41,11 +46,11 @@ typedef void (*writer_main_fn)(pid_t pid, const char *lineage, int fd, int64_t t
 /* FOLLOW_NOTHING: collector descendants off (none gets a writer). */
 void writers_init(pid_t founder, writer_main_fn run_writer, int follow_nothing);
 /* A PERF_RECORD_FORK: a new process whose parent is the founder or a
- * followed descendant gets a writer (SPAWNED: the child of a spawn call,
- * named as an exec, whose writer starts at its exec).  1 with its LINEAGE
+ * followed descendant gets a writer (a spawn's child: at its exec), named
+ * by its KIND.  1 with its LINEAGE
  * when it is followed, 0 when the record is not about a new process of the
  * tree, -1 when the writer could not start. */
-int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, int spawned, char *lineage,
+int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, enum descendant_kind kind, char *lineage,
                     size_t lineage_len);
 /* The program itself exec'd into COMM (it is followed): its new image gets
  * a writer (lineage _xN).  1, or -1 when the writer could not start. */

@@ -1,5 +1,6 @@
 /* system, popen, posix_spawn and posix_spawnp: one call that both creates
- * a process and runs a program in it.  gprofng names what they start as an
+ * a process and runs a program in it; and clone(), whose new process (not
+ * a thread) gprofng names _CN.er, not _fN.er.  gprofng names what they start as an
  * exec of the caller (_xN.er), not as a fork (_fN.er) followed by an exec:
  * the child never runs the caller's program.  The sampler process sees only
  * the kernel's fork and exec records, so the runtime tells it, on the
@@ -16,7 +17,9 @@
  * program's own process, nothing recorded) they pass straight through. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,7 @@
 #include "collector_internal.h"
 
 typedef int (*system_fn)(const char *);
+typedef int (*clone_fn)(int (*)(void *), void *, int, void *, ...);
 typedef FILE *(*popen_fn)(const char *, const char *);
 typedef int (*posix_spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
                               char *const[], char *const[]);
@@ -110,7 +114,27 @@ int col_wrap_posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_a
   return rc;
 }
 
+/* The three optional arguments are passed on whatever the flags say: the
+ * real clone reads only those its flags ask for (as glibc's own callers
+ * rely on). */
+int col_wrap_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+  va_list ap;
+  va_start(ap, arg);
+  pid_t *parent_tid = va_arg(ap, pid_t *);
+  void *tls = va_arg(ap, void *);
+  pid_t *child_tid = va_arg(ap, pid_t *);
+  va_end(ap);
+  int ours = !(flags & CLONE_THREAD) && spawn_starting("clone", "");
+  int rc = REAL(clone_fn, "clone", col_wrap_clone)(fn, stack, flags, arg, parent_tid, tls, child_tid);
+  int err = errno;
+  spawn_done(ours);
+  errno = err;
+  return rc;
+}
+
 int system(const char *) __attribute__((alias("col_wrap_system")));
+int clone(int (*)(void *), void *, int, void *, ...) __attribute__((alias("col_wrap_clone")));
 FILE *popen(const char *, const char *) __attribute__((alias("col_wrap_popen")));
 int posix_spawn(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const[],
                 char *const[]) __attribute__((alias("col_wrap_posix_spawn")));

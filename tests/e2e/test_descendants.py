@@ -112,11 +112,21 @@ check(len(names) == 4 and "_f2_x1.er" in names and "_x3.er" in names and
       all(re.match(r"_x[12](_f1)?_x1\.er$", n) for n in names if n not in ("_f2_x1.er", "_x3.er")),
       "=REGEX: the four execs of the program, nothing else (%s)" % names)
 
+# clone() of a process: gprofng's _CN, its own counter beside the forks'.
+out = run_gdb(["collector enable", "run"], [DESC, "clone", "200"], cwd=work)
+print(out)
+cloned = os.path.join(work, "test.6.er")
+names = all_closed(cloned, "clone")
+check(names == ["_C1.er", "_f1.er"], "clone: a fork is _f1.er, a clone() _C1.er (%s)" % names)
+summary, funcs, raw = er_dump(os.path.join(cloned, "_C1.er"))
+check(abs(funcs.get("child_work", (0, 0))[1] - 0.2) <= 0.05, "clone: _C1.er has its child_work (%.3f s of 0.2)"
+      % funcs.get("child_work", (0, 0))[1])
+
 # The program's own exec, after it emptied its environment: the new image
 # is _x1.er (the kernel's events follow it; no preload is needed).
 out = run_gdb(["collector enable", "run"], [DESC, "clearenv", "200"], cwd=work)
 print(out)
-founder = os.path.join(work, "test.6.er")
+founder = os.path.join(work, "test.7.er")
 summary, funcs, raw = er_dump(os.path.join(founder, "_x1.er"))
 print(raw)
 check("It is recorded as _x1.er inside it." in out and summary.get("closed") == "yes" and
@@ -131,7 +141,7 @@ with open(os.path.join(work, "Makefile"), "w") as f:
     f.write("all: m0.o m1.o m2.o\n%.o: %.c\n\tgcc -O2 -c $< -o $@\n")
 out = run_gdb(["collector enable", "run"], ["make", "-j2", "-C", work], cwd=work)
 print(out)
-founder = os.path.join(work, "test.7.er")
+founder = os.path.join(work, "test.8.er")
 names = all_closed(founder, "make -j2")
 compilers = 0
 for name in [""] + names:
@@ -154,7 +164,7 @@ print(out)
 m = re.search(r"tree_cpu=([0-9.]+)", out)
 tree_cpu = float(m.group(1)) if m else 0.0
 check(tree_cpu > 0.5, "gcc: the tree used %.3f s of CPU" % tree_cpu)
-founder = os.path.join(work, "test.8.er")
+founder = os.path.join(work, "test.9.er")
 names = all_closed(founder, "gcc")
 cc1 = 0.0
 for name in names:

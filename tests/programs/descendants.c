@@ -7,6 +7,8 @@
  *                                fork, vfork+exec of itself, system(),
  *                                popen(), posix_spawn()
  *     descendants burn MS        burns MS ms in child_work (what the others run)
+ *     descendants clone MS       a fork then a clone() (a process, SIGCHLD),
+ *                                each burning MS ms in child_work
  *     descendants clearenv MS    empties its environment, then execs itself
  *                                to burn MS ms (no variable of ours left)
  *     descendants run CMD ARGS   runs CMD, then prints its tree's CPU time
@@ -14,6 +16,8 @@
  * The parent burns MS ms in parent_work first.  Prints "children=N" and
  * its own output only. */
 #define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +55,12 @@ __attribute__((noipa)) static void child_work(double ms)
       sink += i * 0.25;
 }
 
+static int clone_child(void *ms)
+{
+  child_work(*(double *)ms);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 3) {
@@ -70,6 +80,22 @@ int main(int argc, char **argv)
     clearenv();
     execl(self, self, "burn", argv[2], (char *)NULL);
     return 127;
+  }
+  if (strcmp(argv[1], "clone") == 0) {
+    static char stack[256 * 1024];
+    static double clone_ms;
+    clone_ms = atof(argv[2]);
+    if (fork() == 0) {
+      child_work(clone_ms);
+      _exit(0);
+    }
+    if (clone(clone_child, stack + sizeof stack, SIGCHLD, &clone_ms) < 0)
+      return 1;
+    int done = 0;
+    while (wait(NULL) > 0)
+      done++;
+    printf("children=%d\n", done);
+    return 0;
   }
   if (strcmp(argv[1], "run") == 0) {
     pid_t pid;
