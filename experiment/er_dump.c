@@ -20,6 +20,7 @@
 struct func_total {
   char name[256];
   double excl, incl;
+  double sync_incl; /* synchronization waits this function is on the stack of */
 };
 
 struct thread_total {
@@ -92,7 +93,8 @@ static void usage(FILE *out)
   fprintf(out, "usage: er-dump EXPERIMENT.er\n"
                "Prints what the experiment holds, read with gdb-collector's own reader: a summary\n"
                "(\"key: value\" lines), sample points, comments, warnings, threads, and functions\n"
-               "(\"exclusive_seconds inclusive_seconds name\").\n"
+               "(\"exclusive_seconds inclusive_seconds name\"); with synctrace, sync_functions\n"
+               "(\"inclusive_wait_seconds name\").\n"
                "Exit status: 0 read; 1 unreadable; 3 damaged (numbers not to be trusted); 2 usage.\n");
 }
 
@@ -158,6 +160,25 @@ int main(int argc, char **argv)
       }
     }
   }
+  /* Synchronization waits: each function once per wait's stack. */
+  for (size_t i = 0; i < exp.n_waits; i++) {
+    const struct er_stack *st = er_experiment_stack(&exp, exp.waits[i].frinfo);
+    if (st == NULL) {
+      missing++;
+      continue;
+    }
+    double w = (exp.waits[i].end - exp.waits[i].start) / 1e9;
+    size_t seen[ER_MAX_STACK_DEPTH + 2], n_seen = 0;
+    for (size_t k = 0; k < st->n; k++) {
+      size_t f = function_of(&exp, st->pcs[k]), j;
+      for (j = 0; j < n_seen && seen[j] != f; j++)
+        ;
+      if (j == n_seen && n_seen < sizeof seen / sizeof seen[0]) {
+        seen[n_seen++] = f;
+        funcs[f].sync_incl += w;
+      }
+    }
+  }
   printf("experiment: %s\n", argv[1]);
   printf("closed: %s\n", exp.has_run && exp.has_exit ? "yes" : "no");
   printf("ended_by: %s\n", !exp.has_exit ? "nothing (still running, killed or crashed)" : exp.ended_by_exec ? "exec" : "exit");
@@ -177,6 +198,14 @@ int main(int argc, char **argv)
   printf("pauses: %zu\n", exp.n_pauses);
   printf("packets_in_pauses: %zu\n", in_pauses);
   printf("last_clock_seconds: %.3f\n", last_clock / 1e9);
+  if (exp.sync_threshold_us != -2) {
+    double waited = 0;
+    for (size_t i = 0; i < exp.n_waits; i++)
+      waited += (exp.waits[i].end - exp.waits[i].start) / 1e9;
+    printf("sync_threshold_us: %ld\n", exp.sync_threshold_us);
+    printf("sync_waits: %zu\n", exp.n_waits);
+    printf("sync_seconds: %.4f\n", waited);
+  }
   printf("exit_seconds: %.3f\n", exp.exit_tstamp / 1e9);
   for (size_t i = 0; i < exp.n_sample_events; i++)
     printf("sample %zu: %s\n", i, exp.sample_labels[i]);
@@ -194,6 +223,12 @@ int main(int argc, char **argv)
   printf("functions:\n");
   for (size_t i = 0; i < n_funcs; i++)
     printf("%.3f %.3f %s\n", funcs[i].excl, funcs[i].incl, funcs[i].name);
+  if (exp.sync_threshold_us != -2) {
+    printf("sync_functions:\n");
+    for (size_t i = 0; i < n_funcs; i++)
+      if (funcs[i].sync_incl > 0)
+        printf("%.4f %s\n", funcs[i].sync_incl, funcs[i].name);
+  }
   int damaged = exp.invalid_packets > 0 || exp.damaged_packets > 0 || missing > 0;
   if (damaged)
     fprintf(stderr, "er-dump: %s is damaged: %zu invalid packet(s), %zu damaged packet(s), %zu sample(s) "

@@ -77,6 +77,8 @@ static void parse_log_element(void *ctx, xmlNode *el)
         exp->ptimer_us = atol(v);
       if (er_xml_attr(el, "numstates", v, sizeof v))
         exp->numstates = atoi(v);
+    } else if (er_xml_attr(el, "name", v, sizeof v) && strcmp(v, "synctrace") == 0) {
+      exp->sync_threshold_us = er_xml_attr(el, "threshold", v, sizeof v) ? atol(v) : -1;
     }
   } else if (er_xml_is(el, "event", "run")) {
     exp->has_run = 1;
@@ -210,6 +212,26 @@ static void collect_clock(const unsigned char *p, uint16_t type, uint16_t size, 
   exp->clock[exp->n_clock++] = s;
 }
 
+static void collect_sync(const unsigned char *p, uint16_t type, uint16_t size, void *arg)
+{
+  struct er_experiment *exp = arg;
+  if (type != ER_PKT_SYNC)
+    return;
+  struct er_sync_packet pk;
+  if (size != sizeof pk) {
+    exp->damaged_packets++;
+    return;
+  }
+  memcpy(&pk, p, sizeof pk);
+  if (pk.srqst > pk.tstamp) {
+    exp->damaged_packets++; /* a wait that ended before it began */
+    return;
+  }
+  struct er_sync_wait w = {pk.thrid, pk.srqst, pk.tstamp, pk.frinfo, pk.sobj};
+  exp->waits = realloc(exp->waits, (exp->n_waits + 1) * sizeof *exp->waits);
+  exp->waits[exp->n_waits++] = w;
+}
+
 static int by_frame_uid(const void *a, const void *b)
 {
   uint64_t x = ((const struct er_stack *)a)->frame_uid, y = ((const struct er_stack *)b)->frame_uid;
@@ -249,6 +271,7 @@ static int begin_reading(const char *path, struct er_experiment *exp, const char
                          void (*fn)(void *, xmlNode *), char *err, size_t err_len)
 {
   memset(exp, 0, sizeof *exp);
+  exp->sync_threshold_us = -2;
   exp->path = strdup(path);
   if (read_xml(path, exp, name, fn, 1, err, err_len) != 0) {
     er_experiment_close(exp);
@@ -274,6 +297,8 @@ int er_experiment_open(const char *path, struct er_experiment *exp, char *err, s
   if (exp->n_stacks > 0)
     qsort(exp->stacks, exp->n_stacks, sizeof *exp->stacks, by_frame_uid);
   walk_file(path, "profile", exp, collect_clock);
+  if (exp->sync_threshold_us != -2)
+    walk_file(path, "synctrace", exp, collect_sync);
   char ov[4096];
   struct stat st;
   snprintf(ov, sizeof ov, "%s/overview", path);
@@ -303,6 +328,7 @@ void er_experiment_close(struct er_experiment *exp)
   free(exp->segments);
   free(exp->stacks);
   free(exp->clock);
+  free(exp->waits);
   memset(exp, 0, sizeof *exp);
 }
 

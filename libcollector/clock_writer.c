@@ -23,8 +23,9 @@ static uint64_t frames_lost_seen;
 
 /* Writes data.frameinfo; when any stack since the last check did not reach
  * the disk, the profile packets not yet written may point at it: they are
- * given up too.  Nonzero when profile may be written. */
-static int stacks_on_disk(void)
+ * given up too (the trace writer gives up its own).  Nonzero when data
+ * packets may be written. */
+int col_writer_stacks_on_disk(void)
 {
   int rc = er_cursor_flush(frames_out);
   if (rc == 0 && frames_out->lost == frames_lost_seen)
@@ -32,6 +33,7 @@ static int stacks_on_disk(void)
   frames_lost_seen = frames_out->lost;
   int err = er_budget_stop_errno(frames_out->file->budget);
   er_cursor_abandon(profile_out, rc != 0 ? -rc : err != 0 ? err : ENOSPC);
+  col_trace_writer_abandon(rc != 0 ? -rc : err != 0 ? err : ENOSPC);
   return 0;
 }
 
@@ -78,7 +80,7 @@ static void count_unwritten(void)
 
 /* Nonzero when a sample taken at TSTAMP is to be written (counted when
  * the data limit or the disk keeps it out). */
-static int wanted_at(int64_t tstamp)
+int col_writer_wanted_at(int64_t tstamp)
 {
   if (col_paused_at(tstamp))
     return 0; /* taken while collection was paused */
@@ -92,7 +94,7 @@ static int wanted_at(int64_t tstamp)
 void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
                              size_t n)
 {
-  if (!wanted_at(tstamp))
+  if (!col_writer_wanted_at(tstamp))
     return;
   if (n > 0 && !col_modules_knows_pc(pcs[0]))
     rescan_wanted = 1; /* probably a library loaded since the last scan */
@@ -103,7 +105,7 @@ void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t t
    * block.  A stack that did not fit or could not be written would leave the
    * packet pointing at nothing. */
   if ((frinfo == 0 && col_limit_reached()) ||
-      (er_cursor_would_close_block(profile_out, sizeof p) && !stacks_on_disk())) {
+      (er_cursor_would_close_block(profile_out, sizeof p) && !col_writer_stacks_on_disk())) {
     count_unwritten();
     return;
   }
@@ -122,7 +124,7 @@ void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t t
 
 size_t col_clock_writer_write_stack(const struct col_capture *cap, uint64_t *pcs)
 {
-  if (!wanted_at(cap->tstamp))
+  if (!col_writer_wanted_at(cap->tstamp))
     return 0;
   size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
   col_clock_writer_packet(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n);
@@ -143,9 +145,16 @@ static void update_written_counts(void)
   lost_counted = profile_out->lost;
 }
 
+uint64_t col_writer_stack_id(const uint64_t *pcs, size_t n)
+{
+  return er_frameinfo_record(frames_out, &seen_stacks, pcs, n);
+}
+
 void col_clock_writer_flush(void)
 {
-  if (stacks_on_disk())
+  if (col_writer_stacks_on_disk()) {
     er_cursor_flush(profile_out);
+    col_trace_writer_flush();
+  }
   update_written_counts();
 }

@@ -85,6 +85,8 @@ struct col_config {
   long limit_mb;              /* cap on data files; 0: none */
   int archive_mode;           /* enum er_archive_mode, applied at the end */
   char group_path[PATH_MAX];  /* experiment group to join; may be empty */
+  int synctrace;              /* GDBCOL_SYNCTRACE: synchronization waits traced */
+  long sync_threshold_us;     /* waits at least this long; -1: calibrated */
 };
 
 /* Reads the GDBCOL_* variables.  Returns 1 when this process is the one the
@@ -296,13 +298,14 @@ struct col_experiment {
   int64_t run_tstamp;
   int next_sample_id;
   uint64_t samples_dropped; /* sample points that could not be written */
-  struct er_datafile profile, frameinfo;
+  struct er_datafile profile, frameinfo, synctrace;
 };
 
 extern struct col_experiment col_exp;
 
 int col_log_open(const struct col_config *cfg, char *err, size_t err_len);
 void col_log_profile_block(long interval_us);
+void col_log_synctrace_block(long threshold_us);
 void col_log_settings(const struct col_config *cfg);
 /* These run on the runtime's thread (handed to it from elsewhere).  FINAL
  * records close the experiment and may use the files' closing reserve. */
@@ -321,6 +324,24 @@ void col_log_close(void);
 void col_log_discard(void);
 /* The status file the plugin reads ("key=value" lines), replaced atomically. */
 void col_status_write(const struct col_config *cfg, const char *state, const char *detail);
+
+/* ---- clock_writer.c / trace_writer.c: packets and their stacks ----------- */
+
+/* Nonzero when data stamped TSTAMP is to be written (not paused, within
+ * the limit; counted when kept out). */
+int col_writer_wanted_at(int64_t tstamp);
+/* The FRINFO of stack PCS[0..N) in data.frameinfo (0: not recorded). */
+uint64_t col_writer_stack_id(const uint64_t *pcs, size_t n);
+/* data.frameinfo flushed; 0 when a stack was lost (the packets not yet
+ * written are given up). */
+int col_writer_stacks_on_disk(void);
+struct col_trace_event;
+/* A traced event unwound and written (synctrace). */
+void col_trace_writer_write(const struct col_trace_event *e);
+int col_trace_writer_start(void);
+void col_trace_writer_flush(void);
+void col_trace_writer_abandon(int err);
+extern uint64_t col_trace_events_written, col_trace_events_not_written;
 
 /* ---- sampler_thread.c ----------------------------------------------------- */
 
@@ -419,6 +440,9 @@ void col_resume_at(int64_t tstamp);
 /* Nonzero in a program whose experiment the sampler process writes: the
  * runtime posts requests on the control page instead. */
 int col_outside(void);
+/* Collecting, in this process or the one it was forked from (no system
+ * call: for the wrappers' fast paths). */
+int col_active(void);
 void col_sample(const char *name);
 int col_is_paused(void);
 /* Nonzero when a capture taken at TSTAMP fell in a paused interval. */
@@ -561,6 +585,19 @@ FILE *col_wrap_popen();
 int col_wrap_posix_spawn();
 int col_wrap_posix_spawnp();
 int col_wrap_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
+/* sync_interpose.c: the calls a thread waits in (GOT patching). */
+int col_wrap_pthread_mutex_lock();
+int col_wrap_pthread_mutex_timedlock();
+int col_wrap_pthread_mutex_clocklock();
+int col_wrap_pthread_cond_wait();
+int col_wrap_pthread_cond_timedwait();
+int col_wrap_pthread_cond_clockwait();
+int col_wrap_pthread_rwlock_rdlock();
+int col_wrap_pthread_rwlock_wrlock();
+int col_wrap_pthread_barrier_wait();
+int col_wrap_pthread_join();
+int col_wrap_sem_wait();
+int col_wrap_sem_timedwait();
 /* The exec family's wrappers (GOT patching needs their addresses). */
 int col_wrap_execve();
 int col_wrap_execv();

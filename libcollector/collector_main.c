@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "trace_ring.h"
 #include "er/er_archive.h"
 #include "er/er_group.h"
 #include "er/er_text.h"
@@ -23,6 +24,11 @@ static pid_t owner_pid;
 int col_collecting(void)
 {
   return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == STATE_COLLECTING && getpid() == owner_pid;
+}
+
+int col_active(void)
+{
+  return __atomic_load_n(&state, __ATOMIC_RELAXED) == STATE_COLLECTING;
 }
 
 static const char *close_reason = "exit";
@@ -64,6 +70,7 @@ static void serve_from_outside(void)
 {
   if (col_control_attach(col_cfg.status_path) != 0)
     return;
+  col_trace_attach(col_cfg.status_path); /* there when a tracing kind is on */
   owner_pid = getpid();
   __atomic_store_n(&state, STATE_COLLECTING, __ATOMIC_RELEASE);
   static int fork_handler_set;

@@ -12,6 +12,7 @@
  *   GDBCOL_ARCHIVE          off | on | copy, applied when the experiment ends
  *   GDBCOL_GROUP            experiment group file (.erg) to join
  *   GDBCOL_DESCENDANTS      on | off | =REGEX: descendants recorded (sampler)
+ *   GDBCOL_SYNCTRACE        off | calibrate | MICROSECONDS: synchronization waits
  *   GDBCOL_TARGET           set by the launcher: the program it execs
  *   GDBCOL_SAVED_LD_PRELOAD the user's LD_PRELOAD (GDBCOL_LD_PRELOAD_UNSET=1
  *                           when there was none)
@@ -109,6 +110,15 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
   cfg->archive_mode = archive < 0 ? ER_ARCHIVE_ON : archive;
   load_group(cfg, get("GDBCOL_GROUP", source));
   copy_setting(get, source, "GDBCOL_DESCENDANTS", cfg->descendants, sizeof cfg->descendants);
+  /* off, calibrate, or a threshold in microseconds (0: every wait) */
+  const char *sync = get("GDBCOL_SYNCTRACE", source);
+  cfg->synctrace = sync != NULL && sync[0] != '\0' && strcmp(sync, "off") != 0;
+  cfg->sync_threshold_us = -1;
+  if (cfg->synctrace && strcmp(sync, "calibrate") != 0) {
+    char *end;
+    long us = strtol(sync, &end, 10);
+    cfg->sync_threshold_us = (*end == '\0' && us >= 0) ? us : -1;
+  }
 }
 
 void col_config_from_environment(struct col_config *cfg)
@@ -159,7 +169,7 @@ static const char *const our_variables[] = {
     "GDBCOL_EXPERIMENT_DIR", "GDBCOL_EXPERIMENT_NAME", "GDBCOL_STATUS_FILE", "GDBCOL_CLOCK_US",
     "GDBCOL_STACK_BYTES",    "GDBCOL_CLOCK_SOURCE",    "GDBCOL_TARGET",      "GDBCOL_PRELOAD",
     "GDBCOL_UNWIND_CHECK",   "GDBCOL_SAMPLE_PERIOD_MS", "GDBCOL_LIMIT_MB",    "GDBCOL_ARCHIVE",
-    "GDBCOL_GROUP",           "GDBCOL_SAMPLER",          "GDBCOL_DESCENDANTS",
+    "GDBCOL_GROUP",           "GDBCOL_SAMPLER",          "GDBCOL_DESCENDANTS",      "GDBCOL_SYNCTRACE",
 };
 
 void col_config_scrub_environment(void)

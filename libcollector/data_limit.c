@@ -28,6 +28,7 @@ void col_limit_start(long mb)
   er_budget_init(&budget, (uint64_t)mb * MEGABYTE);
   er_datafile_set_budget(&col_exp.profile, &budget);
   er_datafile_set_budget(&col_exp.frameinfo, &budget);
+  er_datafile_set_budget(&col_exp.synctrace, &budget);
 }
 
 int col_limit_reached(void)

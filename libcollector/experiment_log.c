@@ -29,7 +29,8 @@
 #define LOG_CLOSING_RESERVE (8 * 1024)
 #define OVERVIEW_CLOSING_RESERVE (4 * sizeof(struct er_overview_record))
 
-struct col_experiment col_exp = {.dirfd = -1, .log = {.fd = -1}, .overview = {.fd = -1}};
+struct col_experiment col_exp = {.dirfd = -1, .log = {.fd = -1}, .overview = {.fd = -1}, .profile = {.fd = -1},
+                                  .frameinfo = {.fd = -1}, .synctrace = {.fd = -1}};
 static int64_t overview_create;
 
 static void log_system(void)
@@ -93,6 +94,8 @@ int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
     rc = er_datafile_create(&col_exp.frameinfo, dirfd, "data.frameinfo");
   if (rc >= 0 && cfg->clock_interval_us > 0)
     rc = er_datafile_create(&col_exp.profile, dirfd, "profile");
+  if (rc >= 0 && cfg->synctrace)
+    rc = er_datafile_create(&col_exp.synctrace, dirfd, "synctrace");
   if (rc < 0) {
     snprintf(err, err_len, "cannot create the files of %s: %s", col_exp.path, strerror(-rc));
     return rc;
@@ -143,6 +146,26 @@ void col_log_profile_block(long interval_us)
                  "  </profpckt>\n"
                  "</profile>\n",
                  interval_us);
+}
+
+/* THRESHOLD_US: what was asked for; -1 when calibrated (gprofng writes -1
+ * then, and the calibrated value goes in a comment). */
+void col_log_synctrace_block(long threshold_us)
+{
+  er_recordfile_printf(&col_exp.log, 0,
+                 "<profile name=\"synctrace\" threshold=\"%ld\" scope=\"1\">\n"
+                 "  <profdata fname=\"synctrace\"/>\n"
+                 "  <profpckt kind=\"2\" uname=\"Synchronization tracing data\">\n"
+                 "    <field name=\"LWPID\" uname=\"Lightweight process id\" offset=\"8\" type=\"INT64\"/>\n"
+                 "    <field name=\"THRID\" uname=\"Thread number\" offset=\"16\" type=\"INT64\"/>\n"
+                 "    <field name=\"CPUID\" uname=\"CPU id\" offset=\"24\" type=\"INT32\"/>\n"
+                 "    <field name=\"TSTAMP\" uname=\"High resolution timestamp\" offset=\"32\" type=\"INT64\"/>\n"
+                 "    <field name=\"FRINFO\" offset=\"40\" type=\"INT64\"/>\n"
+                 "    <field name=\"SRQST\" uname=\"Synchronization start time\" offset=\"48\" type=\"INT64\"/>\n"
+                 "    <field name=\"SOBJ\" uname=\"Synchronization object address\" offset=\"56\" type=\"INT64\"/>\n"
+                 "  </profpckt>\n"
+                 "</profile>\n",
+                 threshold_us);
 }
 
 /* ---- records written on the runtime's thread ------------------------------- */
@@ -293,6 +316,7 @@ void col_log_close(void)
   col_exp.dirfd = -1;
   er_datafile_close(&col_exp.profile);
   er_datafile_close(&col_exp.frameinfo);
+  er_datafile_close(&col_exp.synctrace);
 }
 
 struct status_request {

@@ -44,6 +44,18 @@ static struct patch_target targets[] = {
     {"posix_spawn", (void *)col_wrap_posix_spawn, NULL},
     {"posix_spawnp", (void *)col_wrap_posix_spawnp, NULL},
     {"clone", (void *)col_wrap_clone, NULL},
+    {"pthread_mutex_lock", (void *)col_wrap_pthread_mutex_lock, NULL},
+    {"pthread_mutex_timedlock", (void *)col_wrap_pthread_mutex_timedlock, NULL},
+    {"pthread_mutex_clocklock", (void *)col_wrap_pthread_mutex_clocklock, NULL},
+    {"pthread_cond_wait", (void *)col_wrap_pthread_cond_wait, NULL},
+    {"pthread_cond_timedwait", (void *)col_wrap_pthread_cond_timedwait, NULL},
+    {"pthread_cond_clockwait", (void *)col_wrap_pthread_cond_clockwait, NULL},
+    {"pthread_rwlock_rdlock", (void *)col_wrap_pthread_rwlock_rdlock, NULL},
+    {"pthread_rwlock_wrlock", (void *)col_wrap_pthread_rwlock_wrlock, NULL},
+    {"pthread_barrier_wait", (void *)col_wrap_pthread_barrier_wait, NULL},
+    {"pthread_join", (void *)col_wrap_pthread_join, NULL},
+    {"sem_wait", (void *)col_wrap_sem_wait, NULL},
+    {"sem_timedwait", (void *)col_wrap_sem_timedwait, NULL},
 };
 #define N_TARGETS (sizeof targets / sizeof targets[0])
 

@@ -77,6 +77,7 @@ static void drain_rings(int force_flush)
   int64_t newest = force_flush ? SAMPLER_ALL_RECORDS : sampler_ring_cutoff(); /* at the end: all there is */
   sampler_take_requests(); /* first: a pause applies to samples still in the rings */
   sampler_drain_ring_records(newest);
+  sampler_take_trace(newest); /* after the records: the libraries of their stacks are known */
   if (!sampler.started)
     return;
   int64_t now = col_hrtime();
@@ -128,6 +129,7 @@ void sampler_describe(void)
     col_log_final_warning(200, "the kernel lost %llu sample record(s) (a CPU ring was full before the sampler "
                           "process drained it); CPU time is under-counted by that much",
                           (unsigned long long)sampler.lost_records);
+  sampler_trace_describe();
 }
 
 /* The sub-experiments in the founder's directory (a writer that follows
@@ -195,6 +197,7 @@ static void serve_descendants(void)
     int64_t newest = sampler_ring_cutoff();
     sampler_take_requests(); /* the descendants' */
     sampler_drain_ring_records(newest);
+    sampler_take_trace(newest);
     writers_wait(0);
   }
 }
@@ -283,6 +286,9 @@ int main(int argc, char **argv)
   sampler.tid_seen = calloc(sampler.tid_seen_bits / 8, 1);
   if (col_cfg.status_path[0] != '\0')
     col_control_create(col_cfg.status_path); /* before "ready": the runtime maps it at start */
+  char trace_err[PATH_MAX + 100] = "";
+  if (sampler_trace_begin(trace_err, sizeof trace_err) != 0)
+    col_cfg.synctrace = 0; /* said in the experiment's log below */
   epoll_fd = epoll_create1(EPOLL_CLOEXEC);
   pidfd = (int)syscall(SYS_pidfd_open, col_target_pid, 0);
   char follow_err[300] = "";

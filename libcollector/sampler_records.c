@@ -34,7 +34,7 @@ static void note_thread(pid_t tid)
 
 void sampler_start_experiment(void)
 {
-  if (col_experiment_open_files() != 0 || col_clock_writer_start() != 0) {
+  if (col_experiment_open_files() != 0 || col_clock_writer_start() != 0 || col_trace_writer_start() != 0) {
     sampler.finished = sampler.start_failed = 1; /* the status file says why */
     return;
   }
@@ -250,6 +250,8 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size)
     struct sampler_request_record req;
     memcpy(&req, rec, sizeof req);
     sampler_apply_request(&req.request);
+  } else if (type == SAMPLER_RECORD_TRACE && sampler.writer_mode && sampler.started) {
+    sampler_trace_from_pipe(rec, size);
   } else if (type == PERF_RECORD_LOST && size >= sizeof *h + 16) {
     uint64_t lost;
     memcpy(&lost, rec + sizeof *h + 8, 8);

@@ -135,6 +135,7 @@ static void on_request(const struct col_control_record *r, void *unused)
       sampler_events_enable(0); /* else =REGEX decides at the exec's record */
     sampler.closing_at = r->tstamp;
     sampler_drain_ring_records(SAMPLER_ALL_RECORDS);
+    sampler_take_trace(SAMPLER_ALL_RECORDS); /* the old image's events, before its writer takes the pid */
     tails_finish(r->tstamp); /* the old image's threads end here */
     col_clock_writer_flush();
     what = exec_variant(r->text, variant, sizeof variant);

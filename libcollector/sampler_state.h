@@ -54,6 +54,14 @@ void sampler_release_requests(int64_t upto);
 /* A sample point, pause, resume or end asked for, in this experiment. */
 struct col_control_record;
 void sampler_apply_request(const struct col_control_record *r);
+/* sampler_trace.c: the trace ring, made before the program runs when a
+ * tracing kind is on (0, or -1 with the reason in ERR); its events up to
+ * NEWEST written (the program's) or passed to their writers; an event
+ * from the pipe, in a writer. */
+int sampler_trace_begin(char *err, size_t err_len);
+void sampler_take_trace(int64_t newest);
+void sampler_trace_from_pipe(const unsigned char *rec, uint16_t size);
+void sampler_trace_describe(void);
 /* sampler_writer_main.c: never returns (see sampler_writers.h). */
 void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp, int after_exec,
                            const char *comm);

@@ -37,6 +37,10 @@ struct sampler_request_record {
   struct col_control_record request;
 };
 
+/* A traced event of a descendant (trace_ring.h's event, its stack copy
+ * cut to its length), for its writer. */
+#define SAMPLER_RECORD_TRACE 0x7f03
+
 /* Runs in a new writer process and never returns: records of process PID
  * (lineage LINEAGE, created at TSTAMP, or exec'd then into program COMM)
  * arrive on FD until it closes. */

@@ -140,6 +140,7 @@ class Settings:
             "GDBCOL_ARCHIVE": self.archive,
             "GDBCOL_DESCENDANTS": self.descendants,
             "GDBCOL_GROUP": self.group,
+            "GDBCOL_SYNCTRACE": (str(self.synctrace_threshold) if self.synctrace else "off"),
         }
 
     def describe(self):
@@ -162,7 +163,7 @@ class Settings:
                 "Clock profiling:        %s, interval %s" % (_on_off(self.clock_profiling), interval),
                 "HW counter profiling:   %s, counters %s%s"
                 % (_on_off(self.hwprofile), self.hwc_counters or "(default)", later),
-                "Sync wait tracing:      %s, threshold %s%s" % (_on_off(self.synctrace), threshold, later),
+                "Sync wait tracing:      %s, threshold %s" % (_on_off(self.synctrace), threshold),
                 "Heap tracing:           %s%s" % (_on_off(self.heaptrace), later),
                 "MPI tracing:            %s%s" % (_on_off(self.mpitrace), later),
                 "Thread analyzer (tha):  %s%s" % (self.tha, later),

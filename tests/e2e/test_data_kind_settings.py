@@ -1,7 +1,8 @@
-"""Settings of the data kinds later versions collect (hwprofile, synctrace,
-heaptrace, mpitrace, tha): every documented form is accepted and shown by
+"""Settings of the data kinds (hwprofile, synctrace, heaptrace, mpitrace,
+tha): every documented form is accepted and shown by
 `collector show`, every malformed one is a clear error, turning one on is
-refused plainly (never a silent no-op) and changes nothing, and while an
+refused plainly when the kind is not implemented (never a silent no-op)
+and changes nothing, and while an
 experiment is active a setting is a warning that leaves it unchanged.  The
 experiment that runs meanwhile records clock data only."""
 
@@ -19,6 +20,7 @@ accepted = [
     "collector synctrace threshold on",
     "collector synctrace threshold 0",
     "collector synctrace threshold 250",
+    "collector synctrace on",
     "collector synctrace off",
     "collector heaptrace off",
     "collector mpitrace off",
@@ -26,7 +28,6 @@ accepted = [
 ]
 refused_on = {
     "collector hwprofile on": "Hardware-counter overflow profiling is not implemented",
-    "collector synctrace on": "Synchronization-wait tracing is not implemented",
     "collector heaptrace on": "Heap tracing is not implemented",
     "collector mpitrace on": "MPI tracing is not implemented",
     "collector tha on": "thread-analyzer data needs binaries instrumented",
@@ -58,7 +59,8 @@ check_errors(out, malformed)
 check("nothing was changed" in out.lower(), "a refused 'on' says nothing changed")
 check("HW counter profiling:   off, counters context-switches,100003 (not implemented yet)" in out,
       "show: the last counter list, canonical, hwprofile still off")
-check("Sync wait tracing:      off, threshold 250 us (not implemented yet)" in out, "show: the sync threshold")
+check("Synchronization-wait tracing: on, threshold 250 microseconds." in out, "synctrace on: GDB confirms it")
+check("Sync wait tracing:      off, threshold 250 us\n" in out, "show: the sync threshold, tracing off again")
 for line in ("Heap tracing:           off", "MPI tracing:            off", "Thread analyzer (tha):  off"):
     check(line in out, "show: " + line)
 check("Counters: +minor-faults~umask=0x3/1,hi" in out, "a counter with backtracking, attribute and register")

@@ -51,6 +51,27 @@ struct er_clock_packet {
 
 _Static_assert(sizeof(struct er_clock_packet) == 56, "clock packet is 56 bytes");
 
+/* Synchronization wait packet, kind 2, 64 bytes (§5.5): the common
+ * 48-byte header (naturally aligned), then when the wait began and what it
+ * waited on.  TSTAMP is when the wait ended. */
+struct er_sync_packet {
+  uint16_t tsize;
+  uint16_t type;
+  uint32_t pad0;
+  uint64_t lwpid;
+  uint64_t thrid;
+  uint32_t cpuid;
+  uint32_t pad1;
+  int64_t tstamp;
+  uint64_t frinfo;
+  int64_t srqst;
+  uint64_t sobj;
+};
+
+_Static_assert(sizeof(struct er_sync_packet) == 64, "sync packet is 64 bytes");
+_Static_assert(__builtin_offsetof(struct er_sync_packet, tstamp) == 32, "common header: TSTAMP at 32");
+_Static_assert(__builtin_offsetof(struct er_sync_packet, srqst) == 48, "SRQST at 48");
+
 /* Linux reports total CPU only: "User+System CPU" (§5.4, MSTATE values). */
 #define ER_MSTATE_LINUX_CPU 10
 

@@ -28,6 +28,13 @@ struct er_clock_sample {
   int32_t mstate, ntick;
 };
 
+/* A synchronization wait (synctrace). */
+struct er_sync_wait {
+  uint64_t thrid;
+  int64_t start, end; /* absolute */
+  uint64_t frinfo, object;
+};
+
 struct er_experiment {
   char *path;
   long ptimer_us; /* 0 when log.xml declares no clock profile */
@@ -54,6 +61,9 @@ struct er_experiment {
   size_t n_stacks;
   struct er_clock_sample *clock;
   size_t n_clock;
+  long sync_threshold_us; /* synctrace declared: its threshold (-1 calibrated); else -2 */
+  struct er_sync_wait *waits;
+  size_t n_waits;
   size_t invalid_packets; /* misaligned or malformed, as gprofng counts them */
   size_t damaged_packets; /* well framed, but their contents contradict themselves */
 };

@@ -1,0 +1,109 @@
+/* The sampler process's side of tracing: it makes the trace ring before the
+ * program runs (with the synchronization threshold, calibrated here when
+ * asked), takes the events the runtime recorded, and writes the program's
+ * or passes a descendant's to its writer, in time order with the rings'
+ * records (a stack's libraries are known by then). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "collector_internal.h"
+#include "sampler_state.h"
+#include "sampler_writers.h"
+#include "trace_ring.h"
+
+#define CALIBRATION_ROUNDS 20000
+#define CALIBRATION_FACTOR 6 /* the Collector's documented factor */
+
+static int64_t calibrated_ns;
+static char begin_error[PATH_MAX + 100]; /* why tracing could not start */
+
+/* The average cost of a traced call that does not wait (lock, unlock, the
+ * clock read twice), times the documented factor: waits shorter than
+ * that are the call itself. */
+static int64_t calibrate(void)
+{
+  pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+  int64_t begin = col_hrtime();
+  volatile int64_t sink = 0;
+  for (int i = 0; i < CALIBRATION_ROUNDS; i++) {
+    int64_t t0 = col_hrtime();
+    pthread_mutex_lock(&m);
+    pthread_mutex_unlock(&m);
+    sink += col_hrtime() - t0;
+  }
+  int64_t per_call = (col_hrtime() - begin) / CALIBRATION_ROUNDS;
+  return (per_call > 0 ? per_call : 1) * CALIBRATION_FACTOR;
+}
+
+int sampler_trace_begin(char *err, size_t err_len)
+{
+  if (!col_cfg.synctrace || col_cfg.status_path[0] == '\0')
+    return 0;
+  int64_t threshold = col_cfg.sync_threshold_us >= 0 ? col_cfg.sync_threshold_us * 1000 : (calibrated_ns = calibrate());
+  int rc = col_trace_create(col_cfg.status_path, threshold);
+  if (rc != 0) {
+    snprintf(err, err_len, "cannot create the trace ring beside %s: %s", col_cfg.status_path, strerror(-rc));
+    snprintf(begin_error, sizeof begin_error, "%s", err);
+    return -1;
+  }
+  return 0;
+}
+
+static void on_event(const struct col_trace_event *e, void *unused)
+{
+  size_t size = offsetof(struct col_trace_event, stack) + e->stack_len;
+  if (e->pid == col_target_pid && !writers_has_route(e->pid)) {
+    if (sampler.started && e->end < sampler.closing_at) /* the end asked for may be taken first */
+      col_trace_writer_write(e);
+    return;
+  }
+  /* a descendant's (or the program's new image's): its writer's */
+  unsigned char rec[sizeof(struct perf_event_header) + 8 + sizeof *e];
+  struct perf_event_header h = {SAMPLER_RECORD_TRACE, 0, (uint16_t)(sizeof h + 8 + size)};
+  memset(rec, 0, sizeof h + 8);
+  memcpy(rec, &h, sizeof h);
+  memcpy(rec + sizeof h + 8, e, size);
+  writers_forward(e->pid, rec, h.size);
+}
+
+void sampler_take_trace(int64_t newest)
+{
+  col_trace_take(newest, on_event, NULL);
+}
+
+void sampler_trace_from_pipe(const unsigned char *rec, uint16_t size)
+{
+  static struct col_trace_event e;
+  size_t at = sizeof(struct perf_event_header) + 8;
+  if (size < at + offsetof(struct col_trace_event, stack))
+    return;
+  size_t len = size - at;
+  memset(&e, 0, offsetof(struct col_trace_event, stack));
+  memcpy(&e, rec + at, len < sizeof e ? len : sizeof e);
+  if (e.stack_len > len - offsetof(struct col_trace_event, stack))
+    return;
+  if (e.end < sampler.closing_at)
+    col_trace_writer_write(&e);
+}
+
+void sampler_trace_describe(void)
+{
+  if (begin_error[0] != '\0')
+    col_log_warning(200, "synchronization-wait tracing is off: %s", begin_error);
+  if (!col_cfg.synctrace)
+    return;
+  uint64_t dropped = col_trace != NULL ? __atomic_load_n(&col_trace->dropped, __ATOMIC_RELAXED) : 0;
+  if (col_cfg.sync_threshold_us < 0)
+    col_log_comment("Synchronization-wait tracing: threshold calibrated to %lld ns (%d x an uncontended lock and "
+                    "unlock with two clock reads)", (long long)(col_trace != NULL ? col_trace->sync_threshold_ns
+                                                                                  : calibrated_ns),
+                    CALIBRATION_FACTOR);
+  col_log_comment("Synchronization-wait tracing: %llu event(s) written, %llu not written, %llu lost to a full "
+                  "trace ring", (unsigned long long)col_trace_events_written,
+                  (unsigned long long)col_trace_events_not_written, (unsigned long long)dropped);
+}

@@ -1,0 +1,56 @@
+/* Slot rings shared between processes: see slot_ring.h. */
+#include "slot_ring.h"
+
+void *col_ring_reserve(const struct ring_view *v)
+{
+  uint64_t w = __atomic_load_n(v->write, __ATOMIC_ACQUIRE);
+  do {
+    if (w - __atomic_load_n(v->read, __ATOMIC_ACQUIRE) >= v->count) {
+      __atomic_fetch_add(v->dropped, 1, __ATOMIC_RELAXED);
+      return NULL;
+    }
+  } while (!__atomic_compare_exchange_n(v->write, &w, w + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+  return v->slots + (w % v->count) * v->slot_size;
+}
+
+void col_ring_mark_ready(void *slot)
+{
+  __atomic_store_n((uint32_t *)slot, 1, __ATOMIC_RELEASE);
+}
+
+size_t col_ring_take_while(const struct ring_view *v, int (*fn)(const void *slot, void *arg), void *arg)
+{
+  size_t n = 0;
+  for (;;) {
+    uint64_t r = __atomic_load_n(v->read, __ATOMIC_ACQUIRE);
+    if (r == __atomic_load_n(v->write, __ATOMIC_ACQUIRE))
+      break;
+    uint32_t *slot = (uint32_t *)(v->slots + (r % v->count) * v->slot_size);
+    if (!__atomic_load_n(slot, __ATOMIC_ACQUIRE))
+      break; /* reserved, still being written: next cycle */
+    if (!fn(slot, arg))
+      break; /* the taker wants it later */
+    __atomic_store_n(slot, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(v->read, r + 1, __ATOMIC_RELEASE);
+    n++;
+  }
+  return n;
+}
+
+struct every_slot {
+  void (*fn)(const void *slot, void *arg);
+  void *arg;
+};
+
+static int take_every(const void *slot, void *p)
+{
+  const struct every_slot *e = p;
+  e->fn(slot, e->arg);
+  return 1;
+}
+
+size_t col_ring_take(const struct ring_view *v, void (*fn)(const void *slot, void *arg), void *arg)
+{
+  struct every_slot e = {fn, arg};
+  return col_ring_take_while(v, take_every, &e);
+}

@@ -1,0 +1,244 @@
+/* Synchronization-wait tracing (`collector synctrace`): the calls a thread
+ * can block in (mutexes, condition variables, read-write locks, barriers,
+ * joins, semaphores).  A wait at least as long as the threshold becomes an
+ * event on the trace ring: its span, what it waited on, the wrapper's
+ * registers and a copy of the stack above them; the sampler process
+ * unwinds it like a clock sample and writes the synctrace packet.
+ *
+ * What it costs when nothing waits: a lock is tried first and the clock is
+ * read only when the try fails (mutrace's way), so an uncontended lock
+ * adds one predictable branch and a trylock.  Calls that always wait (a
+ * condition, a join, a barrier) read the clock twice.
+ *
+ * The runtime's own use of these calls (GDB's inferior calls) and a wrapper
+ * reached again from inside the recording (a program's own allocator that
+ * locks) are not traced: a per-thread guard.  errno is kept.  Preloaded,
+ * these definitions win symbol lookup; after an attach the GOT slots are
+ * redirected (got_patch.c). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+#include "trace_ring.h"
+
+/* The real function, looked up once (every lock of the program passes
+ * here, traced or not). */
+#define REAL(type, name, ours)                                                     \
+  ({                                                                               \
+    static type real_;                                                             \
+    type found_ = __atomic_load_n(&real_, __ATOMIC_RELAXED);                       \
+    if (found_ == NULL) {                                                          \
+      found_ = (type)col_real_function(name, (void *)(ours));                      \
+      __atomic_store_n(&real_, found_, __ATOMIC_RELAXED);                          \
+    }                                                                              \
+    found_;                                                                        \
+  })
+
+static __thread int tracing_here __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t stack_top __attribute__((tls_model("initial-exec")));
+
+/* Nonzero when waits of this thread are traced now.  On every lock the
+ * program takes: loads only (no pid check, which costs a system call; an
+ * event's pid says whose it is). */
+static int sync_traced(void)
+{
+  struct col_trace_ring *t = col_trace;
+  if (t == NULL || tracing_here)
+    return 0;
+  return t->sync_threshold_ns >= 0 && col_active() && !col_in_runtime_call();
+}
+
+static int64_t now_ns(void)
+{
+  return col_hrtime();
+}
+
+/* The highest address of this thread's stack, found once. */
+static uintptr_t thread_stack_top(uintptr_t sp)
+{
+  if (stack_top == 0 || sp >= stack_top) {
+    pthread_attr_t attr;
+    void *base;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+      return 0;
+    if (pthread_attr_getstack(&attr, &base, &size) == 0)
+      stack_top = (uintptr_t)base + size;
+    pthread_attr_destroy(&attr);
+  }
+  return sp < stack_top ? stack_top : 0;
+}
+
+/* The wrapper's registers, read where it stands (the unwinder starts in
+ * the wrapper: it is the leaf, as gprofng's interposer is). */
+#define HERE(ip, sp, bp) \
+  __asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" : "=r"(ip), "=r"(sp), "=r"(bp))
+
+__attribute__((noinline)) static void record_wait(const void *object, int64_t start, int64_t end, uint64_t ip,
+                                                  uint64_t sp, uint64_t bp)
+{
+  if (end - start < col_trace->sync_threshold_ns)
+    return;
+  int saved = errno;
+  tracing_here = 1;
+  uintptr_t top = thread_stack_top((uintptr_t)sp);
+  struct col_trace_event *e = top != 0 ? col_trace_reserve() : NULL;
+  if (e != NULL) {
+    size_t len = top - (uintptr_t)sp;
+    if (len > COL_TRACE_STACK_MAX)
+      len = COL_TRACE_STACK_MAX;
+    if (len > col_cfg.stack_copy_bytes && col_cfg.stack_copy_bytes > 0)
+      len = col_cfg.stack_copy_bytes;
+    e->kind = COL_TRACE_SYNC;
+    e->pid = getpid();
+    e->tid = gettid();
+    int cpu = sched_getcpu();
+    e->cpu = cpu < 0 ? 0 : (uint32_t)cpu;
+    e->start = start;
+    e->end = end;
+    e->object = (uint64_t)(uintptr_t)object;
+    e->ip = ip;
+    e->sp = sp;
+    e->bp = bp;
+    memcpy(e->stack, (const void *)(uintptr_t)sp, len);
+    e->stack_len = (uint32_t)len;
+    col_trace_commit(e);
+  }
+  tracing_here = 0;
+  errno = saved;
+}
+
+/* A call that waits: the clock around it, an event if it was long.
+ * TRY_FIRST: an expression that takes the object without waiting (its
+ * result is the call's) or gives EBUSY; EBUSY itself for calls that
+ * always wait. */
+#define TRACED_WAIT(type, object, try_first, call)                 \
+  do {                                                              \
+    if (!sync_traced())                                             \
+      return call;                                                  \
+    int tried_ = (try_first);                                       \
+    if (tried_ != EBUSY)                                            \
+      return (type)tried_;                                          \
+    uint64_t ip_, sp_, bp_;                                         \
+    int64_t start_ = now_ns();                                      \
+    type rc_ = call;                                                \
+    int64_t end_ = now_ns();                                        \
+    HERE(ip_, sp_, bp_);                                            \
+    record_wait(object, start_, end_, ip_, sp_, bp_);               \
+    return rc_;                                                     \
+  } while (0)
+
+typedef int (*mutex_fn)(pthread_mutex_t *);
+typedef int (*mutex_timed_fn)(pthread_mutex_t *, const struct timespec *);
+typedef int (*mutex_clock_fn)(pthread_mutex_t *, clockid_t, const struct timespec *);
+typedef int (*cond_wait_fn)(pthread_cond_t *, pthread_mutex_t *);
+typedef int (*cond_timed_fn)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+typedef int (*cond_clock_fn)(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *);
+typedef int (*rwlock_fn)(pthread_rwlock_t *);
+typedef int (*barrier_fn)(pthread_barrier_t *);
+typedef int (*join_fn)(pthread_t, void **);
+typedef int (*sem_fn)(sem_t *);
+typedef int (*sem_timed_fn)(sem_t *, const struct timespec *);
+
+/* The trylock that decides whether a lock call will wait. */
+static int try_mutex(pthread_mutex_t *m)
+{
+  return REAL(mutex_fn, "pthread_mutex_trylock", NULL)(m);
+}
+
+int col_wrap_pthread_mutex_lock(pthread_mutex_t *m)
+{
+  TRACED_WAIT(int, m, try_mutex(m), REAL(mutex_fn, "pthread_mutex_lock", col_wrap_pthread_mutex_lock)(m));
+}
+
+int col_wrap_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *when)
+{
+  TRACED_WAIT(int, m, try_mutex(m),
+              REAL(mutex_timed_fn, "pthread_mutex_timedlock", col_wrap_pthread_mutex_timedlock)(m, when));
+}
+
+int col_wrap_pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock, const struct timespec *when)
+{
+  TRACED_WAIT(int, m, try_mutex(m),
+              REAL(mutex_clock_fn, "pthread_mutex_clocklock", col_wrap_pthread_mutex_clocklock)(m, clock, when));
+}
+
+int col_wrap_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+  TRACED_WAIT(int, c, EBUSY, REAL(cond_wait_fn, "pthread_cond_wait", col_wrap_pthread_cond_wait)(c, m));
+}
+
+int col_wrap_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *when)
+{
+  TRACED_WAIT(int, c, EBUSY, REAL(cond_timed_fn, "pthread_cond_timedwait", col_wrap_pthread_cond_timedwait)(c, m, when));
+}
+
+int col_wrap_pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock, const struct timespec *when)
+{
+  TRACED_WAIT(int, c, EBUSY,
+              REAL(cond_clock_fn, "pthread_cond_clockwait", col_wrap_pthread_cond_clockwait)(c, m, clock, when));
+}
+
+int col_wrap_pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+  TRACED_WAIT(int, l, REAL(rwlock_fn, "pthread_rwlock_tryrdlock", NULL)(l),
+              REAL(rwlock_fn, "pthread_rwlock_rdlock", col_wrap_pthread_rwlock_rdlock)(l));
+}
+
+int col_wrap_pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+  TRACED_WAIT(int, l, REAL(rwlock_fn, "pthread_rwlock_trywrlock", NULL)(l),
+              REAL(rwlock_fn, "pthread_rwlock_wrlock", col_wrap_pthread_rwlock_wrlock)(l));
+}
+
+int col_wrap_pthread_barrier_wait(pthread_barrier_t *b)
+{
+  TRACED_WAIT(int, b, EBUSY, REAL(barrier_fn, "pthread_barrier_wait", col_wrap_pthread_barrier_wait)(b));
+}
+
+int col_wrap_pthread_join(pthread_t thread, void **result)
+{
+  TRACED_WAIT(int, (void *)thread, EBUSY, REAL(join_fn, "pthread_join", col_wrap_pthread_join)(thread, result));
+}
+
+/* sem_trywait reports EAGAIN through errno: the try succeeds or the call waits. */
+static int try_sem(sem_t *s)
+{
+  int saved = errno;
+  int rc = REAL(sem_fn, "sem_trywait", NULL)(s);
+  errno = saved;
+  return rc == 0 ? 0 : EBUSY;
+}
+
+int col_wrap_sem_wait(sem_t *s)
+{
+  TRACED_WAIT(int, s, try_sem(s), REAL(sem_fn, "sem_wait", col_wrap_sem_wait)(s));
+}
+
+int col_wrap_sem_timedwait(sem_t *s, const struct timespec *when)
+{
+  TRACED_WAIT(int, s, try_sem(s), REAL(sem_timed_fn, "sem_timedwait", col_wrap_sem_timedwait)(s, when));
+}
+
+int pthread_mutex_lock(pthread_mutex_t *) __attribute__((alias("col_wrap_pthread_mutex_lock")));
+int pthread_mutex_timedlock(pthread_mutex_t *, const struct timespec *)
+    __attribute__((alias("col_wrap_pthread_mutex_timedlock")));
+int pthread_mutex_clocklock(pthread_mutex_t *, clockid_t, const struct timespec *)
+    __attribute__((alias("col_wrap_pthread_mutex_clocklock")));
+int pthread_cond_wait(pthread_cond_t *, pthread_mutex_t *) __attribute__((alias("col_wrap_pthread_cond_wait")));
+int pthread_cond_timedwait(pthread_cond_t *, pthread_mutex_t *, const struct timespec *)
+    __attribute__((alias("col_wrap_pthread_cond_timedwait")));
+int pthread_cond_clockwait(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *)
+    __attribute__((alias("col_wrap_pthread_cond_clockwait")));
+int pthread_rwlock_rdlock(pthread_rwlock_t *) __attribute__((alias("col_wrap_pthread_rwlock_rdlock")));
+int pthread_rwlock_wrlock(pthread_rwlock_t *) __attribute__((alias("col_wrap_pthread_rwlock_wrlock")));
+int pthread_barrier_wait(pthread_barrier_t *) __attribute__((alias("col_wrap_pthread_barrier_wait")));
+int pthread_join(pthread_t, void **) __attribute__((alias("col_wrap_pthread_join")));
+int sem_wait(sem_t *) __attribute__((alias("col_wrap_sem_wait")));
+int sem_timedwait(sem_t *, const struct timespec *) __attribute__((alias("col_wrap_sem_timedwait")));

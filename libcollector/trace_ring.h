@@ -1,0 +1,53 @@
+/* The trace ring (trace_ring.c): events the runtime's wrappers record on
+ * the program's own threads (synchronization waits; later heap and I/O),
+ * each with its registers and a copy of the stack, for the sampler process
+ * to unwind and write, as it does the kernel's clock samples.  A file
+ * beside the control page, mapped by both; the program keeps no
+ * descriptor. */
+#ifndef GDBCOL_TRACE_RING_H
+#define GDBCOL_TRACE_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum col_trace_kind { COL_TRACE_SYNC = 1 };
+
+#define COL_TRACE_STACK_MAX 8192
+#define COL_TRACE_SLOTS 512
+
+struct col_trace_event {
+  uint32_t ready; /* atomic: filled, not yet taken */
+  uint32_t kind;  /* enum col_trace_kind */
+  int32_t pid, tid;
+  uint32_t cpu, stack_len;
+  int64_t start, end; /* the call's span (the experiment clock) */
+  uint64_t object;    /* what it waited on */
+  uint64_t ip, sp, bp; /* in the wrapper, where the stack copy starts */
+  unsigned char stack[COL_TRACE_STACK_MAX];
+};
+
+struct col_trace_ring {
+  uint64_t magic;
+  uint64_t write_index, read_index, dropped; /* atomic */
+  int64_t sync_threshold_ns; /* the sampler sets it (calibrated or asked for) before the program runs */
+  uint64_t reserved[3];
+  struct col_trace_event slots[COL_TRACE_SLOTS];
+};
+
+extern struct col_trace_ring *col_trace;
+
+/* Where the ring lives for the status file STATUS_PATH. */
+void col_trace_path(char *out, size_t len, const char *status_path);
+/* The sampler process creates it, the runtime maps it (0 or -errno). */
+int col_trace_create(const char *status_path, int64_t sync_threshold_ns);
+int col_trace_attach(const char *status_path);
+/* On a program thread: a slot to fill, or NULL when the ring is full
+ * (counted); then col_trace_commit. */
+struct col_trace_event *col_trace_reserve(void);
+void col_trace_commit(struct col_trace_event *e);
+/* The sampler process: FN for every complete event, in order, up to the
+ * first that ends after NEWEST (left for the next round). */
+size_t col_trace_take(int64_t newest, void (*fn)(const struct col_trace_event *e, void *arg), void *arg);
+
+#endif

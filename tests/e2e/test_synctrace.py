@@ -1,0 +1,119 @@
+"""Synchronization-wait tracing (collector synctrace): a program with four
+known waits (a mutex held 400 ms, a condition 250 ms, a semaphore 150 ms,
+a join 300 ms; it measures each itself) and 100 000 lock/unlock pairs no
+one waits in.  Checked with gprofng (Sync Wait Time and Count per
+function) and with our reader: each wait within 10 % of what the program
+measured, exactly 4 events with the threshold calibrated and with 0 (a
+lock that does not wait is never an event), none above a threshold longer
+than every wait; the same after `gdb -p`, and as an unprivileged user."""
+
+import os
+import re
+import subprocess
+import time
+
+from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, shared_workdir,
+                     unprivileged_prefix, workdir)
+
+PROGRAM = program("sync_waits")
+WAITS = ("wait_for_mutex", "wait_for_condition", "wait_for_semaphore", "wait_for_join")
+work = workdir()
+
+
+def measured(output):
+    return {name: float(value) for name, value in re.findall(r"^(wait_for_\w+)=([0-9.]+)$", output, re.M)}
+
+
+def gprofng_sync(path):
+    out = subprocess.run(["gprofng", "display", "text", "-metrics", "i.sync:i.syncn", "-functions", path],
+                         capture_output=True, text=True, timeout=120)
+    rows = {}
+    for line in (out.stdout + out.stderr).splitlines():
+        m = re.match(r"^\s*([0-9.]+)\s+(\d+)\s+(.+?)\s*$", line)
+        if m:
+            rows[m.group(3)] = (float(m.group(1)), int(m.group(2)))
+    return rows, out.stdout + out.stderr
+
+
+def reader_sync(path):
+    summary, funcs, raw = er_dump(path)
+    waits, in_section = {}, False
+    for line in raw.splitlines():
+        if line == "sync_functions:":
+            in_section = True
+        elif in_section:
+            seconds, name = line.split(" ", 1)
+            waits[name] = float(seconds)
+    return summary, waits, raw
+
+
+def check_run(mode, path, truth, events=4):
+    rows, text = gprofng_sync(path)
+    print(text)
+    summary, waits, raw = reader_sync(path)
+    print(raw)
+    check(len(truth) == 4, "%s: the program measured its four waits (%s)" % (mode, truth))
+    total = rows.get("<Total>", (0, 0))
+    check(total[1] == events, "%s: gprofng counts %d sync events (%s)" % (mode, events, total[1]))
+    check(summary.get("sync_waits") == str(events), "%s: our reader reads %d waits (%s)"
+          % (mode, events, summary.get("sync_waits")))
+    for name, seconds in truth.items():
+        got = rows.get(name, (0, 0))[0]
+        check(abs(got - seconds) <= 0.1 * seconds, "%s: gprofng: %s waited %.3f s (the program measured %.3f)"
+              % (mode, name, got, seconds))
+        got = waits.get(name, 0)
+        check(abs(got - seconds) <= 0.1 * seconds, "%s: our reader: %s waited %.3f s" % (mode, name, got))
+
+
+out = run_gdb(["collector synctrace on", "collector enable", "run"], [PROGRAM], cwd=work)
+print(out)
+check("Synchronization-wait tracing: on, threshold calibrate." in out, "GDB confirms the setting")
+check_run("calibrated", os.path.join(work, "test.1.er"), measured(out))
+summary, funcs, raw = er_dump(os.path.join(work, "test.1.er"))
+check(summary.get("sync_threshold_us") == "-1" and "threshold calibrated to" in raw,
+      "calibrated: log.xml says calibrated (-1) and the comment gives the value")
+
+out = run_gdb(["collector synctrace on", "collector synctrace threshold 0", "collector enable", "run"], [PROGRAM],
+              cwd=work)
+print(out)
+check_run("threshold 0", os.path.join(work, "test.2.er"), measured(out))
+
+# Longer than any wait: nothing is recorded, the file is there and empty.
+out = run_gdb(["collector synctrace on", "collector synctrace threshold 2000000", "collector enable", "run"],
+              [PROGRAM], cwd=work)
+print(out)
+summary, waits, raw = reader_sync(os.path.join(work, "test.3.er"))
+check(summary.get("sync_waits") == "0" and summary.get("sync_threshold_us") == "2000000",
+      "threshold 2 s: no wait recorded (%s)" % summary.get("sync_waits"))
+
+out = run_gdb(["collector enable", "run"], [PROGRAM], cwd=work)
+check("sync_waits" not in er_dump(os.path.join(work, "test.4.er"))[2] and
+      not os.path.exists(os.path.join(work, "test.4.er", "synctrace")), "synctrace off: no synctrace file")
+
+# After gdb -p: the waits after the attach are traced.
+target = Background([PROGRAM, "100000", "ready"], cwd=work)
+out = attach_gdb(target.pid, ["collector synctrace on", "collector enable", "detach"], cwd=work)
+print(out)
+status, rest = target.finish()
+print(rest)
+check(status == 0 and "wait_for_join=" in rest, "attach: the program ends normally, its output unchanged")
+attached = os.path.join(work, "test.5.er")
+for _ in range(100):
+    if er_dump(attached)[0].get("closed") == "yes":
+        break
+    time.sleep(0.1)
+check_run("attach", attached, measured(rest))
+
+cleanup(work)
+
+# As an ordinary user.
+prefix = unprivileged_prefix()
+if prefix:
+    work = shared_workdir()
+    out = run_gdb(["collector synctrace on", "collector enable", "run"], [PROGRAM], cwd=work, prefix=prefix)
+    print(out)
+    check_run("ordinary user", os.path.join(work, "test.1.er"), measured(out))
+    cleanup(work)
+else:
+    check(prefix is not None, "ordinary user: the test could not run as one (see above)")
+finish()
