@@ -48,6 +48,7 @@
 #include "sampler_events.h"
 #include "sampler_tails.h"
 #include "sampler_state.h"
+#include "trace_ring.h"
 #include "sampler_writers.h"
 
 #define CYCLE_MS 50
@@ -219,6 +220,11 @@ static void on_terminate(int sig)
 
 /* SIGTERM or SIGINT (GDB's plugin when the runtime could not join us, or a
  * user) ends the experiment properly; the program runs on. */
+static void wake_up(int sig)
+{
+  (void)sig; /* epoll_wait returns (EINTR): the trace ring is drained at once */
+}
+
 static void close_on_termination_signals(void)
 {
   struct sigaction sa;
@@ -226,6 +232,8 @@ static void close_on_termination_signals(void)
   sa.sa_handler = on_terminate;
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGINT, &sa, NULL);
+  sa.sa_handler = wake_up; /* no SA_RESTART */
+  sigaction(COL_TRACE_WAKE_SIGNAL, &sa, NULL);
 }
 
 static void usage(void)

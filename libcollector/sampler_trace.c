@@ -74,6 +74,7 @@ static void on_event(const struct col_trace_event *e, void *unused)
 void sampler_take_trace(int64_t newest)
 {
   col_trace_take(newest, on_event, NULL);
+  col_trace_rearm();
 }
 
 void sampler_trace_from_pipe(const unsigned char *rec, uint16_t size)

@@ -35,6 +35,8 @@ int col_trace_create(const char *status_path, int64_t sync_threshold_ns)
     return rc;
   struct col_trace_ring *ring = p;
   ring->sync_threshold_ns = sync_threshold_ns;
+  ring->sampler_pid = getpid();
+  ring->wake_armed = 1;
   col_trace = ring;
   __atomic_store_n(&ring->magic, TRACE_MAGIC, __ATOMIC_RELEASE);
   return 0;
@@ -68,7 +70,20 @@ struct col_trace_event *col_trace_reserve(void)
 
 void col_trace_commit(struct col_trace_event *e)
 {
+  struct col_trace_ring *t = col_trace;
   col_ring_mark_ready(e);
+  /* A burst of events faster than the sampler's cycle: one signal, not
+   * one per event, and only once an eighth of the ring is used. */
+  uint64_t used = __atomic_load_n(&t->write_index, __ATOMIC_RELAXED) - __atomic_load_n(&t->read_index, __ATOMIC_RELAXED);
+  if (used >= COL_TRACE_SLOTS / 8 && __atomic_exchange_n(&t->wake_armed, 0, __ATOMIC_ACQ_REL) == 1 &&
+      t->sampler_pid > 0)
+    kill(t->sampler_pid, COL_TRACE_WAKE_SIGNAL);
+}
+
+void col_trace_rearm(void)
+{
+  if (col_trace != NULL)
+    __atomic_store_n(&col_trace->wake_armed, 1, __ATOMIC_RELEASE);
 }
 
 struct trace_taker {

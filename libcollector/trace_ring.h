@@ -9,12 +9,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/types.h>
 
 enum col_trace_kind { COL_TRACE_SYNC = 1 };
 
 #define COL_TRACE_STACK_MAX 8192
-#define COL_TRACE_SLOTS 512
+#define COL_TRACE_SLOTS 1024
 
 struct col_trace_event {
   uint32_t ready; /* atomic: filled, not yet taken */
@@ -31,7 +32,9 @@ struct col_trace_ring {
   uint64_t magic;
   uint64_t write_index, read_index, dropped; /* atomic */
   int64_t sync_threshold_ns; /* the sampler sets it (calibrated or asked for) before the program runs */
-  uint64_t reserved[3];
+  int32_t sampler_pid;       /* woken (SIGURG) when the ring fills faster than its cycle drains it */
+  uint32_t wake_armed;       /* atomic: the sampler re-arms it after each drain */
+  uint64_t reserved[2];
   struct col_trace_event slots[COL_TRACE_SLOTS];
 };
 
@@ -39,6 +42,8 @@ extern struct col_trace_ring *col_trace;
 
 /* Where the ring lives for the status file STATUS_PATH. */
 void col_trace_path(char *out, size_t len, const char *status_path);
+/* The signal that wakes the sampler when an eighth of the ring is used. */
+#define COL_TRACE_WAKE_SIGNAL SIGURG
 /* The sampler process creates it, the runtime maps it (0 or -errno). */
 int col_trace_create(const char *status_path, int64_t sync_threshold_ns);
 int col_trace_attach(const char *status_path);
@@ -49,5 +54,7 @@ void col_trace_commit(struct col_trace_event *e);
 /* The sampler process: FN for every complete event, in order, up to the
  * first that ends after NEWEST (left for the next round). */
 size_t col_trace_take(int64_t newest, void (*fn)(const struct col_trace_event *e, void *arg), void *arg);
+/* The sampler: wake me again when the ring fills. */
+void col_trace_rearm(void);
 
 #endif

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Synchronization-wait tracing: what it costs the program, side by side
+with gprofng `collect -s`, from one run of each per round (medians).
+
+  - ns per uncontended lock+unlock (20 M pairs no one waits in): native,
+    gdb-collector with synctrace off and on (calibrated), gprofng -s on;
+  - us per handoff between two threads (mutex + condition, two waits per
+    handoff, 100 000 handoffs) with every wait traced (threshold 0):
+    the added cost per traced event = (traced - native) / 2;
+  - bytes per event in the experiment (synctrace packets + their share of
+    data.frameinfo).
+
+    bench/sync_cost.py [BUILD_DIR] [REPEATS]"""
+
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+PROGRAM = os.path.join(BUILD, "bench", "sync_cost")
+COLLECTOR_GDB = os.path.join(BUILD, "share", "gdb", "collector.gdb")
+MODES = {"uncontended": "20000000", "handoff": "100000"}
+
+
+def env():
+    return {k: v for k, v in os.environ.items() if not k.startswith("GDBCOL_")}
+
+
+def figure(out, mode):
+    key = "ns_per_pair" if mode == "uncontended" else "us_per_handoff"
+    m = re.search(key + r"=([0-9.]+)", out)
+    return float(m.group(1)) if m else float("nan")
+
+
+def native(mode, work):
+    return subprocess.run([PROGRAM, mode, MODES[mode]], capture_output=True, text=True, cwd=work, env=env()).stdout
+
+
+def collector(mode, work, settings):
+    cmd = ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB] + sum([["-ex", s] for s in settings], []) + \
+          ["-ex", "collector enable", "-ex", "run", "--args", PROGRAM, mode, MODES[mode]]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=work, env=env(), stdin=subprocess.DEVNULL).stdout
+
+
+def gprofng(mode, work, threshold):
+    exp = os.path.join(work, "g.er")
+    shutil.rmtree(exp, ignore_errors=True)
+    return subprocess.run(["gprofng", "collect", "app", "-p", "off", "-s", "all" if threshold == "0" else threshold, "-o", exp, PROGRAM, mode,
+                           MODES[mode]], capture_output=True, text=True, cwd=work, env=env()).stdout
+
+
+def bytes_per_event(exp):
+    size = sum(os.path.getsize(os.path.join(exp, f)) for f in ("synctrace", "data.frameinfo")
+               if os.path.exists(os.path.join(exp, f)))
+    out = subprocess.run(["gprofng", "display", "text", "-metrics", "e.syncn", "-functions", exp],
+                         capture_output=True, text=True).stdout
+    m = re.search(r"^\s*(\d+)\s+<Total>", out, re.M)
+    events = int(m.group(1)) if m else 0
+    return size / events if events else float("nan"), events
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="gdbcol-bench-sync-")
+    rows = {}
+    for _ in range(REPEATS):
+        for mode in MODES:
+            threshold = "calibrate" if mode == "uncontended" else "0"
+            rows.setdefault((mode, "native"), []).append(figure(native(mode, work), mode))
+            rows.setdefault((mode, "gdb-collector, synctrace off"), []).append(
+                figure(collector(mode, work, []), mode))
+            rows.setdefault((mode, "gdb-collector, synctrace " + threshold), []).append(
+                figure(collector(mode, work, ["collector synctrace on", "collector synctrace threshold " + threshold]
+                                 if threshold == "0" else ["collector synctrace on"]), mode))
+            rows.setdefault((mode, "gprofng collect -s " + ("on" if threshold == "calibrate" else "all")), []).append(
+                figure(gprofng(mode, work, "on" if threshold == "calibrate" else "0"), mode))
+    print("synchronization-wait tracing (%d rounds, medians)" % REPEATS)
+    for mode, unit in (("uncontended", "ns per lock+unlock"), ("handoff", "us per handoff (2 waits)")):
+        print("\n%s: %s" % (mode, unit))
+        base = statistics.median(rows[(mode, "native")])
+        for (m, who), values in rows.items():
+            if m != mode:
+                continue
+            value = statistics.median(values)
+            added = value - base
+            extra = ""
+            if mode == "handoff" and who != "native":
+                extra = "   +%.3f us per traced event" % (added / 2)
+            elif mode == "uncontended" and who != "native":
+                extra = "   +%.2f ns" % added
+            print("  %-36s %10.3f%s" % (who, value, extra))
+    experiments = sorted(n for n in os.listdir(work) if n.startswith("test.") and n.endswith(".er"))
+    ours = [os.path.join(work, n) for n in experiments]
+    traced = [e for e in ours if os.path.exists(os.path.join(e, "synctrace")) and os.path.getsize(
+        os.path.join(e, "synctrace")) > 0]
+    if traced:
+        b, n = bytes_per_event(traced[-1])
+        print("\nbytes per event (synctrace + data.frameinfo / events): gdb-collector %.1f (%d events)" % (b, n))
+    g = os.path.join(work, "g.er")
+    if os.path.isdir(g):
+        b, n = bytes_per_event(g)
+        print("                                                       gprofng       %.1f (%d events)" % (b, n))
+    shutil.rmtree(work, ignore_errors=True)
+
+
+main()
