@@ -12,11 +12,13 @@
  *
  * The runtime's own use of these calls (GDB's inferior calls) and a wrapper
  * reached again from inside the recording (a program's own allocator that
- * locks) are not traced: a per-thread guard.  errno is kept.  Preloaded,
+ * locks) are not traced: a per-thread guard.  errno is kept.  Recording
+ * allocates nothing and takes no lock (a signal handler may wait too).  Preloaded,
  * these definitions win symbol lookup; after an attach the GOT slots are
  * redirected (got_patch.c). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -59,19 +61,58 @@ static int64_t now_ns(void)
   return col_hrtime();
 }
 
+static unsigned long parse_hex(const char **p)
+{
+  unsigned long v = 0;
+  for (;; (*p)++) {
+    char c = **p;
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0)
+      return v;
+    v = v * 16 + (unsigned long)d;
+  }
+}
+
+/* The end of the mapping that holds SP, from /proc/self/maps read with
+ * plain system calls: the first event of a thread may come from a signal
+ * handler (pthread_getattr_np allocates), so nothing here may. */
+static uintptr_t mapping_end(uintptr_t sp)
+{
+  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  char buf[4096];
+  size_t held = 0;
+  uintptr_t found = 0;
+  for (;;) {
+    ssize_t n = read(fd, buf + held, sizeof buf - 1 - held);
+    if (n <= 0)
+      break;
+    held += (size_t)n;
+    buf[held] = '\0';
+    char *line = buf, *nl;
+    while ((nl = memchr(line, '\n', held - (size_t)(line - buf))) != NULL) {
+      const char *p = line;
+      unsigned long lo = parse_hex(&p);
+      unsigned long hi = *p == '-' ? (p++, parse_hex(&p)) : 0;
+      if (sp >= lo && sp < hi)
+        found = hi;
+      line = nl + 1;
+    }
+    held -= (size_t)(line - buf);
+    memmove(buf, line, held);
+    if (found != 0)
+      break;
+  }
+  close(fd);
+  return found;
+}
+
 /* The highest address of this thread's stack, found once. */
 static uintptr_t thread_stack_top(uintptr_t sp)
 {
-  if (stack_top == 0 || sp >= stack_top) {
-    pthread_attr_t attr;
-    void *base;
-    size_t size;
-    if (pthread_getattr_np(pthread_self(), &attr) != 0)
-      return 0;
-    if (pthread_attr_getstack(&attr, &base, &size) == 0)
-      stack_top = (uintptr_t)base + size;
-    pthread_attr_destroy(&attr);
-  }
+  if (stack_top == 0 || sp >= stack_top)
+    stack_top = mapping_end(sp);
   return sp < stack_top ? stack_top : 0;
 }
 

@@ -5,7 +5,10 @@ one waits in.  Checked with gprofng (Sync Wait Time and Count per
 function) and with our reader: each wait within 10 % of what the program
 measured, exactly 4 events with the threshold calibrated and with 0 (a
 lock that does not wait is never an event), none above a threshold longer
-than every wait; the same after `gdb -p`, and as an unprivileged user."""
+than every wait; the same after `gdb -p`, and as an unprivileged user.
+A recursive mutex two threads contend for, and a signal handler that locks
+and posts while the main thread waits: no deadlock, no recursion, the
+program's output unchanged, waits recorded."""
 
 import os
 import re
@@ -104,6 +107,18 @@ for _ in range(100):
     time.sleep(0.1)
 check_run("attach", attached, measured(rest))
 
+# Hostile: recursive mutex, waits in and around signal handlers (threshold 0).
+out = run_gdb(["collector synctrace on", "collector synctrace threshold 0", "collector enable", "run"],
+              [program("sync_hostile")], cwd=work, timeout=60)
+print(out)
+check("hostile done recursive=40 waits=200" in out and "exited normally" in out,
+      "hostile: the program ends normally, its output unchanged")
+summary, waits, raw = reader_sync(os.path.join(work, "test.6.er"))
+print(raw)
+# (a semaphore posted before the main thread waits is taken by the try:
+# no wait; most of the 200 do wait)
+check(int(summary.get("sync_waits", "0")) >= 100 and summary.get("closed") == "yes",
+      "hostile: its waits are recorded (%s)" % summary.get("sync_waits"))
 cleanup(work)
 
 # As an ordinary user.
