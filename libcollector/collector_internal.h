@@ -538,6 +538,10 @@ size_t col_control_take(void (*fn)(const struct col_control_record *r, void *arg
 
 /* The definition of NAME that our wrapper OURS stands in front of. */
 void *col_real_function(const char *name, void *ours);
+/* The same at symbol VERSION: for functions with two ABIs (glibc's
+ * condition variables: GLIBC_2.3.2 and the 2.2.5 compatibility one), an
+ * unversioned lookup may give the old one (measured: after a dlopen). */
+void *col_real_function_version(const char *name, const char *version, void *ours);
 /* The real pthread_create, for the runtime's own thread. */
 int col_real_pthread_create(void *thread, const void *attr, void *(*start)(void *), void *arg);
 /* Our wrappers under names that always bind to the runtime's own code

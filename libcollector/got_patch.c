@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "libc_condvar.h"
 
 struct patch_target {
   const char *name;

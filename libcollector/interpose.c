@@ -30,6 +30,14 @@ void *col_real_function(const char *name, void *ours)
   return real;
 }
 
+void *col_real_function_version(const char *name, const char *version, void *ours)
+{
+  void *real = dlvsym(RTLD_NEXT, name, version);
+  if (real == NULL || real == ours)
+    real = dlvsym(RTLD_DEFAULT, name, version);
+  return real != NULL && real != ours ? real : col_real_function(name, ours);
+}
+
 static pthread_create_fn real_pthread_create(void)
 {
   static pthread_create_fn real;

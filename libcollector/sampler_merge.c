@@ -84,6 +84,7 @@ void sampler_drain_ring_records(int64_t newest)
     const unsigned char *rec = col_perf_ring_record(r->ring, r->bytes, pending[k].pos, pending[k].size, record);
     const struct perf_event_header *h = (const void *)rec;
     sampler_release_requests(pending[k].time - 1); /* the descendants' requests, in time order */
+    sampler_take_trace(pending[k].time - 1);       /* traced events, before a process's exit ends its writer */
     sampler_on_record(rec, h->type, h->size);
   }
   sampler_release_requests(newest);

@@ -78,7 +78,8 @@ static void drain_rings(int force_flush)
   int64_t newest = force_flush ? SAMPLER_ALL_RECORDS : sampler_ring_cutoff(); /* at the end: all there is */
   sampler_take_requests(); /* first: a pause applies to samples still in the rings */
   sampler_drain_ring_records(newest);
-  sampler_take_trace(newest); /* after the records: the libraries of their stacks are known */
+  sampler_take_trace(newest); /* what the records left: up to the same cutoff */
+  sampler_trace_rearm();
   if (!sampler.started)
     return;
   int64_t now = col_hrtime();
@@ -199,6 +200,7 @@ static void serve_descendants(void)
     sampler_take_requests(); /* the descendants' */
     sampler_drain_ring_records(newest);
     sampler_take_trace(newest);
+    sampler_trace_rearm();
     writers_wait(0);
   }
 }

@@ -56,10 +56,12 @@ struct col_control_record;
 void sampler_apply_request(const struct col_control_record *r);
 /* sampler_trace.c: the trace ring, made before the program runs when a
  * tracing kind is on (0, or -1 with the reason in ERR); its events up to
- * NEWEST written (the program's) or passed to their writers; an event
- * from the pipe, in a writer. */
+ * NEWEST written (the program's) or passed to their writers, in time
+ * order with the rings' records (sampler_merge.c); an event from the
+ * pipe, in a writer. */
 int sampler_trace_begin(char *err, size_t err_len);
 void sampler_take_trace(int64_t newest);
+void sampler_trace_rearm(void); /* after a round: wake me when the ring fills again */
 void sampler_trace_from_pipe(const unsigned char *rec, uint16_t size);
 void sampler_trace_describe(void);
 /* sampler_writer_main.c: never returns (see sampler_writers.h). */

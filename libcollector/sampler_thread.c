@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "libc_condvar.h"
 #include "er/er_format.h"
 
 #define CYCLE_MS 50

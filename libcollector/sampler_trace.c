@@ -73,7 +73,13 @@ static void on_event(const struct col_trace_event *e, void *unused)
 
 void sampler_take_trace(int64_t newest)
 {
-  col_trace_take(newest, on_event, NULL);
+  if (col_trace != NULL && __atomic_load_n(&col_trace->write_index, __ATOMIC_ACQUIRE) !=
+                               __atomic_load_n(&col_trace->read_index, __ATOMIC_ACQUIRE))
+    col_trace_take(newest, on_event, NULL);
+}
+
+void sampler_trace_rearm(void)
+{
   col_trace_rearm();
 }
 

@@ -29,6 +29,16 @@
 #include "collector_internal.h"
 #include "trace_ring.h"
 
+/* glibc's condition variables have two ABIs; ours is the current one. */
+#define CONDVAR_VERSION "GLIBC_2.3.2"
+
+static void *real_function(const char *name, void *ours)
+{
+  if (strncmp(name, "pthread_cond_", 13) == 0)
+    return col_real_function_version(name, CONDVAR_VERSION, ours);
+  return col_real_function(name, ours);
+}
+
 /* The real function, looked up once (every lock of the program passes
  * here, traced or not). */
 #define REAL(type, name, ours)                                                     \
@@ -36,7 +46,7 @@
     static type real_;                                                             \
     type found_ = __atomic_load_n(&real_, __ATOMIC_RELAXED);                       \
     if (found_ == NULL) {                                                          \
-      found_ = (type)col_real_function(name, (void *)(ours));                      \
+      found_ = (type)real_function(name, (void *)(ours));                          \
       __atomic_store_n(&real_, found_, __ATOMIC_RELAXED);                          \
     }                                                                              \
     found_;                                                                        \

@@ -107,13 +107,31 @@ for _ in range(100):
     time.sleep(0.1)
 check_run("attach", attached, measured(rest))
 
+# Descendants: a forked child and a program the shell of system() runs
+# record their own waits in their own sub-experiments.
+out = run_gdb(["collector synctrace on", "collector enable", "run"], [PROGRAM, "100000", "fork"], cwd=work)
+print(out)
+founder = os.path.join(work, "test.6.er")
+runs = re.split(r"(?=wait_for_mutex=)", out)
+truths = [measured(r) for r in runs if "wait_for_join=" in r]
+check(len(truths) == 2, "descendants: both the child and the system() program ran their waits")
+subs = sorted(n for n in os.listdir(founder) if n.startswith("_") and n.endswith(".er"))
+print(subs)
+check(er_dump(founder)[0].get("sync_waits") == "0", "descendants: the founder waited in nothing (0 waits)")
+if len(truths) == 2:
+    check_run("descendants: forked child", os.path.join(founder, "_f1.er"), truths[0])
+    leaf = [n for n in subs if n.startswith("_x1_") and n.endswith("_x1.er")]
+    check(len(leaf) == 1, "descendants: the program system() ran is one sub-experiment (%s)" % leaf)
+    if leaf:
+        check_run("descendants: under system()", os.path.join(founder, leaf[0]), truths[1])
+
 # Hostile: recursive mutex, waits in and around signal handlers (threshold 0).
 out = run_gdb(["collector synctrace on", "collector synctrace threshold 0", "collector enable", "run"],
               [program("sync_hostile")], cwd=work, timeout=60)
 print(out)
 check("hostile done recursive=40 waits=200" in out and "exited normally" in out,
       "hostile: the program ends normally, its output unchanged")
-summary, waits, raw = reader_sync(os.path.join(work, "test.6.er"))
+summary, waits, raw = reader_sync(os.path.join(work, "test.7.er"))
 print(raw)
 # (a semaphore posted before the main thread waits is taken by the try:
 # no wait; most of the 200 do wait)

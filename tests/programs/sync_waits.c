@@ -6,7 +6,9 @@
  *   wait_for_join       the main thread joins the worker, which sleeps ~300 ms
  * plus UNCONTENDED lock/unlock pairs no one waits in.  One call of each
  * blocks: 4 waits.
- *   sync_waits [UNCONTENDED] [ready]   (ready: says so, waits 2 s first) */
+ *   sync_waits [UNCONTENDED] [ready]   (ready: says so, waits 2 s first)
+ *   sync_waits UNCONTENDED fork        the same in a forked child, then in a
+ *                                      program system() runs (this one again) */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <semaphore.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER, guard = PTHREAD_MUTEX_INITIALIZER;
@@ -79,6 +82,8 @@ static void *worker(void *unused)
   return NULL;
 }
 
+static int run_waits(long uncontended);
+
 int main(int argc, char **argv)
 {
   long uncontended = argc > 1 ? atol(argv[1]) : 100000;
@@ -87,6 +92,28 @@ int main(int argc, char **argv)
     fflush(stdout);
     sleep(2);
   }
+  if (argc > 2 && strcmp(argv[2], "fork") == 0) {
+    pid_t child = fork();
+    if (child == 0) {
+      run_waits(uncontended);
+      fflush(stdout);
+      _exit(0);
+    }
+    waitpid(child, NULL, 0);
+    char self[4096], command[4200];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len < 0)
+      return 1;
+    self[len] = '\0';
+    snprintf(command, sizeof command, "%s %ld", self, uncontended);
+    fflush(stdout);
+    return system(command) == 0 ? 0 : 1;
+  }
+  return run_waits(uncontended);
+}
+
+static int run_waits(long uncontended)
+{
   sem_init(&sem, 0, 0);
   for (long i = 0; i < uncontended; i++) {
     pthread_mutex_lock(&quiet);
