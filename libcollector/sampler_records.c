@@ -218,8 +218,11 @@ static void on_exec(const unsigned char *rec, uint16_t size)
      * request may be taken after it): its new image goes to a writer. */
     char lineage[32];
     if (sampler.follow.mode != ER_FOLLOW_NONE && er_follow_matches(&sampler.follow, NULL, comm) &&
-        writers_on_founder_exec(t, comm, lineage, sizeof lineage) == 1)
+        writers_on_founder_exec(t, comm, lineage, sizeof lineage) == 1) {
       col_exec_followed = 1; /* the program's new image: _x1.er */
+      if (sampler.exec_pending) /* GDB may read the status as soon as the new program ends */
+        col_status_write(&col_cfg, "exec", sampler.exec_what);
+    }
   } else if (!sampler.finished) {
     col_run_started_at = t; /* launch: the run begins at the exec */
     tails_init((uint64_t)col_cfg.clock_interval_us * 1000, col_run_started_at);

@@ -8,6 +8,7 @@ exec after an attach (GOT patching)."""
 import os
 import re
 import subprocess
+import time
 
 from harness import Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, workdir
 
@@ -38,6 +39,10 @@ for n, how in enumerate(("execl", "execv", "execvp", "execle")):
     check("killed or crashed" not in out, "%s: not reported as killed or crashed" % how)
     check_exec_experiment(exp, how, out)
     # The new image (descendants on, the default) is _x1.er inside it.
+    for _ in range(50):  # its writer closes it when the new program's exit record arrives
+        if er_dump(os.path.join(exp, "_x1.er"))[0].get("closed") == "yes":
+            break
+        time.sleep(0.1)
     check("It is recorded as _x1.er inside it." in out and
           er_dump(os.path.join(exp, "_x1.er"))[0].get("closed") == "yes",
           "%s: the new program is recorded as _x1.er, closed" % how)
