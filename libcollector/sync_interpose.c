@@ -27,142 +27,28 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
-#include "trace_ring.h"
+#include "trace_record.h"
 
-/* glibc's condition variables have two ABIs; ours is the current one. */
-#define CONDVAR_VERSION "GLIBC_2.3.2"
-
-static void *real_function(const char *name, void *ours)
-{
-  if (strncmp(name, "pthread_cond_", 13) == 0)
-    return col_real_function_version(name, CONDVAR_VERSION, ours);
-  return col_real_function(name, ours);
-}
-
-/* The real function, looked up once (every lock of the program passes
- * here, traced or not). */
-#define REAL(type, name, ours)                                                     \
-  ({                                                                               \
-    static type real_;                                                             \
-    type found_ = __atomic_load_n(&real_, __ATOMIC_RELAXED);                       \
-    if (found_ == NULL) {                                                          \
-      found_ = (type)real_function(name, (void *)(ours));                          \
-      __atomic_store_n(&real_, found_, __ATOMIC_RELAXED);                          \
-    }                                                                              \
-    found_;                                                                        \
-  })
-
-static __thread int tracing_here __attribute__((tls_model("initial-exec")));
-static __thread uintptr_t stack_top __attribute__((tls_model("initial-exec")));
-
-/* Nonzero when waits of this thread are traced now.  On every lock the
- * program takes: loads only (no pid check, which costs a system call; an
- * event's pid says whose it is). */
+/* Nonzero when waits of this thread are traced now. */
 static int sync_traced(void)
 {
-  struct col_trace_ring *t = col_trace;
-  if (t == NULL || tracing_here)
-    return 0;
-  return t->sync_threshold_ns >= 0 && col_active() && !col_in_runtime_call();
+  struct col_trace_ring *t = col_trace_here();
+  return t != NULL && t->sync_threshold_ns >= 0;
 }
-
-static int64_t now_ns(void)
-{
-  return col_hrtime();
-}
-
-static unsigned long parse_hex(const char **p)
-{
-  unsigned long v = 0;
-  for (;; (*p)++) {
-    char c = **p;
-    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-    if (d < 0)
-      return v;
-    v = v * 16 + (unsigned long)d;
-  }
-}
-
-/* The end of the mapping that holds SP, from /proc/self/maps read with
- * plain system calls: the first event of a thread may come from a signal
- * handler (pthread_getattr_np allocates), so nothing here may. */
-static uintptr_t mapping_end(uintptr_t sp)
-{
-  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  char buf[4096];
-  size_t held = 0;
-  uintptr_t found = 0;
-  for (;;) {
-    ssize_t n = read(fd, buf + held, sizeof buf - 1 - held);
-    if (n <= 0)
-      break;
-    held += (size_t)n;
-    buf[held] = '\0';
-    char *line = buf, *nl;
-    while ((nl = memchr(line, '\n', held - (size_t)(line - buf))) != NULL) {
-      const char *p = line;
-      unsigned long lo = parse_hex(&p);
-      unsigned long hi = *p == '-' ? (p++, parse_hex(&p)) : 0;
-      if (sp >= lo && sp < hi)
-        found = hi;
-      line = nl + 1;
-    }
-    held -= (size_t)(line - buf);
-    memmove(buf, line, held);
-    if (found != 0)
-      break;
-  }
-  close(fd);
-  return found;
-}
-
-/* The highest address of this thread's stack, found once. */
-static uintptr_t thread_stack_top(uintptr_t sp)
-{
-  if (stack_top == 0 || sp >= stack_top)
-    stack_top = mapping_end(sp);
-  return sp < stack_top ? stack_top : 0;
-}
-
-/* The wrapper's registers, read where it stands (the unwinder starts in
- * the wrapper: it is the leaf, as gprofng's interposer is). */
-#define HERE(ip, sp, bp) \
-  __asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" : "=r"(ip), "=r"(sp), "=r"(bp))
 
 __attribute__((noinline)) static void record_wait(const void *object, int64_t start, int64_t end, uint64_t ip,
                                                   uint64_t sp, uint64_t bp)
 {
   if (end - start < col_trace->sync_threshold_ns)
     return;
-  int saved = errno;
-  tracing_here = 1;
-  uintptr_t top = thread_stack_top((uintptr_t)sp);
-  struct col_trace_event *e = top != 0 ? col_trace_reserve() : NULL;
-  if (e != NULL) {
-    size_t len = top - (uintptr_t)sp;
-    if (len > COL_TRACE_STACK_MAX)
-      len = COL_TRACE_STACK_MAX;
-    if (len > col_cfg.stack_copy_bytes && col_cfg.stack_copy_bytes > 0)
-      len = col_cfg.stack_copy_bytes;
-    e->kind = COL_TRACE_SYNC;
-    e->pid = getpid();
-    e->tid = gettid();
-    int cpu = sched_getcpu();
-    e->cpu = cpu < 0 ? 0 : (uint32_t)cpu;
-    e->start = start;
-    e->end = end;
-    e->object = (uint64_t)(uintptr_t)object;
-    e->ip = ip;
-    e->sp = sp;
-    e->bp = bp;
-    memcpy(e->stack, (const void *)(uintptr_t)sp, len);
-    e->stack_len = (uint32_t)len;
-    col_trace_commit(e);
-  }
-  tracing_here = 0;
-  errno = saved;
+  struct col_trace_fields f = {.kind = COL_TRACE_SYNC, .start = start, .end = end,
+                               .object = (uint64_t)(uintptr_t)object};
+  col_trace_record(&f, ip, sp, bp);
+}
+
+static int64_t now_ns(void)
+{
+  return col_hrtime();
 }
 
 /* A call that waits: the clock around it, an event if it was long.

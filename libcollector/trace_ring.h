@@ -12,7 +12,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
-enum col_trace_kind { COL_TRACE_SYNC = 1 };
+enum col_trace_kind { COL_TRACE_SYNC = 1, COL_TRACE_IO = 2 };
 
 #define COL_TRACE_STACK_MAX 8192
 #define COL_TRACE_SLOTS 1024
@@ -24,6 +24,10 @@ struct col_trace_event {
   uint32_t cpu, stack_len;
   int64_t start, end; /* the call's span (the experiment clock) */
   uint64_t object;    /* what it waited on */
+  int32_t iotype, fd, ofd; /* I/O: the format's IOTYPE, the descriptor, the original of a dup */
+  int32_t pad;
+  int64_t nbytes;
+  char name[256];          /* I/O open: the path */
   uint64_t ip, sp, bp; /* in the wrapper, where the stack copy starts */
   unsigned char stack[COL_TRACE_STACK_MAX];
 };
@@ -32,9 +36,10 @@ struct col_trace_ring {
   uint64_t magic;
   uint64_t write_index, read_index, dropped; /* atomic */
   int64_t sync_threshold_ns; /* the sampler sets it (calibrated or asked for) before the program runs */
+  int32_t io_on;             /* I/O calls traced (all of them) */
   int32_t sampler_pid;       /* woken (SIGURG) when the ring fills faster than its cycle drains it */
   uint32_t wake_armed;       /* atomic: the sampler re-arms it after each drain */
-  uint64_t reserved[2];
+  uint32_t reserved[3];
   struct col_trace_event slots[COL_TRACE_SLOTS];
 };
 

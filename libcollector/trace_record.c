@@ -1,0 +1,127 @@
+/* Recording traced events: see trace_record.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+#include "trace_record.h"
+
+static __thread int tracing_here __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t stack_top __attribute__((tls_model("initial-exec")));
+
+/* glibc's condition variables have two ABIs; ours is the current one. */
+#define CONDVAR_VERSION "GLIBC_2.3.2"
+
+void *col_trace_real_function(const char *name, void *ours)
+{
+  if (strncmp(name, "pthread_cond_", 13) == 0)
+    return col_real_function_version(name, CONDVAR_VERSION, ours);
+  return col_real_function(name, ours);
+}
+
+
+struct col_trace_ring *col_trace_here(void)
+{
+  struct col_trace_ring *t = col_trace;
+  if (t == NULL || tracing_here || !col_active() || col_in_runtime_call())
+    return NULL;
+  return t;
+}
+
+static unsigned long parse_hex(const char **p)
+{
+  unsigned long v = 0;
+  for (;; (*p)++) {
+    char c = **p;
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0)
+      return v;
+    v = v * 16 + (unsigned long)d;
+  }
+}
+
+/* The end of the mapping that holds SP, from /proc/self/maps read with
+ * plain system calls: the first event of a thread may come from a signal
+ * handler (pthread_getattr_np allocates), so nothing here may. */
+static uintptr_t mapping_end(uintptr_t sp)
+{
+  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  char buf[4096];
+  size_t held = 0;
+  uintptr_t found = 0;
+  for (;;) {
+    ssize_t n = read(fd, buf + held, sizeof buf - 1 - held);
+    if (n <= 0)
+      break;
+    held += (size_t)n;
+    buf[held] = '\0';
+    char *line = buf, *nl;
+    while ((nl = memchr(line, '\n', held - (size_t)(line - buf))) != NULL) {
+      const char *p = line;
+      unsigned long lo = parse_hex(&p);
+      unsigned long hi = *p == '-' ? (p++, parse_hex(&p)) : 0;
+      if (sp >= lo && sp < hi)
+        found = hi;
+      line = nl + 1;
+    }
+    held -= (size_t)(line - buf);
+    memmove(buf, line, held);
+    if (found != 0)
+      break;
+  }
+  close(fd);
+  return found;
+}
+
+/* The highest address of this thread's stack, found once. */
+static uintptr_t thread_stack_top(uintptr_t sp)
+{
+  if (stack_top == 0 || sp >= stack_top)
+    stack_top = mapping_end(sp);
+  return sp < stack_top ? stack_top : 0;
+}
+
+
+void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp, uint64_t bp)
+{
+  int saved = errno;
+  tracing_here = 1;
+  uintptr_t top = thread_stack_top((uintptr_t)sp);
+  struct col_trace_event *e = top != 0 ? col_trace_reserve() : NULL;
+  if (e != NULL) {
+    size_t len = top - (uintptr_t)sp;
+    if (len > COL_TRACE_STACK_MAX)
+      len = COL_TRACE_STACK_MAX;
+    if (len > col_cfg.stack_copy_bytes && col_cfg.stack_copy_bytes > 0)
+      len = col_cfg.stack_copy_bytes;
+    e->kind = f->kind;
+    e->pid = getpid();
+    e->tid = gettid();
+    int cpu = sched_getcpu();
+    e->cpu = cpu < 0 ? 0 : (uint32_t)cpu;
+    e->start = f->start;
+    e->end = f->end;
+    e->object = f->object;
+    e->iotype = f->iotype;
+    e->fd = f->fd;
+    e->ofd = f->ofd;
+    e->nbytes = f->nbytes;
+    size_t n = 0;
+    for (const char *p = f->name; p != NULL && *p != '\0' && n < sizeof e->name - 1; p++)
+      e->name[n++] = *p;
+    e->name[n] = '\0';
+    e->ip = ip;
+    e->sp = sp;
+    e->bp = bp;
+    memcpy(e->stack, (const void *)(uintptr_t)sp, len);
+    e->stack_len = (uint32_t)len;
+    col_trace_commit(e);
+  }
+  tracing_here = 0;
+  errno = saved;
+}

@@ -1,0 +1,50 @@
+/* Recording traced events on the program's own threads (trace_record.c),
+ * shared by the tracing wrappers (synchronization waits, I/O): the real
+ * functions looked up once, the wrapper's registers, a per-thread guard
+ * (the runtime's own calls, a wrapper reached again while recording, are
+ * not traced), and the event with its stack copy onto the trace ring.
+ * Recording allocates nothing and takes no lock: it may run in a signal
+ * handler. */
+#ifndef GDBCOL_TRACE_RECORD_H
+#define GDBCOL_TRACE_RECORD_H
+
+#include <stdint.h>
+
+#include "trace_ring.h"
+
+/* The real NAME, looked up once (wrappers run on every call the program
+ * makes, traced or not).  Condition variables at their current ABI. */
+void *col_trace_real_function(const char *name, void *ours);
+#define REAL(type, name, ours)                                                     \
+  ({                                                                               \
+    static type real_;                                                             \
+    type found_ = __atomic_load_n(&real_, __ATOMIC_RELAXED);                       \
+    if (found_ == NULL) {                                                          \
+      found_ = (type)col_trace_real_function(name, (void *)(ours));                \
+      __atomic_store_n(&real_, found_, __ATOMIC_RELAXED);                          \
+    }                                                                              \
+    found_;                                                                        \
+  })
+
+/* The wrapper's registers, read where it stands (the unwinder starts in
+ * the wrapper: it is the leaf, as gprofng's interposers are). */
+#define HERE(ip, sp, bp) \
+  __asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" : "=r"(ip), "=r"(sp), "=r"(bp))
+
+/* The ring, when this thread's calls are traced now (else NULL): loads
+ * only, no system call (an event's pid says whose it is). */
+struct col_trace_ring *col_trace_here(void);
+
+struct col_trace_fields {
+  uint32_t kind; /* enum col_trace_kind */
+  int64_t start, end;
+  uint64_t object;
+  int32_t iotype, fd, ofd;
+  int64_t nbytes;
+  const char *name; /* OPEN: the path; else NULL */
+};
+
+/* The event F onto the ring, with the stack above SP (errno kept). */
+void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp, uint64_t bp);
+
+#endif
