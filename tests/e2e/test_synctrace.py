@@ -107,11 +107,56 @@ for _ in range(100):
     time.sleep(0.1)
 check_run("attach", attached, measured(rest))
 
+# collector disable puts every patched GOT slot back: the program's slots
+# for pthread_mutex_lock and sem_wait, read before enable, during, after.
+# (Lazy binding: a slot not yet used holds its PLT stub; put back, it
+# holds the stub or, equally, the function the stub would resolve to.)
+def slot_addresses(pid):
+    relocs = subprocess.run(["readelf", "-r", "-W", PROGRAM], capture_output=True, text=True).stdout
+    offsets = {m.group(2): int(m.group(1), 16) for m in
+               re.finditer(r"^([0-9a-f]+)\s+\S+\s+R_X86_64_JUMP_SLOT\s+\S+\s+(pthread_mutex_lock|sem_wait)@",
+                           relocs, re.M)}
+    real = os.path.realpath(PROGRAM)
+    with open("/proc/%d/maps" % pid) as f:
+        base = min(int(line.split("-")[0], 16) for line in f if line.rstrip().endswith(real))
+    return {name: base + off for name, off in offsets.items()}
+
+
+def read_slots(tag):
+    return ["python v = int(gdb.parse_and_eval('*(unsigned long *)%d')); print('%s %s %%#x %%s' %% (v, "
+            "gdb.execute('info symbol %%d' %% v, to_string=True).strip()))" % (address, tag, name)
+            for name, address in sorted(slots.items())]
+
+
+target = Background([PROGRAM, "100000", "ready"], cwd=work)
+slots = slot_addresses(target.pid)
+out = attach_gdb(target.pid, read_slots("before") + ["collector synctrace on", "collector enable"] +
+                 read_slots("during") + ["collector disable"] + read_slots("after") + ["detach"], cwd=work)
+print(out)
+try:  # the runtime's mapping, while the process still runs
+    with open("/proc/%d/maps" % target.pid) as f:
+        runtime_ranges = [tuple(int(x, 16) for x in line.split()[0].split("-")) for line in f
+                          if line.rstrip().endswith("libcollector.so")]
+except OSError:
+    runtime_ranges = []
+status, rest = target.finish()
+seen = {(m.group(1), m.group(2)): (m.group(3), m.group(4)) for m in
+        re.finditer(r"^(before|during|after) (\w+) (0x[0-9a-f]+) (.*)$", out, re.M)}
+check(len(slots) == 2 and len(seen) == 6, "GOT slots: both found and read three times (%s)" % sorted(seen))
+for name in sorted(slots):
+    before, during, after = (seen.get((tag, name), ("?", "")) for tag in ("before", "during", "after"))
+    in_runtime = during[0] != "?" and any(lo <= int(during[0], 16) < hi for lo, hi in runtime_ranges)
+    check(during[0] != before[0] and in_runtime,
+          "GOT slots: %s redirected to the runtime while collecting (%s)" % (name, during[0]))
+    check(after[0] == before[0] or (after[1].startswith(name) and "libc.so" in after[1]),
+          "GOT slots: collector disable put %s back (before %s, after %s)" % (name, before, after))
+check(status == 0 and "wait_for_join=" in rest, "GOT slots: the program ends normally after the disable")
+
 # Descendants: a forked child and a program the shell of system() runs
 # record their own waits in their own sub-experiments.
 out = run_gdb(["collector synctrace on", "collector enable", "run"], [PROGRAM, "100000", "fork"], cwd=work)
 print(out)
-founder = os.path.join(work, "test.6.er")
+founder = os.path.join(work, "test.7.er")
 runs = re.split(r"(?=wait_for_mutex=)", out)
 truths = [measured(r) for r in runs if "wait_for_join=" in r]
 check(len(truths) == 2, "descendants: both the child and the system() program ran their waits")
@@ -131,7 +176,7 @@ out = run_gdb(["collector synctrace on", "collector synctrace threshold 0", "col
 print(out)
 check("hostile done recursive=40 waits=200" in out and "exited normally" in out,
       "hostile: the program ends normally, its output unchanged")
-summary, waits, raw = reader_sync(os.path.join(work, "test.7.er"))
+summary, waits, raw = reader_sync(os.path.join(work, "test.8.er"))
 print(raw)
 # (a semaphore posted before the main thread waits is taken by the try:
 # no wait; most of the 200 do wait)
