@@ -17,8 +17,9 @@
 #include "sampler_tails.h"
 #include "sampler_writers.h"
 
-/* An exec request's text: "VARIANT:WHAT". */
-static const char *exec_variant(const char *text, char *variant, size_t len)
+/* An exec or spawn request's text, "VARIANT:WHAT" (col_control_post_variant):
+ * VARIANT into VARIANT, WHAT returned. */
+static const char *request_variant(const char *text, char *variant, size_t len)
 {
   const char *colon = strchr(text, ':');
   if (colon == NULL) {
@@ -103,7 +104,8 @@ static void on_request(const struct col_control_record *r, void *unused)
   char variant[32];
   const char *what;
   if (r->kind == COL_CTL_SPAWN) { /* its child is named as an exec (sampler_records.c) */
-    spawns_begin(r->pid, r->tid, r->tstamp, r->text);
+    what = request_variant(r->text, variant, sizeof variant);
+    spawns_begin(r->pid, r->tid, r->tstamp, variant, what);
     return;
   }
   if (r->kind == COL_CTL_SPAWN_DONE) {
@@ -138,7 +140,7 @@ static void on_request(const struct col_control_record *r, void *unused)
     sampler_take_trace(SAMPLER_ALL_RECORDS); /* the old image's events, before its writer takes the pid */
     tails_finish(r->tstamp); /* the old image's threads end here */
     col_clock_writer_flush();
-    what = exec_variant(r->text, variant, sizeof variant);
+    what = request_variant(r->text, variant, sizeof variant);
     col_experiment_exec_event("exec_start", variant, what, ++sampler.exec_count);
     col_log_final_sample("suspend_for_exec");
     col_status_write(&col_cfg, "exec", what);
@@ -151,7 +153,7 @@ static void on_request(const struct col_control_record *r, void *unused)
     col_status_write(&col_cfg, "active", NULL);
     break;
   case COL_CTL_EXEC_FAILED:
-    what = exec_variant(r->text, variant, sizeof variant);
+    what = request_variant(r->text, variant, sizeof variant);
     col_experiment_exec_event("exec_error", variant, what, sampler.exec_count);
     col_log_warning(200, "%s of %s failed (%s); the experiment goes on", variant, what, strerror(r->err));
     col_status_write(&col_cfg, "active", NULL);

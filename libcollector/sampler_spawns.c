@@ -4,7 +4,6 @@
  * spawn at once in practice, so a small table searched in full serves. */
 #define _GNU_SOURCE
 #include <stdio.h>
-#include <string.h>
 
 #include "sampler_spawns.h"
 
@@ -27,7 +26,7 @@ static struct spawn_call *find(pid_t pid, pid_t tid)
   return NULL;
 }
 
-void spawns_begin(pid_t pid, pid_t tid, int64_t tstamp, const char *text)
+void spawns_begin(pid_t pid, pid_t tid, int64_t tstamp, const char *variant, const char *command)
 {
   struct spawn_call *c = find(pid, tid);
   if (c == NULL) {
@@ -37,11 +36,9 @@ void spawns_begin(pid_t pid, pid_t tid, int64_t tstamp, const char *text)
     if (c == NULL) /* full: the oldest announcements are the least likely to matter */
       c = &calls[next_victim++ % SPAWN_SLOTS];
   }
-  const char *colon = strchr(text, ':');
-  size_t variant_len = colon != NULL ? (size_t)(colon - text) : strlen(text);
   *c = (struct spawn_call){pid, tid, tstamp, INT64_MAX, "", ""};
-  snprintf(c->variant, sizeof c->variant, "%.*s", (int)variant_len, text);
-  snprintf(c->command, sizeof c->command, "%s", colon != NULL ? colon + 1 : "");
+  snprintf(c->variant, sizeof c->variant, "%s", variant);
+  snprintf(c->command, sizeof c->command, "%s", command);
 }
 
 void spawns_end(pid_t pid, pid_t tid, int64_t tstamp)

@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Thread TID of process PID entered such a call at TSTAMP; TEXT is
- * "VARIANT:COMMAND". */
-void spawns_begin(pid_t pid, pid_t tid, int64_t tstamp, const char *text);
+/* Thread TID of process PID entered such a call (VARIANT, running
+ * COMMAND) at TSTAMP. */
+void spawns_begin(pid_t pid, pid_t tid, int64_t tstamp, const char *variant, const char *command);
 /* ... and left it at TSTAMP. */
 void spawns_end(pid_t pid, pid_t tid, int64_t tstamp);
 /* A fork at TSTAMP by thread PTID of process PPID: 1 when it is such a

@@ -44,10 +44,13 @@ static int spawn_starting(const char *variant, const char *what)
   return col_control_post_variant(COL_CTL_SPAWN, variant, what != NULL ? what : "", 0) == 0;
 }
 
+/* After the call (errno kept: it is the call's). */
 static void spawn_done(int ours)
 {
+  int err = errno;
   if (ours)
     col_control_post(COL_CTL_SPAWN_DONE, NULL, 0);
+  errno = err;
 }
 
 /* COMMAND with the runtime carried into its shell (malloc'd; the caller
@@ -72,9 +75,7 @@ int col_wrap_system(const char *command)
   char *carried = carried_command(command);
   int rc = REAL(system_fn, "system", col_wrap_system)(carried != NULL ? carried : command);
   free(carried);
-  int err = errno;
   spawn_done(ours);
-  errno = err;
   return rc;
 }
 
@@ -84,34 +85,35 @@ FILE *col_wrap_popen(const char *command, const char *mode)
   char *carried = carried_command(command);
   FILE *f = REAL(popen_fn, "popen", col_wrap_popen)(carried != NULL ? carried : command, mode);
   free(carried);
-  int err = errno;
   spawn_done(ours);
-  errno = err;
   return f;
+}
+
+/* posix_spawn and posix_spawnp (VARIANT, whose real function is REAL):
+ * WHAT is the path or the file name searched for. */
+static int spawn_program(const char *variant, posix_spawn_fn real, pid_t *pid, const char *what,
+                         const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
+                         char *const argv[], char *const envp[])
+{
+  int ours = spawn_starting(variant, what);
+  CARRIED(env, envp);
+  int rc = real(pid, what, actions, attr, argv, env);
+  spawn_done(ours);
+  return rc;
 }
 
 int col_wrap_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-  int ours = spawn_starting("posix_spawn", path);
-  CARRIED(env, envp);
-  int rc = REAL(posix_spawn_fn, "posix_spawn", col_wrap_posix_spawn)(pid, path, actions, attr, argv, env);
-  int err = errno;
-  spawn_done(ours);
-  errno = err;
-  return rc;
+  return spawn_program("posix_spawn", REAL(posix_spawn_fn, "posix_spawn", col_wrap_posix_spawn), pid, path,
+                       actions, attr, argv, envp);
 }
 
 int col_wrap_posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
                           const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-  int ours = spawn_starting("posix_spawnp", file);
-  CARRIED(env, envp);
-  int rc = REAL(posix_spawn_fn, "posix_spawnp", col_wrap_posix_spawnp)(pid, file, actions, attr, argv, env);
-  int err = errno;
-  spawn_done(ours);
-  errno = err;
-  return rc;
+  return spawn_program("posix_spawnp", REAL(posix_spawn_fn, "posix_spawnp", col_wrap_posix_spawnp), pid, file,
+                       actions, attr, argv, envp);
 }
 
 /* The three optional arguments are passed on whatever the flags say: the
@@ -127,9 +129,7 @@ int col_wrap_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
   va_end(ap);
   int ours = !(flags & CLONE_THREAD) && spawn_starting("clone", "");
   int rc = REAL(clone_fn, "clone", col_wrap_clone)(fn, stack, flags, arg, parent_tid, tls, child_tid);
-  int err = errno;
   spawn_done(ours);
-  errno = err;
   return rc;
 }
 

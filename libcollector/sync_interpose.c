@@ -12,19 +12,15 @@
  *
  * The runtime's own use of these calls (GDB's inferior calls) and a wrapper
  * reached again from inside the recording (a program's own allocator that
- * locks) are not traced: a per-thread guard.  errno is kept.  Recording
- * allocates nothing and takes no lock (a signal handler may wait too).  Preloaded,
- * these definitions win symbol lookup; after an attach the GOT slots are
- * redirected (got_patch.c). */
+ * locks) are not traced: a per-thread guard (trace_record.c, which also
+ * keeps errno and allocates nothing: a signal handler may wait too).
+ * Preloaded, these definitions win symbol lookup; after an attach the GOT
+ * slots are redirected (got_patch.c). */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <semaphore.h>
-#include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "collector_internal.h"
 #include "trace_record.h"
@@ -46,11 +42,6 @@ __attribute__((noinline)) static void record_wait(const void *object, int64_t st
   col_trace_record(&f, ip, sp, bp);
 }
 
-static int64_t now_ns(void)
-{
-  return col_hrtime();
-}
-
 /* A call that waits: the clock around it, an event if it was long.
  * TRY_FIRST: an expression that takes the object without waiting (its
  * result is the call's) or gives EBUSY; EBUSY itself for calls that
@@ -63,9 +54,9 @@ static int64_t now_ns(void)
     if (tried_ != EBUSY)                                            \
       return (type)tried_;                                          \
     uint64_t ip_, sp_, bp_;                                         \
-    int64_t start_ = now_ns();                                      \
+    int64_t start_ = col_hrtime();                                  \
     type rc_ = call;                                                \
-    int64_t end_ = now_ns();                                        \
+    int64_t end_ = col_hrtime();                                    \
     HERE(ip_, sp_, bp_);                                            \
     record_wait(object, start_, end_, ip_, sp_, bp_);               \
     return rc_;                                                     \

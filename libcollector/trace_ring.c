@@ -2,13 +2,8 @@
  * beside the status file, O_EXCL, no symlink followed), sparse: only the
  * slots used take memory. */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collector_internal.h"
