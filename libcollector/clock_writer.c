@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "collector_internal.h"
 #include "er/er_format.h"
@@ -15,6 +17,33 @@
 uint64_t col_samples_written, col_samples_not_written;
 uint64_t col_lost_samples;      /* the kernel's or a ring's, never written */
 double col_sampler_cpu_seconds; /* what the sampling cost, reported at the end */
+double col_sampler_system_share; /* of that, the part the kernel charged as system time */
+double col_sampler_record_seconds;
+
+double col_thread_cpu_seconds(void)
+{
+  struct timespec cpu;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+  return cpu.tv_sec + cpu.tv_nsec / 1e9;
+}
+
+/* The sampler's own CPU time, exact, and the kernel's share of it from
+ * getrusage (tick-sampled): in a VM much of it is interrupt work charged to
+ * whoever runs, which says how much of the cost is the sampler's code. */
+void col_sampler_measure_cost(int rusage_who, clockid_t cpu_clock)
+{
+  struct timespec cpu;
+  struct rusage usage;
+  clock_gettime(cpu_clock, &cpu);
+  col_sampler_cpu_seconds = cpu.tv_sec + cpu.tv_nsec / 1e9;
+  col_sampler_system_share = 0;
+  if (getrusage(rusage_who, &usage) == 0) {
+    double user = usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6;
+    double system = usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+    if (user + system > 0)
+      col_sampler_system_share = system / (user + system);
+  }
+}
 static uint64_t lost_counted;
 static struct er_cursor *profile_out, *frames_out;
 static struct er_idset seen_stacks;

@@ -383,7 +383,10 @@ int col_clock_writer_wants_rescan(void);
 extern uint64_t col_samples_written, col_samples_not_written;
 extern uint64_t col_lost_samples;
 /* CPU time the sampler thread itself used (set when it finishes). */
-extern double col_sampler_cpu_seconds;
+extern double col_sampler_cpu_seconds, col_sampler_system_share;
+extern double col_sampler_record_seconds; /* of it: reading, unwinding and storing the records */
+double col_thread_cpu_seconds(void);
+void col_sampler_measure_cost(int rusage_who, clockid_t cpu_clock);
 
 /* ---- runtime_calls.c ------------------------------------------------------- */
 

@@ -37,6 +37,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <limits.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,7 +78,9 @@ static void drain_rings(int force_flush)
 {
   int64_t newest = force_flush ? SAMPLER_ALL_RECORDS : sampler_ring_cutoff(); /* at the end: all there is */
   sampler_take_requests(); /* first: a pause applies to samples still in the rings */
+  double cpu_before = col_thread_cpu_seconds();
   sampler_drain_ring_records(newest);
+  col_sampler_record_seconds += col_thread_cpu_seconds() - cpu_before;
   sampler_take_trace(newest); /* what the records left: up to the same cutoff */
   sampler_trace_rearm();
   if (!sampler.started)
@@ -167,9 +170,7 @@ static void finish(void)
       col_status_write(&col_cfg, "error", "the program ended before it started (the exec did not happen)");
     return;
   }
-  struct timespec cpu;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
-  col_sampler_cpu_seconds = cpu.tv_sec + cpu.tv_nsec / 1e9;
+  col_sampler_measure_cost(RUSAGE_SELF, CLOCK_PROCESS_CPUTIME_ID);
   sampler_describe();
   if (sampler.exec_pending) {
     col_experiment_finish_after_exec(sampler.exec_what);

@@ -24,6 +24,7 @@
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -203,9 +204,7 @@ static void *sampler_main(void *unused)
       retire_thread(t);
     }
   }
-  struct timespec cpu;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-  col_sampler_cpu_seconds = cpu.tv_sec + cpu.tv_nsec / 1e9;
+  col_sampler_measure_cost(RUSAGE_THREAD, CLOCK_THREAD_CPUTIME_ID);
   __atomic_store_n(&drained, 1, __ATOMIC_RELEASE);
   finish_work();
   close_wakeup();
