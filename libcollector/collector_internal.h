@@ -35,6 +35,7 @@
 
 #include "er/er_datafile.h"
 #include "er/er_recordfile.h"
+#include "interposed.h"
 
 /* ---- time ---------------------------------------------------------------- */
 
@@ -539,19 +540,8 @@ size_t col_control_take(void (*fn)(const struct col_control_record *r, void *arg
 
 /* ---- interpose.c ---------------------------------------------------------- */
 
-/* The definition of NAME that our wrapper OURS stands in front of. */
-void *col_real_function(const char *name, void *ours);
-/* The same at symbol VERSION: for functions with two ABIs (glibc's
- * condition variables: GLIBC_2.3.2 and the 2.2.5 compatibility one), an
- * unversioned lookup may give the old one (measured: after a dlopen). */
-void *col_real_function_version(const char *name, const char *version, void *ours);
 /* The real pthread_create, for the runtime's own thread. */
 int col_real_pthread_create(void *thread, const void *attr, void *(*start)(void *), void *arg);
-/* Our wrappers under names that always bind to the runtime's own code
- * (pthread_create, _exit and _Exit are exported aliases of them). */
-int col_wrap_pthread_create();
-__attribute__((noreturn)) void col_wrap__exit(int status);
-__attribute__((noreturn)) void col_wrap__Exit(int status);
 
 /* ---- exec_interpose.c / collector_main.c ----------------------------------- */
 
@@ -585,36 +575,6 @@ char *const *col_carrier_env(char *const envp[], const char **slots, size_t n_sl
  * command.  0 when nothing is carried (or it does not fit). */
 int col_carrier_shell_prefix(char *out, size_t len);
 
-/* spawn_interpose.c: system, popen, posix_spawn(p) (GOT patching needs
- * their addresses). */
-int col_wrap_system();
-FILE *col_wrap_popen();
-int col_wrap_posix_spawn();
-int col_wrap_posix_spawnp();
-int col_wrap_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
-/* sync_interpose.c: the calls a thread waits in (GOT patching). */
-int col_wrap_pthread_mutex_lock();
-int col_wrap_pthread_mutex_timedlock();
-int col_wrap_pthread_mutex_clocklock();
-int col_wrap_pthread_cond_wait();
-int col_wrap_pthread_cond_timedwait();
-int col_wrap_pthread_cond_clockwait();
-int col_wrap_pthread_rwlock_rdlock();
-int col_wrap_pthread_rwlock_wrlock();
-int col_wrap_pthread_barrier_wait();
-int col_wrap_pthread_join();
-int col_wrap_sem_wait();
-int col_wrap_sem_timedwait();
-/* The exec family's wrappers (GOT patching needs their addresses). */
-int col_wrap_execve();
-int col_wrap_execv();
-int col_wrap_execvp();
-int col_wrap_execvpe();
-int col_wrap_fexecve();
-int col_wrap_execveat();
-int col_wrap_execl(const char *path, const char *arg, ...);
-int col_wrap_execlp(const char *file, const char *arg, ...);
-int col_wrap_execle(const char *path, const char *arg, ...);
 /* Before an exec of WHAT: the experiment is written up to now and ends
  * with exec_start.  Returns nonzero when it did (this is the profiled
  * process), so that a failed exec is recorded by col_exec_failed. */

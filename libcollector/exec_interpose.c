@@ -18,10 +18,6 @@
 
 #include "collector_internal.h"
 
-typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
-typedef int (*fexecve_fn)(int, char *const[], char *const[]);
-typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 
 extern char **environ;
 
@@ -37,7 +33,6 @@ extern char **environ;
     return rc_;                                         \
   } while (0)
 
-#define REAL(type, name, ours) ((type)col_real_function(name, (void *)(ours)))
 
 
 int col_wrap_execve(const char *path, char *const argv[], char *const envp[]);
@@ -48,14 +43,14 @@ int col_wrap_execvp(const char *file, char *const argv[]);
 static int exec_path(const char *variant, const char *path, char *const argv[], char *const envp[])
 {
   CARRIED(env, envp);
-  AROUND_EXEC(variant, path, REAL(execve_fn, "execve", col_wrap_execve)(path, argv, env));
+  AROUND_EXEC(variant, path, COL_REAL(execve)(path, argv, env));
 }
 
 /* execvp's search, with the environment made explicit (execvpe). */
 static int exec_file(const char *variant, const char *file, char *const argv[])
 {
   CARRIED(env, environ);
-  AROUND_EXEC(variant, file, REAL(execvpe_fn, "execvpe", col_wrap_execvpe)(file, argv, env));
+  AROUND_EXEC(variant, file, COL_REAL(execvpe)(file, argv, env));
 }
 
 int col_wrap_execve(const char *path, char *const argv[], char *const envp[])
@@ -76,20 +71,20 @@ int col_wrap_execvp(const char *file, char *const argv[])
 int col_wrap_execvpe(const char *file, char *const argv[], char *const envp[])
 {
   CARRIED(env, envp);
-  AROUND_EXEC("execvpe", file, REAL(execvpe_fn, "execvpe", col_wrap_execvpe)(file, argv, env));
+  AROUND_EXEC("execvpe", file, COL_REAL(execvpe)(file, argv, env));
 }
 
 int col_wrap_fexecve(int fd, char *const argv[], char *const envp[])
 {
   CARRIED(env, envp);
   AROUND_EXEC("fexecve", argv != NULL && argv[0] != NULL ? argv[0] : "(descriptor)",
-              REAL(fexecve_fn, "fexecve", col_wrap_fexecve)(fd, argv, env));
+              COL_REAL(fexecve)(fd, argv, env));
 }
 
 int col_wrap_execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
   CARRIED(env, envp);
-  AROUND_EXEC("execveat", path, REAL(execveat_fn, "execveat", col_wrap_execveat)(dirfd, path, argv, env, flags));
+  AROUND_EXEC("execveat", path, COL_REAL(execveat)(dirfd, path, argv, env, flags));
 }
 
 /* execl, execlp, execle: the argument list as an array on the stack (as
@@ -144,12 +139,4 @@ int col_wrap_execle(const char *path, const char *arg, ...)
   return exec_path("execle", path, (char *const *)argv, envp);
 }
 
-int execve(const char *, char *const[], char *const[]) __attribute__((alias("col_wrap_execve")));
-int execv(const char *, char *const[]) __attribute__((alias("col_wrap_execv")));
-int execvp(const char *, char *const[]) __attribute__((alias("col_wrap_execvp")));
-int execvpe(const char *, char *const[], char *const[]) __attribute__((alias("col_wrap_execvpe")));
-int fexecve(int, char *const[], char *const[]) __attribute__((alias("col_wrap_fexecve")));
-int execveat(int, const char *, char *const[], char *const[], int) __attribute__((alias("col_wrap_execveat")));
-int execl(const char *, const char *, ...) __attribute__((alias("col_wrap_execl")));
-int execlp(const char *, const char *, ...) __attribute__((alias("col_wrap_execlp")));
-int execle(const char *, const char *, ...) __attribute__((alias("col_wrap_execle")));
+COL_PRELOAD_ALIASES(COL_EXEC_FUNCTIONS)

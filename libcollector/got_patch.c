@@ -14,51 +14,59 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "interposed_list.h"
 #include "libc_condvar.h"
 
+/* The table's functions (interposed_table.c), found by the hash of their
+ * name: this walk runs over every relocation of every object, and again
+ * after each dlopen.  ORIGINAL: what the slots held, for restoring. */
+#define TARGET_BUCKETS 256 /* a power of two, well above the table's size */
 struct patch_target {
-  const char *name;
-  void *wrapper;
-  void *original; /* what the slots held, for restoring */
+  const struct col_interposed *f;
+  uint32_t hash;
+  void *original;
 };
+static struct patch_target targets[TARGET_BUCKETS];
 
-static struct patch_target targets[] = {
-    {"pthread_create", (void *)col_wrap_pthread_create, NULL},
-    {"_exit", (void *)col_wrap__exit, NULL},
-    {"_Exit", (void *)col_wrap__Exit, NULL},
-    {"execve", (void *)col_wrap_execve, NULL},
-    {"execv", (void *)col_wrap_execv, NULL},
-    {"execvp", (void *)col_wrap_execvp, NULL},
-    {"execvpe", (void *)col_wrap_execvpe, NULL},
-    {"fexecve", (void *)col_wrap_fexecve, NULL},
-    {"execveat", (void *)col_wrap_execveat, NULL},
-    {"execl", (void *)col_wrap_execl, NULL},
-    {"execlp", (void *)col_wrap_execlp, NULL},
-    {"execle", (void *)col_wrap_execle, NULL},
-    {"system", (void *)col_wrap_system, NULL},
-    {"popen", (void *)col_wrap_popen, NULL},
-    {"posix_spawn", (void *)col_wrap_posix_spawn, NULL},
-    {"posix_spawnp", (void *)col_wrap_posix_spawnp, NULL},
-    {"clone", (void *)col_wrap_clone, NULL},
-    {"pthread_mutex_lock", (void *)col_wrap_pthread_mutex_lock, NULL},
-    {"pthread_mutex_timedlock", (void *)col_wrap_pthread_mutex_timedlock, NULL},
-    {"pthread_mutex_clocklock", (void *)col_wrap_pthread_mutex_clocklock, NULL},
-    {"pthread_cond_wait", (void *)col_wrap_pthread_cond_wait, NULL},
-    {"pthread_cond_timedwait", (void *)col_wrap_pthread_cond_timedwait, NULL},
-    {"pthread_cond_clockwait", (void *)col_wrap_pthread_cond_clockwait, NULL},
-    {"pthread_rwlock_rdlock", (void *)col_wrap_pthread_rwlock_rdlock, NULL},
-    {"pthread_rwlock_wrlock", (void *)col_wrap_pthread_rwlock_wrlock, NULL},
-    {"pthread_barrier_wait", (void *)col_wrap_pthread_barrier_wait, NULL},
-    {"pthread_join", (void *)col_wrap_pthread_join, NULL},
-    {"sem_wait", (void *)col_wrap_sem_wait, NULL},
-    {"sem_timedwait", (void *)col_wrap_sem_timedwait, NULL},
-};
-#define N_TARGETS (sizeof targets / sizeof targets[0])
+/* The ELF GNU hash function (dl_new_hash). */
+static uint32_t name_hash(const char *name)
+{
+  uint32_t h = 5381;
+  for (const unsigned char *c = (const unsigned char *)name; *c != '\0'; c++)
+    h = h * 33 + *c;
+  return h;
+}
+
+static void build_targets(void)
+{
+  static int built;
+  if (built)
+    return;
+  built = 1;
+  for (size_t i = 0; i < col_n_interposed; i++) {
+    uint32_t h = name_hash(col_interposed[i].name);
+    size_t b = h & (TARGET_BUCKETS - 1);
+    while (targets[b].f != NULL)
+      b = (b + 1) & (TARGET_BUCKETS - 1);
+    targets[b].f = &col_interposed[i];
+    targets[b].hash = h;
+  }
+}
+
+static struct patch_target *find_target(const char *name)
+{
+  uint32_t h = name_hash(name);
+  for (size_t b = h & (TARGET_BUCKETS - 1); targets[b].f != NULL; b = (b + 1) & (TARGET_BUCKETS - 1))
+    if (targets[b].hash == h && strcmp(targets[b].f->name, name) == 0)
+      return &targets[b];
+  return NULL;
+}
 
 static unsigned long long objects_seen; /* dlpi_adds at the last walk */
 static unsigned slots_patched;
@@ -68,6 +76,9 @@ struct dynamic_tables {
   const char *strtab;
   const ElfW(Rela) *rela, *jmprel;
   size_t rela_size, jmprel_size;
+  const ElfW(Half) *versym; /* per symbol: its version's index, or NULL */
+  const ElfW(Verneed) *verneed;
+  size_t verneed_count;
 };
 
 static int read_dynamic(const struct dl_phdr_info *info, struct dynamic_tables *out)
@@ -86,6 +97,12 @@ static int read_dynamic(const struct dl_phdr_info *info, struct dynamic_tables *
       case DT_RELASZ: out->rela_size = d->d_un.d_val; break;
       case DT_JMPREL: out->jmprel = (const ElfW(Rela) *)d->d_un.d_ptr; break;
       case DT_PLTRELSZ: out->jmprel_size = d->d_un.d_val; break;
+      case DT_VERSYM: out->versym = (const ElfW(Half) *)d->d_un.d_ptr; break;
+      case DT_VERNEED: /* not relocated by glibc (its own reader adds the base) */
+        out->verneed = (const ElfW(Verneed) *)(d->d_un.d_ptr < info->dlpi_addr ? info->dlpi_addr + d->d_un.d_ptr
+                                                                                : d->d_un.d_ptr);
+        break;
+      case DT_VERNEEDNUM: out->verneed_count = d->d_un.d_val; break;
       }
     }
     return out->symtab != NULL && out->strtab != NULL ? 0 : -1;
@@ -118,6 +135,36 @@ static void store_slot(const struct dl_phdr_info *info, void **slot, void *value
   mprotect(start, page, PROT_READ);
 }
 
+/* The version the object asks for symbol SYM (NULL: none). */
+static const char *needed_version(const struct dynamic_tables *dyn, size_t sym)
+{
+  if (dyn->versym == NULL || dyn->verneed == NULL)
+    return NULL;
+  ElfW(Half) index = dyn->versym[sym] & 0x7fff;
+  if (index < 2) /* local or global: unversioned */
+    return NULL;
+  const ElfW(Verneed) *need = dyn->verneed;
+  for (size_t i = 0; i < dyn->verneed_count; i++) {
+    const ElfW(Vernaux) *aux = (const ElfW(Vernaux) *)((const char *)need + need->vn_aux);
+    for (unsigned a = 0; a < need->vn_cnt; a++) {
+      if (aux->vna_other == index)
+        return dyn->strtab + aux->vna_name;
+      aux = (const ElfW(Vernaux) *)((const char *)aux + aux->vna_next);
+    }
+    need = (const ElfW(Verneed) *)((const char *)need + need->vn_next);
+  }
+  return NULL;
+}
+
+/* A slot asking for another ABI than the wrapper's keeps libc's code. */
+static int version_matches(const struct patch_target *t, const struct dynamic_tables *dyn, size_t sym)
+{
+  if (t->f->version == NULL)
+    return 1;
+  const char *asked = needed_version(dyn, sym);
+  return asked == NULL || strcmp(asked, t->f->version) == 0;
+}
+
 enum walk_action { PATCH, RESTORE };
 
 static void walk_relocations(const struct dl_phdr_info *info, const struct dynamic_tables *dyn,
@@ -129,18 +176,17 @@ static void walk_relocations(const struct dl_phdr_info *info, const struct dynam
     unsigned type = ELF64_R_TYPE(rel[i].r_info);
     if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
       continue;
-    const char *name = dyn->strtab + dyn->symtab[ELF64_R_SYM(rel[i].r_info)].st_name;
-    for (size_t t = 0; t < N_TARGETS; t++) {
-      if (strcmp(name, targets[t].name) != 0)
-        continue;
-      void **slot = (void **)(info->dlpi_addr + rel[i].r_offset);
-      void *now = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-      if (action == PATCH && now != targets[t].wrapper) {
-        store_slot(info, slot, targets[t].wrapper);
-        slots_patched++;
-      } else if (action == RESTORE && now == targets[t].wrapper && targets[t].original != NULL) {
-        store_slot(info, slot, targets[t].original);
-      }
+    size_t sym = ELF64_R_SYM(rel[i].r_info);
+    struct patch_target *t = find_target(dyn->strtab + dyn->symtab[sym].st_name);
+    if (t == NULL || !version_matches(t, dyn, sym))
+      continue;
+    void **slot = (void **)(info->dlpi_addr + rel[i].r_offset);
+    void *now = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (action == PATCH && now != t->f->wrapper) {
+      store_slot(info, slot, t->f->wrapper);
+      slots_patched++;
+    } else if (action == RESTORE && now == t->f->wrapper && t->original != NULL) {
+      store_slot(info, slot, t->original);
     }
   }
 }
@@ -176,9 +222,12 @@ static int walk_object(struct dl_phdr_info *info, size_t size, void *arg)
 
 static void resolve_originals(void)
 {
-  for (size_t t = 0; t < N_TARGETS; t++) {
-    void *real = dlsym(RTLD_DEFAULT, targets[t].name);
-    targets[t].original = real != targets[t].wrapper ? real : NULL;
+  build_targets();
+  for (size_t b = 0; b < TARGET_BUCKETS; b++) {
+    if (targets[b].f == NULL)
+      continue;
+    void *real = col_real_function_version(targets[b].f->name, targets[b].f->version, targets[b].f->wrapper);
+    targets[b].original = real != targets[b].f->wrapper ? real : NULL;
   }
 }
 

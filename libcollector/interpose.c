@@ -17,11 +17,8 @@
 
 #include "collector_internal.h"
 
-typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+typedef col_fn_pthread_create pthread_create_fn;
 
-/* The definition of NAME our wrapper OURS stands in front of.  Preloaded:
- * the next one is libc's.  Injected with dlopen, the search after us may
- * find nothing (or us); then the default scope has it. */
 void *col_real_function(const char *name, void *ours)
 {
   void *real = dlsym(RTLD_NEXT, name);
@@ -32,23 +29,17 @@ void *col_real_function(const char *name, void *ours)
 
 void *col_real_function_version(const char *name, const char *version, void *ours)
 {
+  if (version == NULL)
+    return col_real_function(name, ours);
   void *real = dlvsym(RTLD_NEXT, name, version);
   if (real == NULL || real == ours)
     real = dlvsym(RTLD_DEFAULT, name, version);
   return real != NULL && real != ours ? real : col_real_function(name, ours);
 }
 
-static pthread_create_fn real_pthread_create(void)
-{
-  static pthread_create_fn real;
-  if (real == NULL)
-    real = (pthread_create_fn)col_real_function("pthread_create", (void *)col_wrap_pthread_create);
-  return real;
-}
-
 int col_real_pthread_create(void *thread, const void *attr, void *(*start)(void *), void *arg)
 {
-  return real_pthread_create()(thread, attr, start, arg);
+  return COL_REAL(pthread_create)(thread, attr, start, arg);
 }
 
 struct thread_start {
@@ -114,7 +105,7 @@ static int create_seen_from_outside(pthread_create_fn real, pthread_t *thread, c
 
 int col_wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
-  pthread_create_fn real = real_pthread_create();
+  pthread_create_fn real = COL_REAL(pthread_create);
   if (col_collecting() && col_cfg.clock_interval_us > 0 && col_outside() && !col_is_descendant)
     return create_seen_from_outside(real, thread, attr, start, arg);
   if (!col_collecting() || col_cfg.clock_interval_us <= 0 || col_outside())
@@ -131,34 +122,19 @@ int col_wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void 
   return rc;
 }
 
-/* The exported names are aliases: inside the runtime, the hidden names
- * always mean our wrappers, whichever definition the program's symbol
- * lookup finds (libc's, when we were injected rather than preloaded). */
-int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
-    __attribute__((alias("col_wrap_pthread_create")));
-
-typedef void (*exit_fn)(int) __attribute__((noreturn));
-
-/* Closes the experiment, then leaves through the real function NAME. */
-__attribute__((noreturn)) static void close_and_exit(const char *name, exit_fn ours, exit_fn *real, int status)
-{
-  if (*real == NULL)
-    *real = (exit_fn)col_real_function(name, (void *)ours);
-  col_close_experiment(name);
-  (*real)(status);
-}
-
+/* Closes the experiment, then leaves through the real function. */
 void col_wrap__exit(int status)
 {
-  static exit_fn real;
-  close_and_exit("_exit", col_wrap__exit, &real, status);
+  col_close_experiment("_exit");
+  COL_REAL(_exit)(status);
+  __builtin_unreachable();
 }
 
 void col_wrap__Exit(int status)
 {
-  static exit_fn real;
-  close_and_exit("_Exit", col_wrap__Exit, &real, status);
+  col_close_experiment("_Exit");
+  COL_REAL(_Exit)(status);
+  __builtin_unreachable();
 }
 
-void _exit(int status) __attribute__((alias("col_wrap__exit")));
-void _Exit(int status) __attribute__((alias("col_wrap__Exit")));
+COL_PRELOAD_ALIASES(COL_THREAD_FUNCTIONS)

@@ -27,13 +27,7 @@
 
 #include "collector_internal.h"
 
-typedef int (*system_fn)(const char *);
-typedef int (*clone_fn)(int (*)(void *), void *, int, void *, ...);
-typedef FILE *(*popen_fn)(const char *, const char *);
-typedef int (*posix_spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
-                              char *const[], char *const[]);
 
-#define REAL(type, name, ours) ((type)col_real_function(name, (void *)(ours)))
 
 /* Only the sampler process follows descendants: in-process collection and
  * the runtime's own calls are not announced. */
@@ -73,7 +67,7 @@ int col_wrap_system(const char *command)
 {
   int ours = spawn_starting("system", command);
   char *carried = carried_command(command);
-  int rc = REAL(system_fn, "system", col_wrap_system)(carried != NULL ? carried : command);
+  int rc = COL_REAL(system)(carried != NULL ? carried : command);
   free(carried);
   spawn_done(ours);
   return rc;
@@ -83,7 +77,7 @@ FILE *col_wrap_popen(const char *command, const char *mode)
 {
   int ours = spawn_starting("popen", command);
   char *carried = carried_command(command);
-  FILE *f = REAL(popen_fn, "popen", col_wrap_popen)(carried != NULL ? carried : command, mode);
+  FILE *f = COL_REAL(popen)(carried != NULL ? carried : command, mode);
   free(carried);
   spawn_done(ours);
   return f;
@@ -91,7 +85,7 @@ FILE *col_wrap_popen(const char *command, const char *mode)
 
 /* posix_spawn and posix_spawnp (VARIANT, whose real function is REAL):
  * WHAT is the path or the file name searched for. */
-static int spawn_program(const char *variant, posix_spawn_fn real, pid_t *pid, const char *what,
+static int spawn_program(const char *variant, col_fn_posix_spawn real, pid_t *pid, const char *what,
                          const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
                          char *const argv[], char *const envp[])
 {
@@ -105,14 +99,14 @@ static int spawn_program(const char *variant, posix_spawn_fn real, pid_t *pid, c
 int col_wrap_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-  return spawn_program("posix_spawn", REAL(posix_spawn_fn, "posix_spawn", col_wrap_posix_spawn), pid, path,
+  return spawn_program("posix_spawn", COL_REAL(posix_spawn), pid, path,
                        actions, attr, argv, envp);
 }
 
 int col_wrap_posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
                           const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-  return spawn_program("posix_spawnp", REAL(posix_spawn_fn, "posix_spawnp", col_wrap_posix_spawnp), pid, file,
+  return spawn_program("posix_spawnp", COL_REAL(posix_spawnp), pid, file,
                        actions, attr, argv, envp);
 }
 
@@ -128,15 +122,9 @@ int col_wrap_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
   pid_t *child_tid = va_arg(ap, pid_t *);
   va_end(ap);
   int ours = !(flags & CLONE_THREAD) && spawn_starting("clone", "");
-  int rc = REAL(clone_fn, "clone", col_wrap_clone)(fn, stack, flags, arg, parent_tid, tls, child_tid);
+  int rc = COL_REAL(clone)(fn, stack, flags, arg, parent_tid, tls, child_tid);
   spawn_done(ours);
   return rc;
 }
 
-int system(const char *) __attribute__((alias("col_wrap_system")));
-int clone(int (*)(void *), void *, int, void *, ...) __attribute__((alias("col_wrap_clone")));
-FILE *popen(const char *, const char *) __attribute__((alias("col_wrap_popen")));
-int posix_spawn(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const[],
-                char *const[]) __attribute__((alias("col_wrap_posix_spawn")));
-int posix_spawnp(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
-                 char *const[], char *const[]) __attribute__((alias("col_wrap_posix_spawnp")));
+COL_PRELOAD_ALIASES(COL_SPAWN_FUNCTIONS)

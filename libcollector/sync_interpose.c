@@ -63,110 +63,87 @@ __attribute__((noinline)) static void record_wait(const void *object, int64_t st
   } while (0)
 
 typedef int (*mutex_fn)(pthread_mutex_t *);
-typedef int (*mutex_timed_fn)(pthread_mutex_t *, const struct timespec *);
-typedef int (*mutex_clock_fn)(pthread_mutex_t *, clockid_t, const struct timespec *);
-typedef int (*cond_wait_fn)(pthread_cond_t *, pthread_mutex_t *);
-typedef int (*cond_timed_fn)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
-typedef int (*cond_clock_fn)(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *);
 typedef int (*rwlock_fn)(pthread_rwlock_t *);
-typedef int (*barrier_fn)(pthread_barrier_t *);
-typedef int (*join_fn)(pthread_t, void **);
 typedef int (*sem_fn)(sem_t *);
-typedef int (*sem_timed_fn)(sem_t *, const struct timespec *);
 
 /* The trylock that decides whether a lock call will wait. */
 static int try_mutex(pthread_mutex_t *m)
 {
-  return REAL(mutex_fn, "pthread_mutex_trylock", NULL)(m);
+  return COL_REAL_OTHER(mutex_fn, "pthread_mutex_trylock")(m);
 }
 
 int col_wrap_pthread_mutex_lock(pthread_mutex_t *m)
 {
-  TRACED_WAIT(int, m, try_mutex(m), REAL(mutex_fn, "pthread_mutex_lock", col_wrap_pthread_mutex_lock)(m));
+  TRACED_WAIT(int, m, try_mutex(m), COL_REAL(pthread_mutex_lock)(m));
 }
 
 int col_wrap_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *when)
 {
   TRACED_WAIT(int, m, try_mutex(m),
-              REAL(mutex_timed_fn, "pthread_mutex_timedlock", col_wrap_pthread_mutex_timedlock)(m, when));
+              COL_REAL(pthread_mutex_timedlock)(m, when));
 }
 
 int col_wrap_pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock, const struct timespec *when)
 {
   TRACED_WAIT(int, m, try_mutex(m),
-              REAL(mutex_clock_fn, "pthread_mutex_clocklock", col_wrap_pthread_mutex_clocklock)(m, clock, when));
+              COL_REAL(pthread_mutex_clocklock)(m, clock, when));
 }
 
 int col_wrap_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-  TRACED_WAIT(int, c, EBUSY, REAL(cond_wait_fn, "pthread_cond_wait", col_wrap_pthread_cond_wait)(c, m));
+  TRACED_WAIT(int, c, EBUSY, COL_REAL(pthread_cond_wait)(c, m));
 }
 
 int col_wrap_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *when)
 {
-  TRACED_WAIT(int, c, EBUSY, REAL(cond_timed_fn, "pthread_cond_timedwait", col_wrap_pthread_cond_timedwait)(c, m, when));
+  TRACED_WAIT(int, c, EBUSY, COL_REAL(pthread_cond_timedwait)(c, m, when));
 }
 
 int col_wrap_pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock, const struct timespec *when)
 {
   TRACED_WAIT(int, c, EBUSY,
-              REAL(cond_clock_fn, "pthread_cond_clockwait", col_wrap_pthread_cond_clockwait)(c, m, clock, when));
+              COL_REAL(pthread_cond_clockwait)(c, m, clock, when));
 }
 
 int col_wrap_pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
-  TRACED_WAIT(int, l, REAL(rwlock_fn, "pthread_rwlock_tryrdlock", NULL)(l),
-              REAL(rwlock_fn, "pthread_rwlock_rdlock", col_wrap_pthread_rwlock_rdlock)(l));
+  TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_tryrdlock")(l),
+              COL_REAL(pthread_rwlock_rdlock)(l));
 }
 
 int col_wrap_pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
-  TRACED_WAIT(int, l, REAL(rwlock_fn, "pthread_rwlock_trywrlock", NULL)(l),
-              REAL(rwlock_fn, "pthread_rwlock_wrlock", col_wrap_pthread_rwlock_wrlock)(l));
+  TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_trywrlock")(l),
+              COL_REAL(pthread_rwlock_wrlock)(l));
 }
 
 int col_wrap_pthread_barrier_wait(pthread_barrier_t *b)
 {
-  TRACED_WAIT(int, b, EBUSY, REAL(barrier_fn, "pthread_barrier_wait", col_wrap_pthread_barrier_wait)(b));
+  TRACED_WAIT(int, b, EBUSY, COL_REAL(pthread_barrier_wait)(b));
 }
 
 int col_wrap_pthread_join(pthread_t thread, void **result)
 {
-  TRACED_WAIT(int, (void *)thread, EBUSY, REAL(join_fn, "pthread_join", col_wrap_pthread_join)(thread, result));
+  TRACED_WAIT(int, (void *)thread, EBUSY, COL_REAL(pthread_join)(thread, result));
 }
 
 /* sem_trywait reports EAGAIN through errno: the try succeeds or the call waits. */
 static int try_sem(sem_t *s)
 {
   int saved = errno;
-  int rc = REAL(sem_fn, "sem_trywait", NULL)(s);
+  int rc = COL_REAL_OTHER(sem_fn, "sem_trywait")(s);
   errno = saved;
   return rc == 0 ? 0 : EBUSY;
 }
 
 int col_wrap_sem_wait(sem_t *s)
 {
-  TRACED_WAIT(int, s, try_sem(s), REAL(sem_fn, "sem_wait", col_wrap_sem_wait)(s));
+  TRACED_WAIT(int, s, try_sem(s), COL_REAL(sem_wait)(s));
 }
 
 int col_wrap_sem_timedwait(sem_t *s, const struct timespec *when)
 {
-  TRACED_WAIT(int, s, try_sem(s), REAL(sem_timed_fn, "sem_timedwait", col_wrap_sem_timedwait)(s, when));
+  TRACED_WAIT(int, s, try_sem(s), COL_REAL(sem_timedwait)(s, when));
 }
 
-int pthread_mutex_lock(pthread_mutex_t *) __attribute__((alias("col_wrap_pthread_mutex_lock")));
-int pthread_mutex_timedlock(pthread_mutex_t *, const struct timespec *)
-    __attribute__((alias("col_wrap_pthread_mutex_timedlock")));
-int pthread_mutex_clocklock(pthread_mutex_t *, clockid_t, const struct timespec *)
-    __attribute__((alias("col_wrap_pthread_mutex_clocklock")));
-int pthread_cond_wait(pthread_cond_t *, pthread_mutex_t *) __attribute__((alias("col_wrap_pthread_cond_wait")));
-int pthread_cond_timedwait(pthread_cond_t *, pthread_mutex_t *, const struct timespec *)
-    __attribute__((alias("col_wrap_pthread_cond_timedwait")));
-int pthread_cond_clockwait(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *)
-    __attribute__((alias("col_wrap_pthread_cond_clockwait")));
-int pthread_rwlock_rdlock(pthread_rwlock_t *) __attribute__((alias("col_wrap_pthread_rwlock_rdlock")));
-int pthread_rwlock_wrlock(pthread_rwlock_t *) __attribute__((alias("col_wrap_pthread_rwlock_wrlock")));
-int pthread_barrier_wait(pthread_barrier_t *) __attribute__((alias("col_wrap_pthread_barrier_wait")));
-int pthread_join(pthread_t, void **) __attribute__((alias("col_wrap_pthread_join")));
-int sem_wait(sem_t *) __attribute__((alias("col_wrap_sem_wait")));
-int sem_timedwait(sem_t *, const struct timespec *) __attribute__((alias("col_wrap_sem_timedwait")));
+COL_PRELOAD_ALIASES(COL_SYNC_FUNCTIONS)

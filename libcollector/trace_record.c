@@ -12,16 +12,6 @@
 static __thread int tracing_here __attribute__((tls_model("initial-exec")));
 static __thread uintptr_t stack_top __attribute__((tls_model("initial-exec")));
 
-/* glibc's condition variables have two ABIs; ours is the current one. */
-#define CONDVAR_VERSION "GLIBC_2.3.2"
-
-void *col_trace_real_function(const char *name, void *ours)
-{
-  if (strncmp(name, "pthread_cond_", 13) == 0)
-    return col_real_function_version(name, CONDVAR_VERSION, ours);
-  return col_real_function(name, ours);
-}
-
 
 struct col_trace_ring *col_trace_here(void)
 {

@@ -1,6 +1,6 @@
 /* Recording traced events on the program's own threads (trace_record.c),
- * shared by the tracing wrappers (synchronization waits, I/O): the real
- * functions looked up once, the wrapper's registers, a per-thread guard
+ * shared by the tracing wrappers (synchronization waits, I/O): the
+ * wrapper's registers, a per-thread guard
  * (the runtime's own calls, a wrapper reached again while recording, are
  * not traced), and the event with its stack copy onto the trace ring.
  * Recording allocates nothing and takes no lock: it may run in a signal
@@ -11,20 +11,6 @@
 #include <stdint.h>
 
 #include "trace_ring.h"
-
-/* The real NAME, looked up once (wrappers run on every call the program
- * makes, traced or not).  Condition variables at their current ABI. */
-void *col_trace_real_function(const char *name, void *ours);
-#define REAL(type, name, ours)                                                     \
-  ({                                                                               \
-    static type real_;                                                             \
-    type found_ = __atomic_load_n(&real_, __ATOMIC_RELAXED);                       \
-    if (found_ == NULL) {                                                          \
-      found_ = (type)col_trace_real_function(name, (void *)(ours));                \
-      __atomic_store_n(&real_, found_, __ATOMIC_RELAXED);                          \
-    }                                                                              \
-    found_;                                                                        \
-  })
 
 /* The wrapper's registers, read where it stands (the unwinder starts in
  * the wrapper: it is the leaf, as gprofng's interposers are). */
