@@ -16,6 +16,7 @@
 #include "er/er_archive.h"
 #include "er/er_format.h"
 #include "er/er_reader.h"
+#include "er_dump_io.h"
 
 struct func_total {
   char name[256];
@@ -94,7 +95,8 @@ static void usage(FILE *out)
                "Prints what the experiment holds, read with gdb-collector's own reader: a summary\n"
                "(\"key: value\" lines), sample points, comments, warnings, threads, and functions\n"
                "(\"exclusive_seconds inclusive_seconds name\"); with synctrace, sync_functions\n"
-               "(\"inclusive_wait_seconds name\").\n"
+               "(\"inclusive_wait_seconds name\"); with iotrace, I/O totals and io_files\n"
+               "(\"read_bytes write_bytes calls name\").\n"
                "Exit status: 0 read; 1 unreadable; 3 damaged (numbers not to be trusted); 2 usage.\n");
 }
 
@@ -206,6 +208,8 @@ int main(int argc, char **argv)
     printf("sync_waits: %zu\n", exp.n_waits);
     printf("sync_seconds: %.4f\n", waited);
   }
+  if (exp.has_iotrace)
+    er_dump_io(&exp);
   printf("exit_seconds: %.3f\n", exp.exit_tstamp / 1e9);
   for (size_t i = 0; i < exp.n_sample_events; i++)
     printf("sample %zu: %s\n", i, exp.sample_labels[i]);

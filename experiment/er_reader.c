@@ -3,6 +3,7 @@
 #include "er/er_reader.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,8 @@ static void parse_log_element(void *ctx, xmlNode *el)
         exp->numstates = atoi(v);
     } else if (er_xml_attr(el, "name", v, sizeof v) && strcmp(v, "synctrace") == 0) {
       exp->sync_threshold_us = er_xml_attr(el, "threshold", v, sizeof v) ? atol(v) : -1;
+    } else if (er_xml_attr(el, "name", v, sizeof v) && strcmp(v, "iotrace") == 0) {
+      exp->has_iotrace = 1;
     }
   } else if (er_xml_is(el, "event", "run")) {
     exp->has_run = 1;
@@ -232,6 +235,30 @@ static void collect_sync(const unsigned char *p, uint16_t type, uint16_t size, v
   exp->waits[exp->n_waits++] = w;
 }
 
+static void collect_io(const unsigned char *p, uint16_t type, uint16_t size, void *arg)
+{
+  struct er_experiment *exp = arg;
+  if (type != ER_PKT_IOTRACE)
+    return;
+  struct er_io_packet pk;
+  size_t name_at = offsetof(struct er_io_packet, iofname);
+  /* the name is what lies between its offset and the packet's end, up to a NUL */
+  if (size < sizeof pk || size % 8 != 0 || memchr(p + name_at, '\0', size - name_at) == NULL) {
+    exp->damaged_packets++;
+    return;
+  }
+  memcpy(&pk, p, sizeof pk);
+  if (pk.iorqst > pk.tstamp || pk.iotype < 0 || pk.iotype > 9 || pk.ionbyte < 0) {
+    exp->damaged_packets++;
+    return;
+  }
+  const char *name = (const char *)p + name_at;
+  struct er_io_call c = {pk.thrid, pk.iorqst, pk.tstamp, pk.frinfo, pk.iotype, pk.iofd, pk.iofd_original,
+                         pk.ionbyte, name[0] != '\0' ? strdup(name) : NULL};
+  exp->io_calls = realloc(exp->io_calls, (exp->n_io_calls + 1) * sizeof *exp->io_calls);
+  exp->io_calls[exp->n_io_calls++] = c;
+}
+
 static int by_frame_uid(const void *a, const void *b)
 {
   uint64_t x = ((const struct er_stack *)a)->frame_uid, y = ((const struct er_stack *)b)->frame_uid;
@@ -299,6 +326,8 @@ int er_experiment_open(const char *path, struct er_experiment *exp, char *err, s
   walk_file(path, "profile", exp, collect_clock);
   if (exp->sync_threshold_us != -2)
     walk_file(path, "synctrace", exp, collect_sync);
+  if (exp->has_iotrace)
+    walk_file(path, "iotrace", exp, collect_io);
   char ov[4096];
   struct stat st;
   snprintf(ov, sizeof ov, "%s/overview", path);
@@ -329,6 +358,9 @@ void er_experiment_close(struct er_experiment *exp)
   free(exp->stacks);
   free(exp->clock);
   free(exp->waits);
+  for (size_t i = 0; i < exp->n_io_calls; i++)
+    free(exp->io_calls[i].name);
+  free(exp->io_calls);
   memset(exp, 0, sizeof *exp);
 }
 

@@ -87,6 +87,7 @@ struct col_config {
   int archive_mode;           /* enum er_archive_mode, applied at the end */
   char group_path[PATH_MAX];  /* experiment group to join; may be empty */
   int synctrace;              /* GDBCOL_SYNCTRACE: synchronization waits traced */
+  int iotrace;                /* GDBCOL_IOTRACE: I/O calls traced */
   long sync_threshold_us;     /* waits at least this long; -1: calibrated */
 };
 
@@ -299,7 +300,7 @@ struct col_experiment {
   int64_t run_tstamp;
   int next_sample_id;
   uint64_t samples_dropped; /* sample points that could not be written */
-  struct er_datafile profile, frameinfo, synctrace;
+  struct er_datafile profile, frameinfo, synctrace, iotrace;
 };
 
 extern struct col_experiment col_exp;
@@ -307,6 +308,7 @@ extern struct col_experiment col_exp;
 int col_log_open(const struct col_config *cfg, char *err, size_t err_len);
 void col_log_profile_block(long interval_us);
 void col_log_synctrace_block(long threshold_us);
+void col_log_iotrace_block(void);
 void col_log_settings(const struct col_config *cfg);
 /* These run on the runtime's thread (handed to it from elsewhere).  FINAL
  * records close the experiment and may use the files' closing reserve. */
@@ -337,12 +339,13 @@ uint64_t col_writer_stack_id(const uint64_t *pcs, size_t n);
  * written are given up). */
 int col_writer_stacks_on_disk(void);
 struct col_trace_event;
-/* A traced event unwound and written (synctrace). */
+/* A traced event unwound and written (synctrace, iotrace). */
 void col_trace_writer_write(const struct col_trace_event *e);
 int col_trace_writer_start(void);
 void col_trace_writer_flush(void);
 void col_trace_writer_abandon(int err);
-extern uint64_t col_trace_events_written, col_trace_events_not_written;
+extern uint64_t col_trace_events_written, col_trace_events_not_written; /* synctrace */
+extern uint64_t col_io_events_written, col_io_events_not_written;
 
 /* ---- sampler_thread.c ----------------------------------------------------- */
 

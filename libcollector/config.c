@@ -13,6 +13,7 @@
  *   GDBCOL_GROUP            experiment group file (.erg) to join
  *   GDBCOL_DESCENDANTS      on | off | =REGEX: descendants recorded (sampler)
  *   GDBCOL_SYNCTRACE        off | calibrate | MICROSECONDS: synchronization waits
+ *   GDBCOL_IOTRACE          on | off: I/O calls
  *   GDBCOL_TARGET           set by the launcher: the program it execs
  *   GDBCOL_SAVED_LD_PRELOAD the user's LD_PRELOAD (GDBCOL_LD_PRELOAD_UNSET=1
  *                           when there was none)
@@ -119,6 +120,8 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
     long us = strtol(sync, &end, 10);
     cfg->sync_threshold_us = (*end == '\0' && us >= 0) ? us : -1;
   }
+  const char *io = get("GDBCOL_IOTRACE", source);
+  cfg->iotrace = io != NULL && strcmp(io, "on") == 0;
 }
 
 void col_config_from_environment(struct col_config *cfg)
@@ -170,6 +173,7 @@ static const char *const our_variables[] = {
     "GDBCOL_STACK_BYTES",    "GDBCOL_CLOCK_SOURCE",    "GDBCOL_TARGET",      "GDBCOL_PRELOAD",
     "GDBCOL_UNWIND_CHECK",   "GDBCOL_SAMPLE_PERIOD_MS", "GDBCOL_LIMIT_MB",    "GDBCOL_ARCHIVE",
     "GDBCOL_GROUP",           "GDBCOL_SAMPLER",          "GDBCOL_DESCENDANTS",      "GDBCOL_SYNCTRACE",
+    "GDBCOL_IOTRACE",
 };
 
 void col_config_scrub_environment(void)

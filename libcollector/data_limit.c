@@ -29,6 +29,7 @@ void col_limit_start(long mb)
   er_datafile_set_budget(&col_exp.profile, &budget);
   er_datafile_set_budget(&col_exp.frameinfo, &budget);
   er_datafile_set_budget(&col_exp.synctrace, &budget);
+  er_datafile_set_budget(&col_exp.iotrace, &budget);
 }
 
 int col_limit_reached(void)

@@ -110,6 +110,8 @@ int col_experiment_open_files(void)
     col_log_profile_block(col_cfg.clock_interval_us);
   if (col_cfg.synctrace)
     col_log_synctrace_block(col_cfg.sync_threshold_us);
+  if (col_cfg.iotrace)
+    col_log_iotrace_block();
   if (!col_private_descriptors)
     col_log_warning(200, "the runtime could not take a descriptor table of its own (unshare refused); "
                     "a program that closes or reuses descriptors it did not open may disturb the experiment");

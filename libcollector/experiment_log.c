@@ -30,7 +30,7 @@
 #define OVERVIEW_CLOSING_RESERVE (4 * sizeof(struct er_overview_record))
 
 struct col_experiment col_exp = {.dirfd = -1, .log = {.fd = -1}, .overview = {.fd = -1}, .profile = {.fd = -1},
-                                  .frameinfo = {.fd = -1}, .synctrace = {.fd = -1}};
+                                  .frameinfo = {.fd = -1}, .synctrace = {.fd = -1}, .iotrace = {.fd = -1}};
 static int64_t overview_create;
 
 static void log_system(void)
@@ -96,6 +96,8 @@ int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
     rc = er_datafile_create(&col_exp.profile, dirfd, "profile");
   if (rc >= 0 && cfg->synctrace)
     rc = er_datafile_create(&col_exp.synctrace, dirfd, "synctrace");
+  if (rc >= 0 && cfg->iotrace)
+    rc = er_datafile_create(&col_exp.iotrace, dirfd, "iotrace");
   if (rc < 0) {
     snprintf(err, err_len, "cannot create the files of %s: %s", col_exp.path, strerror(-rc));
     return rc;
@@ -166,6 +168,28 @@ void col_log_synctrace_block(long threshold_us)
                  "  </profpckt>\n"
                  "</profile>\n",
                  threshold_us);
+}
+
+void col_log_iotrace_block(void)
+{
+  er_recordfile_printf(&col_exp.log, 0,
+                 "<profile name=\"iotrace\">\n"
+                 "  <profdata fname=\"iotrace\"/>\n"
+                 "  <profpckt kind=\"19\" uname=\"IO tracing data\">\n"
+                 "    <field name=\"LWPID\" uname=\"Lightweight process id\" offset=\"8\" type=\"INT64\"/>\n"
+                 "    <field name=\"THRID\" uname=\"Thread number\" offset=\"16\" type=\"INT64\"/>\n"
+                 "    <field name=\"CPUID\" uname=\"CPU id\" offset=\"24\" type=\"INT32\"/>\n"
+                 "    <field name=\"TSTAMP\" uname=\"High resolution timestamp\" offset=\"32\" type=\"INT64\"/>\n"
+                 "    <field name=\"FRINFO\" offset=\"40\" type=\"INT64\"/>\n"
+                 "    <field name=\"IOTYPE\" uname=\"IO trace function type\" offset=\"48\" type=\"INT32\"/>\n"
+                 "    <field name=\"IOFD\" uname=\"File descriptor\" offset=\"52\" type=\"INT32\"/>\n"
+                 "    <field name=\"IONBYTE\" uname=\"Number of bytes\" offset=\"56\" type=\"INT64\"/>\n"
+                 "    <field name=\"IORQST\" uname=\"Time of IO requested\" offset=\"64\" type=\"INT64\"/>\n"
+                 "    <field name=\"IOOFD\" uname=\"Original file descriptor\" offset=\"72\" type=\"INT32\"/>\n"
+                 "    <field name=\"IOFSTYPE\" uname=\"File system type\" offset=\"76\" type=\"INT32\"/>\n"
+                 "    <field name=\"IOFNAME\" uname=\"File name\" offset=\"80\" type=\"STRING\"/>\n"
+                 "  </profpckt>\n"
+                 "</profile>\n");
 }
 
 /* ---- records written on the runtime's thread ------------------------------- */
@@ -317,6 +341,7 @@ void col_log_close(void)
   er_datafile_close(&col_exp.profile);
   er_datafile_close(&col_exp.frameinfo);
   er_datafile_close(&col_exp.synctrace);
+  er_datafile_close(&col_exp.iotrace);
 }
 
 struct status_request {

@@ -9,6 +9,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include "interposed_table.h"

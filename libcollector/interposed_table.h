@@ -67,10 +67,55 @@
   X(sem_wait, NULL, int, (sem_t *))                                                                        \
   X(sem_timedwait, NULL, int, (sem_t *, const struct timespec *))
 
+/* io_interpose.c: file and descriptor I/O.  On x86-64 the *64 forms are
+ * the same functions under a second name; programs built with
+ * _FILE_OFFSET_BITS=64 call those names. */
+#define COL_IO_FUNCTIONS(X)                                                                      \
+  X(open, NULL, int, (const char *, int, ...))                                                   \
+  X(open64, NULL, int, (const char *, int, ...))                                                 \
+  X(openat, NULL, int, (int, const char *, int, ...))                                            \
+  X(openat64, NULL, int, (int, const char *, int, ...))                                          \
+  X(creat, NULL, int, (const char *, mode_t))                                                    \
+  X(creat64, NULL, int, (const char *, mode_t))                                                  \
+  X(close, NULL, int, (int))                                                                     \
+  X(read, NULL, ssize_t, (int, void *, size_t))                                                  \
+  X(write, NULL, ssize_t, (int, const void *, size_t))                                           \
+  X(pread, NULL, ssize_t, (int, void *, size_t, off_t))                                          \
+  X(pread64, NULL, ssize_t, (int, void *, size_t, __off64_t))                                      \
+  X(pwrite, NULL, ssize_t, (int, const void *, size_t, off_t))                                   \
+  X(pwrite64, NULL, ssize_t, (int, const void *, size_t, __off64_t))                               \
+  X(readv, NULL, ssize_t, (int, const struct iovec *, int))                                      \
+  X(writev, NULL, ssize_t, (int, const struct iovec *, int))                                     \
+  X(preadv, NULL, ssize_t, (int, const struct iovec *, int, off_t))                              \
+  X(preadv64, NULL, ssize_t, (int, const struct iovec *, int, __off64_t))                          \
+  X(pwritev, NULL, ssize_t, (int, const struct iovec *, int, off_t))                             \
+  X(pwritev64, NULL, ssize_t, (int, const struct iovec *, int, __off64_t))                         \
+  X(recv, NULL, ssize_t, (int, void *, size_t, int))                                             \
+  X(send, NULL, ssize_t, (int, const void *, size_t, int))                                       \
+  X(sendfile, NULL, ssize_t, (int, int, off_t *, size_t))                                        \
+  X(sendfile64, NULL, ssize_t, (int, int, __off64_t *, size_t))                                    \
+  X(copy_file_range, NULL, ssize_t, (int, __off64_t *, int, __off64_t *, size_t, unsigned int))       \
+  X(fopen, NULL, FILE *, (const char *, const char *))                                           \
+  X(fopen64, NULL, FILE *, (const char *, const char *))                                         \
+  X(fdopen, NULL, FILE *, (int, const char *))                                                   \
+  X(fclose, NULL, int, (FILE *))                                                                 \
+  X(fread, NULL, size_t, (void *, size_t, size_t, FILE *))                                       \
+  X(fwrite, NULL, size_t, (const void *, size_t, size_t, FILE *))                                \
+  X(fflush, NULL, int, (FILE *))                                                                 \
+  X(dup, NULL, int, (int))                                                                       \
+  X(dup2, NULL, int, (int, int))                                                                 \
+  X(dup3, NULL, int, (int, int, int))                                                            \
+  X(pipe, NULL, int, (int[2]))                                                                   \
+  X(pipe2, NULL, int, (int[2], int))                                                             \
+  X(socket, NULL, int, (int, int, int))                                                          \
+  X(fsync, NULL, int, (int))                                                                     \
+  X(fdatasync, NULL, int, (int))
+
 #define COL_INTERPOSED(X) \
   COL_THREAD_FUNCTIONS(X) \
   COL_EXEC_FUNCTIONS(X)   \
   COL_SPAWN_FUNCTIONS(X)  \
-  COL_SYNC_FUNCTIONS(X)
+  COL_SYNC_FUNCTIONS(X)   \
+  COL_IO_FUNCTIONS(X)
 
 #endif

@@ -20,7 +20,7 @@
 #define CALIBRATION_FACTOR 6 /* the Collector's documented factor */
 
 static int64_t calibrated_ns;
-static char begin_error[PATH_MAX + 100]; /* why tracing could not start */
+static char begin_error[PATH_MAX + 200]; /* why tracing could not start */
 
 /* The average cost of a traced call that does not wait (lock, unlock, the
  * clock read twice), times the documented factor: waits shorter than
@@ -42,13 +42,19 @@ static int64_t calibrate(void)
 
 int sampler_trace_begin(char *err, size_t err_len)
 {
-  if (!col_cfg.synctrace || col_cfg.status_path[0] == '\0')
+  if ((!col_cfg.synctrace && !col_cfg.iotrace) || col_cfg.status_path[0] == '\0')
     return 0;
-  int64_t threshold = col_cfg.sync_threshold_us >= 0 ? col_cfg.sync_threshold_us * 1000 : (calibrated_ns = calibrate());
-  int rc = col_trace_create(col_cfg.status_path, threshold);
+  int64_t threshold = !col_cfg.synctrace ? -1
+                      : col_cfg.sync_threshold_us >= 0 ? col_cfg.sync_threshold_us * 1000
+                                                       : (calibrated_ns = calibrate());
+  int rc = col_trace_create(col_cfg.status_path, threshold, col_cfg.iotrace);
   if (rc != 0) {
     snprintf(err, err_len, "cannot create the trace ring beside %s: %s", col_cfg.status_path, strerror(-rc));
-    snprintf(begin_error, sizeof begin_error, "%s", err);
+    snprintf(begin_error, sizeof begin_error, "%s tracing is off: %s",
+             col_cfg.synctrace && col_cfg.iotrace ? "Synchronization-wait and I/O"
+             : col_cfg.synctrace                  ? "Synchronization-wait"
+                                                  : "I/O",
+             err);
     return -1;
   }
   return 0;
@@ -101,16 +107,20 @@ void sampler_trace_from_pipe(const unsigned char *rec, uint16_t size)
 void sampler_trace_describe(void)
 {
   if (begin_error[0] != '\0')
-    col_log_warning(200, "synchronization-wait tracing is off: %s", begin_error);
+    col_log_warning(200, "%s", begin_error);
+  uint64_t dropped = col_trace != NULL ? __atomic_load_n(&col_trace->dropped, __ATOMIC_RELAXED) : 0;
+  if (col_cfg.iotrace)
+    col_log_comment("I/O tracing: %llu event(s) written, %llu not written", (unsigned long long)col_io_events_written,
+                    (unsigned long long)col_io_events_not_written);
+  if (col_cfg.synctrace || col_cfg.iotrace)
+    col_log_comment("Tracing: %llu event(s) lost to a full trace ring", (unsigned long long)dropped);
   if (!col_cfg.synctrace)
     return;
-  uint64_t dropped = col_trace != NULL ? __atomic_load_n(&col_trace->dropped, __ATOMIC_RELAXED) : 0;
   if (col_cfg.sync_threshold_us < 0)
     col_log_comment("Synchronization-wait tracing: threshold calibrated to %lld ns (%d x an uncontended lock and "
                     "unlock with two clock reads)", (long long)(col_trace != NULL ? col_trace->sync_threshold_ns
                                                                                   : calibrated_ns),
                     CALIBRATION_FACTOR);
-  col_log_comment("Synchronization-wait tracing: %llu event(s) written, %llu not written, %llu lost to a full "
-                  "trace ring", (unsigned long long)col_trace_events_written,
-                  (unsigned long long)col_trace_events_not_written, (unsigned long long)dropped);
+  col_log_comment("Synchronization-wait tracing: %llu event(s) written, %llu not written",
+                  (unsigned long long)col_trace_events_written, (unsigned long long)col_trace_events_not_written);
 }

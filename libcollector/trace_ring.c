@@ -20,7 +20,7 @@ void col_trace_path(char *out, size_t len, const char *status_path)
   snprintf(out, len, "%s.trace", status_path);
 }
 
-int col_trace_create(const char *status_path, int64_t sync_threshold_ns)
+int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_on)
 {
   char path[PATH_MAX + 16];
   col_trace_path(path, sizeof path, status_path);
@@ -30,6 +30,7 @@ int col_trace_create(const char *status_path, int64_t sync_threshold_ns)
     return rc;
   struct col_trace_ring *ring = p;
   ring->sync_threshold_ns = sync_threshold_ns;
+  ring->io_on = io_on;
   ring->sampler_pid = getpid();
   ring->wake_armed = 1;
   col_trace = ring;

@@ -50,7 +50,8 @@ void col_trace_path(char *out, size_t len, const char *status_path);
 /* The signal that wakes the sampler when an eighth of the ring is used. */
 #define COL_TRACE_WAKE_SIGNAL SIGURG
 /* The sampler process creates it, the runtime maps it (0 or -errno). */
-int col_trace_create(const char *status_path, int64_t sync_threshold_ns);
+/* SYNC_THRESHOLD_NS < 0: waits not traced. */
+int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_on);
 int col_trace_attach(const char *status_path);
 /* On a program thread: a slot to fill, or NULL when the ring is full
  * (counted); then col_trace_commit. */

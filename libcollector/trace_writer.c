@@ -1,4 +1,4 @@
-/* Trace packets (synctrace): each event the runtime recorded on a program
+/* Trace packets (synctrace, iotrace): each event the runtime recorded on a program
  * thread is unwound from its registers and stack copy, as a clock sample
  * is, its stack recorded once in data.frameinfo (shared with the clock
  * writer, flushed first), and its packet appended.  Runs where the clock
@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <asm/perf_regs.h>
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -14,33 +15,57 @@
 #include "trace_ring.h"
 
 uint64_t col_trace_events_written, col_trace_events_not_written;
-static struct er_cursor *sync_out;
-static uint64_t lost_counted;
+uint64_t col_io_events_written, col_io_events_not_written;
+
+/* One output per traced kind: its file, its cursor, its counts. */
+struct trace_output {
+  uint32_t kind;
+  struct er_datafile *file;
+  struct er_cursor *cursor;
+  uint64_t *written, *not_written;
+  uint64_t lost_counted;
+};
+static struct trace_output outputs[] = {
+    {COL_TRACE_SYNC, &col_exp.synctrace, NULL, &col_trace_events_written, &col_trace_events_not_written, 0},
+    {COL_TRACE_IO, &col_exp.iotrace, NULL, &col_io_events_written, &col_io_events_not_written, 0},
+};
+#define N_OUTPUTS (sizeof outputs / sizeof outputs[0])
 
 int col_trace_writer_start(void)
 {
-  col_trace_events_written = col_trace_events_not_written = lost_counted = 0;
-  if (col_exp.synctrace.fd < 0)
-    return 0;
-  if (sync_out == NULL) {
-    void *p = mmap(NULL, sizeof *sync_out, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-      return -ENOMEM;
-    sync_out = p;
+  for (size_t i = 0; i < N_OUTPUTS; i++) {
+    struct trace_output *o = &outputs[i];
+    *o->written = *o->not_written = o->lost_counted = 0;
+    if (o->file->fd < 0)
+      continue;
+    if (o->cursor == NULL) {
+      void *p = mmap(NULL, sizeof *o->cursor, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED)
+        return -ENOMEM;
+      o->cursor = p;
+    }
+    er_cursor_init(o->cursor, o->file);
   }
-  er_cursor_init(sync_out, &col_exp.synctrace);
   return 0;
 }
 
-static int sync_open(void)
+static int output_open(const struct trace_output *o)
 {
-  return sync_out != NULL && sync_out->file == &col_exp.synctrace && col_exp.synctrace.fd >= 0;
+  return o->cursor != NULL && o->cursor->file == o->file && o->file->fd >= 0;
 }
 
-void col_trace_writer_write(const struct col_trace_event *e)
+static struct trace_output *output_for(uint32_t kind)
 {
-  if (e->kind != COL_TRACE_SYNC || !sync_open() || !col_writer_wanted_at(e->end))
-    return;
+  for (size_t i = 0; i < N_OUTPUTS; i++)
+    if (outputs[i].kind == kind)
+      return output_open(&outputs[i]) ? &outputs[i] : NULL;
+  return NULL;
+}
+
+/* The event's stack, unwound from its registers and stack copy as a clock
+ * sample's is: its data.frameinfo id (0: not recorded). */
+static uint64_t event_stack(const struct col_trace_event *e)
+{
   struct col_capture cap;
   memset(&cap, 0, sizeof cap);
   cap.tid = e->tid;
@@ -54,38 +79,78 @@ void col_trace_writer_write(const struct col_trace_event *e)
   cap.stack_len = e->stack_len;
   uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   size_t n = col_unwind(&cap, pcs, ER_MAX_STACK_DEPTH + 1);
-  uint64_t frinfo = col_writer_stack_id(pcs, n);
-  struct er_sync_packet p;
+  return col_writer_stack_id(pcs, n);
+}
+
+/* The common header of both packets. */
+#define FILL_HEADER(p, size, kind, e, frinfo) \
+  do {                                         \
+    (p)->tsize = (uint16_t)(size);             \
+    (p)->type = (kind);                        \
+    (p)->lwpid = (p)->thrid = (uint64_t)(e)->tid; \
+    (p)->cpuid = (e)->cpu;                     \
+    (p)->tstamp = (e)->end;                    \
+    (p)->frinfo = (frinfo);                    \
+  } while (0)
+
+void col_trace_writer_write(const struct col_trace_event *e)
+{
+  struct trace_output *o = output_for(e->kind);
+  if (o == NULL || !col_writer_wanted_at(e->end))
+    return;
+  union {
+    struct er_sync_packet sync;
+    struct er_io_packet io;
+    unsigned char bytes[sizeof(struct er_io_packet) + sizeof e->name];
+  } p;
+  size_t size = sizeof p.sync;
+  if (e->kind == COL_TRACE_IO) {
+    size_t name_len = strnlen(e->name, sizeof e->name - 1);
+    size = (offsetof(struct er_io_packet, iofname) + name_len + 1 + 7) & ~(size_t)7;
+    if (size < sizeof p.io)
+      size = sizeof p.io;
+  }
+  uint64_t frinfo = event_stack(e);
   if ((frinfo == 0 && col_limit_reached()) ||
-      (er_cursor_would_close_block(sync_out, sizeof p) && !col_writer_stacks_on_disk())) {
-    col_trace_events_not_written++;
+      (er_cursor_would_close_block(o->cursor, size) && !col_writer_stacks_on_disk())) {
+    (*o->not_written)++;
     return;
   }
-  memset(&p, 0, sizeof p);
-  p.tsize = sizeof p;
-  p.type = ER_PKT_SYNC;
-  p.lwpid = p.thrid = (uint64_t)e->tid;
-  p.cpuid = e->cpu;
-  p.tstamp = e->end;
-  p.frinfo = frinfo;
-  p.srqst = e->start;
-  p.sobj = e->object;
-  if (er_cursor_append(sync_out, &p, sizeof p) != 0)
-    col_trace_events_not_written++;
+  memset(&p, 0, size);
+  if (e->kind == COL_TRACE_SYNC) {
+    FILL_HEADER(&p.sync, size, ER_PKT_SYNC, e, frinfo);
+    p.sync.srqst = e->start;
+    p.sync.sobj = e->object;
+  } else {
+    FILL_HEADER(&p.io, size, ER_PKT_IOTRACE, e, frinfo);
+    p.io.iotype = e->iotype;
+    p.io.iofd = e->fd;
+    p.io.ionbyte = e->nbytes;
+    p.io.iorqst = e->start;
+    p.io.iofd_original = e->ofd;
+    p.io.iofstype = ER_IO_UNKNOWN_FSTYPE;
+    memcpy(p.bytes + offsetof(struct er_io_packet, iofname), e->name, strnlen(e->name, sizeof e->name - 1));
+  }
+  if (er_cursor_append(o->cursor, &p, size) != 0)
+    (*o->not_written)++;
 }
 
 void col_trace_writer_flush(void)
 {
-  if (!sync_open())
-    return;
-  er_cursor_flush(sync_out);
-  col_trace_events_written = sync_out->written;
-  col_trace_events_not_written += sync_out->lost - lost_counted;
-  lost_counted = sync_out->lost;
+  for (size_t i = 0; i < N_OUTPUTS; i++) {
+    struct trace_output *o = &outputs[i];
+    if (!output_open(o))
+      continue;
+    er_cursor_flush(o->cursor);
+    *o->written = o->cursor->written;
+    *o->not_written += o->cursor->lost - o->lost_counted;
+    o->lost_counted = o->cursor->lost;
+  }
 }
 
 void col_trace_writer_abandon(int err)
 {
-  if (sync_open())
-    er_cursor_abandon(sync_out, err);
+  for (size_t i = 0; i < N_OUTPUTS; i++)
+    if (output_open(&outputs[i]))
+      er_cursor_abandon(outputs[i].cursor, err);
 }

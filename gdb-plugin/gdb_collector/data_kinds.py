@@ -1,8 +1,8 @@
-"""Settings of the data kinds later versions collect: hardware-counter
-profiling, synchronization-wait, heap and MPI tracing, thread-analyzer data.
-Their whole documented syntax is accepted and checked now, and the values
-appear in `collector show`; turning one on is refused with a plain error,
-never a silent no-op."""
+"""Settings of the data kinds beyond clock profiling.  Synchronization-wait
+and I/O tracing record; hardware-counter profiling, heap and MPI tracing and
+thread-analyzer data have their whole documented syntax accepted and
+checked, appear in `collector show`, and turning one on is refused with a
+plain error, never a silent no-op."""
 
 import os
 
@@ -166,6 +166,32 @@ many microseconds, 0 for every wait."""
         return [w for w in ("on", "off", "threshold") if w.startswith(word or "")]
 
 
+class IotraceCommand(_DataKindCommand):
+    """I/O tracing: every open, close, read, write (plain, positioned,
+vectored, stdio), dup, pipe, socket, send/recv, sendfile, copy_file_range
+and sync call, with its bytes, time, file and where it was made
+(gprofng: -ioactivity, -iocallstack, -metrics e.iotime:e.ioreadbytes...).
+At launch and after gdb -p.
+
+Usage: collector iotrace on|off"""
+
+    name = "iotrace"
+    what = "I/O tracing"
+    usage = "collector iotrace on|off"
+
+    def invoke(self, arg, from_tty):
+        words = self.words(arg)
+        if words == ["on"]:
+            self.store(arg, "iotrace", True, "I/O tracing: on.")
+        elif words == ["off"]:
+            self.store(arg, "iotrace", False, "I/O tracing: off.")
+        else:
+            self.bad(arg)
+
+    def complete(self, text, word):
+        return [w for w in ("on", "off") if w.startswith(word or "")]
+
+
 class _OnOffKind(_DataKindCommand):
     attribute = None
 
@@ -235,4 +261,4 @@ data races under GCC or Clang, build with -fsanitize=thread."""
         return [w for w in ("on", "all", "off", "race", "deadlock") if w.startswith(word or "")]
 
 
-DATA_KIND_SUBCOMMANDS = (HwprofileCommand, SynctraceCommand, HeaptraceCommand, MpitraceCommand, ThaCommand)
+DATA_KIND_SUBCOMMANDS = (HwprofileCommand, SynctraceCommand, IotraceCommand, HeaptraceCommand, MpitraceCommand, ThaCommand)

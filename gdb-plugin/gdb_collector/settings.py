@@ -35,6 +35,7 @@ class Settings:
         self.hwc_counters = None  # canonical list, None: the default counters
         self.synctrace = False
         self.synctrace_threshold = "calibrate"  # or microseconds as an int
+        self.iotrace = False
         self.heaptrace = False
         self.mpitrace = False
         self.tha = "off"
@@ -141,6 +142,7 @@ class Settings:
             "GDBCOL_DESCENDANTS": self.descendants,
             "GDBCOL_GROUP": self.group,
             "GDBCOL_SYNCTRACE": (str(self.synctrace_threshold) if self.synctrace else "off"),
+            "GDBCOL_IOTRACE": "on" if self.iotrace else "off",
         }
 
     def describe(self):
@@ -164,6 +166,7 @@ class Settings:
                 "HW counter profiling:   %s, counters %s%s"
                 % (_on_off(self.hwprofile), self.hwc_counters or "(default)", later),
                 "Sync wait tracing:      %s, threshold %s" % (_on_off(self.synctrace), threshold),
+                "I/O tracing:            %s" % _on_off(self.iotrace),
                 "Heap tracing:           %s%s" % (_on_off(self.heaptrace), later),
                 "MPI tracing:            %s%s" % (_on_off(self.mpitrace), later),
                 "Thread analyzer (tha):  %s%s" % (self.tha, later),

@@ -72,6 +72,35 @@ _Static_assert(sizeof(struct er_sync_packet) == 64, "sync packet is 64 bytes");
 _Static_assert(__builtin_offsetof(struct er_sync_packet, tstamp) == 32, "common header: TSTAMP at 32");
 _Static_assert(__builtin_offsetof(struct er_sync_packet, srqst) == 48, "SRQST at 48");
 
+/* I/O trace packet, kind 19, variable size (§5.7): the common header, the
+ * call's type, descriptors, bytes and start, then the path of an open
+ * (NUL-terminated); the size is rounded up to a multiple of 8.  TSTAMP is
+ * when the call returned. */
+#define ER_IO_UNKNOWN_FSTYPE 24
+struct er_io_packet {
+  uint16_t tsize;
+  uint16_t type;
+  uint32_t pad0;
+  uint64_t lwpid;
+  uint64_t thrid;
+  uint32_t cpuid;
+  uint32_t pad1;
+  int64_t tstamp;
+  uint64_t frinfo;
+  int32_t iotype;
+  int32_t iofd;
+  int64_t ionbyte;
+  int64_t iorqst;
+  int32_t iofd_original;
+  int32_t iofstype;
+  char iofname[8]; /* at least the NUL; longer paths run past the struct */
+};
+
+_Static_assert(sizeof(struct er_io_packet) == 88, "I/O packet with no name is 88 bytes");
+_Static_assert(__builtin_offsetof(struct er_io_packet, iotype) == 48, "IOTYPE at 48");
+_Static_assert(__builtin_offsetof(struct er_io_packet, iorqst) == 64, "IORQST at 64");
+_Static_assert(__builtin_offsetof(struct er_io_packet, iofname) == 80, "IOFNAME at 80");
+
 /* Linux reports total CPU only: "User+System CPU" (§5.4, MSTATE values). */
 #define ER_MSTATE_LINUX_CPU 10
 

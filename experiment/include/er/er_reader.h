@@ -35,6 +35,16 @@ struct er_sync_wait {
   uint64_t frinfo, object;
 };
 
+/* An I/O call (iotrace). */
+struct er_io_call {
+  uint64_t thrid;
+  int64_t start, end; /* absolute */
+  uint64_t frinfo;
+  int32_t iotype, fd, ofd;
+  int64_t nbytes;
+  char *name; /* an open's path; NULL otherwise */
+};
+
 struct er_experiment {
   char *path;
   long ptimer_us; /* 0 when log.xml declares no clock profile */
@@ -64,6 +74,9 @@ struct er_experiment {
   long sync_threshold_us; /* synctrace declared: its threshold (-1 calibrated); else -2 */
   struct er_sync_wait *waits;
   size_t n_waits;
+  int has_iotrace; /* log.xml declares it */
+  struct er_io_call *io_calls;
+  size_t n_io_calls;
   size_t invalid_packets; /* misaligned or malformed, as gprofng counts them */
   size_t damaged_packets; /* well framed, but their contents contradict themselves */
 };

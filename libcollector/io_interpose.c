@@ -1,0 +1,316 @@
+/* I/O tracing (`collector iotrace`): every call of the table's I/O group
+ * (interposed_table.h) becomes an event on the trace ring while the kind is
+ * on: its span, the format's I/O type (read, write, open, close, other, or
+ * the same as an error), the descriptor, the bytes moved, the original
+ * descriptor of a dup or a copy, and the path of an open; the sampler
+ * process unwinds it and writes the iotrace packet.  Unlike gprofng's, the
+ * 64-bit-offset names (open64, fopen64, pread64, ...) that programs built
+ * with _FILE_OFFSET_BITS=64 call are traced, and so are positioned and
+ * vectored reads and writes, sendfile, copy_file_range and send/recv.
+ *
+ * When the kind is off a wrapper costs one predictable branch.  The
+ * runtime's own calls and a wrapper reached from inside the recording are
+ * not traced (trace_record.c's guard; it also keeps errno, and the call's
+ * own errno is what the program sees).  Preloaded, these definitions win
+ * symbol lookup; after an attach the GOT slots are redirected
+ * (got_patch.c).  stdio's own reads and writes happen inside libc and are
+ * seen as the fread/fwrite/fflush/fclose that caused them. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+#include "trace_record.h"
+
+/* The format's IOTYPE; an error is the same type + IO_ERROR. */
+enum { IO_READ = 0, IO_WRITE = 1, IO_OPEN = 2, IO_CLOSE = 3, IO_OTHER = 4, IO_ERROR = 5 };
+
+static int io_traced(void)
+{
+  struct col_trace_ring *t = col_trace_here();
+  return t != NULL && t->io_on;
+}
+
+/* A traced call: the clock around it, then one event.  DESCRIBE fills
+ * f_ (type, descriptors, bytes, name) from the result rc_. */
+#define TRACED_IO(type, call, describe)                                     \
+  do {                                                                      \
+    if (__builtin_expect(!io_traced(), 1))                                  \
+      return call;                                                          \
+    uint64_t ip_, sp_, bp_;                                                 \
+    int64_t start_ = col_hrtime();                                          \
+    type rc_ = call;                                                        \
+    int64_t end_ = col_hrtime();                                            \
+    int err_ = errno;                                                       \
+    HERE(ip_, sp_, bp_);                                                    \
+    struct col_trace_fields f_ = {.kind = COL_TRACE_IO, .start = start_,   \
+                                  .end = end_, .fd = -1, .ofd = -1};        \
+    describe;                                                               \
+    col_trace_record(&f_, ip_, sp_, bp_);                                   \
+    errno = err_;                                                           \
+    return rc_;                                                             \
+  } while (0)
+
+#define AS(kind_, failed_) (f_.iotype = (failed_) ? (kind_) + IO_ERROR : (kind_))
+/* A transfer on ON: bytes moved, or an error. */
+#define MOVED(kind_, on_) (AS(kind_, rc_ < 0), f_.fd = (on_), f_.nbytes = rc_ > 0 ? (int64_t)rc_ : 0)
+/* A descriptor made (rc_), with its path or what it is. */
+#define OPENED(path_) (AS(IO_OPEN, rc_ < 0), f_.fd = (int)rc_, f_.name = (path_))
+#define DUPLICATED(old_) (AS(IO_OPEN, rc_ < 0), f_.fd = (int)rc_, f_.ofd = (old_))
+#define ON_FD(kind_, on_) (AS(kind_, rc_ != 0), f_.fd = (on_))
+
+/* open's third argument, present only when the flags make a file. */
+#define OPEN_MODE(flags, last)                                               \
+  mode_t mode = 0;                                                          \
+  if ((flags) & O_CREAT || ((flags) & O_TMPFILE) == O_TMPFILE) {            \
+    va_list ap;                                                             \
+    va_start(ap, last);                                                     \
+    mode = (mode_t)va_arg(ap, int);                                         \
+    va_end(ap);                                                             \
+  }
+
+int col_wrap_open(const char *path, int flags, ...)
+{
+  OPEN_MODE(flags, flags);
+  TRACED_IO(int, COL_REAL(open)(path, flags, mode), OPENED(path));
+}
+
+int col_wrap_open64(const char *path, int flags, ...)
+{
+  OPEN_MODE(flags, flags);
+  TRACED_IO(int, COL_REAL(open64)(path, flags, mode), OPENED(path));
+}
+
+int col_wrap_openat(int dirfd, const char *path, int flags, ...)
+{
+  OPEN_MODE(flags, flags);
+  TRACED_IO(int, COL_REAL(openat)(dirfd, path, flags, mode), OPENED(path));
+}
+
+int col_wrap_openat64(int dirfd, const char *path, int flags, ...)
+{
+  OPEN_MODE(flags, flags);
+  TRACED_IO(int, COL_REAL(openat64)(dirfd, path, flags, mode), OPENED(path));
+}
+
+int col_wrap_creat(const char *path, mode_t mode)
+{
+  TRACED_IO(int, COL_REAL(creat)(path, mode), OPENED(path));
+}
+
+int col_wrap_creat64(const char *path, mode_t mode)
+{
+  TRACED_IO(int, COL_REAL(creat64)(path, mode), OPENED(path));
+}
+
+int col_wrap_close(int fd)
+{
+  TRACED_IO(int, COL_REAL(close)(fd), ON_FD(IO_CLOSE, fd));
+}
+
+ssize_t col_wrap_read(int fd, void *buf, size_t n)
+{
+  TRACED_IO(ssize_t, COL_REAL(read)(fd, buf, n), MOVED(IO_READ, fd));
+}
+
+ssize_t col_wrap_write(int fd, const void *buf, size_t n)
+{
+  TRACED_IO(ssize_t, COL_REAL(write)(fd, buf, n), MOVED(IO_WRITE, fd));
+}
+
+ssize_t col_wrap_pread(int fd, void *buf, size_t n, off_t at)
+{
+  TRACED_IO(ssize_t, COL_REAL(pread)(fd, buf, n, at), MOVED(IO_READ, fd));
+}
+
+ssize_t col_wrap_pread64(int fd, void *buf, size_t n, __off64_t at)
+{
+  TRACED_IO(ssize_t, COL_REAL(pread64)(fd, buf, n, at), MOVED(IO_READ, fd));
+}
+
+ssize_t col_wrap_pwrite(int fd, const void *buf, size_t n, off_t at)
+{
+  TRACED_IO(ssize_t, COL_REAL(pwrite)(fd, buf, n, at), MOVED(IO_WRITE, fd));
+}
+
+ssize_t col_wrap_pwrite64(int fd, const void *buf, size_t n, __off64_t at)
+{
+  TRACED_IO(ssize_t, COL_REAL(pwrite64)(fd, buf, n, at), MOVED(IO_WRITE, fd));
+}
+
+ssize_t col_wrap_readv(int fd, const struct iovec *iov, int count)
+{
+  TRACED_IO(ssize_t, COL_REAL(readv)(fd, iov, count), MOVED(IO_READ, fd));
+}
+
+ssize_t col_wrap_writev(int fd, const struct iovec *iov, int count)
+{
+  TRACED_IO(ssize_t, COL_REAL(writev)(fd, iov, count), MOVED(IO_WRITE, fd));
+}
+
+ssize_t col_wrap_preadv(int fd, const struct iovec *iov, int count, off_t at)
+{
+  TRACED_IO(ssize_t, COL_REAL(preadv)(fd, iov, count, at), MOVED(IO_READ, fd));
+}
+
+ssize_t col_wrap_preadv64(int fd, const struct iovec *iov, int count, __off64_t at)
+{
+  TRACED_IO(ssize_t, COL_REAL(preadv64)(fd, iov, count, at), MOVED(IO_READ, fd));
+}
+
+ssize_t col_wrap_pwritev(int fd, const struct iovec *iov, int count, off_t at)
+{
+  TRACED_IO(ssize_t, COL_REAL(pwritev)(fd, iov, count, at), MOVED(IO_WRITE, fd));
+}
+
+ssize_t col_wrap_pwritev64(int fd, const struct iovec *iov, int count, __off64_t at)
+{
+  TRACED_IO(ssize_t, COL_REAL(pwritev64)(fd, iov, count, at), MOVED(IO_WRITE, fd));
+}
+
+ssize_t col_wrap_recv(int fd, void *buf, size_t n, int flags)
+{
+  TRACED_IO(ssize_t, COL_REAL(recv)(fd, buf, n, flags), MOVED(IO_READ, fd));
+}
+
+ssize_t col_wrap_send(int fd, const void *buf, size_t n, int flags)
+{
+  TRACED_IO(ssize_t, COL_REAL(send)(fd, buf, n, flags), MOVED(IO_WRITE, fd));
+}
+
+/* Copies: a write to OUT, whose original (IOOFD) is IN. */
+ssize_t col_wrap_sendfile(int out, int in, off_t *at, size_t n)
+{
+  TRACED_IO(ssize_t, COL_REAL(sendfile)(out, in, at, n), (MOVED(IO_WRITE, out), f_.ofd = in));
+}
+
+ssize_t col_wrap_sendfile64(int out, int in, __off64_t *at, size_t n)
+{
+  TRACED_IO(ssize_t, COL_REAL(sendfile64)(out, in, at, n), (MOVED(IO_WRITE, out), f_.ofd = in));
+}
+
+ssize_t col_wrap_copy_file_range(int in, __off64_t *in_at, int out, __off64_t *out_at, size_t n, unsigned int flags)
+{
+  TRACED_IO(ssize_t, COL_REAL(copy_file_range)(in, in_at, out, out_at, n, flags),
+            (MOVED(IO_WRITE, out), f_.ofd = in));
+}
+
+/* stdio: the stream's descriptor, read before the call (fclose frees it). */
+static int stream_fd(FILE *f)
+{
+  return f != NULL ? fileno(f) : -1;
+}
+
+FILE *col_wrap_fopen(const char *path, const char *mode)
+{
+  TRACED_IO(FILE *, COL_REAL(fopen)(path, mode),
+            (AS(IO_OPEN, rc_ == NULL), f_.fd = stream_fd(rc_), f_.name = path));
+}
+
+FILE *col_wrap_fopen64(const char *path, const char *mode)
+{
+  TRACED_IO(FILE *, COL_REAL(fopen64)(path, mode),
+            (AS(IO_OPEN, rc_ == NULL), f_.fd = stream_fd(rc_), f_.name = path));
+}
+
+FILE *col_wrap_fdopen(int fd, const char *mode)
+{
+  TRACED_IO(FILE *, COL_REAL(fdopen)(fd, mode), (AS(IO_OPEN, rc_ == NULL), f_.fd = fd, f_.ofd = fd));
+}
+
+int col_wrap_fclose(FILE *f)
+{
+  int fd = stream_fd(f);
+  TRACED_IO(int, COL_REAL(fclose)(f), ON_FD(IO_CLOSE, fd));
+}
+
+int col_wrap_fflush(FILE *f)
+{
+  int fd = stream_fd(f);
+  TRACED_IO(int, COL_REAL(fflush)(f), ON_FD(IO_OTHER, fd));
+}
+
+size_t col_wrap_fread(void *buf, size_t size, size_t n, FILE *f)
+{
+  int fd = stream_fd(f);
+  TRACED_IO(size_t, COL_REAL(fread)(buf, size, n, f),
+            (AS(IO_READ, rc_ < n && ferror(f)), f_.fd = fd, f_.nbytes = (int64_t)(rc_ * size)));
+}
+
+size_t col_wrap_fwrite(const void *buf, size_t size, size_t n, FILE *f)
+{
+  int fd = stream_fd(f);
+  TRACED_IO(size_t, COL_REAL(fwrite)(buf, size, n, f),
+            (AS(IO_WRITE, rc_ < n), f_.fd = fd, f_.nbytes = (int64_t)(rc_ * size)));
+}
+
+int col_wrap_dup(int old)
+{
+  TRACED_IO(int, COL_REAL(dup)(old), DUPLICATED(old));
+}
+
+int col_wrap_dup2(int old, int new)
+{
+  TRACED_IO(int, COL_REAL(dup2)(old, new), DUPLICATED(old));
+}
+
+int col_wrap_dup3(int old, int new, int flags)
+{
+  TRACED_IO(int, COL_REAL(dup3)(old, new, flags), DUPLICATED(old));
+}
+
+/* A pipe makes two descriptors: one event for each end, named as such. */
+static void record_pipe_ends(const struct col_trace_fields *made, const int *ends, uint64_t ip, uint64_t sp,
+                             uint64_t bp)
+{
+  struct col_trace_fields end = *made;
+  end.fd = ends[0];
+  end.name = "<pipe: read end>";
+  col_trace_record(&end, ip, sp, bp);
+  end.fd = ends[1];
+  end.name = "<pipe: write end>";
+  end.start = end.end; /* the call's time counted once */
+  col_trace_record(&end, ip, sp, bp);
+}
+
+#define PIPE_ENDS(ends)                                     \
+  do {                                                      \
+    AS(IO_OPEN, rc_ != 0);                                  \
+    if (rc_ == 0) {                                         \
+      record_pipe_ends(&f_, ends, ip_, sp_, bp_);          \
+      errno = err_;                                         \
+      return rc_;                                           \
+    }                                                       \
+  } while (0)
+
+int col_wrap_pipe(int ends[2])
+{
+  TRACED_IO(int, COL_REAL(pipe)(ends), PIPE_ENDS(ends));
+}
+
+int col_wrap_pipe2(int ends[2], int flags)
+{
+  TRACED_IO(int, COL_REAL(pipe2)(ends, flags), PIPE_ENDS(ends));
+}
+
+int col_wrap_socket(int domain, int type, int protocol)
+{
+  TRACED_IO(int, COL_REAL(socket)(domain, type, protocol), OPENED("<socket>"));
+}
+
+int col_wrap_fsync(int fd)
+{
+  TRACED_IO(int, COL_REAL(fsync)(fd), ON_FD(IO_OTHER, fd));
+}
+
+int col_wrap_fdatasync(int fd)
+{
+  TRACED_IO(int, COL_REAL(fdatasync)(fd), ON_FD(IO_OTHER, fd));
+}
+
+COL_PRELOAD_ALIASES(COL_IO_FUNCTIONS)

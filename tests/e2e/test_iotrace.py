@@ -1,0 +1,113 @@
+"""I/O tracing (collector iotrace): a program built with
+_FILE_OFFSET_BITS=64 (so it calls open64, pread64, fopen64, as programs
+that handle large files do) does known I/O: plain, vectored and
+positioned writes, reads to the end, stdio, copy_file_range, a write
+through a dup, a pipe, and an open that fails; one file's descriptor is
+reused by the next.  Checked with gprofng (-ioactivity: bytes and counts per
+file; -functions: bytes per function) and with our reader: every byte on
+the right file and function, exactly; the same after `gdb -p`; none of it
+when iotrace is off; and as an unprivileged user."""
+
+import os
+import re
+import subprocess
+import time
+
+from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, shared_workdir,
+                     unprivileged_prefix, workdir)
+
+PROGRAM = program("io_activity")
+OUTPUT = "read_alpha=16384 stdio_gamma=700 open_error=1"
+# file: (read bytes, write bytes)
+FILES = {"alpha.dat": (16384, 12288), "beta.dat": (0, 1750), "gamma.txt": (700, 700), "delta.dat": (0, 8292),
+         "<pipe: read end>": (64, 0), "<pipe: write end>": (0, 64)}
+# function: (inclusive read bytes, inclusive write bytes)
+FUNCTIONS = {"write_alpha": (0, 12288), "write_beta": (0, 1750), "read_alpha": (16384, 0),
+             "stdio_gamma": (700, 700), "copy_delta": (0, 8292), "use_pipe": (64, 64), "fail_open": (0, 0)}
+work = workdir()
+
+
+def gprofng_rows(path, metrics, view):
+    out = subprocess.run(["gprofng", "display", "text", "-metrics", metrics, view, path], capture_output=True,
+                         text=True, timeout=120)
+    text = out.stdout + out.stderr
+    rows = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*((?:\d+\s+)+)(\S.*?)\s*$", line)
+        if m:
+            rows[m.group(2)] = [int(v) for v in m.group(1).split()]
+    return rows, text
+
+
+def reader_files(raw):
+    files, in_section = {}, False
+    for line in raw.splitlines():
+        if line.startswith("io_files:"):
+            in_section = True
+        elif in_section:
+            m = re.match(r"^(\d+) (\d+) (\d+) (.+)$", line)
+            if not m:
+                break
+            files[m.group(4)] = (int(m.group(1)), int(m.group(2)))
+    return files
+
+
+def check_run(mode, path):
+    rows, text = gprofng_rows(path, "e.ioreadbytes:e.iowritebytes:e.ioerrorcnt", "-ioactivity")
+    print(text)
+    for name, (read, written) in FILES.items():
+        got = rows.get(name, [None, None, None])[:2]
+        check(got == [read, written], "%s: gprofng: %s read %d, written %d bytes (%s)" % (mode, name, read, written, got))
+    check(rows.get("no-such-directory/none", [0, 0, 0])[2] == 1, "%s: gprofng: the failed open is one I/O error" % mode)
+    rows, text = gprofng_rows(path, "i.ioreadbytes:i.iowritebytes", "-functions")
+    print(text)
+    for name, (read, written) in FUNCTIONS.items():
+        got = rows.get(name)
+        check(got == [read, written], "%s: gprofng: %s read %d, wrote %d bytes in all (%s)"
+              % (mode, name, read, written, got))
+    summary, funcs, raw = er_dump(path)
+    print(raw)
+    files = reader_files(raw)
+    for name, expected in FILES.items():
+        check(files.get(name) == expected, "%s: our reader: %s %s (%s)" % (mode, name, expected, files.get(name)))
+    check(summary.get("io_errors") == "1" and summary.get("damaged_packets") == "0",
+          "%s: our reader: one error, no damaged packet (%s)" % (mode, summary.get("io_errors")))
+
+
+out = run_gdb(["collector iotrace on", "collector show", "collector enable", "run"], [PROGRAM], cwd=work)
+print(out)
+check("I/O tracing: on." in out and re.search(r"I/O tracing:\s+on", out), "GDB confirms and shows the setting")
+check(OUTPUT in out and "exited normally" in out, "launch: the program's output is unchanged")
+check_run("launch", os.path.join(work, "test.1.er"))
+
+out = run_gdb(["collector enable", "run"], [PROGRAM], cwd=work)
+check(not os.path.exists(os.path.join(work, "test.2.er", "iotrace")) and
+      "io_calls" not in er_dump(os.path.join(work, "test.2.er"))[2], "iotrace off: no iotrace file")
+
+out = run_gdb(["collector iotrace maybe"], [PROGRAM], cwd=work)
+check('Invalid argument "maybe". Usage: collector iotrace on|off.' in out, "a bad argument is refused plainly")
+
+# After gdb -p: the I/O after the attach is traced (GOT slots of open64 & co).
+target = Background([PROGRAM, "ready"], cwd=work)
+out = attach_gdb(target.pid, ["collector iotrace on", "collector enable", "detach"], cwd=work)
+print(out)
+status, rest = target.finish()
+check(status == 0 and OUTPUT in rest, "attach: the program ends normally, its output unchanged")
+attached = os.path.join(work, "test.3.er")
+for _ in range(100):  # the sampler process closes it when the program has ended
+    if er_dump(attached)[0].get("closed") == "yes":
+        break
+    time.sleep(0.1)
+check_run("attach", attached)
+cleanup(work)
+
+prefix = unprivileged_prefix()
+if prefix:
+    work = shared_workdir()
+    out = run_gdb(["collector iotrace on", "collector enable", "run"], [PROGRAM], cwd=work, prefix=prefix)
+    print(out)
+    check_run("ordinary user", os.path.join(work, "test.1.er"))
+    cleanup(work)
+else:
+    check(prefix is not None, "ordinary user: the test could not run as one (see above)")
+finish()

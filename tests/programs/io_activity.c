@@ -1,0 +1,123 @@
+/* Known I/O, each kind in a function of its own (built with
+ * _FILE_OFFSET_BITS=64, so the calls are open64, pread64, fopen64... as
+ * in most programs that handle large files):
+ *   write_alpha   open alpha.dat, 3 x write 4096, close          12288 written
+ *   write_beta    open beta.dat (the descriptor alpha had), writev
+ *                 1000 + 500, pwrite 250, close                   1750 written
+ *   read_alpha    open alpha.dat, pread 4096, read to the end, close 16384 read
+ *   stdio_gamma   fopen gamma.txt, fwrite 700, fclose; fopen, fread 700, fclose
+ *   copy_delta    copy_file_range 8192 from alpha.dat to delta.dat, then
+ *                 100 more through a dup of delta's descriptor     8292 written
+ *   use_pipe      pipe, write 64, read 64, close both
+ *   fail_open     open a path that does not exist: one open error
+ *   io_activity [ready]   (ready: says so, waits 2 s first, for an attach) */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+static char buf[16384];
+
+static int must(int rc, const char *what)
+{
+  if (rc < 0) {
+    perror(what);
+    exit(1);
+  }
+  return rc;
+}
+
+__attribute__((noinline)) static void write_alpha(void)
+{
+  int fd = must(open("alpha.dat", O_CREAT | O_WRONLY | O_TRUNC, 0644), "open alpha");
+  for (int i = 0; i < 3; i++)
+    must((int)write(fd, buf, 4096), "write alpha");
+  close(fd);
+}
+
+__attribute__((noinline)) static void write_beta(void)
+{
+  int fd = must(open("beta.dat", O_CREAT | O_WRONLY | O_TRUNC, 0644), "open beta");
+  struct iovec iov[2] = {{buf, 1000}, {buf + 1000, 500}};
+  must((int)writev(fd, iov, 2), "writev beta");
+  must((int)pwrite(fd, buf, 250, 0), "pwrite beta");
+  close(fd);
+}
+
+__attribute__((noinline)) static long read_alpha(void)
+{
+  int fd = must(open("alpha.dat", O_RDONLY), "open alpha to read");
+  long total = must((int)pread(fd, buf, 4096, 4096), "pread alpha");
+  ssize_t n;
+  while ((n = read(fd, buf, 5000)) > 0)
+    total += n;
+  close(fd);
+  return total;
+}
+
+__attribute__((noinline)) static long stdio_gamma(void)
+{
+  FILE *f = fopen("gamma.txt", "w");
+  if (f == NULL || fwrite(buf, 1, 700, f) != 700)
+    exit(1);
+  fclose(f);
+  f = fopen("gamma.txt", "r");
+  if (f == NULL)
+    exit(1);
+  long got = (long)fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  return got;
+}
+
+__attribute__((noinline)) static void copy_delta(void)
+{
+  int in = must(open("alpha.dat", O_RDONLY), "open alpha to copy");
+  int out = must(open("delta.dat", O_CREAT | O_WRONLY | O_TRUNC, 0644), "open delta");
+  must((int)copy_file_range(in, NULL, out, NULL, 8192, 0), "copy_file_range");
+  int again = must(dup(out), "dup delta");
+  must((int)write(again, buf, 100), "write delta through the dup");
+  close(again);
+  close(out);
+  close(in);
+}
+
+__attribute__((noinline)) static void use_pipe(void)
+{
+  int ends[2];
+  must(pipe(ends), "pipe");
+  must((int)write(ends[1], buf, 64), "write pipe");
+  must((int)read(ends[0], buf, 64), "read pipe");
+  close(ends[0]);
+  close(ends[1]);
+}
+
+__attribute__((noinline)) static int fail_open(void)
+{
+  int fd = open("no-such-directory/none", O_RDONLY);
+  return fd < 0 && errno == ENOENT;
+}
+
+int main(int argc, char **argv)
+{
+  memset(buf, 'x', sizeof buf);
+  if (argc > 1 && strcmp(argv[1], "ready") == 0) {
+    printf("ready\n");
+    fflush(stdout);
+    struct timespec ts = {2, 0};
+    nanosleep(&ts, NULL);
+  }
+  write_alpha();
+  write_beta();
+  long read_back = read_alpha();
+  long gamma = stdio_gamma();
+  copy_delta();
+  use_pipe();
+  int failed_as_expected = fail_open();
+  printf("read_alpha=%ld stdio_gamma=%ld open_error=%d\n", read_back, gamma, failed_as_expected);
+  return 0;
+}
