@@ -8,6 +8,7 @@
 #include <semaphore.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <time.h>

@@ -62,10 +62,15 @@
     (pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *))                             \
   X(pthread_rwlock_rdlock, NULL, int, (pthread_rwlock_t *))                                                \
   X(pthread_rwlock_wrlock, NULL, int, (pthread_rwlock_t *))                                                \
+  X(pthread_rwlock_timedrdlock, NULL, int, (pthread_rwlock_t *, const struct timespec *))                  \
+  X(pthread_rwlock_timedwrlock, NULL, int, (pthread_rwlock_t *, const struct timespec *))                  \
+  X(pthread_rwlock_clockrdlock, NULL, int, (pthread_rwlock_t *, clockid_t, const struct timespec *))       \
+  X(pthread_rwlock_clockwrlock, NULL, int, (pthread_rwlock_t *, clockid_t, const struct timespec *))       \
   X(pthread_barrier_wait, NULL, int, (pthread_barrier_t *))                                                \
   X(pthread_join, NULL, int, (pthread_t, void **))                                                         \
   X(sem_wait, NULL, int, (sem_t *))                                                                        \
-  X(sem_timedwait, NULL, int, (sem_t *, const struct timespec *))
+  X(sem_timedwait, NULL, int, (sem_t *, const struct timespec *))                                          \
+  X(sem_clockwait, NULL, int, (sem_t *, clockid_t, const struct timespec *))
 
 /* io_interpose.c: file and descriptor I/O.  On x86-64 the *64 forms are
  * the same functions under a second name; programs built with
@@ -90,8 +95,18 @@
   X(preadv64, NULL, ssize_t, (int, const struct iovec *, int, __off64_t))                          \
   X(pwritev, NULL, ssize_t, (int, const struct iovec *, int, off_t))                             \
   X(pwritev64, NULL, ssize_t, (int, const struct iovec *, int, __off64_t))                         \
+  X(preadv2, NULL, ssize_t, (int, const struct iovec *, int, off_t, int))                        \
+  X(pwritev2, NULL, ssize_t, (int, const struct iovec *, int, off_t, int))                       \
+  X(preadv64v2, NULL, ssize_t, (int, const struct iovec *, int, __off64_t, int))                 \
+  X(pwritev64v2, NULL, ssize_t, (int, const struct iovec *, int, __off64_t, int))                \
+  X(lseek, NULL, off_t, (int, off_t, int))                                                       \
+  X(lseek64, NULL, __off64_t, (int, __off64_t, int))                                             \
   X(recv, NULL, ssize_t, (int, void *, size_t, int))                                             \
   X(send, NULL, ssize_t, (int, const void *, size_t, int))                                       \
+  X(recvfrom, NULL, ssize_t, (int, void *, size_t, int, __SOCKADDR_ARG, socklen_t *))             \
+  X(sendto, NULL, ssize_t, (int, const void *, size_t, int, __CONST_SOCKADDR_ARG, socklen_t))     \
+  X(recvmsg, NULL, ssize_t, (int, struct msghdr *, int))                                         \
+  X(sendmsg, NULL, ssize_t, (int, const struct msghdr *, int))                                   \
   X(sendfile, NULL, ssize_t, (int, int, off_t *, size_t))                                        \
   X(sendfile64, NULL, ssize_t, (int, int, __off64_t *, size_t))                                    \
   X(copy_file_range, NULL, ssize_t, (int, __off64_t *, int, __off64_t *, size_t, unsigned int))       \
@@ -102,6 +117,10 @@
   X(fread, NULL, size_t, (void *, size_t, size_t, FILE *))                                       \
   X(fwrite, NULL, size_t, (const void *, size_t, size_t, FILE *))                                \
   X(fflush, NULL, int, (FILE *))                                                                 \
+  X(fgets, NULL, char *, (char *, int, FILE *))                                                  \
+  X(fputs, NULL, int, (const char *, FILE *))                                                    \
+  X(fprintf, NULL, int, (FILE *, const char *, ...))                                             \
+  X(vfprintf, NULL, int, (FILE *, const char *, __gnuc_va_list))                                 \
   X(dup, NULL, int, (int))                                                                       \
   X(dup2, NULL, int, (int, int))                                                                 \
   X(dup3, NULL, int, (int, int, int))                                                            \

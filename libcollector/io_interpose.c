@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -173,6 +174,36 @@ ssize_t col_wrap_pwritev64(int fd, const struct iovec *iov, int count, __off64_t
   TRACED_IO(ssize_t, COL_REAL(pwritev64)(fd, iov, count, at), MOVED(IO_WRITE, fd));
 }
 
+ssize_t col_wrap_preadv2(int fd, const struct iovec *iov, int count, off_t at, int flags)
+{
+  TRACED_IO(ssize_t, COL_REAL(preadv2)(fd, iov, count, at, flags), MOVED(IO_READ, fd));
+}
+
+ssize_t col_wrap_preadv64v2(int fd, const struct iovec *iov, int count, __off64_t at, int flags)
+{
+  TRACED_IO(ssize_t, COL_REAL(preadv64v2)(fd, iov, count, at, flags), MOVED(IO_READ, fd));
+}
+
+ssize_t col_wrap_pwritev2(int fd, const struct iovec *iov, int count, off_t at, int flags)
+{
+  TRACED_IO(ssize_t, COL_REAL(pwritev2)(fd, iov, count, at, flags), MOVED(IO_WRITE, fd));
+}
+
+ssize_t col_wrap_pwritev64v2(int fd, const struct iovec *iov, int count, __off64_t at, int flags)
+{
+  TRACED_IO(ssize_t, COL_REAL(pwritev64v2)(fd, iov, count, at, flags), MOVED(IO_WRITE, fd));
+}
+
+off_t col_wrap_lseek(int fd, off_t at, int whence)
+{
+  TRACED_IO(off_t, COL_REAL(lseek)(fd, at, whence), (AS(IO_OTHER, rc_ < 0), f_.fd = fd));
+}
+
+__off64_t col_wrap_lseek64(int fd, __off64_t at, int whence)
+{
+  TRACED_IO(__off64_t, COL_REAL(lseek64)(fd, at, whence), (AS(IO_OTHER, rc_ < 0), f_.fd = fd));
+}
+
 ssize_t col_wrap_recv(int fd, void *buf, size_t n, int flags)
 {
   TRACED_IO(ssize_t, COL_REAL(recv)(fd, buf, n, flags), MOVED(IO_READ, fd));
@@ -181,6 +212,26 @@ ssize_t col_wrap_recv(int fd, void *buf, size_t n, int flags)
 ssize_t col_wrap_send(int fd, const void *buf, size_t n, int flags)
 {
   TRACED_IO(ssize_t, COL_REAL(send)(fd, buf, n, flags), MOVED(IO_WRITE, fd));
+}
+
+ssize_t col_wrap_recvfrom(int fd, void *buf, size_t n, int flags, __SOCKADDR_ARG from, socklen_t *from_len)
+{
+  TRACED_IO(ssize_t, COL_REAL(recvfrom)(fd, buf, n, flags, from, from_len), MOVED(IO_READ, fd));
+}
+
+ssize_t col_wrap_sendto(int fd, const void *buf, size_t n, int flags, __CONST_SOCKADDR_ARG to, socklen_t to_len)
+{
+  TRACED_IO(ssize_t, COL_REAL(sendto)(fd, buf, n, flags, to, to_len), MOVED(IO_WRITE, fd));
+}
+
+ssize_t col_wrap_recvmsg(int fd, struct msghdr *msg, int flags)
+{
+  TRACED_IO(ssize_t, COL_REAL(recvmsg)(fd, msg, flags), MOVED(IO_READ, fd));
+}
+
+ssize_t col_wrap_sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+  TRACED_IO(ssize_t, COL_REAL(sendmsg)(fd, msg, flags), MOVED(IO_WRITE, fd));
 }
 
 /* Copies: a write to OUT, whose original (IOOFD) is IN. */
@@ -247,6 +298,35 @@ size_t col_wrap_fwrite(const void *buf, size_t size, size_t n, FILE *f)
   int fd = stream_fd(f);
   TRACED_IO(size_t, COL_REAL(fwrite)(buf, size, n, f),
             (AS(IO_WRITE, rc_ < n), f_.fd = fd, f_.nbytes = (int64_t)(rc_ * size)));
+}
+
+char *col_wrap_fgets(char *s, int n, FILE *f)
+{
+  int fd = stream_fd(f);
+  TRACED_IO(char *, COL_REAL(fgets)(s, n, f),
+            (AS(IO_READ, rc_ == NULL && ferror(f)), f_.fd = fd, f_.nbytes = rc_ != NULL ? (int64_t)strlen(rc_) : 0));
+}
+
+int col_wrap_fputs(const char *s, FILE *f)
+{
+  int fd = stream_fd(f);
+  TRACED_IO(int, COL_REAL(fputs)(s, f), (AS(IO_WRITE, rc_ < 0), f_.fd = fd, f_.nbytes = rc_ >= 0 ? (int64_t)strlen(s) : 0));
+}
+
+/* fprintf: its text formatted by the real vfprintf (what fprintf does). */
+int col_wrap_vfprintf(FILE *f, const char *format, va_list ap)
+{
+  int fd = stream_fd(f);
+  TRACED_IO(int, COL_REAL(vfprintf)(f, format, ap), MOVED(IO_WRITE, fd));
+}
+
+int col_wrap_fprintf(FILE *f, const char *format, ...)
+{
+  va_list ap;
+  va_start(ap, format);
+  int rc = col_wrap_vfprintf(f, format, ap); /* the event's stack shows fprintf, then vfprintf */
+  va_end(ap);
+  return rc;
 }
 
 int col_wrap_dup(int old)

@@ -117,6 +117,30 @@ int col_wrap_pthread_rwlock_wrlock(pthread_rwlock_t *l)
               COL_REAL(pthread_rwlock_wrlock)(l));
 }
 
+int col_wrap_pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *when)
+{
+  TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_tryrdlock")(l),
+              COL_REAL(pthread_rwlock_timedrdlock)(l, when));
+}
+
+int col_wrap_pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *when)
+{
+  TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_trywrlock")(l),
+              COL_REAL(pthread_rwlock_timedwrlock)(l, when));
+}
+
+int col_wrap_pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *when)
+{
+  TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_tryrdlock")(l),
+              COL_REAL(pthread_rwlock_clockrdlock)(l, clock, when));
+}
+
+int col_wrap_pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *when)
+{
+  TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_trywrlock")(l),
+              COL_REAL(pthread_rwlock_clockwrlock)(l, clock, when));
+}
+
 int col_wrap_pthread_barrier_wait(pthread_barrier_t *b)
 {
   TRACED_WAIT(int, b, EBUSY, COL_REAL(pthread_barrier_wait)(b));
@@ -144,6 +168,11 @@ int col_wrap_sem_wait(sem_t *s)
 int col_wrap_sem_timedwait(sem_t *s, const struct timespec *when)
 {
   TRACED_WAIT(int, s, try_sem(s), COL_REAL(sem_timedwait)(s, when));
+}
+
+int col_wrap_sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *when)
+{
+  TRACED_WAIT(int, s, try_sem(s), COL_REAL(sem_clockwait)(s, clock, when));
 }
 
 COL_PRELOAD_ALIASES(COL_SYNC_FUNCTIONS)

@@ -17,13 +17,13 @@ from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, pr
                      unprivileged_prefix, workdir)
 
 PROGRAM = program("io_activity")
-OUTPUT = "read_alpha=16384 stdio_gamma=700 open_error=1"
+OUTPUT = "read_alpha=16384 stdio_gamma=700 text_epsilon=84 open_error=1"
 # file: (read bytes, write bytes)
-FILES = {"alpha.dat": (16384, 12288), "beta.dat": (0, 1750), "gamma.txt": (700, 700), "delta.dat": (0, 8292),
+FILES = {"alpha.dat": (16384, 12288), "beta.dat": (0, 1750), "gamma.txt": (700, 700), "delta.dat": (0, 8292), "epsilon.txt": (84, 84),
          "<pipe: read end>": (64, 0), "<pipe: write end>": (0, 64)}
 # function: (inclusive read bytes, inclusive write bytes)
 FUNCTIONS = {"write_alpha": (0, 12288), "write_beta": (0, 1750), "read_alpha": (16384, 0),
-             "stdio_gamma": (700, 700), "copy_delta": (0, 8292), "use_pipe": (64, 64), "fail_open": (0, 0)}
+             "stdio_gamma": (700, 700), "text_epsilon": (84, 84), "copy_delta": (0, 8292), "use_pipe": (64, 64), "fail_open": (0, 0)}
 work = workdir()
 
 
@@ -52,7 +52,29 @@ def reader_files(raw):
     return files
 
 
+# -iocallstack's totals: (bytes, calls).  Writes: 3 write, writev + pwrite,
+# 5 fwrite, copy_file_range + a write through the dup, the pipe's write,
+# 10 fprintf + fputs.  Reads: pread + 4 read, fread, the pipe's read, 12 fgets.
+TOTALS = {"Write": (23178, 24), "Read": (17232, 19)}
+
+
+def check_totals(mode, path):
+    out = subprocess.run(["gprofng", "display", "text", "-iocallstack", path], capture_output=True, text=True,
+                         timeout=120)
+    text = out.stdout + out.stderr
+    head = text.split("Stack ", 1)[0]
+    print(head)
+    for kind, (nbytes, calls) in TOTALS.items():
+        m = re.search(r"%s Time=[0-9.]+ \(secs\.\)\s+%s Bytes=(\d+)\s+%s Count=(\d+)" % (kind, kind, kind), head)
+        got = (int(m.group(1)), int(m.group(2))) if m else None
+        check(got == (nbytes, calls), "%s: gprofng -iocallstack: %s bytes and calls %s (%s)"
+              % (mode, kind, (nbytes, calls), got))
+    m = re.search(r"I/O Error Count=(\d+)", head)
+    check(m is not None and m.group(1) == "1", "%s: gprofng -iocallstack: one I/O error" % mode)
+
+
 def check_run(mode, path):
+    check_totals(mode, path)
     rows, text = gprofng_rows(path, "e.ioreadbytes:e.iowritebytes:e.ioerrorcnt", "-ioactivity")
     print(text)
     for name, (read, written) in FILES.items():

@@ -24,7 +24,7 @@ work = workdir()
 
 
 def measured(output):
-    return {name: float(value) for name, value in re.findall(r"^(wait_for_\w+)=([0-9.]+)$", output, re.M)}
+    return {name: float(value) for name, value in re.findall(r"(wait_for_\w+)=([0-9.]+)", output)}
 
 
 def gprofng_sync(path):

@@ -4,8 +4,12 @@
  *   write_alpha   open alpha.dat, 3 x write 4096, close          12288 written
  *   write_beta    open beta.dat (the descriptor alpha had), writev
  *                 1000 + 500, pwrite 250, close                   1750 written
- *   read_alpha    open alpha.dat, pread 4096, read to the end, close 16384 read
- *   stdio_gamma   fopen gamma.txt, fwrite 700, fclose; fopen, fread 700, fclose
+ *   read_alpha    open alpha.dat, pread 4096, lseek to 0, read to the end
+ *                 (4 reads, the last at the end), close            16384 read
+ *   stdio_gamma   fopen gamma.txt, 5 x fwrite 140, fclose; fopen, fread 700, fclose
+ *   text_epsilon  fopen epsilon.txt, 10 x fprintf "line NN\n", fputs "end\n",
+ *                 fclose (84 written); fopen, fgets to the end (11 lines and
+ *                 the end: 12 calls, 84 read), fclose
  *   copy_delta    copy_file_range 8192 from alpha.dat to delta.dat, then
  *                 100 more through a dup of delta's descriptor     8292 written
  *   use_pipe      pipe, write 64, read 64, close both
@@ -53,6 +57,7 @@ __attribute__((noinline)) static long read_alpha(void)
 {
   int fd = must(open("alpha.dat", O_RDONLY), "open alpha to read");
   long total = must((int)pread(fd, buf, 4096, 4096), "pread alpha");
+  must((int)lseek(fd, 0, SEEK_SET), "lseek alpha");
   ssize_t n;
   while ((n = read(fd, buf, 5000)) > 0)
     total += n;
@@ -63,13 +68,36 @@ __attribute__((noinline)) static long read_alpha(void)
 __attribute__((noinline)) static long stdio_gamma(void)
 {
   FILE *f = fopen("gamma.txt", "w");
-  if (f == NULL || fwrite(buf, 1, 700, f) != 700)
+  if (f == NULL)
     exit(1);
+  for (int i = 0; i < 5; i++)
+    if (fwrite(buf, 1, 140, f) != 140)
+      exit(1);
   fclose(f);
   f = fopen("gamma.txt", "r");
   if (f == NULL)
     exit(1);
   long got = (long)fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  return got;
+}
+
+__attribute__((noinline)) static long text_epsilon(void)
+{
+  FILE *f = fopen("epsilon.txt", "w");
+  if (f == NULL)
+    exit(1);
+  for (int i = 0; i < 10; i++)
+    fprintf(f, "line %02d\n", i);
+  fputs("end\n", f);
+  fclose(f);
+  f = fopen("epsilon.txt", "r");
+  if (f == NULL)
+    exit(1);
+  char line[64];
+  long got = 0;
+  while (fgets(line, sizeof line, f) != NULL)
+    got += (long)strlen(line);
   fclose(f);
   return got;
 }
@@ -115,9 +143,11 @@ int main(int argc, char **argv)
   write_beta();
   long read_back = read_alpha();
   long gamma = stdio_gamma();
+  long epsilon = text_epsilon();
   copy_delta();
   use_pipe();
   int failed_as_expected = fail_open();
-  printf("read_alpha=%ld stdio_gamma=%ld open_error=%d\n", read_back, gamma, failed_as_expected);
+  printf("read_alpha=%ld stdio_gamma=%ld text_epsilon=%ld open_error=%d\n", read_back, gamma, epsilon,
+         failed_as_expected);
   return 0;
 }

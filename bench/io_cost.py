@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""I/O tracing: what it costs the program, side by side with gprofng
+`collect -i on`, from one run of each per round (medians).
+
+  - us per 64-byte write to /dev/null (200 000 calls, one thread): native,
+    gdb-collector with iotrace off and on, gprofng -i on; the added cost of
+    a traced call is what the program's own thread pays (the sampler
+    process unwinds and writes on the other CPU);
+  - bytes per event in the experiment (iotrace packets + their share of
+    data.frameinfo).
+
+    bench/io_cost.py [BUILD_DIR] [REPEATS]"""
+
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+PROGRAM = [os.path.join(BUILD, "bench", "io_cost"), "write", "200000"]
+COLLECTOR_GDB = os.path.join(BUILD, "share", "gdb", "collector.gdb")
+
+
+def env():
+    return {k: v for k, v in os.environ.items() if not k.startswith("GDBCOL_")}
+
+
+def figure(out):
+    m = re.search(r"us_per_call=([0-9.]+)", out)
+    return float(m.group(1)) if m else float("nan")
+
+
+def run(cmd, work):
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=work, env=env(), stdin=subprocess.DEVNULL).stdout
+
+
+def collector(work, settings):
+    return run(["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB] + sum([["-ex", s] for s in settings], []) +
+               ["-ex", "collector enable", "-ex", "run", "--args"] + PROGRAM, work)
+
+
+def gprofng(work):
+    exp = os.path.join(work, "g.er")
+    shutil.rmtree(exp, ignore_errors=True)
+    return run(["gprofng", "collect", "app", "-p", "off", "-i", "on", "-o", exp] + PROGRAM, work)
+
+
+def bytes_per_event(exp):
+    size = sum(os.path.getsize(os.path.join(exp, f)) for f in ("iotrace", "data.frameinfo")
+               if os.path.exists(os.path.join(exp, f)))
+    out = subprocess.run(["gprofng", "display", "text", "-metrics", "e.iowritecnt:e.ioothercnt", "-functions", exp],
+                         capture_output=True, text=True).stdout
+    m = re.search(r"^\s*(\d+)\s+(\d+)\s+<Total>", out, re.M)
+    events = int(m.group(1)) + int(m.group(2)) if m else 0
+    return size / events if events else float("nan"), events
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="gdbcol-bench-io-")
+    rows = {}
+    for _ in range(REPEATS):
+        rows.setdefault("native", []).append(figure(run(PROGRAM, work)))
+        rows.setdefault("gdb-collector, iotrace off", []).append(figure(collector(work, [])))
+        rows.setdefault("gdb-collector, iotrace on", []).append(figure(collector(work, ["collector iotrace on"])))
+        rows.setdefault("gprofng collect -i on", []).append(figure(gprofng(work)))
+    print("I/O tracing (%d rounds, medians): us per 64-byte write to /dev/null" % REPEATS)
+    base = statistics.median(rows["native"])
+    for who, values in rows.items():
+        value = statistics.median(values)
+        extra = "" if who == "native" else "   +%.3f us per call" % (value - base)
+        print("  %-30s %8.3f%s" % (who, value, extra))
+    traced = [os.path.join(work, n) for n in sorted(os.listdir(work)) if n.startswith("test.")]
+    traced = [e for e in traced if os.path.exists(os.path.join(e, "iotrace"))]
+    if traced:
+        b, n = bytes_per_event(traced[-1])
+        with open(os.path.join(traced[-1], "log.xml")) as f:
+            m = re.search(r"Tracing: (\d+) event\(s\) lost to a full trace ring", f.read())
+        print("\nlast traced run: %d events written, %s lost to a full trace ring (the program outran the sampler)"
+              % (n, m.group(1) if m else "?"))
+        print("bytes per event (iotrace + data.frameinfo / events): gdb-collector %.1f (%d events)" % (b, n))
+    g = os.path.join(work, "g.er")
+    if os.path.isdir(g):
+        b, n = bytes_per_event(g)
+        print("                                                    gprofng       %.1f (%d events)" % (b, n))
+    shutil.rmtree(work, ignore_errors=True)
+
+
+main()
