@@ -1,12 +1,17 @@
 /* The cost of I/O tracing, measured by the program itself.
  *   io_cost write N   N writes of 64 bytes to /dev/null (a call that costs
  *                     the kernel almost nothing): prints us_per_call=
- *                     and calls=N */
+ *                     and calls=N
+ *   io_cost bursts N  the same N writes in bursts of 500 with 100 ms of
+ *                     sleep between them (a tracer's buffers drain in the
+ *                     pauses): the time inside the bursts only, so what
+ *                     the program's own thread pays per call */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,18 +24,32 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-  if (argc != 3 || strcmp(argv[1], "write") != 0)
+  if (argc != 3 || (strcmp(argv[1], "write") != 0 && strcmp(argv[1], "bursts") != 0))
     return 2;
+  long burst = strcmp(argv[1], "bursts") == 0 ? 500 : 0;
   long n = atol(argv[2]);
   static char buf[64];
   int fd = open("/dev/null", O_WRONLY);
   if (fd < 0)
     return 1;
-  double t0 = now();
-  for (long i = 0; i < n; i++)
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  long faults_before = usage.ru_minflt;
+  double spent = 0, t0 = now();
+  for (long i = 0; i < n; i++) {
     if (write(fd, buf, sizeof buf) != (ssize_t)sizeof buf)
       return 1;
-  printf("us_per_call=%.3f calls=%ld\n", (now() - t0) * 1e6 / n, n);
+    if (burst > 0 && (i + 1) % burst == 0) {
+      spent += now() - t0;
+      struct timespec pause = {0, 100000000L};
+      nanosleep(&pause, NULL);
+      t0 = now();
+    }
+  }
+  spent += now() - t0;
+  getrusage(RUSAGE_SELF, &usage);
+  printf("us_per_call=%.3f calls=%ld minor_faults_in_calls=%ld\n", spent * 1e6 / n, n,
+         usage.ru_minflt - faults_before);
   close(fd);
   return 0;
 }

@@ -2,10 +2,12 @@
 """I/O tracing: what it costs the program, side by side with gprofng
 `collect -i on`, from one run of each per round (medians).
 
-  - us per 64-byte write to /dev/null (200 000 calls, one thread): native,
-    gdb-collector with iotrace off and on, gprofng -i on; the added cost of
-    a traced call is what the program's own thread pays (the sampler
-    process unwinds and writes on the other CPU);
+  - us per 64-byte write to /dev/null (one thread): native, gdb-collector
+    with iotrace off and on, gprofng -i on.  Back to back (200 000 calls)
+    the program waits for the sampler process whenever the trace ring is
+    full, so the added cost is the sampler's rate; in bursts of 500 with
+    pauses (10 000 calls) the ring drains between them, so it is what the
+    program's own thread pays per call;
   - bytes per event in the experiment (iotrace packets + their share of
     data.frameinfo).
 
@@ -21,7 +23,8 @@ import tempfile
 
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-PROGRAM = [os.path.join(BUILD, "bench", "io_cost"), "write", "200000"]
+PROGRAMS = {"back to back": [os.path.join(BUILD, "bench", "io_cost"), "write", "200000"],
+            "in bursts": [os.path.join(BUILD, "bench", "io_cost"), "bursts", "10000"]}
 COLLECTOR_GDB = os.path.join(BUILD, "share", "gdb", "collector.gdb")
 
 
@@ -38,15 +41,15 @@ def run(cmd, work):
     return subprocess.run(cmd, capture_output=True, text=True, cwd=work, env=env(), stdin=subprocess.DEVNULL).stdout
 
 
-def collector(work, settings):
+def collector(work, settings, program):
     return run(["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB] + sum([["-ex", s] for s in settings], []) +
-               ["-ex", "collector enable", "-ex", "run", "--args"] + PROGRAM, work)
+               ["-ex", "collector enable", "-ex", "run", "--args"] + program, work)
 
 
-def gprofng(work):
+def gprofng(work, program):
     exp = os.path.join(work, "g.er")
     shutil.rmtree(exp, ignore_errors=True)
-    return run(["gprofng", "collect", "app", "-p", "off", "-i", "on", "-o", exp] + PROGRAM, work)
+    return run(["gprofng", "collect", "app", "-p", "off", "-i", "on", "-o", exp] + program, work)
 
 
 def bytes_per_event(exp):
@@ -63,18 +66,27 @@ def main():
     work = tempfile.mkdtemp(prefix="gdbcol-bench-io-")
     rows = {}
     for _ in range(REPEATS):
-        rows.setdefault("native", []).append(figure(run(PROGRAM, work)))
-        rows.setdefault("gdb-collector, iotrace off", []).append(figure(collector(work, [])))
-        rows.setdefault("gdb-collector, iotrace on", []).append(figure(collector(work, ["collector iotrace on"])))
-        rows.setdefault("gprofng collect -i on", []).append(figure(gprofng(work)))
+        for shape, program in PROGRAMS.items():
+            rows.setdefault((shape, "native"), []).append(figure(run(program, work)))
+            rows.setdefault((shape, "gdb-collector, iotrace off"), []).append(figure(collector(work, [], program)))
+            rows.setdefault((shape, "gdb-collector, iotrace on"), []).append(
+                figure(collector(work, ["collector iotrace on"], program)))
+            rows.setdefault((shape, "gprofng collect -i on"), []).append(figure(gprofng(work, program)))
     print("I/O tracing (%d rounds, medians): us per 64-byte write to /dev/null" % REPEATS)
-    base = statistics.median(rows["native"])
-    for who, values in rows.items():
-        value = statistics.median(values)
-        extra = "" if who == "native" else "   +%.3f us per call" % (value - base)
-        print("  %-30s %8.3f%s" % (who, value, extra))
-    traced = [os.path.join(work, n) for n in sorted(os.listdir(work)) if n.startswith("test.")]
-    traced = [e for e in traced if os.path.exists(os.path.join(e, "iotrace"))]
+    for shape in PROGRAMS:
+        print("\n%s (%s):" % (shape, " ".join(PROGRAMS[shape][1:])))
+        base = statistics.median(rows[(shape, "native")])
+        for (s, who), values in rows.items():
+            if s != shape:
+                continue
+            value = statistics.median(values)
+            extra = "" if who == "native" else "   +%.3f us per call" % (value - base)
+            print("  %-30s %8.3f%s" % (who, value, extra))
+    print("(back to back, the program waits for the sampler process when the trace ring is full, so the figure is"
+          "\n the sampler's rate; in bursts, the ring drains in the pauses: what the program's thread pays)")
+    traced = [os.path.join(work, n) for n in os.listdir(work) if n.startswith("test.")]
+    traced = sorted((e for e in traced if os.path.exists(os.path.join(e, "iotrace"))),
+                    key=lambda e: os.path.getsize(os.path.join(e, "iotrace")))
     if traced:
         b, n = bytes_per_event(traced[-1])
         with open(os.path.join(traced[-1], "log.xml")) as f:

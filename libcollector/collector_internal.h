@@ -492,7 +492,8 @@ void col_progress_refresh(void);
 /* ---- control_page.c: the runtime and the sampler process ------------------- */
 
 enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_CTL_CLOSE, COL_CTL_EXEC_START,
-                        COL_CTL_EXEC_FAILED, COL_CTL_STATUS_FILE, COL_CTL_SPAWN, COL_CTL_SPAWN_DONE };
+                        COL_CTL_EXEC_FAILED, COL_CTL_STATUS_FILE, COL_CTL_SPAWN, COL_CTL_SPAWN_DONE,
+                        COL_CTL_INTERPOSED /* after an attach: "SLOTS OBJECTS" redirected by GOT patching */ };
 
 #define COL_CONTROL_SLOTS 64
 struct col_control_record {
@@ -589,8 +590,9 @@ void col_exec_failed(const char *variant, const char *what, int err);
 /* Zero when our exported wrappers already win symbol lookup (preloaded). */
 int col_got_interposition_needed(void);
 /* Points the GOT slots of every loaded object at our wrappers; returns the
- * number of slots changed. */
-unsigned col_got_patch_all(void);
+ * number of slots changed (and in *OBJECTS, when not NULL, how many objects
+ * had any). */
+unsigned col_got_patch_all(unsigned *objects);
 /* The same for objects loaded since the last walk (cheap when none were). */
 void col_got_patch_new_objects(void);
 /* Puts the original addresses back (collection ends, process goes on). */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "trace_record.h"
 #include "trace_ring.h"
 #include "er/er_archive.h"
 #include "er/er_group.h"
@@ -70,7 +71,8 @@ static void serve_from_outside(void)
 {
   if (col_control_attach(col_cfg.status_path) != 0)
     return;
-  col_trace_attach(col_cfg.status_path); /* there when a tracing kind is on */
+  if (col_trace_attach(col_cfg.status_path) == 0) /* there when a tracing kind is on */
+    col_trace_record_init();
   owner_pid = getpid();
   __atomic_store_n(&state, STATE_COLLECTING, __ATOMIC_RELEASE);
   static int fork_handler_set;
@@ -148,11 +150,15 @@ static void interpose_after_attach(void)
   col_patch_got = col_got_interposition_needed();
   if (!col_patch_got)
     return;
-  unsigned slots = col_got_patch_all();
-  if (!col_outside()) /* outside, the log is the sampler process's */
-    col_log_comment("Interposition by GOT patching: %u slot(s) now call the runtime's pthread_create, _exit, "
-                    "_Exit, exec and spawn functions; threads created otherwise are found by scanning /proc/self/task",
-                    slots);
+  unsigned objects = 0, slots = col_got_patch_all(&objects);
+  if (col_outside()) { /* the log is the sampler process's */
+    char counts[64];
+    snprintf(counts, sizeof counts, "%u %u", slots, objects);
+    col_control_post(COL_CTL_INTERPOSED, counts, 0);
+    return;
+  }
+  col_log_comment("Interposition by GOT patching: %u slot(s) in %u object(s) now call the runtime's wrappers; "
+                  "threads created otherwise are found by scanning /proc/self/task", slots, objects);
 }
 
 /* Called by the GDB plugin, through an inferior call, after it loaded the

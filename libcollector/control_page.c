@@ -33,7 +33,7 @@ int col_control_create(const char *status_path)
   char path[PATH_MAX + 16];
   col_control_path(path, sizeof path, status_path);
   void *page;
-  int rc = col_shared_file_create(path, sizeof *col_control, &page);
+  int rc = col_shared_file_create(path, sizeof *col_control, COL_SHARED_SPARSE, &page);
   if (rc != 0)
     return rc;
   col_control = page;
@@ -47,7 +47,7 @@ int col_control_attach(const char *status_path)
   char path[PATH_MAX + 16];
   col_control_path(path, sizeof path, status_path);
   void *page;
-  int rc = col_shared_file_attach(path, sizeof *col_control, CONTROL_MAGIC, &page);
+  int rc = col_shared_file_attach(path, sizeof *col_control, CONTROL_MAGIC, COL_SHARED_SPARSE, &page);
   if (rc != 0)
     return rc;
   /* An earlier experiment's page stays mapped: a thread stopped in the

@@ -69,7 +69,7 @@ static struct patch_target *find_target(const char *name)
 }
 
 static unsigned long long objects_seen; /* dlpi_adds at the last walk */
-static unsigned slots_patched;
+static unsigned slots_patched, objects_patched;
 
 struct dynamic_tables {
   const ElfW(Sym) *symtab;
@@ -215,8 +215,10 @@ static int walk_object(struct dl_phdr_info *info, size_t size, void *arg)
   struct dynamic_tables dyn;
   if (skip_object(info) || read_dynamic(info, &dyn) != 0)
     return 0;
+  unsigned before = slots_patched;
   walk_relocations(info, &dyn, dyn.jmprel, dyn.jmprel_size, action);
   walk_relocations(info, &dyn, dyn.rela, dyn.rela_size, action);
+  objects_patched += slots_patched != before;
   return 0;
 }
 
@@ -237,12 +239,14 @@ int col_got_interposition_needed(void)
   return dlsym(RTLD_DEFAULT, "pthread_create") != (void *)col_wrap_pthread_create;
 }
 
-unsigned col_got_patch_all(void)
+unsigned col_got_patch_all(unsigned *objects)
 {
   resolve_originals();
   enum walk_action action = PATCH;
-  slots_patched = 0;
+  slots_patched = objects_patched = 0;
   dl_iterate_phdr(walk_object, &action);
+  if (objects != NULL)
+    *objects = objects_patched;
   return slots_patched;
 }
 

@@ -46,7 +46,7 @@ void col_calls_set_runtime_thread(pid_t tid, void (*wake)(void))
   __atomic_store_n(&runtime_tid, tid, __ATOMIC_RELEASE);
   wake_runtime = wake;
 }
-static __thread int waiting; /* this thread is inside col_on_runtime_thread */
+static __thread int waiting __attribute__((tls_model("initial-exec"))); /* this thread is inside col_on_runtime_thread */
 
 int col_in_runtime_call(void)
 {

@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "shared_file.h"
 #include "er/er_archive.h"
 #include "er/er_format.h"
 #include "er/er_text.h"
@@ -183,6 +184,20 @@ static void finish(void)
 /* ---- descendants ------------------------------------------------------------ */
 
 static int epoll_fd = -1, pidfd = -1;
+
+/* The files this process shared with the program's runtime (the control
+ * page, the trace ring, which is resident): nothing serves them any more,
+ * and the mappings that remain keep their memory until they go. */
+static void remove_shared_files(void)
+{
+  char path[PATH_MAX + 16];
+  if (col_cfg.status_path[0] == '\0')
+    return;
+  col_control_path(path, sizeof path, col_cfg.status_path);
+  col_shared_file_remove(path);
+  col_trace_path(path, sizeof path, col_cfg.status_path);
+  col_shared_file_remove(path);
+}
 
 void sampler_forget_main_loop(void)
 {
@@ -342,5 +357,6 @@ int main(int argc, char **argv)
   if (ended)
     serve_descendants(); /* the program exited: its descendants run on */
   writers_wait(1);       /* else (disable, a signal) theirs end with it */
+  remove_shared_files();
   return 0;
 }

@@ -147,6 +147,17 @@ static void on_request(const struct col_control_record *r, void *unused)
     snprintf(sampler.exec_what, sizeof sampler.exec_what, "%s", what);
     sampler.exec_pending = 1;
     break;
+  case COL_CTL_INTERPOSED: {
+    unsigned slots = 0, objects = 0;
+    sscanf(r->text, "%u %u", &slots, &objects);
+    col_log_comment("Started in a running process (GDB attached): the runtime's wrappers (%s%sexec, spawn, thread "
+                    "start) were put in %u GOT slot(s) of %u loaded object(s), and objects loaded later get theirs "
+                    "at their load. Calls that do not go through a GOT are not seen: calls inside libc itself (stdio's "
+                    "own reads and writes), statically linked code, and calls already waiting when GDB attached",
+                    col_cfg.synctrace ? "synchronization waits, " : "", col_cfg.iotrace ? "I/O, " : "", slots,
+                    objects);
+    break;
+  }
   case COL_CTL_STATUS_FILE:
     /* A later GDB session adopted the experiment: report to it. */
     snprintf(col_cfg.status_path, sizeof col_cfg.status_path, "%s", r->text);

@@ -8,15 +8,53 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int col_shared_file_create(const char *path, size_t size, void **out)
+/* The files this process created (few: the control page, the trace ring). */
+#define MAX_CREATED 4
+static struct {
+  dev_t dev;
+  ino_t ino;
+} created[MAX_CREATED];
+static int n_created;
+
+static void remember(int fd)
+{
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    return;
+  int slot = n_created < MAX_CREATED ? n_created++ : MAX_CREATED - 1;
+  created[slot].dev = st.st_dev;
+  created[slot].ino = st.st_ino;
+}
+
+void col_shared_file_remove(const char *path)
+{
+  struct stat st;
+  if (lstat(path, &st) != 0)
+    return;
+  for (int i = 0; i < n_created; i++)
+    if (created[i].dev == st.st_dev && created[i].ino == st.st_ino) {
+      unlink(path);
+      return;
+    }
+}
+
+static int map_flags(enum col_shared_backing backing)
+{
+  return MAP_SHARED | (backing == COL_SHARED_RESIDENT ? MAP_POPULATE : 0);
+}
+
+int col_shared_file_create(const char *path, size_t size, enum col_shared_backing backing, void **out)
 {
   int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0 && errno == EEXIST && unlink(path) == 0) /* one left by an earlier run of this session */
     fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return -errno;
+  remember(fd);
   int rc = ftruncate(fd, (off_t)size) == 0 ? 0 : -errno;
-  void *p = rc == 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+  if (rc == 0 && backing == COL_SHARED_RESIDENT)
+    rc = -posix_fallocate(fd, 0, (off_t)size);
+  void *p = rc == 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, map_flags(backing), fd, 0) : MAP_FAILED;
   if (rc == 0 && p == MAP_FAILED)
     rc = -errno;
   close(fd);
@@ -25,14 +63,15 @@ int col_shared_file_create(const char *path, size_t size, void **out)
   return rc;
 }
 
-int col_shared_file_attach(const char *path, size_t size, uint64_t magic, void **out)
+int col_shared_file_attach(const char *path, size_t size, uint64_t magic, enum col_shared_backing backing,
+                           void **out)
 {
   int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return -errno;
   struct stat st;
   int err = fstat(fd, &st) != 0 ? errno : (size_t)st.st_size < size ? EINVAL : 0;
-  void *p = err == 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+  void *p = err == 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, map_flags(backing), fd, 0) : MAP_FAILED;
   if (err == 0 && p == MAP_FAILED)
     err = errno;
   close(fd); /* the mapping stays; the program keeps no descriptor of ours */

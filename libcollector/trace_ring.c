@@ -3,7 +3,11 @@
  * slots used take memory. */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collector_internal.h"
@@ -25,7 +29,7 @@ int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_
   char path[PATH_MAX + 16];
   col_trace_path(path, sizeof path, status_path);
   void *p;
-  int rc = col_shared_file_create(path, sizeof *col_trace, &p);
+  int rc = col_shared_file_create(path, sizeof *col_trace, COL_SHARED_RESIDENT, &p);
   if (rc != 0)
     return rc;
   struct col_trace_ring *ring = p;
@@ -43,7 +47,7 @@ int col_trace_attach(const char *status_path)
   char path[PATH_MAX + 16];
   col_trace_path(path, sizeof path, status_path);
   void *p;
-  int rc = col_shared_file_attach(path, sizeof *col_trace, TRACE_MAGIC, &p);
+  int rc = col_shared_file_attach(path, sizeof *col_trace, TRACE_MAGIC, COL_SHARED_RESIDENT, &p);
   if (rc == 0)
     col_trace = p;
   return rc;
@@ -55,13 +59,41 @@ static struct ring_view view(struct col_trace_ring *t)
                             sizeof t->slots[0], COL_TRACE_SLOTS};
 }
 
+#define TRACE_FULL_WAIT_MS 1000 /* a live sampler frees slots within a cycle (50 ms) */
+#define TRACE_WAIT_STEP_MS 10
+
+static void futex_wait(uint32_t *word, uint32_t expected, long ms)
+{
+  struct timespec step = {0, ms * 1000000L};
+  syscall(SYS_futex, word, FUTEX_WAIT, expected, &step, NULL, 0); /* shared mapping: not FUTEX_PRIVATE */
+}
+
 struct col_trace_event *col_trace_reserve(void)
 {
   struct col_trace_ring *t = col_trace;
   if (t == NULL)
     return NULL;
   struct ring_view v = view(t);
-  return col_ring_reserve(&v);
+  struct col_trace_event *e = col_ring_try_reserve(&v);
+  for (long waited = 0; e == NULL && waited < TRACE_FULL_WAIT_MS && !__atomic_load_n(&t->stalled, __ATOMIC_ACQUIRE);
+       waited += TRACE_WAIT_STEP_MS) {
+    uint32_t seq = __atomic_load_n(&t->space_seq, __ATOMIC_ACQUIRE);
+    __atomic_fetch_add(&t->space_waiters, 1, __ATOMIC_ACQ_REL);
+    if (t->sampler_pid > 0)
+      kill(t->sampler_pid, COL_TRACE_WAKE_SIGNAL);
+    e = col_ring_try_reserve(&v);
+    if (e == NULL)
+      futex_wait(&t->space_seq, seq, TRACE_WAIT_STEP_MS);
+    __atomic_fetch_sub(&t->space_waiters, 1, __ATOMIC_ACQ_REL);
+    if (e == NULL)
+      e = col_ring_try_reserve(&v);
+  }
+  if (e == NULL) {
+    if (!__atomic_load_n(&t->stalled, __ATOMIC_ACQUIRE))
+      __atomic_store_n(&t->stalled, 1, __ATOMIC_RELEASE); /* the sampler is gone or stuck: do not wait again */
+    __atomic_fetch_add(&t->dropped, 1, __ATOMIC_RELAXED);
+  }
+  return e;
 }
 
 void col_trace_commit(struct col_trace_event *e)
@@ -78,8 +110,19 @@ void col_trace_commit(struct col_trace_event *e)
 
 void col_trace_rearm(void)
 {
-  if (col_trace != NULL)
-    __atomic_store_n(&col_trace->wake_armed, 1, __ATOMIC_RELEASE);
+  struct col_trace_ring *t = col_trace;
+  if (t == NULL)
+    return;
+  __atomic_store_n(&t->wake_armed, 1, __ATOMIC_RELEASE);
+}
+
+/* After a take that freed slots: waiting threads go on. */
+static void slots_freed(struct col_trace_ring *t)
+{
+  __atomic_fetch_add(&t->space_seq, 1, __ATOMIC_ACQ_REL);
+  __atomic_store_n(&t->stalled, 0, __ATOMIC_RELEASE);
+  if (__atomic_load_n(&t->space_waiters, __ATOMIC_ACQUIRE) > 0)
+    syscall(SYS_futex, &t->space_seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 struct trace_taker {
@@ -104,5 +147,8 @@ size_t col_trace_take(int64_t newest, void (*fn)(const struct col_trace_event *e
     return 0;
   struct ring_view v = view(col_trace);
   struct trace_taker t = {newest, fn, arg};
-  return col_ring_take_while(&v, take_event, &t);
+  size_t n = col_ring_take_while(&v, take_event, &t);
+  if (n > 0)
+    slots_freed(col_trace);
+  return n;
 }

@@ -39,7 +39,9 @@ struct col_trace_ring {
   int32_t io_on;             /* I/O calls traced (all of them) */
   int32_t sampler_pid;       /* woken (SIGURG) when the ring fills faster than its cycle drains it */
   uint32_t wake_armed;       /* atomic: the sampler re-arms it after each drain */
-  uint32_t reserved[3];
+  uint32_t space_seq;        /* atomic, a futex: the sampler bumps it when it frees slots */
+  uint32_t space_waiters;    /* atomic: program threads waiting for a slot */
+  uint32_t stalled;          /* atomic: a wait timed out; no more waits until the sampler takes again */
   struct col_trace_event slots[COL_TRACE_SLOTS];
 };
 
@@ -53,14 +55,18 @@ void col_trace_path(char *out, size_t len, const char *status_path);
 /* SYNC_THRESHOLD_NS < 0: waits not traced. */
 int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_on);
 int col_trace_attach(const char *status_path);
-/* On a program thread: a slot to fill, or NULL when the ring is full
- * (counted); then col_trace_commit. */
+/* On a program thread: a slot to fill; then col_trace_commit.  When the
+ * ring is full the thread wakes the sampler and waits for a slot (tracing
+ * is exact: events are not dropped because the program outruns the
+ * sampler), up to TRACE_FULL_WAIT_MS; NULL (counted) when the sampler does
+ * not free one in that time, and no further waits until it does. */
 struct col_trace_event *col_trace_reserve(void);
 void col_trace_commit(struct col_trace_event *e);
 /* The sampler process: FN for every complete event, in order, up to the
  * first that ends after NEWEST (left for the next round). */
 size_t col_trace_take(int64_t newest, void (*fn)(const struct col_trace_event *e, void *arg), void *arg);
-/* The sampler: wake me again when the ring fills. */
+/* The sampler: wake me again when the ring fills; and wake the threads
+ * waiting for slots when the last take freed some. */
 void col_trace_rearm(void);
 
 #endif

@@ -3,6 +3,8 @@
 Loaded by share/gdb/collector.gdb (build tree) or the installed auto-load
 file, which call register() with the paths of the runtime pieces."""
 
+import atexit
+
 import gdb
 
 from . import attach, commands, control_commands, data_kinds, native, obsolete_commands, storage_commands
@@ -46,6 +48,9 @@ def register(runtime, shared, launcher, version):
             obsolete_commands.OBSOLETE_SUBCOMMANDS:
         command(_state)
     gdb.events.exited.connect(_on_exited)
+    # Last of all, when GDB ends (after it has killed or detached the
+    # inferiors and reported their end): the session's files.
+    atexit.register(_state.session.remove_if_done)
     gdb.events.stop.connect(_state.stop_samples.on_stop)
     # So that a failed `gdb -p` can be told from a process that came and went.
     attach.note_live_process()

@@ -3,6 +3,7 @@ file the runtime keeps up to date, and reports when a run ends."""
 
 import errno
 import os
+import shutil
 import tempfile
 import time
 
@@ -71,9 +72,21 @@ def _report_key(status):
     return (status.get("pid"), status.get("experiment"), status.get("state"))
 
 
+def _session_parent():
+    """Where the session's small shared files live (status, control page,
+    trace ring): memory (the user's runtime directory, else /dev/shm) when
+    one is writable.  The program's threads write the trace ring at high
+    rates, and on a disk file each page faults again at its first write
+    after every writeback (measured: 4 us per traced call on this VM)."""
+    for candidate in (os.environ.get("XDG_RUNTIME_DIR"), "/dev/shm"):
+        if candidate and os.path.isdir(candidate) and os.access(candidate, os.W_OK | os.X_OK):
+            return candidate
+    return None
+
+
 class Session:
     def __init__(self):
-        self._dir = tempfile.mkdtemp(prefix="gdbcol-")
+        self._dir = tempfile.mkdtemp(prefix="gdbcol-", dir=_session_parent())
         self.status_path = os.path.join(self._dir, "status")
         self.last_reported = None
 
@@ -86,6 +99,15 @@ class Session:
         if st.get("state") == "active" and st.get("pid", "").isdigit() and int(st["pid"]) in _live_pids():
             return st
         return None
+
+    def remove_if_done(self):
+        """At GDB's exit: the session's directory goes unless a sampler
+        process still records from it (after a detach); that one removes
+        its shared files itself when it ends."""
+        st = self.status()
+        if st and process_alive(st.get("sampler_pid", "")):
+            return  # (its descendants may still need the control page and the trace ring)
+        shutil.rmtree(self._dir, ignore_errors=True)
 
     def forget(self):
         try:

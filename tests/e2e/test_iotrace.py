@@ -121,6 +121,35 @@ for _ in range(100):  # the sampler process closes it when the program has ended
         break
     time.sleep(0.1)
 check_run("attach", attached)
+
+# collector pause / resume apply to the trace: copy_delta's I/O, made while
+# paused, is not recorded; what came before and after is.
+out = run_gdb(["collector iotrace on", "collector enable", "break copy_delta", "run", "collector pause",
+               "break use_pipe", "continue", "collector resume", "continue"], [PROGRAM], cwd=work)
+print(out)
+paused = os.path.join(work, "test.4.er")
+summary, funcs, raw = er_dump(paused)
+print(raw)
+files = reader_files(raw)
+check(OUTPUT in out and "delta.dat" not in files and files.get("<pipe: write end>") == (0, 64)
+      and files.get("beta.dat") == (0, 1750), "pause: copy_delta's I/O not recorded, the rest is (%s)" % files)
+rows, text = gprofng_rows(paused, "e.ioreadbytes:e.iowritebytes:e.ioerrorcnt", "-ioactivity")
+check("delta.dat" not in rows and rows.get("beta.dat", [0, 0])[:2] == [0, 1750],
+      "pause: gprofng shows no delta.dat and the rest (%s)" % sorted(rows))
+
+# collector limit applies to the trace: 100 000 writes (about 9 MB of
+# packets) under a 1 MB limit stop near it; the program goes on to its end.
+out = run_gdb(["collector iotrace on", "collector limit 1", "collector enable", "run"], [PROGRAM, "many", "100000"],
+              cwd=work, timeout=180)
+print(out)
+limited = os.path.join(work, "test.5.er")
+summary, funcs, raw = er_dump(limited)
+size = os.path.getsize(os.path.join(limited, "iotrace"))
+check("many=100000" in out and "exited normally" in out, "limit: the program runs to its end")
+check(0 < size <= 1100000 and int(summary.get("io_calls", "0")) < 20000,
+      "limit: the trace stops near 1 MB (%d bytes, %s calls)" % (size, summary.get("io_calls")))
+check(summary.get("damaged_packets") == "0" and "warning: id 14:" in raw, "limit: no damaged packet; log.xml says the limit "
+      "was reached")
 cleanup(work)
 
 prefix = unprivileged_prefix()

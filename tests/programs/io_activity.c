@@ -14,7 +14,8 @@
  *                 100 more through a dup of delta's descriptor     8292 written
  *   use_pipe      pipe, write 64, read 64, close both
  *   fail_open     open a path that does not exist: one open error
- *   io_activity [ready]   (ready: says so, waits 2 s first, for an attach) */
+ *   io_activity [ready]   (ready: says so, waits 2 s first, for an attach)
+ *   io_activity many N    only N writes of 64 bytes to /dev/null */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -133,6 +134,15 @@ __attribute__((noinline)) static int fail_open(void)
 int main(int argc, char **argv)
 {
   memset(buf, 'x', sizeof buf);
+  if (argc > 2 && strcmp(argv[1], "many") == 0) {
+    long n = atol(argv[2]);
+    int fd = must(open("/dev/null", O_WRONLY), "open /dev/null");
+    for (long i = 0; i < n; i++)
+      must((int)write(fd, buf, 64), "write /dev/null");
+    close(fd);
+    printf("many=%ld\n", n);
+    return 0;
+  }
   if (argc > 1 && strcmp(argv[1], "ready") == 0) {
     printf("ready\n");
     fflush(stdout);
