@@ -200,7 +200,7 @@ int main(int argc, char **argv)
   printf("pauses: %zu\n", exp.n_pauses);
   printf("packets_in_pauses: %zu\n", in_pauses);
   printf("last_clock_seconds: %.3f\n", last_clock / 1e9);
-  if (exp.sync_threshold_us != -2) {
+  if (exp.declared[ER_KIND_SYNC]) {
     double waited = 0;
     for (size_t i = 0; i < exp.n_waits; i++)
       waited += (exp.waits[i].end - exp.waits[i].start) / 1e9;
@@ -208,7 +208,7 @@ int main(int argc, char **argv)
     printf("sync_waits: %zu\n", exp.n_waits);
     printf("sync_seconds: %.4f\n", waited);
   }
-  if (exp.has_iotrace)
+  if (exp.declared[ER_KIND_IO])
     er_dump_io(&exp);
   printf("exit_seconds: %.3f\n", exp.exit_tstamp / 1e9);
   for (size_t i = 0; i < exp.n_sample_events; i++)
@@ -227,7 +227,7 @@ int main(int argc, char **argv)
   printf("functions:\n");
   for (size_t i = 0; i < n_funcs; i++)
     printf("%.3f %.3f %s\n", funcs[i].excl, funcs[i].incl, funcs[i].name);
-  if (exp.sync_threshold_us != -2) {
+  if (exp.declared[ER_KIND_SYNC]) {
     printf("sync_functions:\n");
     for (size_t i = 0; i < n_funcs; i++)
       if (funcs[i].sync_incl > 0)

@@ -73,15 +73,17 @@ static void parse_log_element(void *ctx, xmlNode *el)
   struct er_experiment *exp = ctx;
   char v[64];
   if (er_xml_is(el, "profile", NULL)) {
-    if (er_xml_attr(el, "name", v, sizeof v) && strcmp(v, "profile") == 0) {
+    const struct er_kind_desc *kind = er_xml_attr(el, "name", v, sizeof v) ? er_kind_named(v) : NULL;
+    if (kind == NULL)
+      return;
+    exp->declared[kind - er_kinds] = 1;
+    if (kind == &er_kinds[ER_KIND_CLOCK]) {
       if (er_xml_attr(el, "ptimer", v, sizeof v))
         exp->ptimer_us = atol(v);
       if (er_xml_attr(el, "numstates", v, sizeof v))
         exp->numstates = atoi(v);
-    } else if (er_xml_attr(el, "name", v, sizeof v) && strcmp(v, "synctrace") == 0) {
+    } else if (kind == &er_kinds[ER_KIND_SYNC]) {
       exp->sync_threshold_us = er_xml_attr(el, "threshold", v, sizeof v) ? atol(v) : -1;
-    } else if (er_xml_attr(el, "name", v, sizeof v) && strcmp(v, "iotrace") == 0) {
-      exp->has_iotrace = 1;
     }
   } else if (er_xml_is(el, "event", "run")) {
     exp->has_run = 1;
@@ -298,7 +300,6 @@ static int begin_reading(const char *path, struct er_experiment *exp, const char
                          void (*fn)(void *, xmlNode *), char *err, size_t err_len)
 {
   memset(exp, 0, sizeof *exp);
-  exp->sync_threshold_us = -2;
   exp->path = strdup(path);
   if (read_xml(path, exp, name, fn, 1, err, err_len) != 0) {
     er_experiment_close(exp);
@@ -323,11 +324,13 @@ int er_experiment_open(const char *path, struct er_experiment *exp, char *err, s
   walk_file(path, "data.frameinfo", exp, collect_frame);
   if (exp->n_stacks > 0)
     qsort(exp->stacks, exp->n_stacks, sizeof *exp->stacks, by_frame_uid);
-  walk_file(path, "profile", exp, collect_clock);
-  if (exp->sync_threshold_us != -2)
-    walk_file(path, "synctrace", exp, collect_sync);
-  if (exp->has_iotrace)
-    walk_file(path, "iotrace", exp, collect_io);
+  /* Each kind's file (the clock's is read even when log.xml does not
+   * declare it: er-dump reports what it holds). */
+  static void (*const collectors[ER_N_KINDS])(const unsigned char *, uint16_t, uint16_t, void *) = {
+      [ER_KIND_CLOCK] = collect_clock, [ER_KIND_SYNC] = collect_sync, [ER_KIND_IO] = collect_io};
+  for (int k = 0; k < ER_N_KINDS; k++)
+    if (k == ER_KIND_CLOCK || exp->declared[k])
+      walk_file(path, er_kinds[k].name, exp, collectors[k]);
   char ov[4096];
   struct stat st;
   snprintf(ov, sizeof ov, "%s/overview", path);

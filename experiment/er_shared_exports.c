@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "er/er_archive.h"
+#include "er/er_data_kinds.h"
 #include "er/er_follow.h"
 #include "er/er_group.h"
 #include "er/er_hwc_events.h"
@@ -95,5 +96,18 @@ int gdbcol_hwc_event(int i, char *out, int out_len)
     return -1;
   snprintf(out, (size_t)out_len, "%s|%s|%d|%s", e->name, e->alias_of ? e->alias_of : "", e->hardware,
            e->description);
+  return 0;
+}
+
+/* Data kind I of the table the writer and the reader use (er_data_kinds.h):
+ * its <profile> name, the runtime setting and the collector subcommand,
+ * each into a buffer of LEN bytes; 0, or -1 past the last kind. */
+int gdbcol_data_kind(int i, char *name, char *setting, char *command, int len)
+{
+  if (i < 0 || i >= ER_N_KINDS)
+    return -1;
+  snprintf(name, (size_t)len, "%s", er_kinds[i].name);
+  snprintf(setting, (size_t)len, "%s", er_kinds[i].setting);
+  snprintf(command, (size_t)len, "%s", er_kinds[i].command);
   return 0;
 }

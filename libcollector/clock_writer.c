@@ -82,7 +82,7 @@ int col_clock_writer_start(void)
     frames_out = map_zeroed(sizeof *frames_out);
   if (profile_out == NULL || frames_out == NULL)
     return -ENOMEM;
-  er_cursor_init(profile_out, &col_exp.profile);
+  er_cursor_init(profile_out, &col_exp.data[ER_KIND_CLOCK]);
   er_cursor_init(frames_out, &col_exp.frameinfo);
   static int seen_stacks_ready;
   if (seen_stacks_ready)

@@ -33,6 +33,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "er/er_data_kinds.h"
 #include "er/er_datafile.h"
 #include "er/er_recordfile.h"
 #include "interposed.h"
@@ -102,6 +103,9 @@ void col_config_parse(struct col_config *cfg, const char *text);
 /* Removes what the launcher added to the environment, so the program (and
  * anything it starts) sees the environment the user set. */
 void col_config_scrub_environment(void);
+/* Whether CFG records data KIND, and the attributes of its <profile> block. */
+int col_kind_on(const struct col_config *cfg, enum er_kind kind);
+void col_kind_attributes(const struct col_config *cfg, enum er_kind kind, char *out, size_t len);
 
 /* ---- per-thread captures -------------------------------------------------- */
 
@@ -300,15 +304,15 @@ struct col_experiment {
   int64_t run_tstamp;
   int next_sample_id;
   uint64_t samples_dropped; /* sample points that could not be written */
-  struct er_datafile profile, frameinfo, synctrace, iotrace;
+  struct er_datafile frameinfo;
+  struct er_datafile data[ER_N_KINDS]; /* each data kind's file (er_data_kinds.h) */
 };
 
 extern struct col_experiment col_exp;
 
 int col_log_open(const struct col_config *cfg, char *err, size_t err_len);
-void col_log_profile_block(long interval_us);
-void col_log_synctrace_block(long threshold_us);
-void col_log_iotrace_block(void);
+/* KIND's <profile> block, with ATTRIBUTES in its opening tag. */
+void col_log_kind_block(enum er_kind kind, const char *attributes);
 void col_log_settings(const struct col_config *cfg);
 /* These run on the runtime's thread (handed to it from elsewhere).  FINAL
  * records close the experiment and may use the files' closing reserve. */

@@ -168,12 +168,37 @@ void col_config_parse(struct col_config *cfg, const char *text)
   load_settings(cfg, from_text, (void *)text);
 }
 
+int col_kind_on(const struct col_config *cfg, enum er_kind kind)
+{
+  switch (kind) {
+  case ER_KIND_CLOCK: return cfg->clock_interval_us > 0;
+  case ER_KIND_SYNC: return cfg->synctrace;
+  case ER_KIND_IO: return cfg->iotrace;
+  default: return 0;
+  }
+}
+
+void col_kind_attributes(const struct col_config *cfg, enum er_kind kind, char *out, size_t len)
+{
+  switch (kind) {
+  case ER_KIND_CLOCK: /* numstates 1: Linux's one CPU state (gprofng shows nothing without it) */
+    snprintf(out, len, "ptimer=\"%ld\" numstates=\"1\"", cfg->clock_interval_us);
+    break;
+  case ER_KIND_SYNC: /* -1 when calibrated, as gprofng writes it (the value goes in a comment) */
+    snprintf(out, len, "threshold=\"%ld\" scope=\"1\"", cfg->sync_threshold_us);
+    break;
+  default:
+    snprintf(out, len, "%s", "");
+  }
+}
+
+/* The settings the launcher puts in the environment besides each data
+ * kind's own (er_kinds[].setting). */
 static const char *const our_variables[] = {
-    "GDBCOL_EXPERIMENT_DIR", "GDBCOL_EXPERIMENT_NAME", "GDBCOL_STATUS_FILE", "GDBCOL_CLOCK_US",
-    "GDBCOL_STACK_BYTES",    "GDBCOL_CLOCK_SOURCE",    "GDBCOL_TARGET",      "GDBCOL_PRELOAD",
-    "GDBCOL_UNWIND_CHECK",   "GDBCOL_SAMPLE_PERIOD_MS", "GDBCOL_LIMIT_MB",    "GDBCOL_ARCHIVE",
-    "GDBCOL_GROUP",           "GDBCOL_SAMPLER",          "GDBCOL_DESCENDANTS",      "GDBCOL_SYNCTRACE",
-    "GDBCOL_IOTRACE",
+    "GDBCOL_EXPERIMENT_DIR", "GDBCOL_EXPERIMENT_NAME", "GDBCOL_STATUS_FILE", "GDBCOL_STACK_BYTES",
+    "GDBCOL_CLOCK_SOURCE",   "GDBCOL_TARGET",          "GDBCOL_PRELOAD",     "GDBCOL_UNWIND_CHECK",
+    "GDBCOL_SAMPLE_PERIOD_MS", "GDBCOL_LIMIT_MB",      "GDBCOL_ARCHIVE",     "GDBCOL_GROUP",
+    "GDBCOL_SAMPLER",        "GDBCOL_DESCENDANTS",
 };
 
 void col_config_scrub_environment(void)
@@ -187,4 +212,6 @@ void col_config_scrub_environment(void)
   unsetenv("GDBCOL_LD_PRELOAD_UNSET");
   for (size_t i = 0; i < sizeof our_variables / sizeof our_variables[0]; i++)
     unsetenv(our_variables[i]);
+  for (int k = 0; k < ER_N_KINDS; k++)
+    unsetenv(er_kinds[k].setting);
 }

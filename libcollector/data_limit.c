@@ -26,10 +26,9 @@ void col_limit_start(long mb)
 {
   limit_logged = 0;
   er_budget_init(&budget, (uint64_t)mb * MEGABYTE);
-  er_datafile_set_budget(&col_exp.profile, &budget);
   er_datafile_set_budget(&col_exp.frameinfo, &budget);
-  er_datafile_set_budget(&col_exp.synctrace, &budget);
-  er_datafile_set_budget(&col_exp.iotrace, &budget);
+  for (int k = 0; k < ER_N_KINDS; k++)
+    er_datafile_set_budget(&col_exp.data[k], &budget);
 }
 
 int col_limit_reached(void)

@@ -106,12 +106,13 @@ int col_experiment_open_files(void)
     return -1;
   }
   col_log_settings(&col_cfg);
-  if (col_cfg.clock_interval_us > 0)
-    col_log_profile_block(col_cfg.clock_interval_us);
-  if (col_cfg.synctrace)
-    col_log_synctrace_block(col_cfg.sync_threshold_us);
-  if (col_cfg.iotrace)
-    col_log_iotrace_block();
+  for (int k = 0; k < ER_N_KINDS; k++) {
+    char attributes[128];
+    if (col_kind_on(&col_cfg, (enum er_kind)k)) {
+      col_kind_attributes(&col_cfg, (enum er_kind)k, attributes, sizeof attributes);
+      col_log_kind_block((enum er_kind)k, attributes);
+    }
+  }
   if (!col_private_descriptors)
     col_log_warning(200, "the runtime could not take a descriptor table of its own (unshare refused); "
                     "a program that closes or reuses descriptors it did not open may disturb the experiment");

@@ -29,8 +29,9 @@
 #define LOG_CLOSING_RESERVE (8 * 1024)
 #define OVERVIEW_CLOSING_RESERVE (4 * sizeof(struct er_overview_record))
 
-struct col_experiment col_exp = {.dirfd = -1, .log = {.fd = -1}, .overview = {.fd = -1}, .profile = {.fd = -1},
-                                  .frameinfo = {.fd = -1}, .synctrace = {.fd = -1}, .iotrace = {.fd = -1}};
+struct col_experiment col_exp = {.dirfd = -1, .log = {.fd = -1}, .overview = {.fd = -1},
+                                  .frameinfo = {.fd = -1},
+                                  .data = {[0 ... ER_N_KINDS - 1] = {.fd = -1}}};
 static int64_t overview_create;
 
 static void log_system(void)
@@ -92,12 +93,9 @@ int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
     rc = er_recordfile_create(&col_exp.overview, dirfd, "overview", OVERVIEW_CLOSING_RESERVE);
   if (rc >= 0)
     rc = er_datafile_create(&col_exp.frameinfo, dirfd, "data.frameinfo");
-  if (rc >= 0 && cfg->clock_interval_us > 0)
-    rc = er_datafile_create(&col_exp.profile, dirfd, "profile");
-  if (rc >= 0 && cfg->synctrace)
-    rc = er_datafile_create(&col_exp.synctrace, dirfd, "synctrace");
-  if (rc >= 0 && cfg->iotrace)
-    rc = er_datafile_create(&col_exp.iotrace, dirfd, "iotrace");
+  for (int k = 0; k < ER_N_KINDS && rc >= 0; k++)
+    if (col_kind_on(cfg, (enum er_kind)k))
+      rc = er_datafile_create(&col_exp.data[k], dirfd, er_kinds[k].name);
   if (rc < 0) {
     snprintf(err, err_len, "cannot create the files of %s: %s", col_exp.path, strerror(-rc));
     return rc;
@@ -132,64 +130,11 @@ void col_log_settings(const struct col_config *cfg)
     er_recordfile_printf(&col_exp.log, 0, "<setting limit=\"%ld\"/>\n", cfg->limit_mb);
 }
 
-void col_log_profile_block(long interval_us)
+void col_log_kind_block(enum er_kind kind, const char *attributes)
 {
-  er_recordfile_printf(&col_exp.log, 0,
-                 "<profile name=\"profile\" ptimer=\"%ld\" numstates=\"1\">\n"
-                 "  <profdata fname=\"profile\"/>\n"
-                 "  <profpckt kind=\"8\" uname=\"Clock profiling data\">\n"
-                 "    <field name=\"LWPID\" uname=\"Lightweight process id\" offset=\"8\" type=\"INT64\"/>\n"
-                 "    <field name=\"THRID\" uname=\"Thread number\" offset=\"16\" type=\"INT64\"/>\n"
-                 "    <field name=\"CPUID\" uname=\"CPU id\" offset=\"24\" type=\"INT32\"/>\n"
-                 "    <field name=\"TSTAMP\" uname=\"High resolution timestamp\" offset=\"28\" type=\"INT64\"/>\n"
-                 "    <field name=\"FRINFO\" offset=\"36\" type=\"INT64\"/>\n"
-                 "    <field name=\"MSTATE\" uname=\"Thread state\" offset=\"44\" type=\"INT32\"/>\n"
-                 "    <field name=\"NTICK\" uname=\"Duration\" offset=\"48\" type=\"INT32\"/>\n"
-                 "  </profpckt>\n"
-                 "</profile>\n",
-                 interval_us);
-}
-
-/* THRESHOLD_US: what was asked for; -1 when calibrated (gprofng writes -1
- * then, and the calibrated value goes in a comment). */
-void col_log_synctrace_block(long threshold_us)
-{
-  er_recordfile_printf(&col_exp.log, 0,
-                 "<profile name=\"synctrace\" threshold=\"%ld\" scope=\"1\">\n"
-                 "  <profdata fname=\"synctrace\"/>\n"
-                 "  <profpckt kind=\"2\" uname=\"Synchronization tracing data\">\n"
-                 "    <field name=\"LWPID\" uname=\"Lightweight process id\" offset=\"8\" type=\"INT64\"/>\n"
-                 "    <field name=\"THRID\" uname=\"Thread number\" offset=\"16\" type=\"INT64\"/>\n"
-                 "    <field name=\"CPUID\" uname=\"CPU id\" offset=\"24\" type=\"INT32\"/>\n"
-                 "    <field name=\"TSTAMP\" uname=\"High resolution timestamp\" offset=\"32\" type=\"INT64\"/>\n"
-                 "    <field name=\"FRINFO\" offset=\"40\" type=\"INT64\"/>\n"
-                 "    <field name=\"SRQST\" uname=\"Synchronization start time\" offset=\"48\" type=\"INT64\"/>\n"
-                 "    <field name=\"SOBJ\" uname=\"Synchronization object address\" offset=\"56\" type=\"INT64\"/>\n"
-                 "  </profpckt>\n"
-                 "</profile>\n",
-                 threshold_us);
-}
-
-void col_log_iotrace_block(void)
-{
-  er_recordfile_printf(&col_exp.log, 0,
-                 "<profile name=\"iotrace\">\n"
-                 "  <profdata fname=\"iotrace\"/>\n"
-                 "  <profpckt kind=\"19\" uname=\"IO tracing data\">\n"
-                 "    <field name=\"LWPID\" uname=\"Lightweight process id\" offset=\"8\" type=\"INT64\"/>\n"
-                 "    <field name=\"THRID\" uname=\"Thread number\" offset=\"16\" type=\"INT64\"/>\n"
-                 "    <field name=\"CPUID\" uname=\"CPU id\" offset=\"24\" type=\"INT32\"/>\n"
-                 "    <field name=\"TSTAMP\" uname=\"High resolution timestamp\" offset=\"32\" type=\"INT64\"/>\n"
-                 "    <field name=\"FRINFO\" offset=\"40\" type=\"INT64\"/>\n"
-                 "    <field name=\"IOTYPE\" uname=\"IO trace function type\" offset=\"48\" type=\"INT32\"/>\n"
-                 "    <field name=\"IOFD\" uname=\"File descriptor\" offset=\"52\" type=\"INT32\"/>\n"
-                 "    <field name=\"IONBYTE\" uname=\"Number of bytes\" offset=\"56\" type=\"INT64\"/>\n"
-                 "    <field name=\"IORQST\" uname=\"Time of IO requested\" offset=\"64\" type=\"INT64\"/>\n"
-                 "    <field name=\"IOOFD\" uname=\"Original file descriptor\" offset=\"72\" type=\"INT32\"/>\n"
-                 "    <field name=\"IOFSTYPE\" uname=\"File system type\" offset=\"76\" type=\"INT32\"/>\n"
-                 "    <field name=\"IOFNAME\" uname=\"File name\" offset=\"80\" type=\"STRING\"/>\n"
-                 "  </profpckt>\n"
-                 "</profile>\n");
+  char block[4096];
+  er_kind_profile_block(kind, attributes, block, sizeof block);
+  er_recordfile_printf(&col_exp.log, 0, "%s", block);
 }
 
 /* ---- records written on the runtime's thread ------------------------------- */
@@ -338,10 +283,9 @@ void col_log_close(void)
   if (col_exp.dirfd >= 0)
     close(col_exp.dirfd);
   col_exp.dirfd = -1;
-  er_datafile_close(&col_exp.profile);
   er_datafile_close(&col_exp.frameinfo);
-  er_datafile_close(&col_exp.synctrace);
-  er_datafile_close(&col_exp.iotrace);
+  for (int k = 0; k < ER_N_KINDS; k++)
+    er_datafile_close(&col_exp.data[k]);
 }
 
 struct status_request {

@@ -26,8 +26,8 @@ struct trace_output {
   uint64_t lost_counted;
 };
 static struct trace_output outputs[] = {
-    {COL_TRACE_SYNC, &col_exp.synctrace, NULL, &col_trace_events_written, &col_trace_events_not_written, 0},
-    {COL_TRACE_IO, &col_exp.iotrace, NULL, &col_io_events_written, &col_io_events_not_written, 0},
+    {COL_TRACE_SYNC, &col_exp.data[ER_KIND_SYNC], NULL, &col_trace_events_written, &col_trace_events_not_written, 0},
+    {COL_TRACE_IO, &col_exp.data[ER_KIND_IO], NULL, &col_io_events_written, &col_io_events_not_written, 0},
 };
 #define N_OUTPUTS (sizeof outputs / sizeof outputs[0])
 

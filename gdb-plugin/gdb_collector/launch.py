@@ -12,11 +12,12 @@ import os
 
 import gdb
 
+from . import native
 from .gdb_state import handle_signals, inferior_env, restore_signal_states, set_inferior_env, signal_states
 
-ENV_VARIABLES = (
+# The launcher's settings besides each data kind's own (native.data_kinds()).
+LAUNCH_VARIABLES = (
     "GDBCOL_PRELOAD",
-    "GDBCOL_CLOCK_US",
     "GDBCOL_EXPERIMENT_DIR",
     "GDBCOL_EXPERIMENT_NAME",
     "GDBCOL_STATUS_FILE",
@@ -28,10 +29,12 @@ ENV_VARIABLES = (
     "GDBCOL_ARCHIVE",
     "GDBCOL_GROUP",
     "GDBCOL_DESCENDANTS",
-    "GDBCOL_SYNCTRACE",
-    "GDBCOL_IOTRACE",
     "GDBCOL_SAMPLER",
 )
+
+
+def env_variables():
+    return LAUNCH_VARIABLES + tuple(setting for _, setting, _ in native.data_kinds())
 
 # The fallback clock source's signal (COL_TIMER_SIGNAL in the runtime).
 RUNTIME_SIGNALS = ("SIG61",)
@@ -118,7 +121,7 @@ class LaunchArming:
         elif self._mode == "direct":
             self._undo_direct_preload()
         self._mode = None
-        for name in ENV_VARIABLES:
+        for name in env_variables():
             set_inferior_env(name, None)
         restore_signal_states(self._saved_signals)
         self._saved_signals = {}

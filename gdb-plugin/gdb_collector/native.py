@@ -45,6 +45,7 @@ def load(path):
     lib.gdbcol_group_experiment_name.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_parse_archive_mode.argtypes = [ctypes.c_char_p]
     lib.gdbcol_hwc_event.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+    lib.gdbcol_data_kind.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_watchdog_start.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
     _lib = lib
 
@@ -146,3 +147,14 @@ def watchdog_start(pid, tid, signal_number, timeout_s):
 def watchdog_stop():
     """Disarms it; True when it had fired."""
     return bool(_lib.gdbcol_watchdog_stop())
+
+
+def data_kinds():
+    """The experiment's data kinds, from the table the writer and the reader
+    use: [(profile name, runtime setting, collector subcommand)]."""
+    kinds = []
+    while True:
+        name, setting, command = (ctypes.create_string_buffer(64) for _ in range(3))
+        if _lib.gdbcol_data_kind(len(kinds), name, setting, command, 64) != 0:
+            return kinds
+        kinds.append((name.value.decode(), setting.value.decode(), command.value.decode()))

@@ -132,7 +132,6 @@ class Settings:
         """The GDBCOL_* settings the runtime reads (libcollector/config.c), in
         the environment at launch or as text when attaching."""
         return {
-            "GDBCOL_CLOCK_US": str(self.clock_interval_us if self.clock_profiling else 0),
             "GDBCOL_EXPERIMENT_DIR": self.store_directory,
             "GDBCOL_EXPERIMENT_NAME": self.experiment_name,
             "GDBCOL_STATUS_FILE": status_path,
@@ -141,9 +140,16 @@ class Settings:
             "GDBCOL_ARCHIVE": self.archive,
             "GDBCOL_DESCENDANTS": self.descendants,
             "GDBCOL_GROUP": self.group,
-            "GDBCOL_SYNCTRACE": (str(self.synctrace_threshold) if self.synctrace else "off"),
-            "GDBCOL_IOTRACE": "on" if self.iotrace else "off",
+        } | self._data_kind_variables()
+
+    def _data_kind_variables(self):
+        """Each data kind's setting, under the name the table gives it."""
+        values = {
+            "profile": str(self.clock_interval_us if self.clock_profiling else 0),
+            "synctrace": str(self.synctrace_threshold) if self.synctrace else "off",
+            "iotrace": "on" if self.iotrace else "off",
         }
+        return {setting: values[command] for _, setting, command in native.data_kinds()}
 
     def describe(self):
         """`collector show`: every setting, one a line."""

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "er/er_data_kinds.h"
+
 struct er_segment {
   uint64_t vaddr, size, foffset;
   unsigned modes;
@@ -71,10 +73,10 @@ struct er_experiment {
   size_t n_stacks;
   struct er_clock_sample *clock;
   size_t n_clock;
-  long sync_threshold_us; /* synctrace declared: its threshold (-1 calibrated); else -2 */
+  int declared[ER_N_KINDS]; /* log.xml has the kind's <profile> block (er_data_kinds.h) */
+  long sync_threshold_us;   /* synctrace's threshold (-1 calibrated) */
   struct er_sync_wait *waits;
   size_t n_waits;
-  int has_iotrace; /* log.xml declares it */
   struct er_io_call *io_calls;
   size_t n_io_calls;
   size_t invalid_packets; /* misaligned or malformed, as gprofng counts them */

@@ -1,0 +1,81 @@
+/* The table of data kinds: see er_data_kinds.h. */
+#include "er/er_data_kinds.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "er/er_format.h"
+
+#define FIELD(type, member, name, uname, kind) {name, uname, (uint16_t)offsetof(type, member), kind}
+/* The common header (§5.3): where each packet struct puts it. */
+#define HEADER_FIELDS(type)                                                     \
+  FIELD(type, lwpid, "LWPID", "Lightweight process id", "INT64"),              \
+      FIELD(type, thrid, "THRID", "Thread number", "INT64"),                   \
+      FIELD(type, cpuid, "CPUID", "CPU id", "INT32"),                          \
+      FIELD(type, tstamp, "TSTAMP", "High resolution timestamp", "INT64"),     \
+      FIELD(type, frinfo, "FRINFO", NULL, "INT64")
+
+static const struct er_field_desc clock_fields[] = {
+    HEADER_FIELDS(struct er_clock_packet),
+    FIELD(struct er_clock_packet, mstate, "MSTATE", "Thread state", "INT32"),
+    FIELD(struct er_clock_packet, ntick, "NTICK", "Duration", "INT32"),
+};
+
+static const struct er_field_desc sync_fields[] = {
+    HEADER_FIELDS(struct er_sync_packet),
+    FIELD(struct er_sync_packet, srqst, "SRQST", "Synchronization start time", "INT64"),
+    FIELD(struct er_sync_packet, sobj, "SOBJ", "Synchronization object address", "INT64"),
+};
+
+static const struct er_field_desc io_fields[] = {
+    HEADER_FIELDS(struct er_io_packet),
+    FIELD(struct er_io_packet, iotype, "IOTYPE", "IO trace function type", "INT32"),
+    FIELD(struct er_io_packet, iofd, "IOFD", "File descriptor", "INT32"),
+    FIELD(struct er_io_packet, ionbyte, "IONBYTE", "Number of bytes", "INT64"),
+    FIELD(struct er_io_packet, iorqst, "IORQST", "Time of IO requested", "INT64"),
+    FIELD(struct er_io_packet, iofd_original, "IOOFD", "Original file descriptor", "INT32"),
+    FIELD(struct er_io_packet, iofstype, "IOFSTYPE", "File system type", "INT32"),
+    FIELD(struct er_io_packet, iofname, "IOFNAME", "File name", "STRING"),
+};
+
+#define FIELDS(array) array, sizeof array / sizeof array[0]
+
+const struct er_kind_desc er_kinds[ER_N_KINDS] = {
+    [ER_KIND_CLOCK] = {"profile", "GDBCOL_CLOCK_US", "profile", ER_PKT_CLOCK, sizeof(struct er_clock_packet), 0,
+                       "Clock profiling data", FIELDS(clock_fields)},
+    [ER_KIND_SYNC] = {"synctrace", "GDBCOL_SYNCTRACE", "synctrace", ER_PKT_SYNC, sizeof(struct er_sync_packet), 0,
+                      "Synchronization tracing data", FIELDS(sync_fields)},
+    [ER_KIND_IO] = {"iotrace", "GDBCOL_IOTRACE", "iotrace", ER_PKT_IOTRACE, sizeof(struct er_io_packet), 1,
+                    "IO tracing data", FIELDS(io_fields)},
+};
+
+const struct er_kind_desc *er_kind_named(const char *name)
+{
+  for (int k = 0; k < ER_N_KINDS; k++)
+    if (strcmp(er_kinds[k].name, name) == 0)
+      return &er_kinds[k];
+  return NULL;
+}
+
+int er_kind_profile_block(enum er_kind kind, const char *attributes, char *out, size_t len)
+{
+  const struct er_kind_desc *d = &er_kinds[kind];
+  size_t at = 0;
+#define ADD(...)                                                               \
+  do {                                                                         \
+    int n_ = snprintf(out + (at < len ? at : len), at < len ? len - at : 0, __VA_ARGS__); \
+    at += n_ > 0 ? (size_t)n_ : 0;                                             \
+  } while (0)
+  ADD("<profile name=\"%s\"%s%s>\n  <profdata fname=\"%s\"/>\n  <profpckt kind=\"%u\" uname=\"%s\">\n", d->name,
+      attributes[0] != '\0' ? " " : "", attributes, d->name, (unsigned)d->packet_type, d->packet_uname);
+  for (size_t i = 0; i < d->n_fields; i++) {
+    const struct er_field_desc *f = &d->fields[i];
+    ADD("    <field name=\"%s\"", f->name);
+    if (f->uname != NULL)
+      ADD(" uname=\"%s\"", f->uname);
+    ADD(" offset=\"%u\" type=\"%s\"/>\n", (unsigned)f->offset, f->type);
+  }
+  ADD("  </profpckt>\n</profile>\n");
+#undef ADD
+  return (int)at;
+}

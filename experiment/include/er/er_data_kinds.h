@@ -1,0 +1,44 @@
+/* The data kinds an experiment holds, in one table shared by the writer
+ * (the runtime and the sampler process), the reader and the GDB plugin:
+ * each kind's <profile> name in log.xml (also its data file's name), the
+ * runtime setting that turns it on, the collector subcommand, its packet
+ * type and size, and the fields its <profpckt> declares, with offsets
+ * taken from the packet structs (er_format.h).  A new kind is one entry
+ * here, its packet struct, its source and its reader. */
+#ifndef GDBCOL_ER_DATA_KINDS_H
+#define GDBCOL_ER_DATA_KINDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum er_kind { ER_KIND_CLOCK, ER_KIND_SYNC, ER_KIND_IO, ER_N_KINDS };
+
+struct er_field_desc {
+  const char *name;  /* gprofng's property name */
+  const char *uname; /* its display name, or NULL */
+  uint16_t offset;
+  const char *type; /* INT32, INT64, STRING */
+};
+
+struct er_kind_desc {
+  const char *name;     /* <profile name=…> and the data file */
+  const char *setting;  /* the runtime's GDBCOL_ variable for it */
+  const char *command;  /* the collector subcommand that sets it */
+  uint16_t packet_type; /* ER_PKT_… */
+  uint16_t packet_size; /* fixed size, or the least size of a variable one */
+  int variable_size;    /* packets end with a string, rounded up to 8 */
+  const char *packet_uname;
+  const struct er_field_desc *fields;
+  size_t n_fields;
+};
+
+extern const struct er_kind_desc er_kinds[ER_N_KINDS];
+
+/* The kind named NAME (a <profile> name), or NULL. */
+const struct er_kind_desc *er_kind_named(const char *name);
+/* KIND's <profile> block for log.xml, with ATTRIBUTES (already formatted,
+ * may be "") in its opening tag: the data file and the packet's fields.
+ * Returns the length written (as snprintf). */
+int er_kind_profile_block(enum er_kind kind, const char *attributes, char *out, size_t len);
+
+#endif
