@@ -36,7 +36,6 @@
 #include "er/er_data_kinds.h"
 #include "er/er_datafile.h"
 #include "er/er_recordfile.h"
-#include "interposed.h"
 
 /* ---- time ---------------------------------------------------------------- */
 
@@ -337,16 +336,29 @@ void col_status_write(const struct col_config *cfg, const char *state, const cha
 /* Nonzero when data stamped TSTAMP is to be written (not paused, within
  * the limit; counted when kept out). */
 int col_writer_wanted_at(int64_t tstamp);
+/* ---- stack_store.c, data_writers.c: what every data writer shares --------- */
+
+/* Anonymous zeroed memory for a writer's state (no malloc in a signal
+ * handler's reach). */
+void *col_map_zeroed(size_t bytes);
+int col_stack_store_start(void);
 /* The FRINFO of stack PCS[0..N) in data.frameinfo (0: not recorded). */
 uint64_t col_writer_stack_id(const uint64_t *pcs, size_t n);
 /* data.frameinfo flushed; 0 when a stack was lost (the packets not yet
  * written are given up). */
 int col_writer_stacks_on_disk(void);
+/* Every data writer (clock packets, traced events) at once: started with an
+ * experiment after the stack store, flushed after their stacks (and their
+ * counts updated), given up when a stack could not be written. */
+int col_data_writers_start(void);
+void col_data_writers_flush(void);
+void col_data_writers_abandon(int err);
 struct col_trace_event;
 /* A traced event unwound and written (synctrace, iotrace). */
 void col_trace_writer_write(const struct col_trace_event *e);
 int col_trace_writer_start(void);
 void col_trace_writer_flush(void);
+void col_trace_writer_count(void);
 void col_trace_writer_abandon(int err);
 extern uint64_t col_trace_events_written, col_trace_events_not_written; /* synctrace */
 extern uint64_t col_io_events_written, col_io_events_not_written;
@@ -383,8 +395,11 @@ size_t col_clock_writer_write_stack(const struct col_capture *cap, uint64_t *pcs
 /* A packet of TICKS clock ticks for a stack already unwound. */
 void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
                              size_t n);
-/* Writes what was appended; updates the counts below. */
+/* Writes what was appended; the counts below; gives up what was not
+ * written (its stacks were lost). */
 void col_clock_writer_flush(void);
+void col_clock_writer_count(void);
+void col_clock_writer_abandon(int err);
 /* Nonzero (once) when a sample's PC was outside every known mapping. */
 int col_clock_writer_wants_rescan(void);
 /* Clock packets on disk; captures lost to a write error. */

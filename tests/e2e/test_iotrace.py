@@ -106,8 +106,29 @@ out = run_gdb(["collector enable", "run"], [PROGRAM], cwd=work)
 check(not os.path.exists(os.path.join(work, "test.2.er", "iotrace")) and
       "io_calls" not in er_dump(os.path.join(work, "test.2.er"))[2], "iotrace off: no iotrace file")
 
+# Sampling from inside the program (where the sampler process cannot run):
+# tracing is not possible there, and log.xml says so instead of an empty trace.
+out = run_gdb(["set environment GDBCOL_CLOCK_SOURCE=timer", "collector iotrace on", "collector enable", "run"],
+              [PROGRAM], cwd=work)
+inside = os.path.join(work, "test.3.er")
+raw = er_dump(inside)[2]
+check(OUTPUT in out and not os.path.exists(os.path.join(inside, "iotrace")) and
+      "I/O tracing was asked for but needs the sampler process" in raw,
+      "sampling from inside: no iotrace file, and log.xml says why")
+
 out = run_gdb(["collector iotrace maybe"], [PROGRAM], cwd=work)
 check('Invalid argument "maybe". Usage: collector iotrace on|off.' in out, "a bad argument is refused plainly")
+
+# Descendants: a forked child's I/O is in its own sub-experiment, exact.
+out = run_gdb(["collector iotrace on", "collector enable", "run"], [PROGRAM, "child"], cwd=work)
+print(out)
+child = os.path.join(work, "test.4.er", "_f1.er")
+check(OUTPUT in out and os.path.isdir(child), "descendants: the forked child ran and has its sub-experiment")
+if os.path.isdir(child):
+    check_run("descendants: forked child", child)
+    parent = reader_files(er_dump(os.path.join(work, "test.4.er"))[2])
+    check(not any(name in parent for name in FILES), "descendants: the parent's trace has none of the child's I/O "
+          "(%s)" % parent)
 
 # After gdb -p: the I/O after the attach is traced (GOT slots of open64 & co).
 target = Background([PROGRAM, "ready"], cwd=work)
@@ -115,7 +136,7 @@ out = attach_gdb(target.pid, ["collector iotrace on", "collector enable", "detac
 print(out)
 status, rest = target.finish()
 check(status == 0 and OUTPUT in rest, "attach: the program ends normally, its output unchanged")
-attached = os.path.join(work, "test.3.er")
+attached = os.path.join(work, "test.5.er")
 for _ in range(100):  # the sampler process closes it when the program has ended
     if er_dump(attached)[0].get("closed") == "yes":
         break
@@ -127,7 +148,7 @@ check_run("attach", attached)
 out = run_gdb(["collector iotrace on", "collector enable", "break copy_delta", "run", "collector pause",
                "break use_pipe", "continue", "collector resume", "continue"], [PROGRAM], cwd=work)
 print(out)
-paused = os.path.join(work, "test.4.er")
+paused = os.path.join(work, "test.6.er")
 summary, funcs, raw = er_dump(paused)
 print(raw)
 files = reader_files(raw)
@@ -142,7 +163,7 @@ check("delta.dat" not in rows and rows.get("beta.dat", [0, 0])[:2] == [0, 1750],
 out = run_gdb(["collector iotrace on", "collector limit 1", "collector enable", "run"], [PROGRAM, "many", "100000"],
               cwd=work, timeout=180)
 print(out)
-limited = os.path.join(work, "test.5.er")
+limited = os.path.join(work, "test.7.er")
 summary, funcs, raw = er_dump(limited)
 size = os.path.getsize(os.path.join(limited, "iotrace"))
 check("many=100000" in out and "exited normally" in out, "limit: the program runs to its end")

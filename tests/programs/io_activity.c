@@ -15,7 +15,9 @@
  *   use_pipe      pipe, write 64, read 64, close both
  *   fail_open     open a path that does not exist: one open error
  *   io_activity [ready]   (ready: says so, waits 2 s first, for an attach)
- *   io_activity many N    only N writes of 64 bytes to /dev/null */
+ *   io_activity many N    only N writes of 64 bytes to /dev/null
+ *   io_activity child     all of the above in a forked child; the parent
+ *                         only waits for it */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -148,6 +151,15 @@ int main(int argc, char **argv)
     fflush(stdout);
     struct timespec ts = {2, 0};
     nanosleep(&ts, NULL);
+  }
+  if (argc > 1 && strcmp(argv[1], "child") == 0) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid > 0) {
+      int status;
+      waitpid(pid, &status, 0);
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    }
   }
   write_alpha();
   write_beta();

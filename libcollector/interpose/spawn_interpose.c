@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "interposed.h"
 
 
 

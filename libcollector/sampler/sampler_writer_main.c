@@ -84,7 +84,7 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
   int64_t last = col_hrtime();
   while (take_from_pipe(fd, buf, &held)) { /* read to the end: the sampler never waits on us */
     if (col_hrtime() - last >= FLUSH_EVERY_NS) {
-      col_clock_writer_flush();
+      col_data_writers_flush();
       last = col_hrtime();
     }
   }
@@ -92,7 +92,7 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
     /* the threads still there: their tails up to the end (an end the
      * process asked for: collector_terminate_expt) */
     tails_finish(sampler.closing_at != INT64_MAX ? sampler.closing_at : sampler.last_record_at);
-    col_clock_writer_flush();
+    col_data_writers_flush();
     sampler_describe();
     col_experiment_finish(sampler.close_reason);
   }

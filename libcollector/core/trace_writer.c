@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "collector_internal.h"
 #include "er/er_format.h"
@@ -38,12 +37,8 @@ int col_trace_writer_start(void)
     *o->written = *o->not_written = o->lost_counted = 0;
     if (o->file->fd < 0)
       continue;
-    if (o->cursor == NULL) {
-      void *p = mmap(NULL, sizeof *o->cursor, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (p == MAP_FAILED)
-        return -ENOMEM;
-      o->cursor = p;
-    }
+    if (o->cursor == NULL && (o->cursor = col_map_zeroed(sizeof *o->cursor)) == NULL)
+      return -ENOMEM;
     er_cursor_init(o->cursor, o->file);
   }
   return 0;
@@ -137,11 +132,17 @@ void col_trace_writer_write(const struct col_trace_event *e)
 
 void col_trace_writer_flush(void)
 {
+  for (size_t i = 0; i < N_OUTPUTS; i++)
+    if (output_open(&outputs[i]))
+      er_cursor_flush(outputs[i].cursor);
+}
+
+void col_trace_writer_count(void)
+{
   for (size_t i = 0; i < N_OUTPUTS; i++) {
     struct trace_output *o = &outputs[i];
     if (!output_open(o))
       continue;
-    er_cursor_flush(o->cursor);
     *o->written = o->cursor->written;
     *o->not_written += o->cursor->lost - o->lost_counted;
     o->lost_counted = o->cursor->lost;

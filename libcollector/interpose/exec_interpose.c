@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "interposed.h"
 
 
 extern char **environ;

@@ -89,7 +89,7 @@ static void drain_rings(int force_flush)
   int64_t now = col_hrtime();
   col_clock_writer_wants_rescan(); /* mappings come from the kernel's records */
   if (force_flush || now - last_flush >= FLUSH_EVERY_NS) {
-    col_clock_writer_flush();
+    col_data_writers_flush();
     last_flush = now;
   }
   col_limit_note();
@@ -164,7 +164,7 @@ static void finish(void)
   col_descendant_experiments = count_descendant_experiments();
   if (sampler.started && !sampler.exec_pending) { /* the threads still there: their tails up to the end */
     tails_finish(sampler.closing_at != INT64_MAX ? sampler.closing_at : sampler.last_record_at);
-    col_clock_writer_flush();
+    col_data_writers_flush();
   }
   if (!sampler.started) {
     if (!sampler.start_failed) /* else the status file already says why */

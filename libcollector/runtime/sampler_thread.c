@@ -97,7 +97,7 @@ static void drain_all(void)
       drain_thread(t);
     }
   }
-  col_clock_writer_flush();
+  col_data_writers_flush();
   col_limit_note();
   col_progress_refresh();
   if (now - last_status > STATUS_EVERY_NS) {
@@ -223,7 +223,7 @@ int col_sampler_start(int (*start)(void), void (*finish)(void))
   start_reported = 0;
   col_lost_samples = 0;
   col_sampler_cpu_seconds = 0;
-  if (col_clock_writer_start() != 0)
+  if (col_data_writers_start() != 0)
     return -ENOMEM;
   if (col_unwind_init() != 0)
     return -ENOMEM;

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "collector_internal.h"
+#include "interposed.h"
 #include "trace_record.h"
 
 /* Nonzero when waits of this thread are traced now. */

@@ -34,7 +34,7 @@ static void note_thread(pid_t tid)
 
 void sampler_start_experiment(void)
 {
-  if (col_experiment_open_files() != 0 || col_clock_writer_start() != 0 || col_trace_writer_start() != 0) {
+  if (col_experiment_open_files() != 0 || col_data_writers_start() != 0) {
     sampler.finished = sampler.start_failed = 1; /* the status file says why */
     return;
   }
@@ -122,7 +122,7 @@ static void start_after_exec(const char *comm, int64_t t)
   int follow = er_follow_matches(&sampler.follow, next, comm);
   if (sampler.started) {
     tails_finish(t);
-    col_clock_writer_flush();
+    col_data_writers_flush();
     col_experiment_descendant_event("exec_start", "exec", next, comm, t, follow);
     col_log_final_sample("suspend_for_exec");
     col_experiment_finish_after_exec(comm);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "interposed.h"
 #include "interposed_list.h"
 #include "libc_condvar.h"
 

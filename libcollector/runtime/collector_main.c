@@ -48,6 +48,13 @@ static int start_experiment(void)
   col_control_reset();
   col_unwind_check_mode(col_cfg.check_unwinder);
   owner_pid = getpid();
+  /* Traced events go through the sampler process (it unwinds and writes
+   * them); sampling from inside, nobody would: said, not declared. */
+  const char *untraced = col_cfg.synctrace && col_cfg.iotrace ? "Synchronization-wait and I/O tracing"
+                         : col_cfg.synctrace                  ? "Synchronization-wait tracing"
+                         : col_cfg.iotrace                    ? "I/O tracing"
+                                                              : NULL;
+  col_cfg.synctrace = col_cfg.iotrace = 0;
   int rc = col_sampler_start(col_experiment_open_files, finish_experiment);
   if (rc == -1)
     return -1; /* the status file says why */
@@ -57,6 +64,9 @@ static int start_experiment(void)
     col_status_write(&col_cfg, "error", err);
     return -1;
   }
+  if (untraced != NULL)
+    col_log_warning(200, "%s was asked for but needs the sampler process, which is not running here (the "
+                    "runtime samples from inside the program): nothing traced is recorded", untraced);
   __atomic_store_n(&state, STATE_COLLECTING, __ATOMIC_RELEASE);
   return 0;
 }

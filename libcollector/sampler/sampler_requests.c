@@ -139,7 +139,7 @@ static void on_request(const struct col_control_record *r, void *unused)
     sampler_drain_ring_records(SAMPLER_ALL_RECORDS);
     sampler_take_trace(SAMPLER_ALL_RECORDS); /* the old image's events, before its writer takes the pid */
     tails_finish(r->tstamp); /* the old image's threads end here */
-    col_clock_writer_flush();
+    col_data_writers_flush();
     what = request_variant(r->text, variant, sizeof variant);
     col_experiment_exec_event("exec_start", variant, what, ++sampler.exec_count);
     col_log_final_sample("suspend_for_exec");

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "interposed.h"
 #include "trace_record.h"
 
 /* The format's IOTYPE; an error is the same type + IO_ERROR. */

@@ -1,0 +1,121 @@
+/* Clock packets: each capture unwound, its stack recorded once in the
+ * stack store (data.frameinfo, flushed before any packet that uses it),
+ * the packet appended to profile.  Shared by the runtime's sampler thread
+ * and the sampler process; one caller at a time.  Counts only what reached
+ * the disk.  One of the data writers (data_writers.c). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "collector_internal.h"
+#include "er/er_format.h"
+
+uint64_t col_samples_written, col_samples_not_written;
+uint64_t col_lost_samples; /* the kernel's or a ring's, never written */
+static uint64_t lost_counted;
+static struct er_cursor *profile_out;
+static int rescan_wanted;
+
+int col_clock_writer_start(void)
+{
+  col_samples_written = col_samples_not_written = lost_counted = 0;
+  rescan_wanted = 0;
+  if (profile_out == NULL)
+    profile_out = col_map_zeroed(sizeof *profile_out);
+  if (profile_out == NULL)
+    return -ENOMEM;
+  er_cursor_init(profile_out, &col_exp.data[ER_KIND_CLOCK]);
+  return 0;
+}
+
+int col_clock_writer_wants_rescan(void)
+{
+  int wanted = rescan_wanted;
+  rescan_wanted = 0;
+  return wanted;
+}
+
+/* A capture the data files could not take: counted against a write error
+ * (the limit is reported on its own). */
+static void count_unwritten(void)
+{
+  if (col_data_stop_errno() != 0)
+    col_samples_not_written++;
+}
+
+/* Nonzero when a sample taken at TSTAMP is to be written (counted when
+ * the data limit or the disk keeps it out). */
+int col_writer_wanted_at(int64_t tstamp)
+{
+  if (col_paused_at(tstamp))
+    return 0; /* taken while collection was paused */
+  if (col_limit_reached()) {
+    count_unwritten(); /* past the data limit, or the disk refused */
+    return 0;
+  }
+  return 1;
+}
+
+void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
+                             size_t n)
+{
+  if (!col_writer_wanted_at(tstamp))
+    return;
+  if (n > 0 && !col_modules_knows_pc(pcs[0]))
+    rescan_wanted = 1; /* probably a library loaded since the last scan */
+  uint64_t frinfo = col_writer_stack_id(pcs, n);
+  struct er_clock_packet p;
+  /* A stack reaches disk before its users: data.frameinfo is flushed before
+   * profile, at the end of each cycle and before profile writes out a full
+   * block.  A stack that did not fit or could not be written would leave the
+   * packet pointing at nothing. */
+  if ((frinfo == 0 && col_limit_reached()) ||
+      (er_cursor_would_close_block(profile_out, sizeof p) && !col_writer_stacks_on_disk())) {
+    count_unwritten();
+    return;
+  }
+  memset(&p, 0, sizeof p);
+  p.tsize = sizeof p;
+  p.type = ER_PKT_CLOCK;
+  p.lwpid = p.thrid = (uint64_t)tid;
+  p.cpuid = cpu;
+  p.tstamp = tstamp;
+  p.frinfo = frinfo;
+  p.mstate = ER_MSTATE_LINUX_CPU;
+  p.ntick = (int32_t)ticks;
+  if (er_cursor_append(profile_out, &p, sizeof p) != 0)
+    count_unwritten();
+}
+
+size_t col_clock_writer_write_stack(const struct col_capture *cap, uint64_t *pcs)
+{
+  if (!col_writer_wanted_at(cap->tstamp))
+    return 0;
+  size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
+  col_clock_writer_packet(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n);
+  return n;
+}
+
+void col_clock_writer_write(const struct col_capture *cap, void *arg)
+{
+  uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
+  col_clock_writer_write_stack(cap, pcs);
+}
+
+void col_clock_writer_flush(void)
+{
+  er_cursor_flush(profile_out);
+}
+
+/* Only what reached the file counts (a flush can still fail). */
+void col_clock_writer_count(void)
+{
+  col_samples_written = profile_out->written;
+  col_samples_not_written += profile_out->lost - lost_counted;
+  lost_counted = profile_out->lost;
+}
+
+void col_clock_writer_abandon(int err)
+{
+  er_cursor_abandon(profile_out, err);
+}

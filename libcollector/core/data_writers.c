@@ -1,0 +1,45 @@
+/* The data writers, one per data kind or family of kinds (er_data_kinds.h),
+ * behind the stack store they share: started together with an experiment,
+ * flushed together after their stacks, given up together when a stack
+ * could not be written.  A new kind's writer is one entry here. */
+#include "collector_internal.h"
+
+struct data_writer {
+  const char *what;
+  int (*start)(void);
+  void (*flush)(void);
+  void (*count)(void); /* what reached the disk, and what did not */
+  void (*abandon)(int err);
+};
+
+static const struct data_writer writers[] = {
+    {"clock packets (profile)", col_clock_writer_start, col_clock_writer_flush, col_clock_writer_count,
+     col_clock_writer_abandon},
+    {"traced events (synctrace, iotrace)", col_trace_writer_start, col_trace_writer_flush, col_trace_writer_count,
+     col_trace_writer_abandon},
+};
+#define N_WRITERS (sizeof writers / sizeof writers[0])
+
+int col_data_writers_start(void)
+{
+  int rc = col_stack_store_start();
+  for (size_t i = 0; i < N_WRITERS && rc == 0; i++)
+    rc = writers[i].start();
+  return rc;
+}
+
+void col_data_writers_flush(void)
+{
+  int stacks_there = col_writer_stacks_on_disk(); /* a stack reaches the disk before its users */
+  for (size_t i = 0; i < N_WRITERS; i++) {
+    if (stacks_there)
+      writers[i].flush();
+    writers[i].count();
+  }
+}
+
+void col_data_writers_abandon(int err)
+{
+  for (size_t i = 0; i < N_WRITERS; i++)
+    writers[i].abandon(err);
+}
