@@ -10,8 +10,15 @@
 #include "collector_internal.h"
 #include "trace_record.h"
 
+/* Set while the recorder itself calls interposed functions (reading
+ * /proc/self/maps): those calls are not traced. */
 static __thread int tracing_here __attribute__((tls_model("initial-exec")));
-static __thread uintptr_t stack_top __attribute__((tls_model("initial-exec")));
+/* Events this thread is recording now: more than one when a signal handler
+ * traced a call while the thread was recording one of its own. */
+static __thread int recording __attribute__((tls_model("initial-exec")));
+/* The mapping the thread's last event's stack was in. */
+static __thread uintptr_t stack_low __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t stack_high __attribute__((tls_model("initial-exec")));
 
 /* The process's and each thread's id, asked once: a system call costs
  * 1.1 us in this VM, twice an event's whole budget.  A fork's child asks
@@ -63,10 +70,11 @@ static unsigned long parse_hex(const char **p)
   }
 }
 
-/* The end of the mapping that holds SP, from /proc/self/maps read with
- * plain system calls: the first event of a thread may come from a signal
- * handler (pthread_getattr_np allocates), so nothing here may. */
-static uintptr_t mapping_end(uintptr_t sp)
+/* The mapping that holds SP, from /proc/self/maps read with plain system
+ * calls: the first event of a thread may come from a signal handler
+ * (pthread_getattr_np allocates), so nothing here may.  Its end; its start
+ * in *LOW. */
+static uintptr_t mapping_of(uintptr_t sp, uintptr_t *low)
 {
   int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -85,8 +93,10 @@ static uintptr_t mapping_end(uintptr_t sp)
       const char *p = line;
       unsigned long lo = parse_hex(&p);
       unsigned long hi = *p == '-' ? (p++, parse_hex(&p)) : 0;
-      if (sp >= lo && sp < hi)
+      if (sp >= lo && sp < hi) {
         found = hi;
+        *low = lo;
+      }
       line = nl + 1;
     }
     held -= (size_t)(line - buf);
@@ -98,21 +108,31 @@ static uintptr_t mapping_end(uintptr_t sp)
   return found;
 }
 
-/* The highest address of this thread's stack, found once. */
-static uintptr_t thread_stack_top(uintptr_t sp)
+/* The end of the mapping SP is in: the thread's stack, found once, or a
+ * signal stack (sigaltstack), found when the thread's events move to it,
+ * so that the copy never reads past the mapping. */
+static uintptr_t stack_end(uintptr_t sp)
 {
-  if (stack_top == 0 || sp >= stack_top)
-    stack_top = mapping_end(sp);
-  return sp < stack_top ? stack_top : 0;
+  if (sp < stack_low || sp >= stack_high) {
+    uintptr_t low = 0;
+    tracing_here = 1;
+    uintptr_t high = mapping_of(sp, &low);
+    tracing_here = 0;
+    stack_low = low;
+    stack_high = high;
+  }
+  return sp >= stack_low && sp < stack_high ? stack_high : 0;
 }
 
 
 void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp, uint64_t bp)
 {
   int saved = errno;
-  tracing_here = 1;
-  uintptr_t top = thread_stack_top((uintptr_t)sp);
-  struct col_trace_event *e = top != 0 ? col_trace_reserve() : NULL;
+  uintptr_t top = stack_end((uintptr_t)sp);
+  /* A signal handler's event while this thread holds an unfinished slot
+   * must not wait for space: the sampler cannot take past that slot. */
+  int may_wait = ++recording == 1;
+  struct col_trace_event *e = top != 0 ? col_trace_reserve(may_wait) : NULL;
   if (e != NULL) {
     size_t len = top - (uintptr_t)sp;
     if (len > COL_TRACE_STACK_MAX)
@@ -142,6 +162,6 @@ void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp
     e->stack_len = (uint32_t)len;
     col_trace_commit(e);
   }
-  tracing_here = 0;
+  recording--;
   errno = saved;
 }

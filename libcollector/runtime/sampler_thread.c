@@ -67,21 +67,40 @@ static void retire_thread(struct col_thread *t)
 }
 
 
-static void drain_all(void)
+/* ---- what the runtime thread serves each cycle, source by source ---------- */
+
+/* The program's load objects: map.xml and the unwinder follow dlopen. */
+static void load_objects_cycle(int64_t now)
 {
-  int64_t now = col_hrtime();
   if (col_clock_writer_wants_rescan() || now - last_rescan > MAPS_RESCAN_NS) {
     if (col_modules_rescan())
       col_unwind_forget_modules();
     last_rescan = now;
   }
+}
+
+/* After an attach: objects loaded since the last cycle get their GOT slots. */
+static void interposition_cycle(int64_t now)
+{
   if (col_patch_got)
-    col_got_patch_new_objects(); /* a dlopen since the last cycle */
+    col_got_patch_new_objects();
+}
+
+/* Sample points: GDB's stops and the periodic ones (one overview record
+ * per period, §7). */
+static void sample_points_cycle(int64_t now)
+{
   col_control_note_stops();
   if (col_cfg.sample_period_ms > 0 && now - last_periodic_sample >= col_cfg.sample_period_ms * 1000000LL) {
-    col_log_sample("periodic"); /* one overview record per period (§7) */
+    col_log_sample("periodic");
     last_periodic_sample = now;
   }
+}
+
+/* Clock profiling from inside: threads found by the scan are armed, every
+ * thread's captures drained, ended threads retired. */
+static void clock_cycle(int64_t now)
+{
   if (now - last_thread_scan > THREAD_SCAN_NS) {
     col_scan_threads(sampler_tid);
     last_thread_scan = now;
@@ -97,6 +116,48 @@ static void drain_all(void)
       drain_thread(t);
     }
   }
+}
+
+/* The end: no thread is sampled any more; every slot drained and freed, so
+ * that a later experiment in this process starts from an empty table. */
+static void clock_stop(void)
+{
+  col_clock_stop_all();
+}
+
+static void clock_finish(void)
+{
+  for (int i = 0; i < COL_MAX_THREADS; i++) {
+    struct col_thread *t = &col_threads[i];
+    if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == 1) {
+      col_lost_samples += t->lost;
+      retire_thread(t);
+    }
+  }
+}
+
+/* The sources the runtime thread serves in the program's process (the
+ * sampler process has its own loop): each cycle in this order, then the
+ * data writers; at the end, STOP before the last cycle, FINISH after it. */
+struct runtime_source {
+  const char *what;
+  void (*cycle)(int64_t now);
+  void (*stop)(void);
+  void (*finish)(void);
+};
+static const struct runtime_source sources[] = {
+    {"load objects", load_objects_cycle, NULL, NULL},
+    {"interposition after an attach", interposition_cycle, NULL, NULL},
+    {"sample points", sample_points_cycle, NULL, NULL},
+    {"clock profiling from inside", clock_cycle, clock_stop, clock_finish},
+};
+#define N_SOURCES (sizeof sources / sizeof sources[0])
+
+static void drain_all(void)
+{
+  int64_t now = col_hrtime();
+  for (size_t i = 0; i < N_SOURCES; i++)
+    sources[i].cycle(now);
   col_data_writers_flush();
   col_limit_note();
   col_progress_refresh();
@@ -193,17 +254,13 @@ static void *sampler_main(void *unused)
   }
   col_calls_accept(0);
   col_calls_serve();
-  col_clock_stop_all();
+  for (size_t i = 0; i < N_SOURCES; i++)
+    if (sources[i].stop != NULL)
+      sources[i].stop();
   drain_all();
-  /* The experiment ends: every slot is drained and freed, so that a later
-   * experiment in this process starts from an empty table. */
-  for (int i = 0; i < COL_MAX_THREADS; i++) {
-    struct col_thread *t = &col_threads[i];
-    if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == 1) {
-      col_lost_samples += t->lost;
-      retire_thread(t);
-    }
-  }
+  for (size_t i = 0; i < N_SOURCES; i++)
+    if (sources[i].finish != NULL)
+      sources[i].finish();
   col_sampler_measure_cost(RUSAGE_THREAD, CLOCK_THREAD_CPUTIME_ID);
   __atomic_store_n(&drained, 1, __ATOMIC_RELEASE);
   finish_work();

@@ -1,11 +1,11 @@
 /* Slot rings shared between processes: see slot_ring.h. */
 #include "slot_ring.h"
 
-void *col_ring_try_reserve(const struct ring_view *v)
+void *col_ring_try_reserve(const struct ring_view *v, size_t spare)
 {
   uint64_t w = __atomic_load_n(v->write, __ATOMIC_ACQUIRE);
   do {
-    if (w - __atomic_load_n(v->read, __ATOMIC_ACQUIRE) >= v->count)
+    if (w - __atomic_load_n(v->read, __ATOMIC_ACQUIRE) + spare >= v->count)
       return NULL;
   } while (!__atomic_compare_exchange_n(v->write, &w, w + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
   return v->slots + (w % v->count) * v->slot_size;
@@ -13,7 +13,7 @@ void *col_ring_try_reserve(const struct ring_view *v)
 
 void *col_ring_reserve(const struct ring_view *v)
 {
-  void *slot = col_ring_try_reserve(v);
+  void *slot = col_ring_try_reserve(v, 0);
   if (slot == NULL)
     __atomic_fetch_add(v->dropped, 1, __ATOMIC_RELAXED);
   return slot;

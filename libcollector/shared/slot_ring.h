@@ -18,8 +18,9 @@ struct ring_view {
 
 /* A slot to fill, or NULL when the ring is full (counted). */
 void *col_ring_reserve(const struct ring_view *v);
-/* The same, not counted: the caller may wait and try again. */
-void *col_ring_try_reserve(const struct ring_view *v);
+/* The same, not counted, and only while more than SPARE slots are free:
+ * the caller may wait and try again. */
+void *col_ring_try_reserve(const struct ring_view *v, size_t spare);
 /* The slot is filled: the reader may take it. */
 void col_ring_mark_ready(void *slot);
 /* FN for each ready slot, in order, up to the first one still being

@@ -68,28 +68,32 @@ static void futex_wait(uint32_t *word, uint32_t expected, long ms)
   syscall(SYS_futex, word, FUTEX_WAIT, expected, &step, NULL, 0); /* shared mapping: not FUTEX_PRIVATE */
 }
 
-struct col_trace_event *col_trace_reserve(void)
+struct col_trace_event *col_trace_reserve(int may_wait)
 {
   struct col_trace_ring *t = col_trace;
   if (t == NULL)
     return NULL;
   struct ring_view v = view(t);
-  struct col_trace_event *e = col_ring_try_reserve(&v);
-  for (long waited = 0; e == NULL && waited < TRACE_FULL_WAIT_MS && !__atomic_load_n(&t->stalled, __ATOMIC_ACQUIRE);
+  /* A thread's own event leaves one slot for a signal handler's that may
+   * interrupt it before it commits (that one cannot wait: the sampler
+   * takes slots in order, and would stop at this thread's). */
+  size_t spare = may_wait ? 1 : 0;
+  struct col_trace_event *e = col_ring_try_reserve(&v, spare);
+  for (long waited = 0; e == NULL && may_wait && waited < TRACE_FULL_WAIT_MS && !__atomic_load_n(&t->stalled, __ATOMIC_ACQUIRE);
        waited += TRACE_WAIT_STEP_MS) {
     uint32_t seq = __atomic_load_n(&t->space_seq, __ATOMIC_ACQUIRE);
     __atomic_fetch_add(&t->space_waiters, 1, __ATOMIC_ACQ_REL);
     if (t->sampler_pid > 0)
       kill(t->sampler_pid, COL_TRACE_WAKE_SIGNAL);
-    e = col_ring_try_reserve(&v);
+    e = col_ring_try_reserve(&v, spare);
     if (e == NULL)
       futex_wait(&t->space_seq, seq, TRACE_WAIT_STEP_MS);
     __atomic_fetch_sub(&t->space_waiters, 1, __ATOMIC_ACQ_REL);
     if (e == NULL)
-      e = col_ring_try_reserve(&v);
+      e = col_ring_try_reserve(&v, spare);
   }
   if (e == NULL) {
-    if (!__atomic_load_n(&t->stalled, __ATOMIC_ACQUIRE))
+    if (may_wait && !__atomic_load_n(&t->stalled, __ATOMIC_ACQUIRE))
       __atomic_store_n(&t->stalled, 1, __ATOMIC_RELEASE); /* the sampler is gone or stuck: do not wait again */
     __atomic_fetch_add(&t->dropped, 1, __ATOMIC_RELAXED);
   }

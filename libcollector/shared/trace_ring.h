@@ -59,8 +59,9 @@ int col_trace_attach(const char *status_path);
  * ring is full the thread wakes the sampler and waits for a slot (tracing
  * is exact: events are not dropped because the program outruns the
  * sampler), up to TRACE_FULL_WAIT_MS; NULL (counted) when the sampler does
- * not free one in that time, and no further waits until it does. */
-struct col_trace_event *col_trace_reserve(void);
+ * not free one in that time, and no further waits until it does.  Without
+ * MAY_WAIT: NULL (counted) at once when the ring is full. */
+struct col_trace_event *col_trace_reserve(int may_wait);
 void col_trace_commit(struct col_trace_event *e);
 /* The sampler process: FN for every complete event, in order, up to the
  * first that ends after NEWEST (left for the next round). */

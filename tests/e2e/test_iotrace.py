@@ -130,13 +130,27 @@ if os.path.isdir(child):
     check(not any(name in parent for name in FILES), "descendants: the parent's trace has none of the child's I/O "
           "(%s)" % parent)
 
+# A signal handler that writes while the program writes (every 1 ms): no
+# deadlock, no recursion, the output unchanged, every write recorded once.
+out = run_gdb(["collector iotrace on", "collector enable", "run"], [PROGRAM, "signals"], cwd=work, timeout=180)
+print(out)
+m = re.search(r"signals main=(\d+) handler=(\d+)", out)
+summary = er_dump(os.path.join(work, "test.5.er"))[0]
+check(m is not None and "exited normally" in out, "signals: the program ends normally, its output unchanged")
+if m:
+    writes = int(m.group(1)) + int(m.group(2))
+    check(summary.get("io_write_calls") == str(writes) and
+          summary.get("io_write_bytes") == str(64 * int(m.group(1)) + 8 * int(m.group(2))),
+          "signals: every write, the handler's too, recorded once (%d; %s recorded)"
+          % (writes, summary.get("io_write_calls")))
+
 # After gdb -p: the I/O after the attach is traced (GOT slots of open64 & co).
 target = Background([PROGRAM, "ready"], cwd=work)
 out = attach_gdb(target.pid, ["collector iotrace on", "collector enable", "detach"], cwd=work)
 print(out)
 status, rest = target.finish()
 check(status == 0 and OUTPUT in rest, "attach: the program ends normally, its output unchanged")
-attached = os.path.join(work, "test.5.er")
+attached = os.path.join(work, "test.6.er")
 for _ in range(100):  # the sampler process closes it when the program has ended
     if er_dump(attached)[0].get("closed") == "yes":
         break
@@ -148,7 +162,7 @@ check_run("attach", attached)
 out = run_gdb(["collector iotrace on", "collector enable", "break copy_delta", "run", "collector pause",
                "break use_pipe", "continue", "collector resume", "continue"], [PROGRAM], cwd=work)
 print(out)
-paused = os.path.join(work, "test.6.er")
+paused = os.path.join(work, "test.7.er")
 summary, funcs, raw = er_dump(paused)
 print(raw)
 files = reader_files(raw)
@@ -163,7 +177,7 @@ check("delta.dat" not in rows and rows.get("beta.dat", [0, 0])[:2] == [0, 1750],
 out = run_gdb(["collector iotrace on", "collector limit 1", "collector enable", "run"], [PROGRAM, "many", "100000"],
               cwd=work, timeout=180)
 print(out)
-limited = os.path.join(work, "test.7.er")
+limited = os.path.join(work, "test.8.er")
 summary, funcs, raw = er_dump(limited)
 size = os.path.getsize(os.path.join(limited, "iotrace"))
 check("many=100000" in out and "exited normally" in out, "limit: the program runs to its end")

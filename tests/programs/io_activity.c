@@ -17,13 +17,19 @@
  *   io_activity [ready]   (ready: says so, waits 2 s first, for an attach)
  *   io_activity many N    only N writes of 64 bytes to /dev/null
  *   io_activity child     all of the above in a forked child; the parent
- *                         only waits for it */
+ *                         only waits for it
+ *   io_activity signals   writes of 64 bytes to /dev/null while a 1 ms
+ *                         timer's handler writes 8 bytes there too, until
+ *                         the handler has written 300 times; prints both
+ *                         counts */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -134,6 +140,39 @@ __attribute__((noinline)) static int fail_open(void)
   return fd < 0 && errno == ENOENT;
 }
 
+static int devnull = -1;
+static volatile sig_atomic_t handler_writes;
+
+static void on_alarm(int sig)
+{
+  int saved = errno;
+  if (write(devnull, buf, 8) == 8)
+    handler_writes++;
+  errno = saved;
+}
+
+/* The program's own writes and its signal handler's, interleaved. */
+static int writes_with_signals(void)
+{
+  devnull = must(open("/dev/null", O_WRONLY), "open /dev/null");
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_alarm;
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGALRM, &sa, NULL);
+  struct itimerval every_ms = {{0, 1000}, {0, 1000}}, off = {{0, 0}, {0, 0}};
+  setitimer(ITIMER_REAL, &every_ms, NULL);
+  long main_writes = 0;
+  while (handler_writes < 300)
+    if (write(devnull, buf, 64) == 64)
+      main_writes++;
+  setitimer(ITIMER_REAL, &off, NULL);
+  long total = handler_writes;
+  close(devnull);
+  printf("signals main=%ld handler=%ld\n", main_writes, total);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   memset(buf, 'x', sizeof buf);
@@ -152,6 +191,8 @@ int main(int argc, char **argv)
     struct timespec ts = {2, 0};
     nanosleep(&ts, NULL);
   }
+  if (argc > 1 && strcmp(argv[1], "signals") == 0)
+    return writes_with_signals();
   if (argc > 1 && strcmp(argv[1], "child") == 0) {
     fflush(stdout);
     pid_t pid = fork();
