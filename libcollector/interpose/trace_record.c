@@ -13,9 +13,12 @@
 /* Set while the recorder itself calls interposed functions (reading
  * /proc/self/maps): those calls are not traced. */
 static __thread int tracing_here __attribute__((tls_model("initial-exec")));
-/* Events this thread is recording now: more than one when a signal handler
- * traced a call while the thread was recording one of its own. */
-static __thread int recording __attribute__((tls_model("initial-exec")));
+/* Where this thread's recording stands: a signal handler may trace a call
+ * at any point of it.  While the thread holds a slot it has not committed,
+ * the handler's event must not wait for space (the sampler takes slots in
+ * order and would stop at the held one); otherwise it may. */
+enum slot_state { IDLE, WAITING_FOR_SLOT, HOLDING_SLOT };
+static __thread int slot_state __attribute__((tls_model("initial-exec")));
 /* The mapping the thread's last event's stack was in. */
 static __thread uintptr_t stack_low __attribute__((tls_model("initial-exec")));
 static __thread uintptr_t stack_high __attribute__((tls_model("initial-exec")));
@@ -129,10 +132,11 @@ void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp
 {
   int saved = errno;
   uintptr_t top = stack_end((uintptr_t)sp);
-  /* A signal handler's event while this thread holds an unfinished slot
-   * must not wait for space: the sampler cannot take past that slot. */
-  int may_wait = ++recording == 1;
-  struct col_trace_event *e = top != 0 ? col_trace_reserve(may_wait) : NULL;
+  int before = slot_state;
+  slot_state = before == HOLDING_SLOT ? HOLDING_SLOT : WAITING_FOR_SLOT;
+  struct col_trace_event *e = top != 0 ? col_trace_reserve(before != HOLDING_SLOT) : NULL;
+  if (e != NULL)
+    slot_state = HOLDING_SLOT;
   if (e != NULL) {
     size_t len = top - (uintptr_t)sp;
     if (len > COL_TRACE_STACK_MAX)
@@ -162,6 +166,6 @@ void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp
     e->stack_len = (uint32_t)len;
     col_trace_commit(e);
   }
-  recording--;
+  slot_state = before;
   errno = saved;
 }

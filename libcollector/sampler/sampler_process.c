@@ -78,12 +78,7 @@ static int64_t last_status, last_periodic, last_flush;
 static void drain_rings(int force_flush)
 {
   int64_t newest = force_flush ? SAMPLER_ALL_RECORDS : sampler_ring_cutoff(); /* at the end: all there is */
-  sampler_take_requests(); /* first: a pause applies to samples still in the rings */
-  double cpu_before = col_thread_cpu_seconds();
-  sampler_drain_ring_records(newest);
-  col_sampler_record_seconds += col_thread_cpu_seconds() - cpu_before;
-  sampler_take_trace(newest); /* what the records left: up to the same cutoff */
-  sampler_trace_rearm();
+  sampler_sources_take(newest);
   if (!sampler.started)
     return;
   int64_t now = col_hrtime();
@@ -104,39 +99,6 @@ static void drain_rings(int force_flush)
   }
 }
 
-void sampler_describe(void)
-{
-  col_log_comment("Clock profiling: sampler process %d outside the program (perf_event task-clock, one ring of "
-                  "%zu KiB per CPU on %d CPU(s), %s, no signals, nothing inside the program), interval %ld us, "
-                  "%zu-byte stack copies, %s; %llu thread(s) seen",
-                  (int)getpid(), sampler_ring_data_bytes / 1024, sampler_n_rings,
-                  sampler.attached ? "events on every thread at the attach, inherited by threads created later"
-                           : "inherited by every thread",
-                  col_cfg.clock_interval_us, col_cfg.stack_copy_bytes,
-                  sampler_exclude_kernel ? "user mode only (kernel.perf_event_paranoid >= 2)" : "user and system time",
-                  (unsigned long long)sampler.threads_seen);
-  col_log_comment("Thread tails: %llu thread(s); %llu sample(s) recorded at thread exits or the end for CPU time "
-                  "no full period reached (each thread's on-CPU time from context switches, minus its samples), "
-                  "%llu of threads never sampled, at the function they started in; %llu of threads with no stack "
-                  "and no start function, %llu passed on to the next thread ending with a stack",
-                  (unsigned long long)tails_stats.threads_ended, (unsigned long long)tails_stats.samples_added,
-                  (unsigned long long)tails_stats.at_start_function, (unsigned long long)tails_stats.unattributed,
-                  (unsigned long long)tails_stats.passed_on);
-  if (writers_started > 0)
-    col_log_comment("Descendants: %u process(es) recorded as sub-experiments of this one (%u could not be)",
-                    writers_started, writers_failed);
-  descendants_describe();
-  if (sampler_unattached_threads > 0)
-    col_log_final_warning(200, "clock sampling could not start on %u of the %u thread(s) running at the attach "
-                          "(perf_event_open: %s); their CPU time is not recorded",
-                          sampler_unattached_threads, sampler_unattached_threads + sampler_attached_threads,
-                          strerror(sampler_attach_errno));
-  if (sampler.lost_records > 0)
-    col_log_final_warning(200, "the kernel lost %llu sample record(s) (a CPU ring was full before the sampler "
-                          "process drained it); CPU time is under-counted by that much",
-                          (unsigned long long)sampler.lost_records);
-  sampler_trace_describe();
-}
 
 /* The sub-experiments in the founder's directory (a writer that follows
  * a =REGEX may have written none). */

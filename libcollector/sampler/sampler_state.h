@@ -67,8 +67,11 @@ void sampler_trace_describe(void);
 /* sampler_writer_main.c: never returns (see sampler_writers.h). */
 void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp, int after_exec,
                            const char *comm);
-/* sampler_process.c */
+/* sampler_sources.c: every source taken up to NEWEST, in order; what each
+ * recorded, into log.xml. */
+void sampler_sources_take(int64_t newest);
 void sampler_describe(void);
+/* sampler_process.c */
 void sampler_forget_main_loop(void); /* a writer: the founder's loop is not its own */
 
 #endif

@@ -8,8 +8,10 @@
  *   attach_target SECONDS [busy] [exit-on-runtime]
  *
  * "exit-on-runtime": a watcher thread ends the process (_exit(5)) as soon as
- * the runtime has created its experiment directory (test.1.er in the
- * current directory), i.e. in the middle of an injection.  Prints "ready"
+ * the runtime is mapped (GDB's dlopen of it is under way: the longest of
+ * the injection's calls, so the watcher runs during it) or the experiment
+ * directory exists (test.1.er in the current directory), i.e. in the
+ * middle of an injection.  Prints "ready"
  * when running, a fixed last line, and exits 3.  SIGUSR1 ends the run early
  * (the same last line and status). */
 #include <pthread.h>
@@ -82,10 +84,23 @@ static void *late_worker(void *arg)
   return NULL;
 }
 
+/* Nonzero when /proc/self/maps names the runtime. */
+static int runtime_mapped(void)
+{
+  FILE *maps = fopen("/proc/self/maps", "r");
+  char line[512];
+  int found = 0;
+  while (maps != NULL && !found && fgets(line, sizeof line, maps) != NULL)
+    found = strstr(line, "libcollector.so") != NULL;
+  if (maps != NULL)
+    fclose(maps);
+  return found;
+}
+
 static void *runtime_watcher(void *arg)
 {
   while (!stop) {
-    if (access("test.1.er", F_OK) == 0)
+    if (runtime_mapped() || access("test.1.er", F_OK) == 0)
       _exit(5);
     usleep(500);
   }

@@ -1,0 +1,101 @@
+/* The sources the sampler process serves, in one table: each cycle they
+ * are taken in this order up to the same cutoff (requests first, so that a
+ * pause applies to samples still in the rings; traced events after the
+ * rings' records, so that their stacks' libraries are known), and at the
+ * end each says in log.xml what it recorded and lost.  A counter source
+ * (hardware or kernel software events) is one more entry. */
+#define _GNU_SOURCE
+#include <string.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+#include "sampler_descendants.h"
+#include "sampler_events.h"
+#include "sampler_state.h"
+#include "sampler_tails.h"
+#include "sampler_writers.h"
+
+struct sampler_source {
+  const char *what;
+  void (*take)(int64_t newest);
+  void (*describe)(void);
+};
+
+static void take_requests(int64_t newest)
+{
+  sampler_take_requests();
+}
+
+/* The clock's samples and the kernel's records, all CPUs merged by time
+ * (the CPU they cost is timed for log.xml). */
+static void take_ring_records(int64_t newest)
+{
+  double cpu_before = col_thread_cpu_seconds();
+  sampler_drain_ring_records(newest);
+  col_sampler_record_seconds += col_thread_cpu_seconds() - cpu_before;
+}
+
+static void take_traced_events(int64_t newest)
+{
+  sampler_take_trace(newest);
+  sampler_trace_rearm();
+}
+
+static void describe_clock(void)
+{
+  col_log_comment("Clock profiling: sampler process %d outside the program (perf_event task-clock, one ring of "
+                  "%zu KiB per CPU on %d CPU(s), %s, no signals, nothing inside the program), interval %ld us, "
+                  "%zu-byte stack copies, %s; %llu thread(s) seen",
+                  (int)getpid(), sampler_ring_data_bytes / 1024, sampler_n_rings,
+                  sampler.attached ? "events on every thread at the attach, inherited by threads created later"
+                           : "inherited by every thread",
+                  col_cfg.clock_interval_us, col_cfg.stack_copy_bytes,
+                  sampler_exclude_kernel ? "user mode only (kernel.perf_event_paranoid >= 2)" : "user and system time",
+                  (unsigned long long)sampler.threads_seen);
+  col_log_comment("Thread tails: %llu thread(s); %llu sample(s) recorded at thread exits or the end for CPU time "
+                  "no full period reached (each thread's on-CPU time from context switches, minus its samples), "
+                  "%llu of threads never sampled, at the function they started in; %llu of threads with no stack "
+                  "and no start function, %llu passed on to the next thread ending with a stack",
+                  (unsigned long long)tails_stats.threads_ended, (unsigned long long)tails_stats.samples_added,
+                  (unsigned long long)tails_stats.at_start_function, (unsigned long long)tails_stats.unattributed,
+                  (unsigned long long)tails_stats.passed_on);
+  if (sampler_unattached_threads > 0)
+    col_log_final_warning(200, "clock sampling could not start on %u of the %u thread(s) running at the attach "
+                          "(perf_event_open: %s); their CPU time is not recorded",
+                          sampler_unattached_threads, sampler_unattached_threads + sampler_attached_threads,
+                          strerror(sampler_attach_errno));
+  if (sampler.lost_records > 0)
+    col_log_final_warning(200, "the kernel lost %llu sample record(s) (a CPU ring was full before the sampler "
+                          "process drained it); CPU time is under-counted by that much",
+                          (unsigned long long)sampler.lost_records);
+}
+
+static void describe_descendants(void)
+{
+  if (writers_started > 0)
+    col_log_comment("Descendants: %u process(es) recorded as sub-experiments of this one (%u could not be)",
+                    writers_started, writers_failed);
+  descendants_describe();
+}
+
+static const struct sampler_source sources[] = {
+    {"the program's and GDB's requests (control page)", take_requests, NULL},
+    {"clock samples and the kernel's records (per-CPU rings)", take_ring_records, describe_clock},
+    {"traced events (trace ring)", take_traced_events, sampler_trace_describe},
+    {"descendants (their writers)", NULL, describe_descendants},
+};
+#define N_SOURCES (sizeof sources / sizeof sources[0])
+
+void sampler_sources_take(int64_t newest)
+{
+  for (size_t i = 0; i < N_SOURCES; i++)
+    if (sources[i].take != NULL)
+      sources[i].take(newest);
+}
+
+void sampler_describe(void)
+{
+  for (size_t i = 0; i < N_SOURCES; i++)
+    if (sources[i].describe != NULL)
+      sources[i].describe();
+}
