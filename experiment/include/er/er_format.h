@@ -51,19 +51,24 @@ struct er_clock_packet {
 
 _Static_assert(sizeof(struct er_clock_packet) == 56, "clock packet is 56 bytes");
 
+/* The common 48-byte header of the tracing packets (§5.3), naturally
+ * aligned (the clock packet's, above, is packed: TSTAMP at 28). */
+#define ER_COMMON_HEADER \
+  uint16_t tsize;        \
+  uint16_t type;         \
+  uint32_t pad0;         \
+  uint64_t lwpid;        \
+  uint64_t thrid;        \
+  uint32_t cpuid;        \
+  uint32_t pad1;         \
+  int64_t tstamp;        \
+  uint64_t frinfo
+
 /* Synchronization wait packet, kind 2, 64 bytes (§5.5): the common
  * 48-byte header (naturally aligned), then when the wait began and what it
  * waited on.  TSTAMP is when the wait ended. */
 struct er_sync_packet {
-  uint16_t tsize;
-  uint16_t type;
-  uint32_t pad0;
-  uint64_t lwpid;
-  uint64_t thrid;
-  uint32_t cpuid;
-  uint32_t pad1;
-  int64_t tstamp;
-  uint64_t frinfo;
+  ER_COMMON_HEADER;
   int64_t srqst;
   uint64_t sobj;
 };
@@ -78,15 +83,7 @@ _Static_assert(__builtin_offsetof(struct er_sync_packet, srqst) == 48, "SRQST at
  * when the call returned. */
 #define ER_IO_UNKNOWN_FSTYPE 24
 struct er_io_packet {
-  uint16_t tsize;
-  uint16_t type;
-  uint32_t pad0;
-  uint64_t lwpid;
-  uint64_t thrid;
-  uint32_t cpuid;
-  uint32_t pad1;
-  int64_t tstamp;
-  uint64_t frinfo;
+  ER_COMMON_HEADER;
   int32_t iotype;
   int32_t iofd;
   int64_t ionbyte;
