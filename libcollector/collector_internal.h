@@ -512,7 +512,7 @@ void col_progress_refresh(void);
 
 enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_CTL_CLOSE, COL_CTL_EXEC_START,
                         COL_CTL_EXEC_FAILED, COL_CTL_STATUS_FILE, COL_CTL_SPAWN, COL_CTL_SPAWN_DONE,
-                        COL_CTL_INTERPOSED /* after an attach: "SLOTS OBJECTS" redirected by GOT patching */ };
+                        COL_CTL_INTERPOSED /* after an attach: "SLOTS OBJECTS UNREADABLE FIRST-UNREADABLE" */ };
 
 #define COL_CONTROL_SLOTS 64
 struct col_control_record {
@@ -608,10 +608,14 @@ void col_exec_failed(const char *variant, const char *what, int err);
 
 /* Zero when our exported wrappers already win symbol lookup (preloaded). */
 int col_got_interposition_needed(void);
-/* Points the GOT slots of every loaded object at our wrappers; returns the
- * number of slots changed (and in *OBJECTS, when not NULL, how many objects
- * had any). */
-unsigned col_got_patch_all(unsigned *objects);
+/* Points the GOT slots of every loaded object at our wrappers: how many
+ * slots changed, in how many objects, and the objects whose dynamic
+ * tables could not be read (their calls stay as they are). */
+struct col_got_report {
+  unsigned slots, objects, unreadable;
+  char first_unreadable[64];
+};
+void col_got_patch_all(struct col_got_report *report);
 /* The same for objects loaded since the last walk (cheap when none were). */
 void col_got_patch_new_objects(void);
 /* Puts the original addresses back (collection ends, process goes on). */

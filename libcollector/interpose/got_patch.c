@@ -15,6 +15,7 @@
 #include <elf.h>
 #include <link.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -70,7 +71,8 @@ static struct patch_target *find_target(const char *name)
 }
 
 static unsigned long long objects_seen; /* dlpi_adds at the last walk */
-static unsigned slots_patched, objects_patched;
+static unsigned slots_patched, objects_patched, objects_unreadable;
+static char first_unreadable[64];
 
 struct dynamic_tables {
   const ElfW(Sym) *symtab;
@@ -214,8 +216,16 @@ static int walk_object(struct dl_phdr_info *info, size_t size, void *arg)
   enum walk_action action = *(enum walk_action *)arg;
   objects_seen = info->dlpi_adds;
   struct dynamic_tables dyn;
-  if (skip_object(info) || read_dynamic(info, &dyn) != 0)
+  if (skip_object(info))
     return 0;
+  if (read_dynamic(info, &dyn) != 0) { /* no dynamic symbols: its calls cannot be redirected */
+    if (objects_unreadable++ == 0) {
+      const char *base = strrchr(info->dlpi_name, '/');
+      snprintf(first_unreadable, sizeof first_unreadable, "%s",
+               info->dlpi_name[0] == '\0' ? "(the program)" : base != NULL ? base + 1 : info->dlpi_name);
+    }
+    return 0;
+  }
   unsigned before = slots_patched;
   walk_relocations(info, &dyn, dyn.jmprel, dyn.jmprel_size, action);
   walk_relocations(info, &dyn, dyn.rela, dyn.rela_size, action);
@@ -240,15 +250,17 @@ int col_got_interposition_needed(void)
   return dlsym(RTLD_DEFAULT, "pthread_create") != (void *)col_wrap_pthread_create;
 }
 
-unsigned col_got_patch_all(unsigned *objects)
+void col_got_patch_all(struct col_got_report *report)
 {
   resolve_originals();
   enum walk_action action = PATCH;
-  slots_patched = objects_patched = 0;
+  slots_patched = objects_patched = objects_unreadable = 0;
+  first_unreadable[0] = '\0';
   dl_iterate_phdr(walk_object, &action);
-  if (objects != NULL)
-    *objects = objects_patched;
-  return slots_patched;
+  report->slots = slots_patched;
+  report->objects = objects_patched;
+  report->unreadable = objects_unreadable;
+  snprintf(report->first_unreadable, sizeof report->first_unreadable, "%s", first_unreadable);
 }
 
 static int count_objects(struct dl_phdr_info *info, size_t size, void *arg)

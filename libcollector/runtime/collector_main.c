@@ -160,15 +160,17 @@ static void interpose_after_attach(void)
   col_patch_got = col_got_interposition_needed();
   if (!col_patch_got)
     return;
-  unsigned objects = 0, slots = col_got_patch_all(&objects);
+  struct col_got_report got;
+  col_got_patch_all(&got);
   if (col_outside()) { /* the log is the sampler process's */
-    char counts[64];
-    snprintf(counts, sizeof counts, "%u %u", slots, objects);
+    char counts[sizeof col_control->slots[0].text];
+    snprintf(counts, sizeof counts, "%u %u %u %.60s", got.slots, got.objects, got.unreadable,
+             got.unreadable > 0 ? got.first_unreadable : "-");
     col_control_post(COL_CTL_INTERPOSED, counts, 0);
     return;
   }
   col_log_comment("Interposition by GOT patching: %u slot(s) in %u object(s) now call the runtime's wrappers; "
-                  "threads created otherwise are found by scanning /proc/self/task", slots, objects);
+                  "threads created otherwise are found by scanning /proc/self/task", got.slots, got.objects);
 }
 
 /* Called by the GDB plugin, through an inferior call, after it loaded the

@@ -156,6 +156,11 @@ for _ in range(100):  # the sampler process closes it when the program has ended
         break
     time.sleep(0.1)
 check_run("attach", attached)
+raw = er_dump(attached)[2]
+m = re.search(r"\(I/O, exec, spawn, thread start\) were put in (\d+) GOT slot\(s\) of (\d+) loaded object", raw)
+check(m is not None and int(m.group(1)) > 0 and int(m.group(2)) > 0 and "could not be patched" not in raw,
+      "attach: log.xml says tracing started by attach, in how many GOT slots and objects (%s)"
+      % (m.group(0) if m else None))
 
 # collector pause / resume apply to the trace: copy_delta's I/O, made while
 # paused, is not recorded; what came before and after is.
