@@ -21,15 +21,13 @@ import subprocess
 import sys
 import tempfile
 
+from tracing_bench import env, print_bytes_per_event
+
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 PROGRAMS = {"back to back": [os.path.join(BUILD, "bench", "io_cost"), "write", "200000"],
             "in bursts": [os.path.join(BUILD, "bench", "io_cost"), "bursts", "10000"]}
 COLLECTOR_GDB = os.path.join(BUILD, "share", "gdb", "collector.gdb")
-
-
-def env():
-    return {k: v for k, v in os.environ.items() if not k.startswith("GDBCOL_")}
 
 
 def figure(out):
@@ -50,16 +48,6 @@ def gprofng(work, program):
     exp = os.path.join(work, "g.er")
     shutil.rmtree(exp, ignore_errors=True)
     return run(["gprofng", "collect", "app", "-p", "off", "-i", "on", "-o", exp] + program, work)
-
-
-def bytes_per_event(exp):
-    size = sum(os.path.getsize(os.path.join(exp, f)) for f in ("iotrace", "data.frameinfo")
-               if os.path.exists(os.path.join(exp, f)))
-    out = subprocess.run(["gprofng", "display", "text", "-metrics", "e.iowritecnt:e.ioothercnt", "-functions", exp],
-                         capture_output=True, text=True).stdout
-    m = re.search(r"^\s*(\d+)\s+(\d+)\s+<Total>", out, re.M)
-    events = int(m.group(1)) + int(m.group(2)) if m else 0
-    return size / events if events else float("nan"), events
 
 
 def main():
@@ -88,16 +76,11 @@ def main():
     traced = sorted((e for e in traced if os.path.exists(os.path.join(e, "iotrace"))),
                     key=lambda e: os.path.getsize(os.path.join(e, "iotrace")))
     if traced:
-        b, n = bytes_per_event(traced[-1])
         with open(os.path.join(traced[-1], "log.xml")) as f:
             m = re.search(r"Tracing: (\d+) event\(s\) lost to a full trace ring", f.read())
-        print("\nlast traced run: %d events written, %s lost to a full trace ring (the program outran the sampler)"
-              % (n, m.group(1) if m else "?"))
-        print("bytes per event (iotrace + data.frameinfo / events): gdb-collector %.1f (%d events)" % (b, n))
-    g = os.path.join(work, "g.er")
-    if os.path.isdir(g):
-        b, n = bytes_per_event(g)
-        print("                                                    gprofng       %.1f (%d events)" % (b, n))
+        print("\nlast traced run: %s event(s) lost to a full trace ring" % (m.group(1) if m else "?"))
+    print_bytes_per_event(traced[-1] if traced else None, os.path.join(work, "g.er"), "iotrace",
+                          "e.ioreadcnt:e.iowritecnt:e.ioothercnt:e.ioerrorcnt")
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -20,15 +20,13 @@ import subprocess
 import sys
 import tempfile
 
+from tracing_bench import env, print_bytes_per_event
+
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 PROGRAM = os.path.join(BUILD, "bench", "sync_cost")
 COLLECTOR_GDB = os.path.join(BUILD, "share", "gdb", "collector.gdb")
 MODES = {"uncontended": "20000000", "handoff": "100000"}
-
-
-def env():
-    return {k: v for k, v in os.environ.items() if not k.startswith("GDBCOL_")}
 
 
 def figure(out, mode):
@@ -52,16 +50,6 @@ def gprofng(mode, work, threshold):
     shutil.rmtree(exp, ignore_errors=True)
     return subprocess.run(["gprofng", "collect", "app", "-p", "off", "-s", "all" if threshold == "0" else threshold, "-o", exp, PROGRAM, mode,
                            MODES[mode]], capture_output=True, text=True, cwd=work, env=env()).stdout
-
-
-def bytes_per_event(exp):
-    size = sum(os.path.getsize(os.path.join(exp, f)) for f in ("synctrace", "data.frameinfo")
-               if os.path.exists(os.path.join(exp, f)))
-    out = subprocess.run(["gprofng", "display", "text", "-metrics", "e.syncn", "-functions", exp],
-                         capture_output=True, text=True).stdout
-    m = re.search(r"^\s*(\d+)\s+<Total>", out, re.M)
-    events = int(m.group(1)) if m else 0
-    return size / events if events else float("nan"), events
 
 
 def main():
@@ -97,13 +85,8 @@ def main():
     ours = [os.path.join(work, n) for n in experiments]
     traced = [e for e in ours if os.path.exists(os.path.join(e, "synctrace")) and os.path.getsize(
         os.path.join(e, "synctrace")) > 0]
-    if traced:
-        b, n = bytes_per_event(traced[-1])
-        print("\nbytes per event (synctrace + data.frameinfo / events): gdb-collector %.1f (%d events)" % (b, n))
-    g = os.path.join(work, "g.er")
-    if os.path.isdir(g):
-        b, n = bytes_per_event(g)
-        print("                                                       gprofng       %.1f (%d events)" % (b, n))
+    print()
+    print_bytes_per_event(traced[-1] if traced else None, os.path.join(work, "g.er"), "synctrace", "e.syncn")
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -34,8 +34,8 @@ enum { IO_READ = 0, IO_WRITE = 1, IO_OPEN = 2, IO_CLOSE = 3, IO_OTHER = 4, IO_ER
 
 static int io_traced(void)
 {
-  struct col_trace_ring *t = col_trace_here();
-  return t != NULL && t->io_on;
+  struct col_trace_ring *t = col_trace; /* the kind's own flag first: off, that is the only test */
+  return t != NULL && t->io_on && col_trace_here() != NULL;
 }
 
 /* A traced call: the clock around it, then one event.  DESCRIBE fills

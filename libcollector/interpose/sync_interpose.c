@@ -29,8 +29,8 @@
 /* Nonzero when waits of this thread are traced now. */
 static int sync_traced(void)
 {
-  struct col_trace_ring *t = col_trace_here();
-  return t != NULL && t->sync_threshold_ns >= 0;
+  struct col_trace_ring *t = col_trace; /* the kind's own flag first: off, that is the only test */
+  return t != NULL && t->sync_threshold_ns >= 0 && col_trace_here() != NULL;
 }
 
 __attribute__((noinline)) static void record_wait(const void *object, int64_t start, int64_t end, uint64_t ip,

@@ -135,9 +135,8 @@ void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp
   int before = slot_state;
   slot_state = before == HOLDING_SLOT ? HOLDING_SLOT : WAITING_FOR_SLOT;
   struct col_trace_event *e = top != 0 ? col_trace_reserve(before != HOLDING_SLOT) : NULL;
-  if (e != NULL)
-    slot_state = HOLDING_SLOT;
   if (e != NULL) {
+    slot_state = HOLDING_SLOT;
     size_t len = top - (uintptr_t)sp;
     if (len > COL_TRACE_STACK_MAX)
       len = COL_TRACE_STACK_MAX;

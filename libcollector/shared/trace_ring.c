@@ -1,6 +1,6 @@
 /* The trace ring: see trace_ring.h.  Created like the control page (a file
- * beside the status file, O_EXCL, no symlink followed), sparse: only the
- * slots used take memory. */
+ * beside the status file, O_EXCL, no symlink followed), resident: its
+ * blocks allocated and every mapping populated (shared_file.h). */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <linux/futex.h>
@@ -78,19 +78,18 @@ struct col_trace_event *col_trace_reserve(int may_wait)
    * interrupt it before it commits (that one cannot wait: the sampler
    * takes slots in order, and would stop at this thread's). */
   size_t spare = may_wait ? 1 : 0;
-  struct col_trace_event *e = col_ring_try_reserve(&v, spare);
-  for (long waited = 0; e == NULL && may_wait && waited < TRACE_FULL_WAIT_MS && !__atomic_load_n(&t->stalled, __ATOMIC_ACQUIRE);
-       waited += TRACE_WAIT_STEP_MS) {
+  struct col_trace_event *e;
+  for (long waited = 0;; waited += TRACE_WAIT_STEP_MS) {
+    /* The sequence before the try: slots freed after it end the wait at once. */
     uint32_t seq = __atomic_load_n(&t->space_seq, __ATOMIC_ACQUIRE);
+    e = col_ring_try_reserve(&v, spare);
+    if (e != NULL || !may_wait || waited >= TRACE_FULL_WAIT_MS || __atomic_load_n(&t->stalled, __ATOMIC_ACQUIRE))
+      break;
     __atomic_fetch_add(&t->space_waiters, 1, __ATOMIC_ACQ_REL);
     if (t->sampler_pid > 0)
       kill(t->sampler_pid, COL_TRACE_WAKE_SIGNAL);
-    e = col_ring_try_reserve(&v, spare);
-    if (e == NULL)
-      futex_wait(&t->space_seq, seq, TRACE_WAIT_STEP_MS);
+    futex_wait(&t->space_seq, seq, TRACE_WAIT_STEP_MS);
     __atomic_fetch_sub(&t->space_waiters, 1, __ATOMIC_ACQ_REL);
-    if (e == NULL)
-      e = col_ring_try_reserve(&v, spare);
   }
   if (e == NULL) {
     if (may_wait && !__atomic_load_n(&t->stalled, __ATOMIC_ACQUIRE))

@@ -1,0 +1,33 @@
+"""What the tracing benchmarks (sync_cost.py, io_cost.py) share: the
+environment without our settings, and the experiment's bytes per traced
+event, for gdb-collector and for gprofng, from the same run."""
+
+import os
+import re
+import subprocess
+
+
+def env():
+    return {k: v for k, v in os.environ.items() if not k.startswith("GDBCOL_")}
+
+
+def bytes_per_event(exp, data_file, metrics):
+    """(bytes of DATA_FILE + data.frameinfo per event, events): the events
+    are the sum of gprofng's <Total> of METRICS (its counts)."""
+    size = sum(os.path.getsize(os.path.join(exp, f)) for f in (data_file, "data.frameinfo")
+               if os.path.exists(os.path.join(exp, f)))
+    out = subprocess.run(["gprofng", "display", "text", "-metrics", metrics, "-functions", exp],
+                         capture_output=True, text=True).stdout
+    m = re.search(r"^\s*((?:\d+\s+)+)<Total>", out, re.M)
+    events = sum(int(v) for v in m.group(1).split()) if m else 0
+    return size / events if events else float("nan"), events
+
+
+def print_bytes_per_event(ours, gprofng_exp, data_file, metrics):
+    """Ours (the last traced experiment, or None) beside gprofng's."""
+    label = "bytes per event (%s + data.frameinfo / events):" % data_file
+    if ours is not None:
+        print("%s gdb-collector %.1f (%d events)" % ((label,) + bytes_per_event(ours, data_file, metrics)))
+    if os.path.isdir(gprofng_exp):
+        print("%s gprofng       %.1f (%d events)" % ((" " * len(label),) + bytes_per_event(gprofng_exp, data_file,
+                                                                                            metrics)))
