@@ -26,7 +26,8 @@ COL_INTERPOSED(COL_DECLARE_WRAPPER)
  * unversioned (they bind whatever version the program asks for).  Inside
  * the runtime the col_wrap_ names always mean our wrappers, whichever
  * definition the program's lookup finds (libc's, when we were injected). */
-#define COL_PRELOAD_ALIAS(name, version, ret, params) ret name params __attribute__((alias("col_wrap_" #name)));
+/* (NAME) in parentheses: stdio.h may define some of them as macros. */
+#define COL_PRELOAD_ALIAS(name, version, ret, params) ret(name) params __attribute__((alias("col_wrap_" #name)));
 #define COL_PRELOAD_ALIASES(group) group(COL_PRELOAD_ALIAS)
 
 /* The definition of NAME that our wrapper OURS stands in front of, at

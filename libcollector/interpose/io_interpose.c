@@ -100,6 +100,28 @@ int col_wrap_openat64(int dirfd, const char *path, int flags, ...)
   TRACED_IO(int, COL_REAL(openat64)(dirfd, path, flags, mode), OPENED(path));
 }
 
+/* The checking forms _FORTIFY_SOURCE uses when the flags are not known at
+ * compile time (they refuse O_CREAT without a mode). */
+int col_wrap___open_2(const char *path, int flags)
+{
+  TRACED_IO(int, COL_REAL(__open_2)(path, flags), OPENED(path));
+}
+
+int col_wrap___open64_2(const char *path, int flags)
+{
+  TRACED_IO(int, COL_REAL(__open64_2)(path, flags), OPENED(path));
+}
+
+int col_wrap___openat_2(int dirfd, const char *path, int flags)
+{
+  TRACED_IO(int, COL_REAL(__openat_2)(dirfd, path, flags), OPENED(path));
+}
+
+int col_wrap___openat64_2(int dirfd, const char *path, int flags)
+{
+  TRACED_IO(int, COL_REAL(__openat64_2)(dirfd, path, flags), OPENED(path));
+}
+
 int col_wrap_creat(const char *path, mode_t mode)
 {
   TRACED_IO(int, COL_REAL(creat)(path, mode), OPENED(path));
@@ -123,6 +145,22 @@ ssize_t col_wrap_read(int fd, void *buf, size_t n)
 ssize_t col_wrap_write(int fd, const void *buf, size_t n)
 {
   TRACED_IO(ssize_t, COL_REAL(write)(fd, buf, n), MOVED(IO_WRITE, fd));
+}
+
+/* _FORTIFY_SOURCE's reads into a buffer of known size. */
+ssize_t col_wrap___read_chk(int fd, void *buf, size_t n, size_t room)
+{
+  TRACED_IO(ssize_t, COL_REAL(__read_chk)(fd, buf, n, room), MOVED(IO_READ, fd));
+}
+
+ssize_t col_wrap___pread_chk(int fd, void *buf, size_t n, off_t at, size_t room)
+{
+  TRACED_IO(ssize_t, COL_REAL(__pread_chk)(fd, buf, n, at, room), MOVED(IO_READ, fd));
+}
+
+ssize_t col_wrap___pread64_chk(int fd, void *buf, size_t n, __off64_t at, size_t room)
+{
+  TRACED_IO(ssize_t, COL_REAL(__pread64_chk)(fd, buf, n, at, room), MOVED(IO_READ, fd));
 }
 
 ssize_t col_wrap_pread(int fd, void *buf, size_t n, off_t at)
@@ -287,24 +325,51 @@ int col_wrap_fflush(FILE *f)
   TRACED_IO(int, COL_REAL(fflush)(f), ON_FD(IO_OTHER, fd));
 }
 
+/* fread and fwrite and their forms: items of SIZE bytes, N asked for. */
+#define ITEMS_READ(size, n, f, fd) (AS(IO_READ, rc_ < (n) && ferror(f)), f_.fd = (fd), f_.nbytes = (int64_t)(rc_ * (size)))
+#define ITEMS_WRITTEN(size, n, fd) (AS(IO_WRITE, rc_ < (n)), f_.fd = (fd), f_.nbytes = (int64_t)(rc_ * (size)))
+
 size_t col_wrap_fread(void *buf, size_t size, size_t n, FILE *f)
 {
   int fd = stream_fd(f);
-  TRACED_IO(size_t, COL_REAL(fread)(buf, size, n, f),
-            (AS(IO_READ, rc_ < n && ferror(f)), f_.fd = fd, f_.nbytes = (int64_t)(rc_ * size)));
+  TRACED_IO(size_t, COL_REAL(fread)(buf, size, n, f), ITEMS_READ(size, n, f, fd));
 }
 
 size_t col_wrap_fwrite(const void *buf, size_t size, size_t n, FILE *f)
 {
   int fd = stream_fd(f);
-  TRACED_IO(size_t, COL_REAL(fwrite)(buf, size, n, f),
-            (AS(IO_WRITE, rc_ < n), f_.fd = fd, f_.nbytes = (int64_t)(rc_ * size)));
+  TRACED_IO(size_t, COL_REAL(fwrite)(buf, size, n, f), ITEMS_WRITTEN(size, n, fd));
+}
+
+size_t col_wrap_fread_unlocked(void *buf, size_t size, size_t n, FILE *f)
+{
+  int fd = stream_fd(f);
+  TRACED_IO(size_t, COL_REAL(fread_unlocked)(buf, size, n, f), ITEMS_READ(size, n, f, fd));
+}
+
+size_t col_wrap_fwrite_unlocked(const void *buf, size_t size, size_t n, FILE *f)
+{
+  int fd = stream_fd(f);
+  TRACED_IO(size_t, COL_REAL(fwrite_unlocked)(buf, size, n, f), ITEMS_WRITTEN(size, n, fd));
+}
+
+size_t col_wrap___fread_chk(void *buf, size_t room, size_t size, size_t n, FILE *f)
+{
+  int fd = stream_fd(f);
+  TRACED_IO(size_t, COL_REAL(__fread_chk)(buf, room, size, n, f), ITEMS_READ(size, n, f, fd));
 }
 
 char *col_wrap_fgets(char *s, int n, FILE *f)
 {
   int fd = stream_fd(f);
   TRACED_IO(char *, COL_REAL(fgets)(s, n, f),
+            (AS(IO_READ, rc_ == NULL && ferror(f)), f_.fd = fd, f_.nbytes = rc_ != NULL ? (int64_t)strlen(rc_) : 0));
+}
+
+char *col_wrap___fgets_chk(char *s, size_t room, int n, FILE *f)
+{
+  int fd = stream_fd(f);
+  TRACED_IO(char *, COL_REAL(__fgets_chk)(s, room, n, f),
             (AS(IO_READ, rc_ == NULL && ferror(f)), f_.fd = fd, f_.nbytes = rc_ != NULL ? (int64_t)strlen(rc_) : 0));
 }
 
@@ -326,6 +391,21 @@ int col_wrap_fprintf(FILE *f, const char *format, ...)
   va_list ap;
   va_start(ap, format);
   int rc = col_wrap_vfprintf(f, format, ap); /* the event's stack shows fprintf, then vfprintf */
+  va_end(ap);
+  return rc;
+}
+
+int col_wrap___vfprintf_chk(FILE *f, int flag, const char *format, va_list ap)
+{
+  int fd = stream_fd(f);
+  TRACED_IO(int, COL_REAL(__vfprintf_chk)(f, flag, format, ap), MOVED(IO_WRITE, fd));
+}
+
+int col_wrap___fprintf_chk(FILE *f, int flag, const char *format, ...)
+{
+  va_list ap;
+  va_start(ap, format);
+  int rc = col_wrap___vfprintf_chk(f, flag, format, ap);
   va_end(ap);
   return rc;
 }

@@ -190,6 +190,19 @@ check(0 < size <= 1100000 and int(summary.get("io_calls", "0")) < 20000,
       "limit: the trace stops near 1 MB (%d bytes, %s calls)" % (size, summary.get("io_calls")))
 check(summary.get("damaged_packets") == "0" and "warning: id 14:" in raw, "limit: no damaged packet; log.xml says the limit "
       "was reached")
+
+# A distribution's program, built with _FORTIFY_SOURCE: tar opens with the
+# checking forms (__open_2, __openat_2), and its reads and writes land on
+# the files by name, to the byte.
+with open(os.path.join(work, "known.bin"), "wb") as f:
+    f.write(os.urandom(100000))
+out = run_gdb(["collector iotrace on", "collector enable", "run"], ["tar", "cf", "out.tar", "known.bin"], cwd=work)
+print(out)
+tar_files = reader_files(er_dump(os.path.join(work, "test.9.er"))[2])
+tar_size = os.path.getsize(os.path.join(work, "out.tar")) if os.path.exists(os.path.join(work, "out.tar")) else -1
+check(tar_files.get("known.bin") == (100000, 0) and tar_files.get("out.tar") == (0, tar_size),
+      "tar (fortified): known.bin read whole, out.tar written whole, by name (%s; out.tar %d bytes)"
+      % (tar_files, tar_size))
 cleanup(work)
 
 prefix = unprivileged_prefix()
