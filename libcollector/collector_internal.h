@@ -456,6 +456,19 @@ int col_collecting(void);
 void col_close_experiment(const char *why);
 extern struct col_config col_cfg;
 
+/* ---- runtime/data_sources.c: the sources that run in the program ----------- */
+
+enum col_start_how { COL_START_LAUNCH, COL_START_ATTACH, COL_START_DESCENDANT };
+/* Starts the sources the settings (col_cfg) ask for. */
+void col_sources_start(enum col_start_how how);
+/* A program thread starts (on itself): nonzero when it must report its end. */
+int col_sources_thread_start(pid_t tid);
+void col_sources_thread_stop(pid_t tid);
+void col_sources_pause(void);
+void col_sources_resume(void);
+/* The experiment ends (the program may run on). */
+void col_sources_stop(void);
+
 /* ---- experiment_control.c ------------------------------------------------ */
 
 void col_pause(const char *reason);

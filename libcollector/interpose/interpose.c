@@ -54,7 +54,7 @@ static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 /* Runs when a profiled thread ends (return or pthread_exit). */
 static void on_thread_exit(void *unused)
 {
-  col_clock_stop_thread(col_thread_find((pid_t)gettid()));
+  col_sources_thread_stop((pid_t)gettid());
 }
 
 static void make_exit_key(void)
@@ -66,8 +66,8 @@ static void *profiled_thread_start(void *p)
 {
   struct thread_start start = *(struct thread_start *)p;
   free(p);
-  if (col_collecting() && col_clock_start_thread(gettid()) == 0)
-    pthread_setspecific(exit_key, col_thread_find((pid_t)gettid()));
+  if (col_collecting() && col_sources_thread_start(gettid()))
+    pthread_setspecific(exit_key, &exit_key); /* any value but NULL: the key's destructor runs */
   return start.start(start.arg);
 }
 

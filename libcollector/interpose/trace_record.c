@@ -45,6 +45,13 @@ void col_trace_record_init(void)
     handler_set = pthread_atfork(NULL, NULL, forked) == 0;
 }
 
+static int recording_paused;
+
+void col_trace_record_pause(int paused)
+{
+  __atomic_store_n(&recording_paused, paused, __ATOMIC_RELEASE);
+}
+
 static pid_t thread_id(void)
 {
   if (my_tid == 0)
@@ -56,7 +63,8 @@ static pid_t thread_id(void)
 struct col_trace_ring *col_trace_here(void)
 {
   struct col_trace_ring *t = col_trace;
-  if (t == NULL || tracing_here || !col_active() || col_in_runtime_call())
+  if (t == NULL || tracing_here || __atomic_load_n(&recording_paused, __ATOMIC_RELAXED) || !col_active() ||
+      col_in_runtime_call())
     return NULL;
   return t;
 }

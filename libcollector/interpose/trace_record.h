@@ -33,6 +33,8 @@ struct col_trace_fields {
 /* Once the ring is mapped: the ids events carry, and their reset in a
  * fork's child. */
 void col_trace_record_init(void);
+/* While PAUSED, nothing is recorded (the writer would drop it). */
+void col_trace_record_pause(int paused);
 
 /* The event F onto the ring, with the stack above SP (errno kept). */
 void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp, uint64_t bp);

@@ -77,14 +77,13 @@ static int start_experiment(void)
  * still profiles. */
 static void forked_child(void);
 
-static void serve_from_outside(void)
+static void serve_from_outside(enum col_start_how how)
 {
   if (col_control_attach(col_cfg.status_path) != 0)
     return;
-  if (col_trace_attach(col_cfg.status_path) == 0) /* there when a tracing kind is on */
-    col_trace_record_init();
   owner_pid = getpid();
   __atomic_store_n(&state, STATE_COLLECTING, __ATOMIC_RELEASE);
+  col_sources_start(how);
   static int fork_handler_set;
   if (strcmp(col_cfg.descendants, "off") != 0 && !col_carrier_active)
     col_carrier_start(col_cfg.status_path);
@@ -112,7 +111,7 @@ static void serve_as_descendant(void)
     return;
   col_cfg.sampled_outside = 1;
   snprintf(col_cfg.descendants, sizeof col_cfg.descendants, "on");
-  serve_from_outside();
+  serve_from_outside(COL_START_DESCENDANT);
 }
 
 __attribute__((constructor)) static void col_init(void)
@@ -123,20 +122,13 @@ __attribute__((constructor)) static void col_init(void)
   }
   col_config_scrub_environment();
   if (col_cfg.sampled_outside) {
-    serve_from_outside();
+    serve_from_outside(COL_START_LAUNCH);
     return;
   }
   if (start_experiment() != 0)
     return;
-  if (col_cfg.clock_interval_us > 0)
-    col_clock_start_thread(gettid());
+  col_sources_start(COL_START_LAUNCH);
   col_status_write(&col_cfg, "active", NULL);
-}
-
-/* The threads already running when the runtime arrived (runtime thread). */
-static void arm_running_threads(void *unused)
-{
-  col_scan_threads(col_sampler_tid());
 }
 
 static void adopt_status_file(const char *status_path)
@@ -201,7 +193,7 @@ int gdbcol_attach_start(const char *settings)
   __atomic_store_n(&state, STATE_INERT, __ATOMIC_RELEASE);
   col_cfg = requested;
   if (col_cfg.sampled_outside) {
-    serve_from_outside();
+    serve_from_outside(COL_START_ATTACH);
     if (!col_collecting())
       return -1; /* no control page: the sampler process did not start */
     interpose_after_attach();
@@ -214,8 +206,7 @@ int gdbcol_attach_start(const char *settings)
   strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
   col_log_comment("Collection started in a running process: GDB attached and loaded the runtime at %s", when);
   interpose_after_attach();
-  if (col_cfg.clock_interval_us > 0)
-    col_on_runtime_thread(arm_running_threads, NULL); /* it lists /proc/self/task */
+  col_sources_start(COL_START_ATTACH);
   col_status_write(&col_cfg, "active", NULL);
   return 0;
 }
@@ -281,6 +272,7 @@ void col_close_experiment(const char *why)
   if (!__atomic_compare_exchange_n(&state, &expected, STATE_CLOSED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
     return;
   close_reason = why;
+  col_sources_stop();
   if (col_outside()) {
     col_control_post(COL_CTL_CLOSE, why, 0); /* the sampler process ends it */
     return;

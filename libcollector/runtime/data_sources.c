@@ -1,0 +1,151 @@
+/* The data sources that run inside the program, in one registry: each is
+ * configured from the settings, started with the experiment (at launch, by
+ * an attach, in a descendant), told of the program's threads starting and
+ * ending, of pauses and resumes, and stopped when the experiment ends.
+ * A new source (heap tracing, a counter fallback) is one entry here.
+ *
+ * What they record is drained and written where the experiment's files
+ * are written: by the data writers (core/data_writers.c), in the sampler
+ * process (sampler/sampler_sources.c, which also says in log.xml what
+ * each source recorded and lost) or on the runtime's own thread when the
+ * program samples itself.  A pause is applied there, by the time each
+ * record carries; a source's pause hook only saves the program the work
+ * of recording what would be dropped. */
+#define _GNU_SOURCE
+#include <unistd.h>
+
+#include "collector_internal.h"
+#include "trace_record.h"
+#include "trace_ring.h"
+
+struct data_source {
+  const char *what;
+  int (*wanted)(void);
+  void (*start)(enum col_start_how how);
+  /* Nonzero when the thread now needs thread_stop at its end. */
+  int (*thread_start)(pid_t tid);
+  void (*thread_stop)(pid_t tid);
+  void (*pause)(void);
+  void (*resume)(void);
+  void (*stop)(void);
+};
+
+/* ---- clock samples from inside (the fallback where no sampler process runs) */
+
+static int clock_inside_wanted(void)
+{
+  return !col_cfg.sampled_outside && col_cfg.clock_interval_us > 0;
+}
+
+/* The threads already running when the runtime arrived (runtime thread). */
+static void arm_running_threads(void *unused)
+{
+  col_scan_threads(col_sampler_tid());
+}
+
+static void clock_inside_start(enum col_start_how how)
+{
+  if (how == COL_START_ATTACH)
+    col_on_runtime_thread(arm_running_threads, NULL); /* it lists /proc/self/task */
+  else
+    col_clock_start_thread(gettid());
+}
+
+static int clock_inside_thread_start(pid_t tid)
+{
+  return col_clock_start_thread(tid) == 0;
+}
+
+static void clock_inside_thread_stop(pid_t tid)
+{
+  col_clock_stop_thread(col_thread_find(tid));
+}
+
+/* ---- traced calls (synctrace, iotrace): events onto the trace ring -------- */
+
+static int traced_calls_wanted(void)
+{
+  return col_cfg.sampled_outside; /* the ring is there when a tracing kind is on */
+}
+
+static void traced_calls_start(enum col_start_how how)
+{
+  col_trace_record_pause(0);
+  if (col_trace_attach(col_cfg.status_path) == 0)
+    col_trace_record_init();
+}
+
+static void traced_calls_pause(void)
+{
+  col_trace_record_pause(1);
+}
+
+static void traced_calls_resume(void)
+{
+  col_trace_record_pause(0);
+}
+
+static const struct data_source sources[] = {
+    {"clock samples from inside the program (timers or perf events per thread)", clock_inside_wanted,
+     clock_inside_start, clock_inside_thread_start, clock_inside_thread_stop, NULL, NULL, NULL},
+    {"traced calls (synchronization waits, I/O) onto the trace ring", traced_calls_wanted, traced_calls_start,
+     NULL, NULL, traced_calls_pause, traced_calls_resume, NULL},
+};
+#define N_SOURCES (sizeof sources / sizeof sources[0])
+
+/* Which sources this experiment runs, decided at its start. */
+static unsigned running;
+
+#define EACH_RUNNING(i) \
+  for (size_t i = 0; i < N_SOURCES; i++) \
+    if (__atomic_load_n(&running, __ATOMIC_ACQUIRE) & (1u << i))
+
+void col_sources_start(enum col_start_how how)
+{
+  unsigned now = 0;
+  for (size_t i = 0; i < N_SOURCES; i++)
+    if (sources[i].wanted())
+      now |= 1u << i;
+  __atomic_store_n(&running, now, __ATOMIC_RELEASE);
+  EACH_RUNNING(i)
+  if (sources[i].start != NULL)
+    sources[i].start(how);
+}
+
+int col_sources_thread_start(pid_t tid)
+{
+  int needs_stop = 0;
+  EACH_RUNNING(i)
+  if (sources[i].thread_start != NULL && sources[i].thread_start(tid))
+    needs_stop = 1;
+  return needs_stop;
+}
+
+void col_sources_thread_stop(pid_t tid)
+{
+  EACH_RUNNING(i)
+  if (sources[i].thread_stop != NULL)
+    sources[i].thread_stop(tid);
+}
+
+void col_sources_pause(void)
+{
+  EACH_RUNNING(i)
+  if (sources[i].pause != NULL)
+    sources[i].pause();
+}
+
+void col_sources_resume(void)
+{
+  EACH_RUNNING(i)
+  if (sources[i].resume != NULL)
+    sources[i].resume();
+}
+
+void col_sources_stop(void)
+{
+  EACH_RUNNING(i)
+  if (sources[i].stop != NULL)
+    sources[i].stop();
+  __atomic_store_n(&running, 0, __ATOMIC_RELEASE);
+}
