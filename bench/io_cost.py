@@ -7,7 +7,9 @@
     the program waits for the sampler process whenever the trace ring is
     full, so the added cost is the sampler's rate; in bursts of 500 with
     pauses (10 000 calls) the ring drains between them, so it is what the
-    program's own thread pays per call;
+    program's own thread pays per call, and, apart, the thread's own CPU
+    time per call (CLOCK_THREAD_CPUTIME_ID: without the time it waits
+    while the sampler process runs on the same CPUs);
   - bytes per event in the experiment (iotrace packets + their share of
     data.frameinfo).
 
@@ -27,11 +29,12 @@ BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 PROGRAMS = {"back to back": [os.path.join(BUILD, "bench", "io_cost"), "write", "200000"],
             "in bursts": [os.path.join(BUILD, "bench", "io_cost"), "bursts", "10000"]}
+THREAD_CPU = "in bursts, the program thread's own CPU time"
 COLLECTOR_GDB = os.path.join(BUILD, "share", "gdb", "collector.gdb")
 
 
-def figure(out):
-    m = re.search(r"us_per_call=([0-9.]+)", out)
+def figure(out, name="us_per_call"):
+    m = re.search(r"\b%s=([0-9.]+)" % name, out)
     return float(m.group(1)) if m else float("nan")
 
 
@@ -55,14 +58,17 @@ def main():
     rows = {}
     for _ in range(REPEATS):
         for shape, program in PROGRAMS.items():
-            rows.setdefault((shape, "native"), []).append(figure(run(program, work)))
-            rows.setdefault((shape, "gdb-collector, iotrace off"), []).append(figure(collector(work, [], program)))
-            rows.setdefault((shape, "gdb-collector, iotrace on"), []).append(
-                figure(collector(work, ["collector iotrace on"], program)))
-            rows.setdefault((shape, "gprofng collect -i on"), []).append(figure(gprofng(work, program)))
+            outs = {"native": run(program, work),
+                    "gdb-collector, iotrace off": collector(work, [], program),
+                    "gdb-collector, iotrace on": collector(work, ["collector iotrace on"], program),
+                    "gprofng collect -i on": gprofng(work, program)}
+            for who, out in outs.items():
+                rows.setdefault((shape, who), []).append(figure(out))
+                if shape == "in bursts":
+                    rows.setdefault((THREAD_CPU, who), []).append(figure(out, "thread_cpu_us_per_call"))
     print("I/O tracing (%d rounds, medians): us per 64-byte write to /dev/null" % REPEATS)
-    for shape in PROGRAMS:
-        print("\n%s (%s):" % (shape, " ".join(PROGRAMS[shape][1:])))
+    for shape in list(PROGRAMS) + [THREAD_CPU]:
+        print("\n%s (%s):" % (shape, " ".join(PROGRAMS[shape if shape in PROGRAMS else "in bursts"][1:])))
         base = statistics.median(rows[(shape, "native")])
         for (s, who), values in rows.items():
             if s != shape:
