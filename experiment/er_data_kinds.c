@@ -38,6 +38,14 @@ static const struct er_field_desc io_fields[] = {
     FIELD(struct er_io_packet, iofname, "IOFNAME", "File name", "STRING"),
 };
 
+static const struct er_field_desc heap_fields[] = {
+    HEADER_FIELDS(struct er_heap_packet),
+    FIELD(struct er_heap_packet, htype, "HTYPE", "Heap trace function type", "INT32"),
+    FIELD(struct er_heap_packet, hsize, "HSIZE", "Memory size", "UINT64"),
+    FIELD(struct er_heap_packet, hvaddr, "HVADDR", "Memory address", "UINT64"),
+    FIELD(struct er_heap_packet, hovaddr, "HOVADDR", "Previous memory address", "UINT64"),
+};
+
 #define FIELDS(array) array, sizeof array / sizeof array[0]
 
 const struct er_kind_desc er_kinds[ER_N_KINDS] = {
@@ -47,6 +55,8 @@ const struct er_kind_desc er_kinds[ER_N_KINDS] = {
                       "Synchronization tracing data", FIELDS(sync_fields)},
     [ER_KIND_IO] = {"iotrace", "GDBCOL_IOTRACE", "iotrace", ER_PKT_IOTRACE, sizeof(struct er_io_packet), 1,
                     "IO tracing data", FIELDS(io_fields)},
+    [ER_KIND_HEAP] = {"heaptrace", "GDBCOL_HEAPTRACE", "heaptrace", ER_PKT_HEAP, sizeof(struct er_heap_packet), 0,
+                      "Heap tracing data", FIELDS(heap_fields)},
 };
 
 const struct er_kind_desc *er_kind_named(const char *name)

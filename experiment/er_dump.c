@@ -16,6 +16,7 @@
 #include "er/er_archive.h"
 #include "er/er_format.h"
 #include "er/er_reader.h"
+#include "er_dump_heap.h"
 #include "er_dump_io.h"
 
 struct func_total {
@@ -72,6 +73,12 @@ static size_t function_of(const struct er_experiment *exp, uint64_t pc)
   return memo[n_memo++].func;
 }
 
+static const char *pc_name(const struct er_experiment *exp, uint64_t pc)
+{
+  size_t f = function_of(exp, pc); /* first: it may move funcs */
+  return funcs[f].name;
+}
+
 /* T - BASE, wrapping (never undefined) for times a damaged file makes up. */
 static int64_t relative(int64_t t, int64_t base)
 {
@@ -96,7 +103,8 @@ static void usage(FILE *out)
                "(\"key: value\" lines), sample points, comments, warnings, threads, and functions\n"
                "(\"exclusive_seconds inclusive_seconds name\"); with synctrace, sync_functions\n"
                "(\"inclusive_wait_seconds name\"); with iotrace, I/O totals and io_files\n"
-               "(\"read_bytes write_bytes calls name\").\n"
+               "(\"read_bytes write_bytes calls name\"); with heaptrace, heap totals, leaks and heap_sites\n"
+               "(\"allocations bytes leaks leaked_bytes allocating_function\").\n"
                "Exit status: 0 read; 1 unreadable; 3 damaged (numbers not to be trusted); 2 usage.\n");
 }
 
@@ -210,6 +218,8 @@ int main(int argc, char **argv)
   }
   if (exp.declared[ER_KIND_IO])
     er_dump_io(&exp);
+  if (exp.declared[ER_KIND_HEAP])
+    er_dump_heap(&exp, pc_name);
   printf("exit_seconds: %.3f\n", exp.exit_tstamp / 1e9);
   for (size_t i = 0; i < exp.n_sample_events; i++)
     printf("sample %zu: %s\n", i, exp.sample_labels[i]);
@@ -233,6 +243,8 @@ int main(int argc, char **argv)
       if (funcs[i].sync_incl > 0)
         printf("%.4f %s\n", funcs[i].sync_incl, funcs[i].name);
   }
+  if (exp.declared[ER_KIND_HEAP])
+    er_dump_heap_sites();
   int damaged = exp.invalid_packets > 0 || exp.damaged_packets > 0 || missing > 0;
   if (damaged)
     fprintf(stderr, "er-dump: %s is damaged: %zu invalid packet(s), %zu damaged packet(s), %zu sample(s) "

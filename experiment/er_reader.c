@@ -261,6 +261,27 @@ static void collect_io(const unsigned char *p, uint16_t type, uint16_t size, voi
   exp->io_calls[exp->n_io_calls++] = c;
 }
 
+static void collect_heap(const unsigned char *p, uint16_t type, uint16_t size, void *arg)
+{
+  struct er_experiment *exp = arg;
+  if (type != ER_PKT_HEAP)
+    return;
+  struct er_heap_packet pk;
+  if (size != sizeof pk) {
+    exp->damaged_packets++;
+    return;
+  }
+  memcpy(&pk, p, sizeof pk);
+  if (pk.htype < ER_HEAP_MALLOC || pk.htype > ER_HEAP_MUNMAP) {
+    exp->damaged_packets++;
+    return;
+  }
+  struct er_heap_event h = {pk.thrid, pk.tstamp, pk.frinfo, pk.htype, pk.hsize, pk.hvaddr, pk.hovaddr};
+  if (exp->n_heap_events % 1024 == 0)
+    exp->heap_events = realloc(exp->heap_events, (exp->n_heap_events + 1024) * sizeof *exp->heap_events);
+  exp->heap_events[exp->n_heap_events++] = h;
+}
+
 static int by_frame_uid(const void *a, const void *b)
 {
   uint64_t x = ((const struct er_stack *)a)->frame_uid, y = ((const struct er_stack *)b)->frame_uid;
@@ -327,7 +348,8 @@ int er_experiment_open(const char *path, struct er_experiment *exp, char *err, s
   /* Each kind's file (the clock's is read even when log.xml does not
    * declare it: er-dump reports what it holds). */
   static void (*const collectors[ER_N_KINDS])(const unsigned char *, uint16_t, uint16_t, void *) = {
-      [ER_KIND_CLOCK] = collect_clock, [ER_KIND_SYNC] = collect_sync, [ER_KIND_IO] = collect_io};
+      [ER_KIND_CLOCK] = collect_clock, [ER_KIND_SYNC] = collect_sync, [ER_KIND_IO] = collect_io,
+      [ER_KIND_HEAP] = collect_heap};
   for (int k = 0; k < ER_N_KINDS; k++)
     if (k == ER_KIND_CLOCK || exp->declared[k])
       walk_file(path, er_kinds[k].name, exp, collectors[k]);
@@ -364,6 +386,7 @@ void er_experiment_close(struct er_experiment *exp)
   for (size_t i = 0; i < exp->n_io_calls; i++)
     free(exp->io_calls[i].name);
   free(exp->io_calls);
+  free(exp->heap_events);
   memset(exp, 0, sizeof *exp);
 }
 

@@ -88,6 +88,7 @@ struct col_config {
   char group_path[PATH_MAX];  /* experiment group to join; may be empty */
   int synctrace;              /* GDBCOL_SYNCTRACE: synchronization waits traced */
   int iotrace;                /* GDBCOL_IOTRACE: I/O calls traced */
+  int heaptrace;              /* GDBCOL_HEAPTRACE: allocations and frees traced */
   long sync_threshold_us;     /* waits at least this long; -1: calibrated */
 };
 
@@ -105,6 +106,12 @@ void col_config_scrub_environment(void);
 /* Whether CFG records data KIND, and the attributes of its <profile> block. */
 int col_kind_on(const struct col_config *cfg, enum er_kind kind);
 void col_kind_attributes(const struct col_config *cfg, enum er_kind kind, char *out, size_t len);
+/* Nonzero when a kind recorded by the tracing wrappers is on. */
+int col_tracing_on(const struct col_config *cfg);
+/* Those kinds turned off (tracing could not start). */
+void col_tracing_off(struct col_config *cfg);
+/* Which traced kinds are on, for a message: "Synchronization-wait, I/O and heap tracing". */
+void col_tracing_text(const struct col_config *cfg, char *out, size_t len);
 
 /* ---- per-thread captures -------------------------------------------------- */
 
@@ -361,6 +368,7 @@ void col_trace_writer_flush(void);
 void col_trace_writer_count(void);
 void col_trace_writer_abandon(int err);
 extern uint64_t col_trace_events_written, col_trace_events_not_written; /* synctrace */
+extern uint64_t col_heap_events_written, col_heap_events_not_written;
 extern uint64_t col_io_events_written, col_io_events_not_written;
 
 /* ---- sampler_thread.c ----------------------------------------------------- */

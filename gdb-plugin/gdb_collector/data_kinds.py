@@ -1,5 +1,5 @@
-"""Settings of the data kinds beyond clock profiling.  Synchronization-wait
-and I/O tracing record; hardware-counter profiling, heap and MPI tracing and
+"""Settings of the data kinds beyond clock profiling.  Synchronization-wait,
+I/O and heap tracing record; hardware-counter profiling, MPI tracing and
 thread-analyzer data have their whole documented syntax accepted and
 checked, appear in `collector show`, and turning one on is refused with a
 plain error, never a silent no-op."""
@@ -166,7 +166,24 @@ many microseconds, 0 for every wait."""
         return [w for w in ("on", "off", "threshold") if w.startswith(word or "")]
 
 
-class IotraceCommand(_DataKindCommand):
+class _TracedKindCommand(_DataKindCommand):
+    """A traced kind turned on or off, nothing more to set."""
+
+    attribute = None
+
+    def invoke(self, arg, from_tty):
+        words = self.words(arg)
+        if words in (["on"], ["off"]):
+            on = words == ["on"]
+            self.store(arg, self.attribute, on, "%s: %s." % (self.what, "on" if on else "off"))
+        else:
+            self.bad(arg)
+
+    def complete(self, text, word):
+        return [w for w in ("on", "off") if w.startswith(word or "")]
+
+
+class IotraceCommand(_TracedKindCommand):
     """I/O tracing: every open, close, read, write (plain, positioned,
 vectored, stdio), dup, pipe, socket, send/recv, sendfile, copy_file_range
 and sync call, with its bytes, time, file and where it was made
@@ -179,17 +196,7 @@ Usage: collector iotrace on|off"""
     what = "I/O tracing"
     usage = "collector iotrace on|off"
 
-    def invoke(self, arg, from_tty):
-        words = self.words(arg)
-        if words == ["on"]:
-            self.store(arg, "iotrace", True, "I/O tracing: on.")
-        elif words == ["off"]:
-            self.store(arg, "iotrace", False, "I/O tracing: off.")
-        else:
-            self.bad(arg)
-
-    def complete(self, text, word):
-        return [w for w in ("on", "off") if w.startswith(word or "")]
+    attribute = "iotrace"
 
 
 class _OnOffKind(_DataKindCommand):
@@ -203,14 +210,20 @@ class _OnOffKind(_DataKindCommand):
         return [w for w in ("on", "off") if w.startswith(word or "")]
 
 
-class HeaptraceCommand(_OnOffKind):
-    """Heap (allocation) tracing (not implemented yet).
+class HeaptraceCommand(_TracedKindCommand):
+    """Heap tracing: every malloc, calloc, realloc (old and new block),
+reallocarray, free, posix_memalign, aligned_alloc, memalign, valloc,
+pvalloc, and anonymous mmap/munmap, with its size and where it was made;
+what is still allocated when the experiment ends is a leak, with its call
+stack (gprofng: -leaks, -allocs, -metrics e.heapalloccnt:e.heapallocbytes:
+e.heapleakbytes).  At launch and after gdb -p.
 
 Usage: collector heaptrace on|off"""
 
     name = "heaptrace"
     what = "Heap tracing"
     usage = "collector heaptrace on|off"
+
     attribute = "heaptrace"
 
 

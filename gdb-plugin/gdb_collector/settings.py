@@ -148,6 +148,7 @@ class Settings:
             "profile": str(self.clock_interval_us if self.clock_profiling else 0),
             "synctrace": str(self.synctrace_threshold) if self.synctrace else "off",
             "iotrace": "on" if self.iotrace else "off",
+            "heaptrace": "on" if self.heaptrace else "off",
         }
         return {setting: values[command] for _, setting, command in native.data_kinds()}
 
@@ -173,7 +174,7 @@ class Settings:
                 % (_on_off(self.hwprofile), self.hwc_counters or "(default)", later),
                 "Sync wait tracing:      %s, threshold %s" % (_on_off(self.synctrace), threshold),
                 "I/O tracing:            %s" % _on_off(self.iotrace),
-                "Heap tracing:           %s%s" % (_on_off(self.heaptrace), later),
+                "Heap tracing:           %s" % _on_off(self.heaptrace),
                 "MPI tracing:            %s%s" % (_on_off(self.mpitrace), later),
                 "Thread analyzer (tha):  %s%s" % (self.tha, later),
                 "Sample points:          %s" % self.describe_sampling(),

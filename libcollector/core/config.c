@@ -14,6 +14,7 @@
  *   GDBCOL_DESCENDANTS      on | off | =REGEX: descendants recorded (sampler)
  *   GDBCOL_SYNCTRACE        off | calibrate | MICROSECONDS: synchronization waits
  *   GDBCOL_IOTRACE          on | off: I/O calls
+ *   GDBCOL_HEAPTRACE        on | off: allocations and frees
  *   GDBCOL_TARGET           set by the launcher: the program it execs
  *   GDBCOL_SAVED_LD_PRELOAD the user's LD_PRELOAD (GDBCOL_LD_PRELOAD_UNSET=1
  *                           when there was none)
@@ -122,6 +123,8 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
   }
   const char *io = get("GDBCOL_IOTRACE", source);
   cfg->iotrace = io != NULL && strcmp(io, "on") == 0;
+  const char *heap = get("GDBCOL_HEAPTRACE", source);
+  cfg->heaptrace = heap != NULL && strcmp(heap, "on") == 0;
 }
 
 void col_config_from_environment(struct col_config *cfg)
@@ -174,6 +177,7 @@ int col_kind_on(const struct col_config *cfg, enum er_kind kind)
   case ER_KIND_CLOCK: return cfg->clock_interval_us > 0;
   case ER_KIND_SYNC: return cfg->synctrace;
   case ER_KIND_IO: return cfg->iotrace;
+  case ER_KIND_HEAP: return cfg->heaptrace;
   default: return 0;
   }
 }
@@ -190,6 +194,38 @@ void col_kind_attributes(const struct col_config *cfg, enum er_kind kind, char *
   default:
     snprintf(out, len, "%s", "");
   }
+}
+
+int col_tracing_on(const struct col_config *cfg)
+{
+  return cfg->synctrace || cfg->iotrace || cfg->heaptrace;
+}
+
+void col_tracing_off(struct col_config *cfg)
+{
+  cfg->synctrace = cfg->iotrace = cfg->heaptrace = 0;
+}
+
+void col_tracing_text(const struct col_config *cfg, char *out, size_t len)
+{
+  const char *names[3];
+  int n = 0;
+  if (cfg->synctrace)
+    names[n++] = "Synchronization-wait";
+  if (cfg->iotrace)
+    names[n++] = "I/O";
+  if (cfg->heaptrace) {
+    names[n] = n == 0 ? "Heap" : "heap";
+    n++;
+  }
+  if (n == 0)
+    snprintf(out, len, "no tracing");
+  else if (n == 1)
+    snprintf(out, len, "%s tracing", names[0]);
+  else if (n == 2)
+    snprintf(out, len, "%s and %s tracing", names[0], names[1]);
+  else
+    snprintf(out, len, "%s, %s and %s tracing", names[0], names[1], names[2]);
 }
 
 /* The settings the launcher puts in the environment besides each data

@@ -1,4 +1,4 @@
-/* Trace packets (synctrace, iotrace): each event the runtime recorded on a program
+/* Trace packets (synctrace, iotrace, heaptrace): each event the runtime recorded on a program
  * thread is unwound from its registers and stack copy, as a clock sample
  * is, its stack recorded once in data.frameinfo (shared with the clock
  * writer, flushed first), and its packet appended.  Runs where the clock
@@ -15,6 +15,7 @@
 
 uint64_t col_trace_events_written, col_trace_events_not_written;
 uint64_t col_io_events_written, col_io_events_not_written;
+uint64_t col_heap_events_written, col_heap_events_not_written;
 
 /* One output per traced kind: its file, its cursor, its counts. */
 struct trace_output {
@@ -27,6 +28,7 @@ struct trace_output {
 static struct trace_output outputs[] = {
     {COL_TRACE_SYNC, &col_exp.data[ER_KIND_SYNC], NULL, &col_trace_events_written, &col_trace_events_not_written, 0},
     {COL_TRACE_IO, &col_exp.data[ER_KIND_IO], NULL, &col_io_events_written, &col_io_events_not_written, 0},
+    {COL_TRACE_HEAP, &col_exp.data[ER_KIND_HEAP], NULL, &col_heap_events_written, &col_heap_events_not_written, 0},
 };
 #define N_OUTPUTS (sizeof outputs / sizeof outputs[0])
 
@@ -96,9 +98,10 @@ void col_trace_writer_write(const struct col_trace_event *e)
   union {
     struct er_sync_packet sync;
     struct er_io_packet io;
+    struct er_heap_packet heap;
     unsigned char bytes[sizeof(struct er_io_packet) + sizeof e->name];
   } p;
-  size_t size = sizeof p.sync;
+  size_t size = e->kind == COL_TRACE_HEAP ? sizeof p.heap : sizeof p.sync;
   if (e->kind == COL_TRACE_IO) {
     size_t name_len = strnlen(e->name, sizeof e->name - 1);
     size = (offsetof(struct er_io_packet, iofname) + name_len + 1 + 7) & ~(size_t)7;
@@ -116,6 +119,12 @@ void col_trace_writer_write(const struct col_trace_event *e)
     FILL_HEADER(&p.sync, size, ER_PKT_SYNC, e, frinfo);
     p.sync.srqst = e->start;
     p.sync.sobj = e->object;
+  } else if (e->kind == COL_TRACE_HEAP) {
+    FILL_HEADER(&p.heap, size, ER_PKT_HEAP, e, frinfo);
+    p.heap.htype = e->iotype;
+    p.heap.hsize = (uint64_t)e->nbytes;
+    p.heap.hvaddr = e->object;
+    p.heap.hovaddr = e->old_object;
   } else {
     FILL_HEADER(&p.io, size, ER_PKT_IOTRACE, e, frinfo);
     p.io.iotype = e->iotype;

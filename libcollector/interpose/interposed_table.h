@@ -145,11 +145,28 @@
   X(fsync, NULL, int, (int))                                                                     \
   X(fdatasync, NULL, int, (int))
 
+/* heap_interpose.c: allocations and frees, and anonymous mappings. */
+#define COL_HEAP_FUNCTIONS(X)                                             \
+  X(malloc, NULL, void *, (size_t))                                       \
+  X(calloc, NULL, void *, (size_t, size_t))                               \
+  X(realloc, NULL, void *, (void *, size_t))                              \
+  X(reallocarray, NULL, void *, (void *, size_t, size_t))                 \
+  X(free, NULL, void, (void *))                                           \
+  X(posix_memalign, NULL, int, (void **, size_t, size_t))                 \
+  X(aligned_alloc, NULL, void *, (size_t, size_t))                        \
+  X(memalign, NULL, void *, (size_t, size_t))                             \
+  X(valloc, NULL, void *, (size_t))                                       \
+  X(pvalloc, NULL, void *, (size_t))                                      \
+  X(mmap, NULL, void *, (void *, size_t, int, int, int, off_t))           \
+  X(mmap64, NULL, void *, (void *, size_t, int, int, int, off_t))         \
+  X(munmap, NULL, int, (void *, size_t))
+
 #define COL_INTERPOSED(X) \
   COL_THREAD_FUNCTIONS(X) \
   COL_EXEC_FUNCTIONS(X)   \
   COL_SPAWN_FUNCTIONS(X)  \
   COL_SYNC_FUNCTIONS(X)   \
-  COL_IO_FUNCTIONS(X)
+  COL_IO_FUNCTIONS(X)     \
+  COL_HEAP_FUNCTIONS(X)
 
 #endif

@@ -12,7 +12,7 @@
 
 /* Set while the recorder itself calls interposed functions (reading
  * /proc/self/maps): those calls are not traced. */
-static __thread int tracing_here __attribute__((tls_model("initial-exec")));
+__thread int col_tracing_here __attribute__((tls_model("initial-exec")));
 /* Where this thread's recording stands: a signal handler may trace a call
  * at any point of it.  While the thread holds a slot it has not committed,
  * the handler's event must not wait for space (the sampler takes slots in
@@ -63,7 +63,7 @@ static pid_t thread_id(void)
 struct col_trace_ring *col_trace_here(void)
 {
   struct col_trace_ring *t = col_trace;
-  if (t == NULL || tracing_here || __atomic_load_n(&recording_paused, __ATOMIC_RELAXED) || !col_active() ||
+  if (t == NULL || col_tracing_here || __atomic_load_n(&recording_paused, __ATOMIC_RELAXED) || !col_active() ||
       col_in_runtime_call())
     return NULL;
   return t;
@@ -126,9 +126,9 @@ static uintptr_t stack_end(uintptr_t sp)
 {
   if (sp < stack_low || sp >= stack_high) {
     uintptr_t low = 0;
-    tracing_here = 1;
+    col_tracing_here = 1;
     uintptr_t high = mapping_of(sp, &low);
-    tracing_here = 0;
+    col_tracing_here = 0;
     stack_low = low;
     stack_high = high;
   }
@@ -158,6 +158,7 @@ void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp
     e->start = f->start;
     e->end = f->end;
     e->object = f->object;
+    e->old_object = f->old_object;
     e->iotype = f->iotype;
     e->fd = f->fd;
     e->ofd = f->ofd;

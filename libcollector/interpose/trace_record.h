@@ -17,6 +17,11 @@
 #define HERE(ip, sp, bp) \
   __asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" : "=r"(ip), "=r"(sp), "=r"(bp))
 
+/* Set while this thread records, or runs a traced call whose own
+ * implementation may call other traced functions (reallocarray calls
+ * realloc): calls made meanwhile are not traced. */
+extern __thread int col_tracing_here __attribute__((tls_model("initial-exec")));
+
 /* The ring, when this thread's calls are traced now (else NULL): loads
  * only, no system call (an event's pid says whose it is). */
 struct col_trace_ring *col_trace_here(void);
@@ -24,8 +29,8 @@ struct col_trace_ring *col_trace_here(void);
 struct col_trace_fields {
   uint32_t kind; /* enum col_trace_kind */
   int64_t start, end;
-  uint64_t object;
-  int32_t iotype, fd, ofd;
+  uint64_t object, old_object;
+  int32_t iotype, fd, ofd; /* heap: iotype is the format's HTYPE */
   int64_t nbytes;
   const char *name; /* OPEN: the path; else NULL */
 };

@@ -50,11 +50,10 @@ static int start_experiment(void)
   owner_pid = getpid();
   /* Traced events go through the sampler process (it unwinds and writes
    * them); sampling from inside, nobody would: said, not declared. */
-  const char *untraced = col_cfg.synctrace && col_cfg.iotrace ? "Synchronization-wait and I/O tracing"
-                         : col_cfg.synctrace                  ? "Synchronization-wait tracing"
-                         : col_cfg.iotrace                    ? "I/O tracing"
-                                                              : NULL;
-  col_cfg.synctrace = col_cfg.iotrace = 0;
+  char untraced[100] = "";
+  if (col_tracing_on(&col_cfg))
+    col_tracing_text(&col_cfg, untraced, sizeof untraced);
+  col_tracing_off(&col_cfg);
   int rc = col_sampler_start(col_experiment_open_files, finish_experiment);
   if (rc == -1)
     return -1; /* the status file says why */
@@ -64,7 +63,7 @@ static int start_experiment(void)
     col_status_write(&col_cfg, "error", err);
     return -1;
   }
-  if (untraced != NULL)
+  if (untraced[0] != '\0')
     col_log_warning(200, "%s was asked for but needs the sampler process, which is not running here (the "
                     "runtime samples from inside the program): nothing traced is recorded", untraced);
   __atomic_store_n(&state, STATE_COLLECTING, __ATOMIC_RELEASE);

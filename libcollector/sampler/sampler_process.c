@@ -276,7 +276,7 @@ int main(int argc, char **argv)
     col_control_create(col_cfg.status_path); /* before "ready": the runtime maps it at start */
   char trace_err[PATH_MAX + 100] = "";
   if (sampler_trace_begin(trace_err, sizeof trace_err) != 0)
-    col_cfg.synctrace = col_cfg.iotrace = 0; /* said in the experiment's log below */
+    col_tracing_off(&col_cfg); /* said in the experiment's log below */
   epoll_fd = epoll_create1(EPOLL_CLOEXEC);
   pidfd = (int)syscall(SYS_pidfd_open, col_target_pid, 0);
   char follow_err[300] = "";

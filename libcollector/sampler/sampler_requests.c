@@ -151,11 +151,12 @@ static void on_request(const struct col_control_record *r, void *unused)
     unsigned slots = 0, objects = 0, unreadable = 0;
     char first[64] = "-";
     sscanf(r->text, "%u %u %u %63s", &slots, &objects, &unreadable, first);
-    col_log_comment("Started in a running process (GDB attached): the runtime's wrappers (%s%sexec, spawn, thread "
+    col_log_comment("Started in a running process (GDB attached): the runtime's wrappers (%s%s%sexec, spawn, thread "
                     "start) were put in %u GOT slot(s) of %u loaded object(s), and objects loaded later get theirs "
                     "at their load. Calls that do not go through a GOT are not seen: calls inside libc itself (stdio's "
                     "own reads and writes), statically linked code, and calls already waiting when GDB attached",
-                    col_cfg.synctrace ? "synchronization waits, " : "", col_cfg.iotrace ? "I/O, " : "", slots,
+                    col_cfg.synctrace ? "synchronization waits, " : "", col_cfg.iotrace ? "I/O, " : "",
+                    col_cfg.heaptrace ? "allocations, frees, " : "", slots,
                     objects);
     if (unreadable > 0)
       col_log_warning(200, "%u loaded object(s) could not be patched after the attach (no dynamic symbol table "

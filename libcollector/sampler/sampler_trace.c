@@ -42,19 +42,17 @@ static int64_t calibrate(void)
 
 int sampler_trace_begin(char *err, size_t err_len)
 {
-  if ((!col_cfg.synctrace && !col_cfg.iotrace) || col_cfg.status_path[0] == '\0')
+  if (!col_tracing_on(&col_cfg) || col_cfg.status_path[0] == '\0')
     return 0;
   int64_t threshold = !col_cfg.synctrace ? -1
                       : col_cfg.sync_threshold_us >= 0 ? col_cfg.sync_threshold_us * 1000
                                                        : (calibrated_ns = calibrate());
-  int rc = col_trace_create(col_cfg.status_path, threshold, col_cfg.iotrace);
+  int rc = col_trace_create(col_cfg.status_path, threshold, col_cfg.iotrace, col_cfg.heaptrace);
   if (rc != 0) {
     snprintf(err, err_len, "cannot create the trace ring beside %s: %s", col_cfg.status_path, strerror(-rc));
-    snprintf(begin_error, sizeof begin_error, "%s tracing is off: %s",
-             col_cfg.synctrace && col_cfg.iotrace ? "Synchronization-wait and I/O"
-             : col_cfg.synctrace                  ? "Synchronization-wait"
-                                                  : "I/O",
-             err);
+    char kinds[100];
+    col_tracing_text(&col_cfg, kinds, sizeof kinds);
+    snprintf(begin_error, sizeof begin_error, "%s is off: %s", kinds, err);
     return -1;
   }
   return 0;
@@ -112,7 +110,10 @@ void sampler_trace_describe(void)
   if (col_cfg.iotrace)
     col_log_comment("I/O tracing: %llu event(s) written, %llu not written", (unsigned long long)col_io_events_written,
                     (unsigned long long)col_io_events_not_written);
-  if (col_cfg.synctrace || col_cfg.iotrace)
+  if (col_cfg.heaptrace)
+    col_log_comment("Heap tracing: %llu event(s) written, %llu not written",
+                    (unsigned long long)col_heap_events_written, (unsigned long long)col_heap_events_not_written);
+  if (col_tracing_on(&col_cfg))
     col_log_comment("Tracing: %llu event(s) lost to a full trace ring", (unsigned long long)dropped);
   if (!col_cfg.synctrace)
     return;

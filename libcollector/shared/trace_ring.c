@@ -24,7 +24,7 @@ void col_trace_path(char *out, size_t len, const char *status_path)
   snprintf(out, len, "%s.trace", status_path);
 }
 
-int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_on)
+int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_on, int heap_on)
 {
   char path[PATH_MAX + 16];
   col_trace_path(path, sizeof path, status_path);
@@ -35,6 +35,7 @@ int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_
   struct col_trace_ring *ring = p;
   ring->sync_threshold_ns = sync_threshold_ns;
   ring->io_on = io_on;
+  ring->heap_on = heap_on;
   ring->sampler_pid = getpid();
   ring->wake_armed = 1;
   col_trace = ring;

@@ -12,7 +12,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
-enum col_trace_kind { COL_TRACE_SYNC = 1, COL_TRACE_IO = 2 };
+enum col_trace_kind { COL_TRACE_SYNC = 1, COL_TRACE_IO = 2, COL_TRACE_HEAP = 3 };
 
 #define COL_TRACE_STACK_MAX 8192
 #define COL_TRACE_SLOTS 1024
@@ -23,10 +23,11 @@ struct col_trace_event {
   int32_t pid, tid;
   uint32_t cpu, stack_len;
   int64_t start, end; /* the call's span (the experiment clock) */
-  uint64_t object;    /* what it waited on */
-  int32_t iotype, fd, ofd; /* I/O: the format's IOTYPE, the descriptor, the original of a dup */
+  uint64_t object;    /* what it waited on; heap: the block */
+  uint64_t old_object; /* heap: the block a realloc replaced; the length a munmap unmapped */
+  int32_t iotype, fd, ofd; /* I/O: the format's IOTYPE, the descriptor, the original of a dup; heap: HTYPE */
   int32_t pad;
-  int64_t nbytes;
+  int64_t nbytes;      /* I/O: bytes moved; heap: the size asked for */
   char name[256];          /* I/O open: the path */
   uint64_t ip, sp, bp; /* in the wrapper, where the stack copy starts */
   unsigned char stack[COL_TRACE_STACK_MAX];
@@ -37,6 +38,8 @@ struct col_trace_ring {
   uint64_t write_index, read_index, dropped; /* atomic */
   int64_t sync_threshold_ns; /* the sampler sets it (calibrated or asked for) before the program runs */
   int32_t io_on;             /* I/O calls traced (all of them) */
+  int32_t heap_on;           /* allocations and frees traced */
+  int32_t pad;
   int32_t sampler_pid;       /* woken (SIGURG) when the ring fills faster than its cycle drains it */
   uint32_t wake_armed;       /* atomic: the sampler re-arms it after each drain */
   uint32_t space_seq;        /* atomic, a futex: the sampler bumps it when it frees slots */
@@ -53,7 +56,7 @@ void col_trace_path(char *out, size_t len, const char *status_path);
 #define COL_TRACE_WAKE_SIGNAL SIGURG
 /* The sampler process creates it, the runtime maps it (0 or -errno). */
 /* SYNC_THRESHOLD_NS < 0: waits not traced. */
-int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_on);
+int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_on, int heap_on);
 int col_trace_attach(const char *status_path);
 /* On a program thread: a slot to fill; then col_trace_commit.  When the
  * ring is full the thread wakes the sampler and waits for a slot (tracing

@@ -142,8 +142,8 @@ def er_dump(path):
     for line in out.splitlines():
         if line == "functions:":
             in_funcs = True
-        elif line == "sync_functions:":
-            in_funcs = False  # the waits per function follow (test_synctrace reads them)
+        elif line in ("sync_functions:", "heap_sites:"):
+            in_funcs = False  # per-function waits or heap sites follow (their tests read them)
         elif in_funcs:
             excl, incl, name = line.split(" ", 2)
             funcs[name] = (float(excl), float(incl))

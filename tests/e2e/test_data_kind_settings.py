@@ -22,13 +22,13 @@ accepted = [
     "collector synctrace threshold 250",
     "collector synctrace on",
     "collector synctrace off",
+    "collector heaptrace on",
     "collector heaptrace off",
     "collector mpitrace off",
     "collector tha off",
 ]
 refused_on = {
     "collector hwprofile on": "Hardware-counter overflow profiling is not implemented",
-    "collector heaptrace on": "Heap tracing is not implemented",
     "collector mpitrace on": "MPI tracing is not implemented",
     "collector tha on": "thread-analyzer data needs binaries instrumented",
     "collector tha race,deadlock": "thread-analyzer data needs binaries instrumented",
@@ -61,6 +61,7 @@ check("HW counter profiling:   off, counters context-switches,100003 (not implem
       "show: the last counter list, canonical, hwprofile still off")
 check("Synchronization-wait tracing: on, threshold 250 microseconds." in out, "synctrace on: GDB confirms it")
 check("Sync wait tracing:      off, threshold 250 us\n" in out, "show: the sync threshold, tracing off again")
+check("Heap tracing: on." in out and "Heap tracing: off." in out, "heaptrace on and off: GDB confirms them")
 for line in ("Heap tracing:           off", "MPI tracing:            off", "Thread analyzer (tha):  off"):
     check(line in out, "show: " + line)
 check("Counters: +minor-faults~umask=0x3/1,hi" in out, "a counter with backtracking, attribute and register")
@@ -84,7 +85,7 @@ check("counters (default)" in active and "Data limit:             2000 MB" in ac
       "Archive:                on" in active, "and changes nothing")
 exp = os.path.join(work, "test.1.er")
 names = sorted(os.listdir(exp))
-check(not any(n in names for n in ("hwcounters", "synctrace", "heaptrace")), "no data file of an unimplemented kind")
+check(not any(n in names for n in ("hwcounters", "synctrace", "heaptrace")), "no data file of a kind not asked for")
 summary, _, _ = er_dump(exp)
 check(int(summary["clock_packets"]) > 0, "clock profiling went on")
 cleanup(work)

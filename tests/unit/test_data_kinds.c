@@ -9,7 +9,8 @@
 
 static size_t width(const char *type)
 {
-  return strcmp(type, "INT32") == 0 ? 4 : strcmp(type, "INT64") == 0 ? 8 : 1; /* STRING: at least its NUL */
+  return strcmp(type, "INT32") == 0 ? 4 : strcmp(type, "INT64") == 0 || strcmp(type, "UINT64") == 0 ? 8
+                                                                                                       : 1; /* STRING: at least its NUL */
 }
 
 static const char clock_block[] =
@@ -41,7 +42,7 @@ int main(void)
     for (int j = 0; j < k; j++)
       CHECK(strcmp(er_kinds[j].name, d->name) != 0 && strcmp(er_kinds[j].setting, d->setting) != 0);
   }
-  CHECK(er_kind_named("heaptrace") == NULL);
+  CHECK(er_kind_named("mpitrace") == NULL);
   char block[4096];
   int n = er_kind_profile_block(ER_KIND_CLOCK, "ptimer=\"997\" numstates=\"1\"", block, sizeof block);
   CHECK(n == (int)strlen(clock_block) && strcmp(block, clock_block) == 0);
@@ -51,6 +52,11 @@ int main(void)
   CHECK(strstr(block, "<field name=\"IORQST\" uname=\"Time of IO requested\" offset=\"64\" type=\"INT64\"/>") != NULL);
   n = er_kind_profile_block(ER_KIND_SYNC, "threshold=\"-1\" scope=\"1\"", block, sizeof block);
   CHECK(strstr(block, "<field name=\"SOBJ\" uname=\"Synchronization object address\" offset=\"56\" type=\"INT64\"/>"));
+  /* gprofng's own heaptrace block: unsigned sizes and addresses */
+  n = er_kind_profile_block(ER_KIND_HEAP, "", block, sizeof block);
+  CHECK(strstr(block, "<profpckt kind=\"5\" uname=\"Heap tracing data\">") != NULL);
+  CHECK(strstr(block, "<field name=\"HTYPE\" uname=\"Heap trace function type\" offset=\"48\" type=\"INT32\"/>"));
+  CHECK(strstr(block, "<field name=\"HOVADDR\" uname=\"Previous memory address\" offset=\"72\" type=\"UINT64\"/>"));
   char small[16]; /* cut short, never past the buffer; the length says how much was wanted */
   CHECK(er_kind_profile_block(ER_KIND_CLOCK, "", small, sizeof small) > (int)sizeof small && strlen(small) == 15);
   return TEST_EXIT();

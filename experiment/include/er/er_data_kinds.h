@@ -11,13 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum er_kind { ER_KIND_CLOCK, ER_KIND_SYNC, ER_KIND_IO, ER_N_KINDS };
+enum er_kind { ER_KIND_CLOCK, ER_KIND_SYNC, ER_KIND_IO, ER_KIND_HEAP, ER_N_KINDS };
 
 struct er_field_desc {
   const char *name;  /* gprofng's property name */
   const char *uname; /* its display name, or NULL */
   uint16_t offset;
-  const char *type; /* INT32, INT64, STRING */
+  const char *type; /* INT32, INT64, UINT64, STRING */
 };
 
 struct er_kind_desc {

@@ -77,6 +77,26 @@ _Static_assert(sizeof(struct er_sync_packet) == 64, "sync packet is 64 bytes");
 _Static_assert(__builtin_offsetof(struct er_sync_packet, tstamp) == 32, "common header: TSTAMP at 32");
 _Static_assert(__builtin_offsetof(struct er_sync_packet, srqst) == 48, "SRQST at 48");
 
+/* Heap trace packet, kind 5, 80 bytes (§5.6): the common header, then what
+ * happened (HTYPE), the size asked for, the block, and for a realloc the
+ * block it replaced (gprofng's own collector leaves that 0, so a moved
+ * block looks leaked); for a munmap, HOVADDR is the length unmapped (as
+ * gprofng's reader takes it).  TSTAMP is when the call returned. */
+enum er_heap_type { ER_HEAP_MALLOC = 0, ER_HEAP_FREE = 1, ER_HEAP_REALLOC = 2, ER_HEAP_MMAP = 3, ER_HEAP_MUNMAP = 4 };
+struct er_heap_packet {
+  ER_COMMON_HEADER;
+  int32_t htype;
+  int32_t pad2;
+  uint64_t hsize;
+  uint64_t hvaddr;
+  uint64_t hovaddr;
+};
+
+_Static_assert(sizeof(struct er_heap_packet) == 80, "heap packet is 80 bytes");
+_Static_assert(__builtin_offsetof(struct er_heap_packet, htype) == 48, "HTYPE at 48");
+_Static_assert(__builtin_offsetof(struct er_heap_packet, hsize) == 56, "HSIZE at 56");
+_Static_assert(__builtin_offsetof(struct er_heap_packet, hovaddr) == 72, "HOVADDR at 72");
+
 /* I/O trace packet, kind 19, variable size (§5.7): the common header, the
  * call's type, descriptors, bytes and start, then the path of an open
  * (NUL-terminated); the size is rounded up to a multiple of 8.  TSTAMP is

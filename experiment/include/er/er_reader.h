@@ -47,6 +47,15 @@ struct er_io_call {
   char *name; /* an open's path; NULL otherwise */
 };
 
+/* An allocation, free, realloc, mmap or munmap (heaptrace). */
+struct er_heap_event {
+  uint64_t thrid;
+  int64_t tstamp; /* absolute */
+  uint64_t frinfo;
+  int32_t htype; /* enum er_heap_type */
+  uint64_t size, addr, old_addr;
+};
+
 struct er_experiment {
   char *path;
   long ptimer_us; /* 0 when log.xml declares no clock profile */
@@ -79,6 +88,8 @@ struct er_experiment {
   size_t n_waits;
   struct er_io_call *io_calls;
   size_t n_io_calls;
+  struct er_heap_event *heap_events; /* in file order */
+  size_t n_heap_events;
   size_t invalid_packets; /* misaligned or malformed, as gprofng counts them */
   size_t damaged_packets; /* well framed, but their contents contradict themselves */
 };
