@@ -253,6 +253,8 @@ struct col_frame_rule {
   int32_t cfa_offset;               /* CFA = base register + offset */
   int32_t bp_offset;                /* COL_BP_SAVED: caller's RBP at CFA + offset */
 };
+/* Where a walk (walk_rules.h) gets each frame's rule: 1 with *OUT filled, 0 when unknown. */
+typedef int (*col_rule_source)(uint64_t lookup_pc, struct col_frame_rule *out, void *arg);
 /* The rule at LOOKUP_PC (a leaf PC or a call site), cached. */
 const struct col_frame_rule *col_frame_rule_for(uint64_t lookup_pc);
 void col_frame_rules_forget(void);
@@ -369,6 +371,8 @@ void col_trace_writer_count(void);
 void col_trace_writer_abandon(int err);
 extern uint64_t col_trace_events_written, col_trace_events_not_written; /* synctrace */
 extern uint64_t col_heap_events_written, col_heap_events_not_written;
+/* How traced events' stacks came: walked on the program's thread, or unwound here from a copy. */
+extern uint64_t col_trace_stacks_walked_here, col_trace_stacks_from_copies;
 extern uint64_t col_io_events_written, col_io_events_not_written;
 
 /* ---- sampler_thread.c ----------------------------------------------------- */

@@ -16,6 +16,7 @@
 uint64_t col_trace_events_written, col_trace_events_not_written;
 uint64_t col_io_events_written, col_io_events_not_written;
 uint64_t col_heap_events_written, col_heap_events_not_written;
+uint64_t col_trace_stacks_walked_here, col_trace_stacks_from_copies;
 
 /* One output per traced kind: its file, its cursor, its counts. */
 struct trace_output {
@@ -59,10 +60,30 @@ static struct trace_output *output_for(uint32_t kind)
   return NULL;
 }
 
+/* The rule of each frame of a stack just unwound from a copy, for the
+ * program's threads to walk the same frames themselves next time. */
+static void publish_rules(uint32_t space, const uint64_t *pcs, size_t n)
+{
+  for (size_t i = 0; i < n && space != 0; i++) {
+    if (pcs[i] == ER_PC_TRUNCATED || pcs[i] == ER_PC_UNWIND_FAILED)
+      return;
+    col_trace_publish_rule(space, pcs[i], col_frame_rule_for(pcs[i]));
+  }
+}
+
 /* The event's stack, unwound from its registers and stack copy as a clock
  * sample's is: its data.frameinfo id (0: not recorded). */
 static uint64_t event_stack(const struct col_trace_event *e)
 {
+  if (e->n_pcs > 0) { /* walked where it happened */
+    col_trace_stacks_walked_here++;
+    size_t n = e->n_pcs <= e->stack_len / sizeof(uint64_t) ? e->n_pcs : e->stack_len / sizeof(uint64_t);
+    uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
+    if (n > ER_MAX_STACK_DEPTH + 1)
+      n = ER_MAX_STACK_DEPTH + 1;
+    memcpy(pcs, e->stack, n * sizeof *pcs);
+    return col_writer_stack_id(pcs, n);
+  }
   struct col_capture cap;
   memset(&cap, 0, sizeof cap);
   cap.tid = e->tid;
@@ -76,6 +97,8 @@ static uint64_t event_stack(const struct col_trace_event *e)
   cap.stack_len = e->stack_len;
   uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   size_t n = col_unwind(&cap, pcs, ER_MAX_STACK_DEPTH + 1);
+  col_trace_stacks_from_copies++;
+  publish_rules(e->space, pcs, n);
   return col_writer_stack_id(pcs, n);
 }
 

@@ -7,8 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <asm/perf_regs.h>
+
 #include "collector_internal.h"
+#include "er/er_format.h"
 #include "trace_record.h"
+#include "walk_rules.h"
 
 /* Set while the recorder itself calls interposed functions (reading
  * /proc/self/maps): those calls are not traced. */
@@ -30,17 +34,21 @@ static __thread uintptr_t stack_high __attribute__((tls_model("initial-exec")));
  * thread's. */
 static pid_t my_pid;
 static __thread pid_t my_tid __attribute__((tls_model("initial-exec")));
+/* This address space's id for the shared frame rules (frame_rules_shared.c). */
+static uint32_t my_space;
 
 static void forked(void)
 {
   my_pid = getpid();
   my_tid = 0;
+  my_space = col_trace_new_space(); /* the same layout, but the child's own from now on */
 }
 
 void col_trace_record_init(void)
 {
   static int handler_set;
   my_pid = getpid();
+  my_space = col_trace_new_space();
   if (!handler_set)
     handler_set = pthread_atfork(NULL, NULL, forked) == 0;
 }
@@ -136,6 +144,73 @@ static uintptr_t stack_end(uintptr_t sp)
 }
 
 
+/* Rules looked up before, in this process's own memory: a direct-mapped
+ * cache in front of the shared table.  Threads fill it without a lock;
+ * each entry keeps its address XOR its packed rule, so a reader that
+ * catches two writers' halves sees a mismatch and looks the rule up
+ * again.  Rules never change for an address in one address space, and a
+ * fork's child keeps the parent's layout: the cache needs no invalidation. */
+#define HOT_RULES 2048 /* power of two */
+static struct {
+  uint64_t check, packed; /* check = address ^ packed; packed 0: empty */
+} hot_rules[HOT_RULES] __attribute__((aligned(64)));
+
+static uint64_t pack_rule(const struct col_frame_rule *r)
+{
+  return 1ull << 63 | (uint64_t)r->kind << 56 | (uint64_t)r->cfa_base << 52 | (uint64_t)r->bp << 48 |
+         (uint64_t)(uint16_t)r->bp_offset << 32 | (uint32_t)r->cfa_offset;
+}
+
+static void unpack_rule(uint64_t packed, struct col_frame_rule *r)
+{
+  r->kind = (packed >> 56) & 0x7F;
+  r->cfa_base = (packed >> 52) & 0xF;
+  r->bp = (packed >> 48) & 0xF;
+  r->bp_offset = (int16_t)(packed >> 32);
+  r->cfa_offset = (int32_t)packed;
+}
+
+static inline __attribute__((always_inline)) int shared_rule(uint64_t lookup_pc, struct col_frame_rule *out,
+                                                             void *unused)
+{
+  size_t i = (size_t)((lookup_pc * 0x9E3779B97F4A7C15ull) >> 53) & (HOT_RULES - 1);
+  uint64_t packed = __atomic_load_n(&hot_rules[i].packed, __ATOMIC_RELAXED);
+  uint64_t check = __atomic_load_n(&hot_rules[i].check, __ATOMIC_RELAXED);
+  if (packed != 0 && (check ^ packed) == lookup_pc) {
+    unpack_rule(packed, out);
+    return 1;
+  }
+  if (!col_trace_published_rule(my_space, lookup_pc, out) || out->bp_offset != (int16_t)out->bp_offset)
+    return 0;
+  packed = pack_rule(out);
+  __atomic_store_n(&hot_rules[i].packed, packed, __ATOMIC_RELAXED);
+  __atomic_store_n(&hot_rules[i].check, lookup_pc ^ packed, __ATOMIC_RELAXED);
+  return 1;
+}
+
+/* The call stack, walked here with the rules the sampler published, into
+ * E's stack area; 0 when a frame has none yet (E then gets a stack copy,
+ * and the sampler publishes its rules). */
+static int walk_here(struct col_trace_event *e, uint64_t ip, uint64_t sp, uint64_t bp, uintptr_t top)
+{
+  if (my_space == 0)
+    return 0;
+  struct col_capture cap;
+  cap.regs.r[PERF_REG_X86_IP] = ip;
+  cap.regs.r[PERF_REG_X86_SP] = sp;
+  cap.regs.r[PERF_REG_X86_BP] = bp;
+  cap.stack = (const unsigned char *)(uintptr_t)sp; /* the live stack: the walk reads only inside it */
+  cap.stack_len = top - (uintptr_t)sp;
+  size_t max = ER_MAX_STACK_DEPTH + 1, n = 0;
+  if (max > COL_TRACE_STACK_MAX / sizeof(uint64_t))
+    max = COL_TRACE_STACK_MAX / sizeof(uint64_t);
+  if (col_walk_with_rules(&cap, shared_rule, NULL, (uint64_t *)(void *)e->stack, max, &n) != COL_WALK_DONE || n == 0)
+    return 0;
+  e->n_pcs = (uint32_t)n;
+  e->stack_len = (uint32_t)(n * sizeof(uint64_t));
+  return 1;
+}
+
 void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp, uint64_t bp)
 {
   int saved = errno;
@@ -170,8 +245,12 @@ void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp
     e->ip = ip;
     e->sp = sp;
     e->bp = bp;
-    memcpy(e->stack, (const void *)(uintptr_t)sp, len);
-    e->stack_len = (uint32_t)len;
+    e->space = my_space;
+    if (!walk_here(e, ip, sp, bp, top)) {
+      e->n_pcs = 0;
+      memcpy(e->stack, (const void *)(uintptr_t)sp, len);
+      e->stack_len = (uint32_t)len;
+    }
     col_trace_commit(e);
   }
   slot_state = before;

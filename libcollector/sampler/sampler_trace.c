@@ -79,7 +79,7 @@ void sampler_take_trace(int64_t newest)
 {
   if (col_trace != NULL && __atomic_load_n(&col_trace->write_index, __ATOMIC_ACQUIRE) !=
                                __atomic_load_n(&col_trace->read_index, __ATOMIC_ACQUIRE))
-    col_trace_take(newest, on_event, NULL);
+    col_trace_take(newest, writers_has_route(col_target_pid) ? 0 : col_target_pid, on_event, NULL);
 }
 
 void sampler_trace_rearm(void)
@@ -113,8 +113,13 @@ void sampler_trace_describe(void)
   if (col_cfg.heaptrace)
     col_log_comment("Heap tracing: %llu event(s) written, %llu not written",
                     (unsigned long long)col_heap_events_written, (unsigned long long)col_heap_events_not_written);
-  if (col_tracing_on(&col_cfg))
+  if (col_tracing_on(&col_cfg)) {
     col_log_comment("Tracing: %llu event(s) lost to a full trace ring", (unsigned long long)dropped);
+    col_log_comment("Tracing: %llu event stack(s) walked on the program's own threads with the frame rules "
+                    "published to them, %llu unwound here from stack copies (%u rule(s) published)",
+                    (unsigned long long)col_trace_stacks_walked_here, (unsigned long long)col_trace_stacks_from_copies,
+                    col_trace != NULL ? __atomic_load_n(&col_trace->rules_published, __ATOMIC_RELAXED) : 0);
+  }
   if (!col_cfg.synctrace)
     return;
   if (col_cfg.sync_threshold_us < 0)

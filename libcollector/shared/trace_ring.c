@@ -105,7 +105,10 @@ void col_trace_commit(struct col_trace_event *e)
   struct col_trace_ring *t = col_trace;
   col_ring_mark_ready(e);
   /* A burst of events faster than the sampler's cycle: one signal, not
-   * one per event, and only once an eighth of the ring is used. */
+   * one per event, and only once an eighth of the ring is used (the flag
+   * first: the indices' lines are the busiest). */
+  if (!__atomic_load_n(&t->wake_armed, __ATOMIC_RELAXED))
+    return;
   uint64_t used = __atomic_load_n(&t->write_index, __ATOMIC_RELAXED) - __atomic_load_n(&t->read_index, __ATOMIC_RELAXED);
   if (used >= COL_TRACE_SLOTS / 8 && __atomic_exchange_n(&t->wake_armed, 0, __ATOMIC_ACQ_REL) == 1 &&
       t->sampler_pid > 0)
@@ -131,6 +134,7 @@ static void slots_freed(struct col_trace_ring *t)
 
 struct trace_taker {
   int64_t newest;
+  pid_t walked_pid;
   void (*fn)(const struct col_trace_event *e, void *arg);
   void *arg;
 };
@@ -139,18 +143,19 @@ static int take_event(const void *slot, void *p)
 {
   const struct trace_taker *t = p;
   const struct col_trace_event *e = slot;
-  if (e->end > t->newest)
+  if (e->end > t->newest && !(e->n_pcs > 0 && e->pid == t->walked_pid))
     return 0; /* its stack may lie in a library whose mapping record is not read yet */
   t->fn(e, t->arg);
   return 1;
 }
 
-size_t col_trace_take(int64_t newest, void (*fn)(const struct col_trace_event *e, void *arg), void *arg)
+size_t col_trace_take(int64_t newest, pid_t walked_pid, void (*fn)(const struct col_trace_event *e, void *arg),
+                      void *arg)
 {
   if (col_trace == NULL)
     return 0;
   struct ring_view v = view(col_trace);
-  struct trace_taker t = {newest, fn, arg};
+  struct trace_taker t = {newest, walked_pid, fn, arg};
   size_t n = col_ring_take_while(&v, take_event, &t);
   if (n > 0)
     slots_freed(col_trace);

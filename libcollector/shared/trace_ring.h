@@ -16,12 +16,15 @@ enum col_trace_kind { COL_TRACE_SYNC = 1, COL_TRACE_IO = 2, COL_TRACE_HEAP = 3 }
 
 #define COL_TRACE_STACK_MAX 8192
 #define COL_TRACE_SLOTS 1024
+#define COL_SHARED_RULE_SLOTS 8192 /* power of two */
 
 struct col_trace_event {
   uint32_t ready; /* atomic: filled, not yet taken */
   uint32_t kind;  /* enum col_trace_kind */
   int32_t pid, tid;
   uint32_t cpu, stack_len;
+  uint32_t space;  /* the address space it was recorded in (col_trace_space) */
+  uint32_t n_pcs;  /* > 0: stack[] holds the call stack the thread walked itself, leaf first, not a copy */
   int64_t start, end; /* the call's span (the experiment clock) */
   uint64_t object;    /* what it waited on; heap: the block */
   uint64_t old_object; /* heap: the block a realloc replaced; the length a munmap unmapped */
@@ -35,20 +38,48 @@ struct col_trace_event {
 
 struct col_trace_ring {
   uint64_t magic;
-  uint64_t write_index, read_index, dropped; /* atomic */
+  /* Each index on a cache line of its own: the program's threads move the
+   * first, the sampler the second (at every event, they would otherwise
+   * pull one line back and forth between the CPUs). */
+  uint64_t write_index __attribute__((aligned(64))); /* atomic */
+  uint64_t read_index __attribute__((aligned(64)));  /* atomic */
+  uint64_t dropped __attribute__((aligned(64)));     /* atomic */
   int64_t sync_threshold_ns; /* the sampler sets it (calibrated or asked for) before the program runs */
   int32_t io_on;             /* I/O calls traced (all of them) */
   int32_t heap_on;           /* allocations and frees traced */
   int32_t pad;
   int32_t sampler_pid;       /* woken (SIGURG) when the ring fills faster than its cycle drains it */
-  uint32_t wake_armed;       /* atomic: the sampler re-arms it after each drain */
+  uint32_t wake_armed;       /* atomic: the sampler re-arms it after each drain; read first, written rarely */
   uint32_t space_seq;        /* atomic, a futex: the sampler bumps it when it frees slots */
   uint32_t space_waiters;    /* atomic: program threads waiting for a slot */
   uint32_t stalled;          /* atomic: a wait timed out; no more waits until the sampler takes again */
+  uint32_t next_space;       /* atomic: the last address-space id given out */
+  uint32_t rules_published;  /* atomic: entries of rules[] in use */
+  /* Frame rules the sampler found unwinding events' stack copies, for the
+   * program's threads to walk their own stacks with (frame_rules_shared.c). */
+  struct col_shared_rule {
+    uint64_t key; /* atomic, written last: the code address | space << 48; 0 = empty */
+    int32_t cfa_offset;
+    int16_t bp_offset;
+    uint8_t kind;  /* enum col_rule_kind: SIMPLE or OUTERMOST */
+    uint8_t bases; /* enum col_cfa_base | enum col_bp_rule << 4 */
+  } rules[COL_SHARED_RULE_SLOTS];
   struct col_trace_event slots[COL_TRACE_SLOTS];
 };
 
 extern struct col_trace_ring *col_trace;
+
+/* ---- frame_rules_shared.c: rules the sampler publishes for the program --- */
+
+struct col_frame_rule;
+/* A new id for the calling process's address space (at start, in a fork's
+ * child, after an exec): rules are per address space.  Never 0. */
+uint32_t col_trace_new_space(void);
+/* Publishes the rule at LOOKUP_PC of address space SPACE (the sampler). */
+void col_trace_publish_rule(uint32_t space, uint64_t lookup_pc, const struct col_frame_rule *rule);
+/* The published rule at LOOKUP_PC of SPACE into *OUT; 0 when there is none
+ * (lock-free, async-signal-safe: the program's threads call it). */
+int col_trace_published_rule(uint32_t space, uint64_t lookup_pc, struct col_frame_rule *out);
 
 /* Where the ring lives for the status file STATUS_PATH. */
 void col_trace_path(char *out, size_t len, const char *status_path);
@@ -67,8 +98,11 @@ int col_trace_attach(const char *status_path);
 struct col_trace_event *col_trace_reserve(int may_wait);
 void col_trace_commit(struct col_trace_event *e);
 /* The sampler process: FN for every complete event, in order, up to the
- * first that ends after NEWEST (left for the next round). */
-size_t col_trace_take(int64_t newest, void (*fn)(const struct col_trace_event *e, void *arg), void *arg);
+ * first that ends after NEWEST (left for the next round), except that
+ * events of process WALKED_PID whose thread walked its own stack are
+ * taken at once: they need no mapping record to be unwound. */
+size_t col_trace_take(int64_t newest, pid_t walked_pid, void (*fn)(const struct col_trace_event *e, void *arg),
+                      void *arg);
 /* The sampler: wake me again when the ring fills; and wake the threads
  * waiting for slots when the last take freed some. */
 void col_trace_rearm(void);

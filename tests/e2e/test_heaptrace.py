@@ -99,6 +99,9 @@ def check_known(mode, path, out):
         check(got == (leak_count, leaked), "%s: gprofng -leaks: %s leaked %d block(s), %d bytes (%s)"
               % (mode, name, leak_count, leaked, got))
     # Beyond the program's own: what libc allocated for it (stdout's buffer).
+    stacks = re.findall(r"Leak #\d+.*?\n((?:\s+\S+.*\n)+)", text)
+    check(stacks and all(re.search(r"^\s+main \+", s, re.M) and re.search(r"^\s+_start \+", s, re.M) for s in stacks),
+          "%s: gprofng -leaks: every leak's stack is whole, from the allocator to _start" % mode)
     others = {k: v for k, v in leaks.items() if k not in truth}
     check(all(k.startswith("_IO_") for k in others), "%s: gprofng -leaks: no other leak than stdio's own buffer "
           "(%s)" % (mode, others))
@@ -146,6 +149,10 @@ if m:
           % (made, churn))
     # Besides: stdout's buffer, and each thread's TLS block (glibc keeps it with the thread's cached stack).
     others = {k: v for k, v in sites.items() if k != "churn"}
+    m = re.search(r"Tracing: (\d+) event stack\(s\) walked on the program's own threads .*?, (\d+) unwound here",
+                  raw)
+    check(m is not None and int(m.group(1)) > 0.99 * 2 * made,
+          "churn: nearly every stack walked on the program's threads (%s)" % (m.group(0) if m else None))
     check(sum(v[2] for v in others.values()) == 5 and
           all(k == "_IO_file_doallocate" or "ld-linux" in k for k in others),
           "churn: the only other blocks still held are stdio's buffer and the 4 threads' TLS (%s)" % others)
