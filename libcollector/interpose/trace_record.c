@@ -11,6 +11,7 @@
 
 #include "collector_internal.h"
 #include "er/er_format.h"
+#include "trace_lanes.h"
 #include "trace_record.h"
 #include "walk_rules.h"
 
@@ -42,6 +43,7 @@ static void forked(void)
   my_pid = getpid();
   my_tid = 0;
   my_space = col_trace_new_space(); /* the same layout, but the child's own from now on */
+  col_lanes_forked();
 }
 
 void col_trace_record_init(void)
@@ -189,9 +191,10 @@ static inline __attribute__((always_inline)) int shared_rule(uint64_t lookup_pc,
 }
 
 /* The call stack, walked here with the rules the sampler published, into
- * E's stack area; 0 when a frame has none yet (E then gets a stack copy,
- * and the sampler publishes its rules). */
-static int walk_here(struct col_trace_event *e, uint64_t ip, uint64_t sp, uint64_t bp, uintptr_t top)
+ * PCS (at most MAX): the number of addresses, or 0 when a frame has no
+ * rule yet (the event then gets a stack copy, and the sampler publishes
+ * its rules). */
+static size_t walk_here(uint64_t ip, uint64_t sp, uint64_t bp, uintptr_t top, uint64_t *pcs, size_t max)
 {
   if (my_space == 0)
     return 0;
@@ -201,14 +204,31 @@ static int walk_here(struct col_trace_event *e, uint64_t ip, uint64_t sp, uint64
   cap.regs.r[PERF_REG_X86_BP] = bp;
   cap.stack = (const unsigned char *)(uintptr_t)sp; /* the live stack: the walk reads only inside it */
   cap.stack_len = top - (uintptr_t)sp;
-  size_t max = ER_MAX_STACK_DEPTH + 1, n = 0;
-  if (max > COL_TRACE_STACK_MAX / sizeof(uint64_t))
-    max = COL_TRACE_STACK_MAX / sizeof(uint64_t);
-  if (col_walk_with_rules(&cap, shared_rule, NULL, (uint64_t *)(void *)e->stack, max, &n) != COL_WALK_DONE || n == 0)
+  size_t n = 0;
+  if (col_walk_with_rules(&cap, shared_rule, NULL, pcs, max, &n) != COL_WALK_DONE)
     return 0;
-  e->n_pcs = (uint32_t)n;
-  e->stack_len = (uint32_t)(n * sizeof(uint64_t));
-  return 1;
+  return n;
+}
+
+/* Stacks up to this depth are walked into the thread's own stack first,
+ * for its lane; deeper ones straight into a ring slot. */
+#define LANE_DEPTH 64
+
+/* The event into the thread's lane, when the thread is not already inside
+ * a recording (a signal handler's event goes through the ring) and its
+ * stack walks here. */
+static int record_in_lane(const struct col_trace_fields *f, uint64_t ip, uint64_t sp, uint64_t bp, uintptr_t top)
+{
+  uint64_t pcs[LANE_DEPTH];
+  size_t n = walk_here(ip, sp, bp, top, pcs, LANE_DEPTH);
+  if (n == 0 || n == LANE_DEPTH || f->name != NULL)
+    return 0;
+  int cpu = sched_getcpu();
+  struct col_lane_origin o = {my_pid != 0 ? my_pid : getpid(), thread_id(), cpu < 0 ? 0 : (uint32_t)cpu, my_space};
+  slot_state = HOLDING_SLOT; /* a signal handler's event meanwhile takes the ring's spare slot */
+  int done = col_lane_record(f, pcs, n, &o);
+  slot_state = IDLE;
+  return done;
 }
 
 void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp, uint64_t bp)
@@ -216,6 +236,10 @@ void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp
   int saved = errno;
   uintptr_t top = stack_end((uintptr_t)sp);
   int before = slot_state;
+  if (top != 0 && before == IDLE && record_in_lane(f, ip, sp, bp, top)) {
+    errno = saved;
+    return;
+  }
   slot_state = before == HOLDING_SLOT ? HOLDING_SLOT : WAITING_FOR_SLOT;
   struct col_trace_event *e = top != 0 ? col_trace_reserve(before != HOLDING_SLOT) : NULL;
   if (e != NULL) {
@@ -246,8 +270,13 @@ void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp
     e->sp = sp;
     e->bp = bp;
     e->space = my_space;
-    if (!walk_here(e, ip, sp, bp, top)) {
-      e->n_pcs = 0;
+    size_t max = ER_MAX_STACK_DEPTH + 1;
+    if (max > COL_TRACE_STACK_MAX / sizeof(uint64_t))
+      max = COL_TRACE_STACK_MAX / sizeof(uint64_t);
+    size_t walked = walk_here(ip, sp, bp, top, (uint64_t *)(void *)e->stack, max);
+    e->n_pcs = (uint32_t)walked;
+    e->stack_len = (uint32_t)(walked * sizeof(uint64_t));
+    if (walked == 0) {
       memcpy(e->stack, (const void *)(uintptr_t)sp, len);
       e->stack_len = (uint32_t)len;
     }

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "collector_internal.h"
 #include "sampler_state.h"
@@ -47,7 +48,7 @@ int sampler_trace_begin(char *err, size_t err_len)
   int64_t threshold = !col_cfg.synctrace ? -1
                       : col_cfg.sync_threshold_us >= 0 ? col_cfg.sync_threshold_us * 1000
                                                        : (calibrated_ns = calibrate());
-  int rc = col_trace_create(col_cfg.status_path, threshold, col_cfg.iotrace, col_cfg.heaptrace);
+  int rc = col_trace_create(col_cfg.status_path, threshold, col_cfg.iotrace, col_cfg.heaptrace, col_target_pid);
   if (rc != 0) {
     snprintf(err, err_len, "cannot create the trace ring beside %s: %s", col_cfg.status_path, strerror(-rc));
     char kinds[100];
@@ -58,8 +59,45 @@ int sampler_trace_begin(char *err, size_t err_len)
   return 0;
 }
 
+static void on_event(const struct col_trace_event *e, void *unused);
+
+/* The records of a lane (flushed in a BATCH slot, or taken from the lane
+ * at the end), each as the event it stands for. */
+static void unpack_records(const unsigned char *data, size_t len, pid_t pid, uint32_t space)
+{
+  static struct col_trace_event e;
+  for (size_t at = 0; at + sizeof(struct col_trace_compact) <= len;) {
+    const struct col_trace_compact *c = (const struct col_trace_compact *)(const void *)(data + at);
+    if (c->size < sizeof *c || c->size > len - at || c->n_pcs > (c->size - sizeof *c) / sizeof(uint64_t))
+      return; /* damaged: the rest cannot be framed */
+    memset(&e, 0, offsetof(struct col_trace_event, stack));
+    e.kind = c->kind;
+    e.pid = pid;
+    e.tid = c->tid;
+    e.cpu = c->cpu;
+    e.space = space;
+    e.start = c->start;
+    e.end = c->end;
+    e.object = c->object;
+    e.old_object = c->old_object;
+    e.iotype = c->iotype;
+    e.fd = c->fd;
+    e.ofd = c->ofd;
+    e.nbytes = c->nbytes;
+    e.n_pcs = c->n_pcs;
+    e.stack_len = c->n_pcs * (uint32_t)sizeof(uint64_t);
+    memcpy(e.stack, c->pcs, e.stack_len);
+    on_event(&e, NULL);
+    at += c->size;
+  }
+}
+
 static void on_event(const struct col_trace_event *e, void *unused)
 {
+  if (e->kind == COL_TRACE_BATCH) {
+    unpack_records(e->stack, e->stack_len, e->pid, e->space);
+    return;
+  }
   size_t size = offsetof(struct col_trace_event, stack) + e->stack_len;
   if (e->pid == col_target_pid && !writers_has_route(e->pid)) {
     if (sampler.started && e->end < sampler.closing_at) /* the end asked for may be taken first */
@@ -75,11 +113,49 @@ static void on_event(const struct col_trace_event *e, void *unused)
   writers_forward(e->pid, rec, h.size);
 }
 
-void sampler_take_trace(int64_t newest)
+static void take_ring(int64_t newest)
 {
   if (col_trace != NULL && __atomic_load_n(&col_trace->write_index, __ATOMIC_ACQUIRE) !=
                                __atomic_load_n(&col_trace->read_index, __ATOMIC_ACQUIRE))
     col_trace_take(newest, writers_has_route(col_target_pid) ? 0 : col_target_pid, on_event, NULL);
+}
+
+#define LANE_WAIT_ROUNDS 200 /* 1 ms each: a thread in its write window may be waiting for a ring slot */
+
+/* What the program's threads still hold in their lanes (trace_lanes.c):
+ * each lane revoked, its owner's write window waited for, its records
+ * taken, the lane freed. */
+static void take_lanes(void)
+{
+  struct col_trace_ring *t = col_trace;
+  for (size_t i = 0; t != NULL && i < COL_TRACE_LANES; i++) {
+    struct col_trace_lane *l = &t->lanes[i];
+    uint32_t owner = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE);
+    if (owner == 0 || owner == COL_LANE_REVOKED ||
+        !__atomic_compare_exchange_n(&l->owner, &owner, COL_LANE_REVOKED, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+      continue;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    for (int round = 0; (__atomic_load_n(&l->seq, __ATOMIC_ACQUIRE) & 1) && round < LANE_WAIT_ROUNDS; round++) {
+      take_ring(SAMPLER_ALL_RECORDS); /* frees the slot it may wait for */
+      struct timespec ms = {0, 1000000};
+      nanosleep(&ms, NULL);
+    }
+    if (__atomic_load_n(&l->seq, __ATOMIC_ACQUIRE) & 1)
+      continue; /* its owner never closed the window (killed inside it): left as it is */
+    unpack_records(l->data, l->used < COL_TRACE_LANE_BYTES ? l->used : COL_TRACE_LANE_BYTES,
+                   t->lanes_pid, 0);
+    l->used = 0;
+    __atomic_store_n(&l->owner, 0, __ATOMIC_RELEASE);
+  }
+}
+
+void sampler_take_trace(int64_t newest)
+{
+  take_ring(newest);
+  if (newest == SAMPLER_ALL_RECORDS) { /* the end, or an exec: the lanes too, then what their owners flushed meanwhile */
+    take_lanes();
+    take_ring(newest);
+  }
 }
 
 void sampler_trace_rearm(void)

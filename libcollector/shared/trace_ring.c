@@ -24,7 +24,7 @@ void col_trace_path(char *out, size_t len, const char *status_path)
   snprintf(out, len, "%s.trace", status_path);
 }
 
-int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_on, int heap_on)
+int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_on, int heap_on, pid_t lanes_pid)
 {
   char path[PATH_MAX + 16];
   col_trace_path(path, sizeof path, status_path);
@@ -36,6 +36,7 @@ int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_
   ring->sync_threshold_ns = sync_threshold_ns;
   ring->io_on = io_on;
   ring->heap_on = heap_on;
+  ring->lanes_pid = lanes_pid;
   ring->sampler_pid = getpid();
   ring->wake_armed = 1;
   col_trace = ring;
@@ -143,7 +144,8 @@ static int take_event(const void *slot, void *p)
 {
   const struct trace_taker *t = p;
   const struct col_trace_event *e = slot;
-  if (e->end > t->newest && !(e->n_pcs > 0 && e->pid == t->walked_pid))
+  int walked = e->n_pcs > 0 || e->kind == COL_TRACE_BATCH;
+  if (e->end > t->newest && !(walked && e->pid == t->walked_pid))
     return 0; /* its stack may lie in a library whose mapping record is not read yet */
   t->fn(e, t->arg);
   return 1;

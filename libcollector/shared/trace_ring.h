@@ -12,7 +12,8 @@
 #include <signal.h>
 #include <sys/types.h>
 
-enum col_trace_kind { COL_TRACE_SYNC = 1, COL_TRACE_IO = 2, COL_TRACE_HEAP = 3 };
+/* BATCH: a lane's records (below), flushed into one slot. */
+enum col_trace_kind { COL_TRACE_SYNC = 1, COL_TRACE_IO = 2, COL_TRACE_HEAP = 3, COL_TRACE_BATCH = 4 };
 
 #define COL_TRACE_STACK_MAX 8192
 #define COL_TRACE_SLOTS 1024
@@ -36,6 +37,39 @@ struct col_trace_event {
   unsigned char stack[COL_TRACE_STACK_MAX];
 };
 
+/* A traced call whose thread walked its own stack, as kept in a lane and
+ * flushed in a BATCH slot: the event's fields and its return addresses. */
+struct col_trace_compact {
+  uint32_t size; /* bytes, with the addresses; a multiple of 8 */
+  uint32_t kind; /* enum col_trace_kind */
+  int32_t tid;
+  uint32_t cpu;
+  int64_t start, end;
+  uint64_t object, old_object;
+  int32_t iotype, fd, ofd;
+  uint32_t n_pcs;
+  int64_t nbytes;
+  uint64_t pcs[];
+};
+
+/* A thread's lane (trace_lanes.c): its walked events gathered where only
+ * it writes, and flushed into one ring slot when full or old, so that the
+ * thread does not write to lines the sampler reads at every event.  Only
+ * the sampler's own program uses lanes (a descendant's events must pass
+ * the sampler's routing in order); a thread that gets none uses the ring. */
+#define COL_TRACE_LANES 256
+#define COL_TRACE_LANE_BYTES (4096 - 64)
+#define COL_LANE_REVOKED UINT32_MAX
+struct col_trace_lane {
+  uint32_t owner;    /* atomic: the thread's id; 0 free; COL_LANE_REVOKED: being drained by the sampler */
+  uint32_t seq;      /* atomic: odd while the owner changes the records */
+  uint32_t used;     /* bytes of records */
+  uint32_t pad;
+  int64_t first_end; /* the oldest record's time */
+  unsigned char pad2[40];
+  unsigned char data[COL_TRACE_LANE_BYTES];
+} __attribute__((aligned(64)));
+
 struct col_trace_ring {
   uint64_t magic;
   /* Each index on a cache line of its own: the program's threads move the
@@ -53,6 +87,7 @@ struct col_trace_ring {
   uint32_t space_seq;        /* atomic, a futex: the sampler bumps it when it frees slots */
   uint32_t space_waiters;    /* atomic: program threads waiting for a slot */
   uint32_t stalled;          /* atomic: a wait timed out; no more waits until the sampler takes again */
+  int32_t lanes_pid;         /* the process whose threads may use lanes (the sampler's program) */
   uint32_t next_space;       /* atomic: the last address-space id given out */
   uint32_t rules_published;  /* atomic: entries of rules[] in use */
   /* Frame rules the sampler found unwinding events' stack copies, for the
@@ -64,6 +99,7 @@ struct col_trace_ring {
     uint8_t kind;  /* enum col_rule_kind: SIMPLE or OUTERMOST */
     uint8_t bases; /* enum col_cfa_base | enum col_bp_rule << 4 */
   } rules[COL_SHARED_RULE_SLOTS];
+  struct col_trace_lane lanes[COL_TRACE_LANES];
   struct col_trace_event slots[COL_TRACE_SLOTS];
 };
 
@@ -87,7 +123,7 @@ void col_trace_path(char *out, size_t len, const char *status_path);
 #define COL_TRACE_WAKE_SIGNAL SIGURG
 /* The sampler process creates it, the runtime maps it (0 or -errno). */
 /* SYNC_THRESHOLD_NS < 0: waits not traced. */
-int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_on, int heap_on);
+int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_on, int heap_on, pid_t lanes_pid);
 int col_trace_attach(const char *status_path);
 /* On a program thread: a slot to fill; then col_trace_commit.  When the
  * ring is full the thread wakes the sampler and waits for a slot (tracing
