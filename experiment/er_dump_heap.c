@@ -5,7 +5,7 @@
  * address releases it, an munmap releases the mappings it covers; what is
  * registered at the end is a leak.  The allocating function is the first
  * frame of the event's stack outside the runtime (whose wrapper is the
- * leaf). */
+ * leaf) and C++'s operator new. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +85,15 @@ static size_t site_index(struct site_total **sites, size_t *n, const char *name)
   return (*n)++;
 }
 
-/* The event's allocating function: the first frame outside the runtime. */
+/* C++'s allocation functions (operator new, new[], their aligned and
+ * nothrow forms): part of the allocator, like the runtime's wrapper. */
+static int is_operator_new(const char *name)
+{
+  return strncmp(name, "_Znw", 4) == 0 || strncmp(name, "_Zna", 4) == 0 || strncmp(name, "operator new", 12) == 0;
+}
+
+/* The event's allocating function: the first frame outside the runtime
+ * and C++'s operator new. */
 static const char *caller_of(const struct er_experiment *exp, const struct er_heap_event *h, er_pc_name_fn name_of)
 {
   const struct er_stack *st = er_experiment_stack(exp, h->frinfo);
@@ -96,7 +104,9 @@ static const char *caller_of(const struct er_experiment *exp, const struct er_he
     const char *file = seg != NULL && seg->name != NULL ? strrchr(seg->name, '/') : NULL;
     if (file != NULL && strcmp(file, "/libcollector.so") == 0)
       continue;
-    return name_of(exp, st->pcs[k]);
+    const char *name = name_of(exp, st->pcs[k]);
+    if (!is_operator_new(name))
+      return name;
   }
   return "<runtime only>";
 }

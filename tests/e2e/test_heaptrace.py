@@ -197,10 +197,29 @@ check(leaks.get("leak_slowly", (0, 0))[0] == slow[2], "attach: gprofng -leaks ag
 m = re.search(r"\((?:[^()]*)allocations, frees, exec, spawn, thread start\) were put in (\d+) GOT slot", raw)
 check(m is not None and int(m.group(1)) > 0, "attach: log.xml says heap tracing started by attach (GOT slots)")
 
+# C++: operator new and new[] show with their callers; leaks exact.
+out = run_gdb(["collector heaptrace on", "collector enable", "run"], [program("heap_cpp")], cwd=work)
+m = re.search(r"cpp_truth: make_nodes 10 1 (\d+) make_array 1 1 (\d+)", out)
+node_size, array_size = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+cpp = os.path.join(work, "test.7.er")
+sites = reader_sites(er_dump(cpp)[2])
+nodes = next((v for k, v in sites.items() if "make_nodes" in k), None)
+array = next((v for k, v in sites.items() if "make_array" in k), None)
+check(m is not None and nodes == (10, 10 * node_size, 1, node_size) and array == (1, array_size, 1, array_size),
+      "C++: our reader charges operator new's blocks to their callers, leaks exact (%s, %s)" % (nodes, array))
+text = gprofng(cpp, "-leaks")
+check(re.search(r"Bytes Leaked = %d\n\s+malloc \+ \S+\n\s+operator new\(unsigned long\) \+ \S+\n\s+make_nodes"
+                % node_size, text) is not None and
+      # new[] ends in a tail call of operator new: that frame stands for both
+      re.search(r"Bytes Leaked = %d\n\s+malloc \+ \S+\n\s+operator new(?:\[\])?\(unsigned long\) \+ \S+\n\s+"
+                r"make_array" % array_size, text) is not None,
+      "C++: gprofng -leaks shows each leak through operator new / new[] to its caller")
+print(text)
+
 # collector pause / resume: nothing recorded while paused.
 out = run_gdb(["collector heaptrace on", "collector enable", "break use_calloc", "run", "collector pause",
                "break use_realloc_stays", "continue", "collector resume", "continue"], [PROGRAM], cwd=work)
-sites = reader_sites(er_dump(os.path.join(work, "test.7.er"))[2])
+sites = reader_sites(er_dump(os.path.join(work, "test.8.er"))[2])
 check("exited normally" in out and "use_calloc" not in sites and "use_realloc_moves" not in sites and
       sites.get("use_malloc", (0,))[0] == 100 and sites.get("use_mmap", (0,))[0] == 4,
       "pause: what was allocated while paused is not recorded, the rest is (%s)" % sorted(sites))
@@ -209,7 +228,7 @@ check("exited normally" in out and "use_calloc" not in sites and "use_realloc_mo
 # near it; the program runs to its end.
 out = run_gdb(["collector heaptrace on", "collector limit 1", "collector enable", "run"], [PROGRAM, "churn", "1"],
               cwd=work, timeout=240)
-limited = os.path.join(work, "test.8.er")
+limited = os.path.join(work, "test.9.er")
 summary, _, raw = er_dump(limited)
 size = os.path.getsize(os.path.join(limited, "heaptrace"))
 check("churn_allocs=" in out and "exited normally" in out, "limit: the program runs to its end")
