@@ -84,6 +84,7 @@ def check_known(mode, path, out):
     truth = truths(out)
     check(len(truth) == 11 and "reallocs_moved=20" in out and "reallocs_stayed=20" in out,
           "%s: the program made its known allocations, reallocs that moved and that stayed" % mode)
+    check("warning:" not in out, "%s: every block aligned as asked, every call succeeded" % mode)
     summary, _, raw = er_dump(path)
     print(raw)
     sites = reader_sites(raw)
