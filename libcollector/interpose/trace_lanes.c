@@ -45,9 +45,13 @@ static struct col_trace_lane *claim(struct col_trace_ring *t, pid_t tid)
 /* The lane's records into one ring slot (the window is open). */
 static int flush(struct col_trace_lane *l, const struct col_lane_origin *o)
 {
+  col_trace_slot_state = WAITING_FOR_SLOT;
   struct col_trace_event *e = col_trace_reserve(1);
-  if (e == NULL)
+  if (e == NULL) {
+    col_trace_slot_state = IN_LANE;
     return 0;
+  }
+  col_trace_slot_state = HOLDING_SLOT;
   e->kind = COL_TRACE_BATCH;
   e->pid = o->pid;
   e->tid = o->tid;
@@ -59,6 +63,7 @@ static int flush(struct col_trace_lane *l, const struct col_lane_origin *o)
   memcpy(e->stack, l->data, l->used);
   e->stack_len = l->used;
   col_trace_commit(e);
+  col_trace_slot_state = IN_LANE;
   l->used = 0;
   return 1;
 }

@@ -18,12 +18,8 @@
 /* Set while the recorder itself calls interposed functions (reading
  * /proc/self/maps): those calls are not traced. */
 __thread int col_tracing_here __attribute__((tls_model("initial-exec")));
-/* Where this thread's recording stands: a signal handler may trace a call
- * at any point of it.  While the thread holds a slot it has not committed,
- * the handler's event must not wait for space (the sampler takes slots in
- * order and would stop at the held one); otherwise it may. */
-enum slot_state { IDLE, WAITING_FOR_SLOT, HOLDING_SLOT };
-static __thread int slot_state __attribute__((tls_model("initial-exec")));
+__thread int col_trace_slot_state __attribute__((tls_model("initial-exec")));
+
 /* The mapping the thread's last event's stack was in. */
 static __thread uintptr_t stack_low __attribute__((tls_model("initial-exec")));
 static __thread uintptr_t stack_high __attribute__((tls_model("initial-exec")));
@@ -225,9 +221,9 @@ static int record_in_lane(const struct col_trace_fields *f, uint64_t ip, uint64_
     return 0;
   int cpu = sched_getcpu();
   struct col_lane_origin o = {my_pid != 0 ? my_pid : getpid(), thread_id(), cpu < 0 ? 0 : (uint32_t)cpu, my_space};
-  slot_state = HOLDING_SLOT; /* a signal handler's event meanwhile takes the ring's spare slot */
+  col_trace_slot_state = IN_LANE; /* a signal handler's event meanwhile goes through the ring */
   int done = col_lane_record(f, pcs, n, &o);
-  slot_state = IDLE;
+  col_trace_slot_state = IDLE;
   return done;
 }
 
@@ -235,15 +231,15 @@ void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp
 {
   int saved = errno;
   uintptr_t top = stack_end((uintptr_t)sp);
-  int before = slot_state;
+  int before = col_trace_slot_state;
   if (top != 0 && before == IDLE && record_in_lane(f, ip, sp, bp, top)) {
     errno = saved;
     return;
   }
-  slot_state = before == HOLDING_SLOT ? HOLDING_SLOT : WAITING_FOR_SLOT;
+  col_trace_slot_state = before == HOLDING_SLOT ? HOLDING_SLOT : WAITING_FOR_SLOT;
   struct col_trace_event *e = top != 0 ? col_trace_reserve(before != HOLDING_SLOT) : NULL;
   if (e != NULL) {
-    slot_state = HOLDING_SLOT;
+    col_trace_slot_state = HOLDING_SLOT;
     size_t len = top - (uintptr_t)sp;
     if (len > COL_TRACE_STACK_MAX)
       len = COL_TRACE_STACK_MAX;
@@ -282,6 +278,6 @@ void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp
     }
     col_trace_commit(e);
   }
-  slot_state = before;
+  col_trace_slot_state = before;
   errno = saved;
 }
