@@ -46,17 +46,25 @@ static const struct er_field_desc heap_fields[] = {
     FIELD(struct er_heap_packet, hovaddr, "HOVADDR", "Previous memory address", "UINT64"),
 };
 
+static const struct er_field_desc hwc_fields[] = {
+    HEADER_FIELDS(struct er_hwc_packet),
+    FIELD(struct er_hwc_packet, hwctag, "HWCTAG", "Hardware counter index", "INT32"),
+    FIELD(struct er_hwc_packet, hwcint, "HWCINT", "Hardware counter interval", "INT64"),
+};
+
 #define FIELDS(array) array, sizeof array / sizeof array[0]
 
 const struct er_kind_desc er_kinds[ER_N_KINDS] = {
     [ER_KIND_CLOCK] = {"profile", "GDBCOL_CLOCK_US", "profile", ER_PKT_CLOCK, sizeof(struct er_clock_packet), 0,
-                       "Clock profiling data", FIELDS(clock_fields)},
+                       "Clock profiling data", FIELDS(clock_fields), 0},
     [ER_KIND_SYNC] = {"synctrace", "GDBCOL_SYNCTRACE", "synctrace", ER_PKT_SYNC, sizeof(struct er_sync_packet), 0,
-                      "Synchronization tracing data", FIELDS(sync_fields)},
+                      "Synchronization tracing data", FIELDS(sync_fields), 0},
     [ER_KIND_IO] = {"iotrace", "GDBCOL_IOTRACE", "iotrace", ER_PKT_IOTRACE, sizeof(struct er_io_packet), 1,
-                    "IO tracing data", FIELDS(io_fields)},
+                    "IO tracing data", FIELDS(io_fields), 0},
     [ER_KIND_HEAP] = {"heaptrace", "GDBCOL_HEAPTRACE", "heaptrace", ER_PKT_HEAP, sizeof(struct er_heap_packet), 0,
-                      "Heap tracing data", FIELDS(heap_fields)},
+                      "Heap tracing data", FIELDS(heap_fields), 0},
+    [ER_KIND_HWC] = {"hwcounters", "GDBCOL_HWC", "hwprofile", ER_PKT_HW, sizeof(struct er_hwc_packet), 0,
+                     "Hardware counter profiling data", FIELDS(hwc_fields), 1},
 };
 
 const struct er_kind_desc *er_kind_named(const char *name)
@@ -76,8 +84,12 @@ int er_kind_profile_block(enum er_kind kind, const char *attributes, char *out, 
     int n_ = snprintf(out + (at < len ? at : len), at < len ? len - at : 0, __VA_ARGS__); \
     at += n_ > 0 ? (size_t)n_ : 0;                                             \
   } while (0)
-  ADD("<profile name=\"%s\"%s%s>\n  <profdata fname=\"%s\"/>\n  <profpckt kind=\"%u\" uname=\"%s\">\n", d->name,
-      attributes[0] != '\0' ? " " : "", attributes, d->name, (unsigned)d->packet_type, d->packet_uname);
+  if (d->counters)
+    ADD("<profdata fname=\"%s\"/>\n  <profpckt kind=\"%u\" uname=\"%s\">\n", d->name, (unsigned)d->packet_type,
+        d->packet_uname);
+  else
+    ADD("<profile name=\"%s\"%s%s>\n  <profdata fname=\"%s\"/>\n  <profpckt kind=\"%u\" uname=\"%s\">\n", d->name,
+        attributes[0] != '\0' ? " " : "", attributes, d->name, (unsigned)d->packet_type, d->packet_uname);
   for (size_t i = 0; i < d->n_fields; i++) {
     const struct er_field_desc *f = &d->fields[i];
     ADD("    <field name=\"%s\"", f->name);
@@ -85,7 +97,10 @@ int er_kind_profile_block(enum er_kind kind, const char *attributes, char *out, 
       ADD(" uname=\"%s\"", f->uname);
     ADD(" offset=\"%u\" type=\"%s\"/>\n", (unsigned)f->offset, f->type);
   }
-  ADD("  </profpckt>\n</profile>\n");
+  if (d->counters)
+    ADD("  </profpckt>\n%s", attributes);
+  else
+    ADD("  </profpckt>\n</profile>\n");
 #undef ADD
   return (int)at;
 }

@@ -17,6 +17,7 @@
 #include "er/er_format.h"
 #include "er/er_reader.h"
 #include "er_dump_heap.h"
+#include "er_dump_hwc.h"
 #include "er_dump_io.h"
 
 struct func_total {
@@ -104,7 +105,8 @@ static void usage(FILE *out)
                "(\"exclusive_seconds inclusive_seconds name\"); with synctrace, sync_functions\n"
                "(\"inclusive_wait_seconds name\"); with iotrace, I/O totals and io_files\n"
                "(\"read_bytes write_bytes calls name\"); with heaptrace, heap totals, leaks and heap_sites\n"
-               "(\"allocations bytes leaks leaked_bytes allocating_function\").\n"
+               "(\"allocations bytes leaks leaked_bytes allocating_function\"); with counters, events per\n"
+               "counter and hwc_functions (\"counter exclusive_events inclusive_events function\").\n"
                "Exit status: 0 read; 1 unreadable; 3 damaged (numbers not to be trusted); 2 usage.\n");
 }
 
@@ -220,6 +222,8 @@ int main(int argc, char **argv)
     er_dump_io(&exp);
   if (exp.declared[ER_KIND_HEAP])
     er_dump_heap(&exp, pc_name);
+  if (exp.declared[ER_KIND_HWC])
+    er_dump_hwc(&exp, pc_name);
   printf("exit_seconds: %.3f\n", exp.exit_tstamp / 1e9);
   for (size_t i = 0; i < exp.n_sample_events; i++)
     printf("sample %zu: %s\n", i, exp.sample_labels[i]);
@@ -245,6 +249,8 @@ int main(int argc, char **argv)
   }
   if (exp.declared[ER_KIND_HEAP])
     er_dump_heap_sites();
+  if (exp.declared[ER_KIND_HWC])
+    er_dump_hwc_functions();
   int damaged = exp.invalid_packets > 0 || exp.damaged_packets > 0 || missing > 0;
   if (damaged)
     fprintf(stderr, "er-dump: %s is damaged: %zu invalid packet(s), %zu damaged packet(s), %zu sample(s) "

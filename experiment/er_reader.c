@@ -72,7 +72,16 @@ static void parse_log_element(void *ctx, xmlNode *el)
 {
   struct er_experiment *exp = ctx;
   char v[64];
-  if (er_xml_is(el, "profile", NULL)) {
+  if (er_xml_is(el, "profile", NULL) && er_xml_attr(el, "name", v, sizeof v) && strcmp(v, ER_HWC_PROFILE_NAME) == 0) {
+    char name[256];
+    struct er_hwc_declared c = {0, 0, NULL};
+    c.tag = er_xml_attr(el, "tag", v, sizeof v) ? (uint32_t)strtoul(v, NULL, 10) : 0;
+    c.interval = er_xml_attr(el, "interval", v, sizeof v) ? strtoull(v, NULL, 10) : 0;
+    c.name = strdup(er_xml_attr(el, "hwcname", name, sizeof name) ? name : "?");
+    exp->counters = realloc(exp->counters, (exp->n_counters + 1) * sizeof *exp->counters);
+    exp->counters[exp->n_counters++] = c;
+    exp->declared[ER_KIND_HWC] = 1;
+  } else if (er_xml_is(el, "profile", NULL)) {
     const struct er_kind_desc *kind = er_xml_attr(el, "name", v, sizeof v) ? er_kind_named(v) : NULL;
     if (kind == NULL)
       return;
@@ -282,6 +291,23 @@ static void collect_heap(const unsigned char *p, uint16_t type, uint16_t size, v
   exp->heap_events[exp->n_heap_events++] = h;
 }
 
+static void collect_hwc(const unsigned char *p, uint16_t type, uint16_t size, void *arg)
+{
+  struct er_experiment *exp = arg;
+  if (type != ER_PKT_HW)
+    return;
+  struct er_hwc_packet pk;
+  if (size != sizeof pk) {
+    exp->damaged_packets++;
+    return;
+  }
+  memcpy(&pk, p, sizeof pk);
+  struct er_hwc_sample s = {pk.thrid, pk.tstamp, pk.frinfo, pk.hwctag, pk.hwcint};
+  if (exp->n_hwc_samples % 1024 == 0)
+    exp->hwc_samples = realloc(exp->hwc_samples, (exp->n_hwc_samples + 1024) * sizeof *exp->hwc_samples);
+  exp->hwc_samples[exp->n_hwc_samples++] = s;
+}
+
 static int by_frame_uid(const void *a, const void *b)
 {
   uint64_t x = ((const struct er_stack *)a)->frame_uid, y = ((const struct er_stack *)b)->frame_uid;
@@ -349,7 +375,7 @@ int er_experiment_open(const char *path, struct er_experiment *exp, char *err, s
    * declare it: er-dump reports what it holds). */
   static void (*const collectors[ER_N_KINDS])(const unsigned char *, uint16_t, uint16_t, void *) = {
       [ER_KIND_CLOCK] = collect_clock, [ER_KIND_SYNC] = collect_sync, [ER_KIND_IO] = collect_io,
-      [ER_KIND_HEAP] = collect_heap};
+      [ER_KIND_HEAP] = collect_heap, [ER_KIND_HWC] = collect_hwc};
   for (int k = 0; k < ER_N_KINDS; k++)
     if (k == ER_KIND_CLOCK || exp->declared[k])
       walk_file(path, er_kinds[k].name, exp, collectors[k]);
@@ -387,6 +413,10 @@ void er_experiment_close(struct er_experiment *exp)
     free(exp->io_calls[i].name);
   free(exp->io_calls);
   free(exp->heap_events);
+  for (size_t i = 0; i < exp->n_counters; i++)
+    free(exp->counters[i].name);
+  free(exp->counters);
+  free(exp->hwc_samples);
   memset(exp, 0, sizeof *exp);
 }
 

@@ -149,6 +149,7 @@ class Settings:
             "synctrace": str(self.synctrace_threshold) if self.synctrace else "off",
             "iotrace": "on" if self.iotrace else "off",
             "heaptrace": "on" if self.heaptrace else "off",
+            "hwprofile": "",  # counter profiling: not yet recorded (the setting is refused)
         }
         return {setting: values[command] for _, setting, command in native.data_kinds()}
 

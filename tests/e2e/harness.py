@@ -142,7 +142,7 @@ def er_dump(path):
     for line in out.splitlines():
         if line == "functions:":
             in_funcs = True
-        elif line in ("sync_functions:", "heap_sites:"):
+        elif line in ("sync_functions:", "heap_sites:", "hwc_functions:"):
             in_funcs = False  # per-function waits or heap sites follow (their tests read them)
         elif in_funcs:
             excl, incl, name = line.split(" ", 2)

@@ -1,12 +1,14 @@
 """The reader as a strict check: a recursive function's inclusive time is
 the time spent under it, once per stack, as in gprofng (not once per
-frame); er-dump --help prints its usage; a damaged log.xml is an error
+frame); counter packets (hwcounters) are counted as gprofng counts them;
+er-dump --help prints its usage; a damaged log.xml is an error
 naming the file and line, as in gprofng; damaged packets are counted and
 make er-dump exit 3; and no damaged data file makes it crash."""
 
 import os
 import re
 import shutil
+import struct
 import subprocess
 
 from harness import ER_DUMP, check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, workdir
@@ -29,6 +31,50 @@ r = subprocess.run([ER_DUMP, "--help"], capture_output=True, text=True)
 check(r.returncode == 0 and r.stdout.startswith("usage: er-dump EXPERIMENT.er"), "er-dump --help prints usage")
 r = subprocess.run([ER_DUMP, "--bogus"], capture_output=True, text=True)
 check(r.returncode == 2 and "usage" in r.stderr, "er-dump with an unknown option: usage, exit 2")
+
+# Counter packets (hwcounters, gprofng's shape in log.xml): one overflow of
+# 100 page faults on each clock sample's stack, written the way the
+# writer's data-kind table describes them; our reader counts what
+# gprofng counts, in all and per function.
+counted = os.path.join(work, "counted.er")
+shutil.copytree(exp, counted)
+with open(os.path.join(counted, "profile"), "rb") as f:
+    clock = f.read()
+packets, at = [], 0
+while at + 56 <= len(clock):
+    size, kind = struct.unpack_from("<HH", clock, at)
+    if size == 0:
+        at = (at // 16384 + 1) * 16384
+        continue
+    if kind == 8:
+        lwpid, thrid, cpu = struct.unpack_from("<QQI", clock, at + 8)
+        tstamp, frinfo = struct.unpack_from("<qQ", clock, at + 28)
+        packets.append(struct.pack("<HHIQQIIqQIIQ", 64, 3, 0, lwpid, thrid, cpu, 0, tstamp, frinfo, 0, 0, 100))
+    at += size
+with open(os.path.join(counted, "hwcounters"), "wb") as f:
+    f.write(b"".join(packets))
+fields = [("LWPID", 8, "INT64"), ("THRID", 16, "INT64"), ("CPUID", 24, "INT32"), ("TSTAMP", 32, "INT64"),
+          ("FRINFO", 40, "INT64"), ("HWCTAG", 48, "INT32"), ("HWCINT", 56, "INT64")]
+with open(os.path.join(counted, "log.xml"), "a") as f:
+    f.write('<profdata fname="hwcounters"/>\n<profpckt kind="3" uname="Hardware counter profiling data">\n' +
+            "".join('  <field name="%s" offset="%d" type="%s"/>\n' % fld for fld in fields) + "</profpckt>\n" +
+            '<profile name="hwcounter" cpuver="-1" hwcname="page-faults" int_name="page-faults" interval="100" '
+            'tag="0" memop="0"/>\n')
+summary, _, raw = er_dump(counted)
+text = subprocess.run(["gprofng", "display", "text", "-metrics", "e.page-faults:i.page-faults", "-functions", counted],
+                      capture_output=True, text=True).stdout
+print(text)
+theirs = {m.group(3): (int(m.group(1)), int(m.group(2)))
+          for m in re.finditer(r"^\s*(\d+)\s+(\d+)\s+(\S.*?)\s*$", text, re.M)}
+ours = {m.group(3): (int(m.group(1)), int(m.group(2)))
+        for m in re.finditer(r"^page-faults (\d+) (\d+) (.+)$", raw, re.M)}
+check(packets and summary.get("hwc_events page-faults") == str(100 * len(packets)) and
+      theirs.get("<Total>", (0,))[0] == 100 * len(packets),
+      "counters: %d overflows of 100 page faults, our reader and gprofng count %s and %s"
+      % (len(packets), summary.get("hwc_events page-faults"), theirs.get("<Total>")))
+check(ours.get("recurse") == theirs.get("recurse") and ours.get("main") == theirs.get("main") and ours.get("main"),
+      "counters: per function as gprofng (recurse %s / %s, main %s / %s)"
+      % (ours.get("recurse"), theirs.get("recurse"), ours.get("main"), theirs.get("main")))
 
 broken = os.path.join(work, "broken.er")
 shutil.copytree(exp, broken)

@@ -57,6 +57,18 @@ int main(void)
   CHECK(strstr(block, "<profpckt kind=\"5\" uname=\"Heap tracing data\">") != NULL);
   CHECK(strstr(block, "<field name=\"HTYPE\" uname=\"Heap trace function type\" offset=\"48\" type=\"INT32\"/>"));
   CHECK(strstr(block, "<field name=\"HOVADDR\" uname=\"Previous memory address\" offset=\"72\" type=\"UINT64\"/>"));
+  /* Counters: gprofng's own shape (the data description at the top level,
+   * then one empty <profile name="hwcounter"/> per counter); gprofng 2.40
+   * showed "Excl. page-faults Events" for a synthetic experiment in it. */
+  const char *counter = "<profile name=\"hwcounter\" cpuver=\"-1\" hwcname=\"page-faults\" int_name=\"page-faults\" "
+                        "interval=\"100\" tag=\"0\" memop=\"0\"/>\n";
+  n = er_kind_profile_block(ER_KIND_HWC, counter, block, sizeof block);
+  const char *head = "<profdata fname=\"hwcounters\"/>\n  <profpckt kind=\"3\"";
+  CHECK(strncmp(block, head, strlen(head)) == 0);
+  CHECK(strstr(block, "<field name=\"HWCTAG\" uname=\"Hardware counter index\" offset=\"48\" type=\"INT32\"/>"));
+  CHECK(strstr(block, "<field name=\"HWCINT\" uname=\"Hardware counter interval\" offset=\"56\" type=\"INT64\"/>"));
+  CHECK(strstr(block, "</profpckt>\n<profile name=\"hwcounter\"") != NULL && strstr(block, "<profile name=\"hwcounters\"") == NULL);
+  CHECK(n == (int)strlen(block) && strcmp(block + n - strlen(counter), counter) == 0);
   char small[16]; /* cut short, never past the buffer; the length says how much was wanted */
   CHECK(er_kind_profile_block(ER_KIND_CLOCK, "", small, sizeof small) > (int)sizeof small && strlen(small) == 15);
   return TEST_EXIT();

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum er_kind { ER_KIND_CLOCK, ER_KIND_SYNC, ER_KIND_IO, ER_KIND_HEAP, ER_N_KINDS };
+enum er_kind { ER_KIND_CLOCK, ER_KIND_SYNC, ER_KIND_IO, ER_KIND_HEAP, ER_KIND_HWC, ER_N_KINDS };
 
 struct er_field_desc {
   const char *name;  /* gprofng's property name */
@@ -30,15 +30,23 @@ struct er_kind_desc {
   const char *packet_uname;
   const struct er_field_desc *fields;
   size_t n_fields;
+  /* gprofng's hardware-counter shape (§3.5): the data file and packet at
+   * the top level of log.xml, then one empty <profile name="hwcounter" …/>
+   * per counter, which the caller gives as the block's ATTRIBUTES. */
+  int counters;
 };
 
 extern const struct er_kind_desc er_kinds[ER_N_KINDS];
 
+/* The <profile> name of each counter of the hardware-counter kind. */
+#define ER_HWC_PROFILE_NAME "hwcounter"
 /* The kind named NAME (a <profile> name), or NULL. */
 const struct er_kind_desc *er_kind_named(const char *name);
 /* KIND's <profile> block for log.xml, with ATTRIBUTES (already formatted,
  * may be "") in its opening tag: the data file and the packet's fields.
- * Returns the length written (as snprintf). */
+ * For a kind with counters, ATTRIBUTES are the counters' own <profile/>
+ * elements, written after the packet.  Returns the length written (as
+ * snprintf). */
 int er_kind_profile_block(enum er_kind kind, const char *attributes, char *out, size_t len);
 
 #endif

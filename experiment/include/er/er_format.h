@@ -97,6 +97,20 @@ _Static_assert(__builtin_offsetof(struct er_heap_packet, htype) == 48, "HTYPE at
 _Static_assert(__builtin_offsetof(struct er_heap_packet, hsize) == 56, "HSIZE at 56");
 _Static_assert(__builtin_offsetof(struct er_heap_packet, hovaddr) == 72, "HOVADDR at 72");
 
+/* Hardware counter packet, kind 3, 64 bytes (§5.8): the common header,
+ * the counter's tag (the `tag` of its <profile name="hwcounter">) and the
+ * events this overflow stands for (the counter's interval). */
+struct er_hwc_packet {
+  ER_COMMON_HEADER;
+  uint32_t hwctag;
+  uint32_t pad2;
+  uint64_t hwcint;
+};
+
+_Static_assert(sizeof(struct er_hwc_packet) == 64, "hardware counter packet is 64 bytes");
+_Static_assert(__builtin_offsetof(struct er_hwc_packet, hwctag) == 48, "HWCTAG at 48");
+_Static_assert(__builtin_offsetof(struct er_hwc_packet, hwcint) == 56, "HWCINT at 56");
+
 /* I/O trace packet, kind 19, variable size (§5.7): the common header, the
  * call's type, descriptors, bytes and start, then the path of an open
  * (NUL-terminated); the size is rounded up to a multiple of 8.  TSTAMP is

@@ -56,6 +56,22 @@ struct er_heap_event {
   uint64_t size, addr, old_addr;
 };
 
+/* A counter overflow (hwcounters): TAG's counter, INTERVAL events. */
+struct er_hwc_sample {
+  uint64_t thrid;
+  int64_t tstamp;
+  uint64_t frinfo;
+  uint32_t tag;
+  uint64_t interval;
+};
+
+/* A counter log.xml declares (<profile name="hwcounter">). */
+struct er_hwc_declared {
+  uint32_t tag;
+  uint64_t interval;
+  char *name; /* hwcname */
+};
+
 struct er_experiment {
   char *path;
   long ptimer_us; /* 0 when log.xml declares no clock profile */
@@ -90,6 +106,10 @@ struct er_experiment {
   size_t n_io_calls;
   struct er_heap_event *heap_events; /* in file order */
   size_t n_heap_events;
+  struct er_hwc_declared *counters;
+  size_t n_counters;
+  struct er_hwc_sample *hwc_samples;
+  size_t n_hwc_samples;
   size_t invalid_packets; /* misaligned or malformed, as gprofng counts them */
   size_t damaged_packets; /* well framed, but their contents contradict themselves */
 };
