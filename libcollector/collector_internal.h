@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include "er/er_data_kinds.h"
+#include "er/er_hwc_events.h"
 #include "er/er_datafile.h"
 #include "er/er_recordfile.h"
 
@@ -89,6 +90,8 @@ struct col_config {
   int synctrace;              /* GDBCOL_SYNCTRACE: synchronization waits traced */
   int iotrace;                /* GDBCOL_IOTRACE: I/O calls traced */
   int heaptrace;              /* GDBCOL_HEAPTRACE: allocations and frees traced */
+  int n_hwc;                  /* GDBCOL_HWC: the counters profiled (tag = index) */
+  struct er_hwc_resolved hwc[ER_HWC_MAX_COUNTERS];
   long sync_threshold_us;     /* waits at least this long; -1: calibrated */
 };
 
@@ -371,6 +374,14 @@ void col_trace_writer_count(void);
 void col_trace_writer_abandon(int err);
 extern uint64_t col_trace_events_written, col_trace_events_not_written; /* synctrace */
 extern uint64_t col_heap_events_written, col_heap_events_not_written;
+/* counter_writer.c: counter overflows (hwcounters), one of the data writers. */
+extern uint64_t col_overflows_written, col_overflows_not_written;
+int col_counter_writer_start(void);
+/* CAP's overflow of counter TAG, standing for EVENTS events. */
+void col_counter_writer_write(const struct col_capture *cap, uint32_t tag, uint64_t events);
+void col_counter_writer_flush(void);
+void col_counter_writer_count(void);
+void col_counter_writer_abandon(int err);
 /* How traced events' stacks came: walked on the program's thread, or unwound here from a copy. */
 extern uint64_t col_trace_stacks_walked_here, col_trace_stacks_from_copies;
 extern uint64_t col_io_events_written, col_io_events_not_written;

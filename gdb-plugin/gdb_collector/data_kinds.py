@@ -1,5 +1,6 @@
-"""Settings of the data kinds beyond clock profiling.  Synchronization-wait,
-I/O and heap tracing record; hardware-counter profiling, MPI tracing and
+"""Settings of the data kinds beyond clock profiling.  Counter profiling
+(the kernel's software counters; hardware ones where a PMU exists),
+synchronization-wait, I/O and heap tracing record; MPI tracing and
 thread-analyzer data have their whole documented syntax accepted and
 checked, appear in `collector show`, and turning one on is refused with a
 plain error, never a silent no-op."""
@@ -9,6 +10,7 @@ import os
 import gdb
 
 from . import native, values
+from .settings import default_counters
 from .commands import _Subcommand
 
 MAX_THRESHOLD_US = 2147483647
@@ -65,14 +67,19 @@ def _counter_list(usage):
         kind = "hardware" if hardware else "kernel software event"
         alias = ", alias for %s" % alias_of if alias_of else ""
         lines.append("  %s: %s (%s%s)" % (name, description, kind, alias))
+    lines.append("Default counters: %s" % default_counters())
     lines.append("Usage: %s" % usage)
-    lines.append("Counter profiling itself is not implemented in this version: definitions are checked and kept, "
-                 "\"collector hwprofile on\" is refused.")
     return "\n".join(lines) + "\n"
 
 
+
 class HwprofileCommand(_DataKindCommand):
-    """Hardware-counter overflow profiling (not implemented yet).
+    """Counter overflow profiling: a sample with its call stack every
+INTERVAL events of each counter (gprofng shows one metric per counter,
+-metrics e.page-faults:i.page-faults).  The kernel's software counters
+(page faults, context switches, ...) work everywhere, virtual machines
+included; hardware counters (cycles, insts, ...) where the kernel exposes
+a PMU.
 
 Usage: collector hwprofile on|off
        collector hwprofile list
@@ -85,8 +92,8 @@ separated by commas or single spaces: collector hwprofile counter cycles,on,inst
 "+" asks for backtracking to the memory-referencing instruction; /REGISTER
 pins a counter register; ~ATTR=VALUE sets a counter attribute.
 
-The counter list is checked and kept (collector show); "on" is refused
-until counter profiling is implemented."""
+Without a counter list, "on" counts the defaults (collector hwprofile list
+says which).  Clock profiling goes on beside the counters."""
 
     name = "hwprofile"
     what = "Hardware-counter overflow profiling"
@@ -94,7 +101,12 @@ until counter profiling is implemented."""
 
     def invoke(self, arg, from_tty):
         words = self.words(arg)
-        if self.on_or_off(words, arg, "hwprofile"):
+        if words == ["on"]:
+            counters = self.state.settings.hwc_counters or default_counters()
+            self.store(arg, "hwprofile", True, "Counter overflow profiling: on, counters %s." % counters)
+            return
+        if words == ["off"]:
+            self.store(arg, "hwprofile", False, "Counter overflow profiling: off.")
             return
         if words == ["list"]:
             gdb.write(_counter_list(self.usage))
@@ -104,9 +116,7 @@ until counter profiling is implemented."""
                 canonical = native.parse_counters(text)
             except ValueError as error:
                 raise gdb.GdbError("collector hwprofile counter: %s" % error)
-            self.store(arg, "hwc_counters", canonical,
-                       "Counters: %s (kept for when counter profiling is implemented; "
-                       "\"collector hwprofile on\" is refused until then)." % canonical)
+            self.store(arg, "hwc_counters", canonical, "Counters: %s." % canonical)
         else:
             self.bad(arg)
 

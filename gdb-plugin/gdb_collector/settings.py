@@ -17,6 +17,29 @@ def _on_off(flag):
     return "on" if flag else "off"
 
 
+def counters_problem(canonical):
+    """What this version cannot count in a checked counter list, or None:
+    one counter per experiment (the kernel's records of several counters
+    sharing a ring cannot yet be told apart), and no backtracking,
+    attributes or registers (the kernel's software counters have none)."""
+    items = canonical.split(",")
+    names = items[0::2]
+    if len(names) > 1:
+        return ("counter profiling records one counter per experiment in this version (%d given: %s); "
+                "give one with collector hwprofile counter NAME[,INTERVAL]" % (len(names), ", ".join(names)))
+    if names and (names[0].startswith("+") or "~" in names[0] or "/" in names[0]):
+        return ("counter %s: backtracking (+), attributes (~) and registers (/) need hardware counters "
+                "this version does not program; give the counter's name alone" % names[0])
+    return None
+
+
+def default_counters():
+    """What `collector hwprofile on` counts without a counter list: cycles
+    and instructions where the kernel exposes a hardware PMU, page faults
+    where it does not."""
+    return "cycles,on,insts,on" if os.path.isdir("/sys/bus/event_source/devices/cpu") else "page-faults,on"
+
+
 class Settings:
     def __init__(self):
         self.clock_profiling = True
@@ -117,6 +140,10 @@ class Settings:
             problem = values.group_file_problem(self.group_path())
             if problem:
                 problems.append(problem)
+        if self.hwprofile:
+            problem = counters_problem(self.hwc_counters or default_counters())
+            if problem:
+                problems.append(problem)
         return problems
 
     def named_experiment(self):
@@ -149,7 +176,7 @@ class Settings:
             "synctrace": str(self.synctrace_threshold) if self.synctrace else "off",
             "iotrace": "on" if self.iotrace else "off",
             "heaptrace": "on" if self.heaptrace else "off",
-            "hwprofile": "",  # counter profiling: not yet recorded (the setting is refused)
+            "hwprofile": (self.hwc_counters or default_counters()) if self.hwprofile else "",
         }
         return {setting: values[command] for _, setting, command in native.data_kinds()}
 
@@ -171,8 +198,8 @@ class Settings:
         return "\n".join(
             [
                 "Clock profiling:        %s, interval %s" % (_on_off(self.clock_profiling), interval),
-                "HW counter profiling:   %s, counters %s%s"
-                % (_on_off(self.hwprofile), self.hwc_counters or "(default)", later),
+                "HW counter profiling:   %s, counters %s"
+                % (_on_off(self.hwprofile), self.hwc_counters or "(default: %s)" % default_counters()),
                 "Sync wait tracing:      %s, threshold %s" % (_on_off(self.synctrace), threshold),
                 "I/O tracing:            %s" % _on_off(self.iotrace),
                 "Heap tracing:           %s" % _on_off(self.heaptrace),

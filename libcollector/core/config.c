@@ -78,6 +78,21 @@ static void load_group(struct col_config *cfg, const char *group)
     er_group_experiment_name(group, cfg->experiment_name, sizeof cfg->experiment_name);
 }
 
+/* The counter list GDB checked ("page-faults,100,..."): each resolved to
+ * its perf event and interval on this machine; a name it does not offer
+ * is left out (GDB refuses those). */
+static void load_counters(struct col_config *cfg, const char *text)
+{
+  struct er_hwc_spec spec;
+  char err[200];
+  cfg->n_hwc = 0;
+  if (text == NULL || text[0] == '\0' || er_parse_hwc_spec(text, &spec, err, sizeof err) != 0)
+    return;
+  for (int i = 0; i < spec.n && cfg->n_hwc < ER_HWC_MAX_COUNTERS; i++)
+    if (er_hwc_resolve(&spec.counters[i], &cfg->hwc[cfg->n_hwc]) == 0)
+      cfg->n_hwc++;
+}
+
 static void load_settings(struct col_config *cfg, setting_lookup get, void *source)
 {
   copy_setting(get, source, "GDBCOL_EXPERIMENT_DIR", cfg->store_dir, sizeof cfg->store_dir);
@@ -125,6 +140,7 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
   cfg->iotrace = io != NULL && strcmp(io, "on") == 0;
   const char *heap = get("GDBCOL_HEAPTRACE", source);
   cfg->heaptrace = heap != NULL && strcmp(heap, "on") == 0;
+  load_counters(cfg, get("GDBCOL_HWC", source));
 }
 
 void col_config_from_environment(struct col_config *cfg)
@@ -178,6 +194,7 @@ int col_kind_on(const struct col_config *cfg, enum er_kind kind)
   case ER_KIND_SYNC: return cfg->synctrace;
   case ER_KIND_IO: return cfg->iotrace;
   case ER_KIND_HEAP: return cfg->heaptrace;
+  case ER_KIND_HWC: return cfg->n_hwc > 0;
   default: return 0;
   }
 }
@@ -191,6 +208,19 @@ void col_kind_attributes(const struct col_config *cfg, enum er_kind kind, char *
   case ER_KIND_SYNC: /* -1 when calibrated, as gprofng writes it (the value goes in a comment) */
     snprintf(out, len, "threshold=\"%ld\" scope=\"1\"", cfg->sync_threshold_us);
     break;
+  case ER_KIND_HWC: { /* one empty <profile> per counter; cpuver -1: no CPU table (gprofng reads the name) */
+    size_t at = 0;
+    out[0] = '\0';
+    for (int i = 0; i < cfg->n_hwc && at < len; i++) {
+      const char *name = cfg->hwc[i].event->name;
+      int n = snprintf(out + at, len - at,
+                       "<profile name=\"" ER_HWC_PROFILE_NAME "\" cpuver=\"-1\" hwcname=\"%s\" int_name=\"%s\" "
+                       "interval=\"%llu\" tag=\"%d\" memop=\"0\"/>\n",
+                       name, name, (unsigned long long)cfg->hwc[i].interval, i);
+      at += n > 0 ? (size_t)n : 0;
+    }
+    break;
+  }
   default:
     snprintf(out, len, "%s", "");
   }

@@ -107,7 +107,7 @@ int col_experiment_open_files(void)
   }
   col_log_settings(&col_cfg);
   for (int k = 0; k < ER_N_KINDS; k++) {
-    char attributes[128];
+    char attributes[ER_HWC_MAX_COUNTERS * 192];
     if (col_kind_on(&col_cfg, (enum er_kind)k)) {
       col_kind_attributes(&col_cfg, (enum er_kind)k, attributes, sizeof attributes);
       col_log_kind_block((enum er_kind)k, attributes);

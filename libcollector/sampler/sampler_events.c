@@ -36,6 +36,10 @@ int sampler_exclude_kernel;
 unsigned sampler_attached_threads, sampler_unattached_threads;
 int sampler_attach_errno;
 
+uint64_t sampler_counter_period[ER_HWC_MAX_COUNTERS];
+unsigned sampler_counters_refused;
+int sampler_counter_errno;
+
 static int ring_of_cpu[SAMPLER_MAX_CPUS];
 static pid_t *known_tids; /* attach: the threads given events */
 static size_t n_known, known_room;
@@ -60,7 +64,10 @@ static size_t ring_pages(void)
   return pages;
 }
 
-static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec)
+/* COUNTER < 0: the clock's event, which also brings the records of
+ * threads, mappings and execs; else that counter's, samples only (the
+ * same sample layout: one parser for the ring). */
+static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec, int counter)
 {
   struct perf_event_attr attr;
   col_perf_clock_attr(&attr, col_cfg.clock_interval_us, col_cfg.stack_copy_bytes, exclude_kernel);
@@ -68,6 +75,17 @@ static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec)
   attr.enable_on_exec = (unsigned)from_exec;
   attr.disabled = 1;
   attr.sample_id_all = 1;
+  if (counter >= 0) {
+    attr.type = col_cfg.hwc[counter].perf_type;
+    attr.config = col_cfg.hwc[counter].perf_config;
+    attr.sample_period = sampler_counter_period[counter];
+    /* No PERIOD: with it a software event samples every single event (the
+     * kernel reports each with period 1).  The word after CPU is then the
+     * registers' ABI, which tells a counter's sample from the clock's. */
+    attr.sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
+    attr.wakeup_watermark = (uint32_t)(sampler_ring_data_bytes / 2);
+    return (int)syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+  }
   attr.context_switch = 1;       /* each thread's CPU time, for its tail */
   attr.task = 1;                 /* each thread's exit (PERF_RECORD_EXIT) */
   attr.comm = 1;
@@ -82,12 +100,12 @@ static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec)
 
 /* Kernel sampling too where allowed (system time is then charged to the
  * call site); user mode only at perf_event_paranoid >= 2. */
-static int open_event_allowed(pid_t pid, int cpu, int from_exec)
+static int open_event_allowed(pid_t pid, int cpu, int from_exec, int counter)
 {
-  int fd = open_event(pid, cpu, sampler_exclude_kernel, from_exec);
+  int fd = open_event(pid, cpu, sampler_exclude_kernel, from_exec, counter);
   if (fd < 0 && (errno == EACCES || errno == EPERM) && !sampler_exclude_kernel) {
     sampler_exclude_kernel = 1;
-    fd = open_event(pid, cpu, 1, from_exec);
+    fd = open_event(pid, cpu, 1, from_exec, counter);
   }
   return fd;
 }
@@ -125,11 +143,40 @@ static long cpu_count(void)
   return n < 1 ? 1 : n > SAMPLER_MAX_CPUS ? SAMPLER_MAX_CPUS : n;
 }
 
+/* Each counter's period: its interval (the events one overflow stands for). */
+static void choose_counter_periods(void)
+{
+  for (int i = 0; i < col_cfg.n_hwc; i++)
+    sampler_counter_period[i] = col_cfg.hwc[i].interval > 0 ? col_cfg.hwc[i].interval : 1;
+}
+
 static void prepare(void)
 {
   sampler_ring_data_bytes = ring_pages() * (size_t)sysconf(_SC_PAGESIZE);
   for (int i = 0; i < SAMPLER_MAX_CPUS; i++)
     ring_of_cpu[i] = -1;
+  choose_counter_periods();
+}
+
+/* The counters' events of PID on CPU, into the CPU's ring (after the
+ * clock's, which made it).  A counter the kernel refuses is counted. */
+static void open_counters(pid_t pid, int cpu, int from_exec)
+{
+  for (int i = 0; i < col_cfg.n_hwc; i++) {
+    int fd = open_event_allowed(pid, cpu, from_exec, i);
+    if (fd < 0) {
+      if (errno != ESRCH) {
+        sampler_counters_refused++;
+        sampler_counter_errno = errno;
+      }
+      continue;
+    }
+    if (connect_output(fd, cpu) != 0 || remember_fd(fd) != 0) {
+      sampler_counters_refused++;
+      sampler_counter_errno = errno;
+      close(fd);
+    }
+  }
 }
 
 /* Opens PID's (a thread's) events on every CPU; the number opened.  An
@@ -138,7 +185,7 @@ static int open_on_every_cpu(pid_t pid, int from_exec, int *last_errno)
 {
   int opened = 0;
   for (int cpu = 0; cpu < cpu_count(); cpu++) {
-    int fd = open_event_allowed(pid, cpu, from_exec);
+    int fd = open_event_allowed(pid, cpu, from_exec, -1);
     if (fd < 0) {
       *last_errno = errno;
       if (errno == ESRCH)
@@ -150,6 +197,7 @@ static int open_on_every_cpu(pid_t pid, int from_exec, int *last_errno)
       close(fd);
       continue;
     }
+    open_counters(pid, cpu, from_exec);
     opened++;
   }
   return opened;

@@ -38,4 +38,13 @@ void sampler_events_forget(void);
 /* Descriptors to wake on: the rings. */
 void sampler_events_watch(int epoll_fd);
 
+/* Counters (collector hwprofile): each counter's period (the events an
+ * overflow stands for); the counters the kernel refused, and why.  A
+ * counter's samples carry no period (col_perf_parse_sample leaves it 0):
+ * that tells them from the clock's.  One counter per experiment for now
+ * (GDB refuses more): several would need the records' event ids. */
+extern uint64_t sampler_counter_period[];
+extern unsigned sampler_counters_refused;
+extern int sampler_counter_errno;
+
 #endif

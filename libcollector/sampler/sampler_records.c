@@ -15,6 +15,7 @@
 
 #include "er/er_format.h"
 #include "sampler_descendants.h"
+#include "sampler_events.h"
 #include "sampler_spawns.h"
 #include "sampler_state.h"
 #include "sampler_tails.h"
@@ -87,6 +88,11 @@ static void on_sample(const unsigned char *rec, uint16_t size)
   note_thread(cap.tid);
   if (cap.tstamp >= sampler.closing_at)
     return; /* after the end asked for, or the program's exec: neither written nor counted in tails */
+  if (cap.period == 0) { /* a counter's overflow (its samples carry no period): its packet, not CPU time */
+    if (col_cfg.n_hwc > 0)
+      col_counter_writer_write(&cap, 0, sampler_counter_period[0]);
+    return;
+  }
   size_t n = col_clock_writer_write_stack(&cap, pcs);
   tails_on_clock_sample(&cap, pcs, n);
 }

@@ -70,6 +70,26 @@ static void describe_clock(void)
                           (unsigned long long)sampler.lost_records);
 }
 
+static void describe_counters(void)
+{
+  if (col_cfg.n_hwc == 0)
+    return;
+  char list[ER_HWC_MAX_COUNTERS * 80];
+  size_t at = 0;
+  for (int i = 0; i < col_cfg.n_hwc && at < sizeof list; i++) {
+    int n = snprintf(list + at, sizeof list - at, "%s%s every %llu event(s)", i > 0 ? ", " : "",
+                     col_cfg.hwc[i].event->name, (unsigned long long)sampler_counter_period[i]);
+    at += n > 0 ? (size_t)n : 0;
+  }
+  col_log_comment("Counters: %s; perf_event overflow samples into the clock's per-CPU rings (registers and "
+                  "stack copies, no signals, nothing inside the program); %llu overflow(s) written, %llu not "
+                  "written", list, (unsigned long long)col_overflows_written,
+                  (unsigned long long)col_overflows_not_written);
+  if (sampler_counters_refused > 0)
+    col_log_final_warning(200, "the kernel refused %u counter event(s) (perf_event_open: %s); those counts are "
+                          "missing", sampler_counters_refused, strerror(sampler_counter_errno));
+}
+
 static void describe_descendants(void)
 {
   if (writers_started > 0)
@@ -82,6 +102,7 @@ static const struct sampler_source sources[] = {
     {"the program's and GDB's requests (control page)", take_requests, NULL},
     {"clock samples and the kernel's records (per-CPU rings)", take_ring_records, describe_clock},
     {"traced events (trace ring)", take_traced_events, sampler_trace_describe},
+    {"counter overflows (in the per-CPU rings, taken with the clock's records)", NULL, describe_counters},
     {"descendants (their writers)", NULL, describe_descendants},
 };
 #define N_SOURCES (sizeof sources / sizeof sources[0])

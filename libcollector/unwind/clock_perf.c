@@ -131,8 +131,11 @@ int col_perf_parse_sample(const unsigned char *rec, size_t len, struct col_captu
   *pid = (pid_t)pid_tid[0];
   memcpy(&cap.tstamp, p, 8), p += 8;
   memcpy(&cap.cpu, p, 4), p += 8;
-  memcpy(&cap.period, p, 8), p += 8; /* which event: the clock's, or the tail probe's */
-  memcpy(&word, p, 8), p += 8; /* regs ABI */
+  memcpy(&word, p, 8), p += 8;
+  if (word > PERF_SAMPLE_REGS_ABI_64) { /* the clock's period (at least 100 us in ns), then the regs ABI */
+    cap.period = word;
+    memcpy(&word, p, 8), p += 8;
+  } /* else a counter's sample (no period: cap.period stays 0), and that was the regs ABI */
   cap.tid = (pid_t)pid_tid[1];
   cap.weight = 1;
   if (word != PERF_SAMPLE_REGS_ABI_NONE) {

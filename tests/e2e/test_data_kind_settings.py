@@ -15,6 +15,7 @@ accepted = [
     "collector hwprofile counter page-faults,on,cs",
     "collector hwprofile counter +minor-faults~umask=0x3/1 hi",
     "collector hwprofile counter context-switches,100003",
+    "collector hwprofile on",
     "collector hwprofile off",
     "collector synctrace threshold calibrate",
     "collector synctrace threshold on",
@@ -28,7 +29,6 @@ accepted = [
     "collector tha off",
 ]
 refused_on = {
-    "collector hwprofile on": "Hardware-counter overflow profiling is not implemented",
     "collector mpitrace on": "MPI tracing is not implemented",
     "collector tha on": "thread-analyzer data needs binaries instrumented",
     "collector tha race,deadlock": "thread-analyzer data needs binaries instrumented",
@@ -57,8 +57,9 @@ print(out)
 check_errors(out, refused_on)
 check_errors(out, malformed)
 check("nothing was changed" in out.lower(), "a refused 'on' says nothing changed")
-check("HW counter profiling:   off, counters context-switches,100003 (not implemented yet)" in out,
-      "show: the last counter list, canonical, hwprofile still off")
+check("HW counter profiling:   off, counters context-switches,100003\n" in out,
+      "show: the last counter list, canonical, hwprofile off again")
+check("Counter overflow profiling: on, counters context-switches,100003." in out, "hwprofile on: GDB confirms it")
 check("Synchronization-wait tracing: on, threshold 250 microseconds." in out, "synctrace on: GDB confirms it")
 check("Sync wait tracing:      off, threshold 250 us\n" in out, "show: the sync threshold, tracing off again")
 check("Heap tracing: on." in out and "Heap tracing: off." in out, "heaptrace on and off: GDB confirms them")
@@ -81,7 +82,7 @@ active = run_gdb(["collector enable", "break work_thirty", "run", "collector hea
 print(active)
 check(active.count("an experiment is active; settings apply to the next experiment") == 4,
       "every setting during an experiment warns")
-check("counters (default)" in active and "Data limit:             2000 MB" in active and
+check("counters (default: " in active and "Data limit:             2000 MB" in active and
       "Archive:                on" in active, "and changes nothing")
 exp = os.path.join(work, "test.1.er")
 names = sorted(os.listdir(exp))

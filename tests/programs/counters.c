@@ -1,0 +1,70 @@
+/* Known counts for counter profiling:
+ *   counters pages N SECONDS   touch_pages: N fresh pages, one write each
+ *                              (N page faults); compute: SECONDS of
+ *                              arithmetic that faults nothing
+ *   counters sleeps K          nap: K sleeps of 200 us (each at least one
+ *                              context switch)
+ * Prints what it did. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) static void touch_pages(long n)
+{
+  long page = sysconf(_SC_PAGESIZE);
+  volatile char *p = mmap(NULL, (size_t)(n * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    perror("mmap");
+    exit(1);
+  }
+  for (long i = 0; i < n; i++)
+    p[i * page] = 1;
+}
+
+__attribute__((noinline)) static double compute(double seconds)
+{
+  volatile double x = 1.0;
+  double end = now() + seconds;
+  while (now() < end)
+    for (int i = 0; i < 10000; i++)
+      x = x * 1.0000001 + 0.0000001;
+  return x;
+}
+
+__attribute__((noinline)) static void nap(long k)
+{
+  for (long i = 0; i < k; i++) {
+    struct timespec t = {0, 200000};
+    nanosleep(&t, NULL);
+  }
+}
+
+int main(int argc, char **argv)
+{
+  if (argc == 4 && strcmp(argv[1], "pages") == 0) {
+    long n = atol(argv[2]);
+    touch_pages(n);
+    compute(atof(argv[3]));
+    printf("pages=%ld\n", n);
+    return 0;
+  }
+  if (argc == 3 && strcmp(argv[1], "sleeps") == 0) {
+    long k = atol(argv[2]);
+    nap(k);
+    printf("sleeps=%ld\n", k);
+    return 0;
+  }
+  fprintf(stderr, "usage: counters pages N SECONDS | counters sleeps K\n");
+  return 2;
+}
