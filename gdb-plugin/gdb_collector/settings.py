@@ -144,6 +144,9 @@ class Settings:
             problem = counters_problem(self.hwc_counters or default_counters())
             if problem:
                 problems.append(problem)
+            elif not self.clock_profiling:
+                problems.append("counter profiling rides on clock profiling's events in this version: turn it "
+                                "back on (collector profile on) to count")
         return problems
 
     def named_experiment(self):

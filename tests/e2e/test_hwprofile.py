@@ -79,6 +79,10 @@ out = run_gdb(["collector hwprofile counter +page-faults", "collector hwprofile 
 check("backtracking (+), attributes (~) and registers (/) need hardware counters" in out,
       "backtracking on a software counter: refused plainly")
 
+out = run_gdb(["collector hwprofile on", "collector profile off", "collector enable"], ["/bin/true"], cwd=work)
+check("counter profiling rides on clock profiling's events in this version" in out and "Nothing was enabled" in out,
+      "counters without clock profiling: refused plainly (not an empty experiment)")
+
 out = run_gdb(["collector hwprofile list"], ["/bin/true"], cwd=work)
 check("Default counters: page-faults,on" in out or "Default counters: cycles,on,insts,on" in out,
       "hwprofile list names the default counters")
