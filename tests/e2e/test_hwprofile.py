@@ -10,8 +10,10 @@ as an ordinary user."""
 import os
 import re
 import subprocess
+import time
 
-from harness import check, cleanup, er_dump, finish, program, run_gdb, shared_workdir, unprivileged_prefix, workdir
+from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, shared_workdir,
+                     unprivileged_prefix, workdir)
 
 PROGRAM = program("counters")
 PAGES = 20000
@@ -68,6 +70,22 @@ print(out)
 summary, funcs, raw = er_dump(os.path.join(work, "test.2.er"))
 naps = counter_rows(raw, "context-switches").get("nap", (0, 0))[1]
 check("sleeps=500" in out and 450 <= naps <= 600, "context switches: nap's 500 sleeps counted (%d)" % naps)
+
+# After gdb -p: the counter is opened on the threads the process has; the
+# program touches its pages after the attach, every one counted.
+target = Background([PROGRAM, "pages", str(PAGES), "0.3", "ready"], cwd=work)
+out = attach_gdb(target.pid, ["collector hwprofile counter page-faults,100", "collector hwprofile on",
+                              "collector enable", "detach"], cwd=work)
+print(out)
+status, rest = target.finish()
+attached = os.path.join(work, "test.3.er")
+for _ in range(100):  # the sampler process closes it when the program has ended
+    if er_dump(attached)[0].get("closed") == "yes":
+        break
+    time.sleep(0.1)
+rows = counter_rows(er_dump(attached)[2], "page-faults")
+check(status == 0 and "pages=%d" % PAGES in rest and rows.get("touch_pages", (0,))[0] == PAGES,
+      "attach: every page fault after the attach counted in touch_pages (%s)" % (rows.get("touch_pages"),))
 
 # What this version cannot count yet is refused when enabling, plainly.
 out = run_gdb(["collector hwprofile counter page-faults,100,context-switches,10", "collector hwprofile on",

@@ -4,6 +4,8 @@
  *                              arithmetic that faults nothing
  *   counters sleeps K          nap: K sleeps of 200 us (each at least one
  *                              context switch)
+ *   counters pages N SECONDS ready   the same, after saying "ready" and
+ *                              waiting 2 s (for an attach)
  * Prints what it did. */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -52,8 +54,13 @@ __attribute__((noinline)) static void nap(long k)
 
 int main(int argc, char **argv)
 {
-  if (argc == 4 && strcmp(argv[1], "pages") == 0) {
+  if ((argc == 4 || (argc == 5 && strcmp(argv[4], "ready") == 0)) && strcmp(argv[1], "pages") == 0) {
     long n = atol(argv[2]);
+    if (argc == 5) {
+      printf("ready\n");
+      fflush(stdout);
+      sleep(2);
+    }
     touch_pages(n);
     compute(atof(argv[3]));
     printf("pages=%ld\n", n);
