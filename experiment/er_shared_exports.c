@@ -88,14 +88,15 @@ int gdbcol_group_experiment_name(const char *group, char *out, int out_len)
 }
 
 /* `collector hwprofile list`: the I-th counter this machine offers, as
- * "name|alias_of|hardware|description"; 0, or -1 past the end. */
+ * "name|alias_of|hardware|default_interval|description"; 0, or -1 past
+ * the end. */
 int gdbcol_hwc_event(int i, char *out, int out_len)
 {
   const struct er_hwc_event *e = er_hwc_event_at((size_t)i);
   if (e == NULL)
     return -1;
-  snprintf(out, (size_t)out_len, "%s|%s|%d|%s", e->name, e->alias_of ? e->alias_of : "", e->hardware,
-           e->description);
+  snprintf(out, (size_t)out_len, "%s|%s|%d|%llu|%s", e->name, e->alias_of ? e->alias_of : "", e->hardware,
+           (unsigned long long)e->default_interval, e->description);
   return 0;
 }
 

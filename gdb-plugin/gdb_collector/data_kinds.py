@@ -61,12 +61,22 @@ class _DataKindCommand(_Subcommand):
 
 
 def _counter_list(usage):
-    """`collector hwprofile list`: what this machine offers, one a line."""
-    lines = ["%s" % _pmu_note(), "Counters this machine offers (NAME: description):"]
-    for name, alias_of, hardware, description in native.hwc_events():
-        kind = "hardware" if hardware else "kernel software event"
+    """`collector hwprofile list`: what this machine offers, in the manual's
+    two lists (the well-known aliased names, then the counters themselves),
+    one a line: name,default_interval (`description', alias for NAME; units)."""
+    events = native.hwc_events()
+    lines = ["%s" % _pmu_note()]
+
+    def line(name, alias_of, hardware, interval, description):
+        units = "nanoseconds" if name.endswith("-clock") else "events"
+        where = "hardware" if hardware else "kernel software counter"
         alias = ", alias for %s" % alias_of if alias_of else ""
-        lines.append("  %s: %s (%s%s)" % (name, description, kind, alias))
+        return "  %s,%d (`%s'%s; %s; %s)" % (name, interval, description, alias, where, units)
+
+    lines.append("Aliases for common counters:")
+    lines += [line(*e) for e in events if e[1]]
+    lines.append("Counters:")
+    lines += [line(*e) for e in events if not e[1]]
     lines.append("Default counters: %s" % default_counters())
     lines.append("Usage: %s" % usage)
     return "\n".join(lines) + "\n"

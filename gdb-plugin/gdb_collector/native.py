@@ -90,11 +90,11 @@ def parse_counters(text):
 
 
 def hwc_events():
-    """The counters this machine offers: (name, alias_of, hardware, description)."""
+    """The counters this machine offers: (name, alias_of, hardware, default interval, description)."""
     events, out = [], ctypes.create_string_buffer(512)
     while _lib.gdbcol_hwc_event(len(events), out, len(out)) == 0:
-        name, alias_of, hardware, description = out.value.decode().split("|", 3)
-        events.append((name, alias_of, hardware == "1", description))
+        name, alias_of, hardware, interval, description = out.value.decode().split("|", 4)
+        events.append((name, alias_of, hardware == "1", int(interval), description))
     return events
 
 

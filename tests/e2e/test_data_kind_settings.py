@@ -66,10 +66,12 @@ check("Heap tracing: on." in out and "Heap tracing: off." in out, "heaptrace on 
 for line in ("Heap tracing:           off", "MPI tracing:            off", "Thread analyzer (tha):  off"):
     check(line in out, "show: " + line)
 check("Counters: +minor-faults~umask=0x3/1,hi" in out, "a counter with backtracking, attribute and register")
-check("Counters this machine offers" in out and "  page-faults: " in out and "hardware PMU" in out,
+check("Aliases for common counters:" in out and "  faults,100 (`page faults', alias for page-faults; " in out and
+      "Counters:" in out and "  page-faults,100 (`page faults (minor and major)'; kernel software counter; events)"
+      in out and "  task-clock,10000000 (" in out and "; nanoseconds)" in out and "hardware PMU" in out,
       "hwprofile list shows what this machine offers")
 pmu = os.path.isdir("/sys/bus/event_source/devices/cpu")
-check(("  cycles: " in out) == pmu, "hardware counters are listed exactly when there is a PMU")
+check(("  cycles,10000003 (" in out) == pmu, "hardware counters are listed exactly when there is a PMU")
 for sub in ("hwprofile", "synctrace", "heaptrace", "mpitrace", "tha", "limit", "archive"):
     check("collector %s --" % sub in out, "help collector lists %s" % sub)
 check("still-running" in out, "GDB went on after every error")
