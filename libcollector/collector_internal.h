@@ -131,10 +131,11 @@ struct col_capture {
   uint32_t cpu;
   int64_t tstamp;
   uint32_t weight; /* clock ticks this sample stands for (1 + overruns) */
-  uint64_t period; /* perf: the event's period (ns of CPU time) */
+  uint64_t period; /* perf: the event's period (ns of CPU time); 0 in a counter's samples */
   struct col_regs regs;
   const unsigned char *stack; /* bytes from regs.r[SP] upward */
   size_t stack_len;
+  uint64_t event_id; /* perf: the id of the event that took it */
 };
 
 typedef void (*col_capture_fn)(const struct col_capture *cap, void *arg);
@@ -197,7 +198,17 @@ void col_perf_close(struct col_thread *t);
 void col_perf_release(struct col_thread *t);
 /* Reads everything the kernel wrote; returns the number of captures. */
 size_t col_perf_drain(struct col_thread *t, col_capture_fn fn, void *arg);
-/* The clock event's attributes (task-clock, registers and stack copy). */
+/* The clock event's attributes (task-clock, registers and stack copy).
+ * Every event's records carry its id (PERF_SAMPLE_IDENTIFIER): a sample
+ * begins with it, the others end with it, after the sample_id_all
+ * trailer's pid/tid, time and CPU.  The ids tell the clock's samples from
+ * each counter's where several events share a ring. */
+#define COL_PERF_SAMPLE_TID_AT 16  /* header (8), IDENTIFIER (8) */
+#define COL_PERF_SAMPLE_TIME_AT 24
+#define COL_PERF_TRAILER_BYTES 32  /* pid/tid, time, CPU, id */
+#define COL_PERF_TRAILER_TID(size) ((size)-32)
+#define COL_PERF_TRAILER_TIME(size) ((size)-24)
+#define COL_PERF_TRAILER_CPU(size) ((size)-16)
 struct perf_event_attr;
 void col_perf_clock_attr(struct perf_event_attr *attr, long interval_us, size_t stack_bytes, int exclude_kernel);
 /* Any perf ring: FN gets every record (type, size) in order. */

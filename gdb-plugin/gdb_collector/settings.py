@@ -19,17 +19,12 @@ def _on_off(flag):
 
 def counters_problem(canonical):
     """What this version cannot count in a checked counter list, or None:
-    one counter per experiment (the kernel's records of several counters
-    sharing a ring cannot yet be told apart), and no backtracking,
-    attributes or registers (the kernel's software counters have none)."""
-    items = canonical.split(",")
-    names = items[0::2]
-    if len(names) > 1:
-        return ("counter profiling records one counter per experiment in this version (%d given: %s); "
-                "give one with collector hwprofile counter NAME[,INTERVAL]" % (len(names), ", ".join(names)))
-    if names and (names[0].startswith("+") or "~" in names[0] or "/" in names[0]):
-        return ("counter %s: backtracking (+), attributes (~) and registers (/) need hardware counters "
-                "this version does not program; give the counter's name alone" % names[0])
+    no backtracking, attributes or registers (the kernel's software
+    counters have none)."""
+    for name in canonical.split(",")[0::2]:
+        if name.startswith("+") or "~" in name or "/" in name:
+            return ("counter %s: backtracking (+), attributes (~) and registers (/) need hardware counters "
+                    "this version does not program; give the counter's name alone" % name)
     return None
 
 

@@ -40,6 +40,38 @@ uint64_t sampler_counter_period[ER_HWC_MAX_COUNTERS];
 unsigned sampler_counters_refused;
 int sampler_counter_errno;
 
+/* Each counter event's kernel id, and its counter (samples of the threads
+ * that inherit an event carry the id of the event they inherit from). */
+struct counter_event {
+  uint64_t id;
+  int counter;
+};
+static struct counter_event *counter_events;
+static size_t n_counter_events, counter_events_room;
+
+static void remember_counter_event(int fd, int counter)
+{
+  uint64_t id;
+  if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0)
+    return;
+  if (n_counter_events == counter_events_room) {
+    size_t room = counter_events_room ? counter_events_room * 2 : 64;
+    struct counter_event *more = realloc(counter_events, room * sizeof *more);
+    if (more == NULL)
+      return;
+    counter_events = more, counter_events_room = room;
+  }
+  counter_events[n_counter_events++] = (struct counter_event){id, counter};
+}
+
+int sampler_counter_of_event(uint64_t id)
+{
+  for (size_t i = 0; i < n_counter_events; i++)
+    if (counter_events[i].id == id)
+      return counter_events[i].counter;
+  return -1;
+}
+
 static int ring_of_cpu[SAMPLER_MAX_CPUS];
 static pid_t *known_tids; /* attach: the threads given events */
 static size_t n_known, known_room;
@@ -81,7 +113,8 @@ static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec, int
     attr.sample_period = sampler_counter_period[counter];
     /* No PERIOD: with it a software event samples every single event (the
      * kernel reports each with period 1).  The word after CPU is then the
-     * registers' ABI, which tells a counter's sample from the clock's. */
+     * registers' ABI (col_perf_parse_sample tells); the id says which
+     * counter it is. */
     attr.sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
     attr.wakeup_watermark = (uint32_t)(sampler_ring_data_bytes / 2);
     return (int)syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -175,7 +208,9 @@ static void open_counters(pid_t pid, int cpu, int from_exec)
       sampler_counters_refused++;
       sampler_counter_errno = errno;
       close(fd);
+      continue;
     }
+    remember_counter_event(fd, i);
   }
 }
 

@@ -39,12 +39,11 @@ void sampler_events_forget(void);
 void sampler_events_watch(int epoll_fd);
 
 /* Counters (collector hwprofile): each counter's period (the events an
- * overflow stands for); the counters the kernel refused, and why.  A
- * counter's samples carry no period (col_perf_parse_sample leaves it 0):
- * that tells them from the clock's.  One counter per experiment for now
- * (GDB refuses more): several would need the records' event ids. */
+ * overflow stands for); the counters the kernel refused, and why. */
 extern uint64_t sampler_counter_period[];
 extern unsigned sampler_counters_refused;
 extern int sampler_counter_errno;
+/* The counter whose event has kernel id ID (a sample's), or -1 (the clock's). */
+int sampler_counter_of_event(uint64_t id);
 
 #endif

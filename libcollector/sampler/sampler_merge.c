@@ -32,13 +32,13 @@ static int by_time(const void *a, const void *b)
   return x->ring != y->ring ? x->ring - y->ring : (x->pos < y->pos ? -1 : x->pos > y->pos);
 }
 
-/* Every record carries the time: a sample after its pid/tid, the others
- * (sample_id_all) in the trailer, before the CPU. */
+/* Every record carries the time: a sample after its id and pid/tid, the
+ * others (sample_id_all) in the trailer. */
 static int64_t record_time(struct sampler_ring *r, uint64_t pos, const struct perf_event_header *h)
 {
   int64_t t = 0;
-  uint64_t at = h->type == PERF_RECORD_SAMPLE ? pos + sizeof *h + 8 : pos + h->size - 16;
-  if (h->size >= sizeof *h + 24)
+  uint64_t at = h->type == PERF_RECORD_SAMPLE ? pos + COL_PERF_SAMPLE_TIME_AT : pos + COL_PERF_TRAILER_TIME(h->size);
+  if (h->size >= sizeof *h + COL_PERF_TRAILER_BYTES)
     col_perf_ring_copy(r->ring, r->bytes, at, &t, sizeof t);
   return t;
 }

@@ -66,7 +66,7 @@ static void on_mapping(const unsigned char *rec, uint16_t size)
   unsigned modes = (prot & PROT_READ ? 1u : 0) | (prot & PROT_WRITE ? 2u : 0) | (prot & PROT_EXEC ? 4u : 0) |
                    (flags & MAP_SHARED ? 8u : 0);
   int64_t t = 0;
-  memcpy(&t, rec + size - 16, 8);
+  memcpy(&t, rec + COL_PERF_TRAILER_TIME(size), 8);
   if (col_modules_add(addr, addr + len, pgoff, modes, (unsigned long)ino, name, t))
     col_unwind_forget_modules();
 }
@@ -88,9 +88,9 @@ static void on_sample(const unsigned char *rec, uint16_t size)
   note_thread(cap.tid);
   if (cap.tstamp >= sampler.closing_at)
     return; /* after the end asked for, or the program's exec: neither written nor counted in tails */
-  if (cap.period == 0) { /* a counter's overflow (its samples carry no period): its packet, not CPU time */
-    if (col_cfg.n_hwc > 0)
-      col_counter_writer_write(&cap, 0, sampler_counter_period[0]);
+  int counter = sampler_counter_of_event(cap.event_id);
+  if (counter >= 0) { /* a counter's overflow: its packet, not CPU time */
+    col_counter_writer_write(&cap, (uint32_t)counter, sampler_counter_period[counter]);
     return;
   }
   size_t n = col_clock_writer_write_stack(&cap, pcs);
@@ -104,9 +104,9 @@ static void on_thread_record(const unsigned char *rec, uint16_t type, uint16_t s
   const struct perf_event_header *h = (const void *)rec;
   uint32_t ids[2], cpu;
   int64_t t;
-  memcpy(ids, rec + size - 24, 8);
-  memcpy(&t, rec + size - 16, 8);
-  memcpy(&cpu, rec + size - 8, 4);
+  memcpy(ids, rec + COL_PERF_TRAILER_TID(size), 8);
+  memcpy(&t, rec + COL_PERF_TRAILER_TIME(size), 8);
+  memcpy(&cpu, rec + COL_PERF_TRAILER_CPU(size), 4);
   if ((pid_t)ids[0] != col_target_pid || (sampler.finished && t >= sampler.closing_at))
     return;
   sampler.last_record_at = t;
@@ -212,7 +212,7 @@ static void on_exec(const unsigned char *rec, uint16_t size)
   int64_t t;
   char comm[32];
   memcpy(&pid, rec + body, 4);
-  memcpy(&t, rec + size - 16, 8);
+  memcpy(&t, rec + COL_PERF_TRAILER_TIME(size), 8);
   snprintf(comm, sizeof comm, "%.*s", (int)strnlen((const char *)rec + body + 8, size - body - 8),
            (const char *)rec + body + 8);
   if ((pid_t)pid != col_target_pid) {
@@ -245,11 +245,13 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size)
     on_mapping(rec, size);
   } else if (type == PERF_RECORD_FORK && sampler.started && size >= sizeof *h + 24) {
     on_fork(rec, size);
-  } else if (type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && size >= sizeof *h + 24) {
+  } else if (type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) &&
+             size >= sizeof *h + 8 + COL_PERF_TRAILER_BYTES) {
     on_exec(rec, size);
   } else if (type == PERF_RECORD_SAMPLE && sampler.started) {
     on_sample(rec, size);
-  } else if ((type == PERF_RECORD_SWITCH || type == PERF_RECORD_EXIT) && sampler.started && size >= sizeof *h + 24) {
+  } else if ((type == PERF_RECORD_SWITCH || type == PERF_RECORD_EXIT) && sampler.started &&
+             size >= sizeof *h + COL_PERF_TRAILER_BYTES) {
     on_thread_record(rec, type, size);
   } else if (type == SAMPLER_RECORD_DESCENDANT && size == sizeof(struct sampler_descendant_record)) {
     struct sampler_descendant_record d;

@@ -183,6 +183,8 @@ static pid_t record_pid(const unsigned char *rec, uint16_t type, uint16_t size)
   size_t at;
   switch (type) {
   case PERF_RECORD_SAMPLE:
+    at = COL_PERF_SAMPLE_TID_AT;
+    break;
   case PERF_RECORD_MMAP2:
   case PERF_RECORD_COMM:
   case PERF_RECORD_FORK:
@@ -190,7 +192,7 @@ static pid_t record_pid(const unsigned char *rec, uint16_t type, uint16_t size)
     at = sizeof(struct perf_event_header);
     break;
   case PERF_RECORD_SWITCH:
-    at = size - 24u;
+    at = COL_PERF_TRAILER_TID(size);
     break;
   default:
     return 0;
@@ -201,12 +203,12 @@ static pid_t record_pid(const unsigned char *rec, uint16_t type, uint16_t size)
   return (pid_t)pid;
 }
 
-/* The time in a record's sample_id_all trailer (before the CPU). */
+/* The time in a record's sample_id_all trailer. */
 static int64_t record_time(const unsigned char *rec, uint16_t size)
 {
   int64_t t = 0;
-  if (size >= sizeof(struct perf_event_header) + 24)
-    memcpy(&t, rec + size - 16, 8);
+  if (size >= sizeof(struct perf_event_header) + COL_PERF_TRAILER_BYTES)
+    memcpy(&t, rec + COL_PERF_TRAILER_TIME(size), 8);
   return t;
 }
 

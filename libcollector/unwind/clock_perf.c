@@ -36,8 +36,8 @@ void col_perf_clock_attr(struct perf_event_attr *attr_out, long interval_us, siz
   attr.type = PERF_TYPE_SOFTWARE;
   attr.config = PERF_COUNT_SW_TASK_CLOCK;
   attr.sample_period = (uint64_t)interval_us * 1000; /* TASK_CLOCK counts ns */
-  attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-                     PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+  attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+                     PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
   attr.sample_regs_user = SAMPLED_REGS;
   attr.sample_stack_user = (uint32_t)stack_bytes;
   attr.use_clockid = 1;
@@ -125,8 +125,9 @@ int col_perf_parse_sample(const unsigned char *rec, size_t len, struct col_captu
   memset(&cap, 0, sizeof cap);
   uint32_t pid_tid[2];
   uint64_t word;
-  if (p + 40 > end)
+  if (p + 48 > end)
     return -1;
+  memcpy(&cap.event_id, p, 8), p += 8;
   memcpy(pid_tid, p, 8), p += 8;
   *pid = (pid_t)pid_tid[0];
   memcpy(&cap.tstamp, p, 8), p += 8;
