@@ -98,8 +98,10 @@ int main(int argc, char **argv)
   const char *source = getenv("GDBCOL_CLOCK_SOURCE");
   const char *sampler = getenv("GDBCOL_SAMPLER");
   int outside = source == NULL || *source == '\0' || strcmp(source, "process") == 0;
-  if (outside && sampler != NULL && *sampler != '\0' && getenv("GDBCOL_CLOCK_US") != NULL &&
-      strcmp(getenv("GDBCOL_CLOCK_US"), "0") != 0) {
+  /* The sampler process records clock samples and counters. */
+  const char *clock = getenv("GDBCOL_CLOCK_US"), *counters = getenv("GDBCOL_HWC");
+  int wanted = (clock != NULL && strcmp(clock, "0") != 0) || (counters != NULL && *counters != '\0');
+  if (outside && sampler != NULL && *sampler != '\0' && wanted) {
     if (start_sampler_process(sampler, argv + 1) == 0)
       setenv("GDBCOL_CLOCK_SOURCE", "process", 1); /* the runtime only posts */
     else

@@ -110,9 +110,10 @@ class Attacher:
         return variables
 
     def _sampled_outside(self, pid, variables):
-        """Clock profiling from the sampler process, unless it is off or the
-        user chose a source inside the program; True when it started."""
-        if variables.get("GDBCOL_CLOCK_US", "0") == "0" or \
+        """Clock profiling and counters from the sampler process, unless
+        neither is on or the user chose a source inside the program; True
+        when it started."""
+        if (variables.get("GDBCOL_CLOCK_US", "0") == "0" and not variables.get("GDBCOL_HWC")) or \
                 variables.get("GDBCOL_CLOCK_SOURCE", "process") not in ("", "process"):
             return False
         if sampler_process.start(self.runtime_path, pid, variables):

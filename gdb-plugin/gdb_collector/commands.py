@@ -182,6 +182,7 @@ maximum is 1000 ms.  The effective interval is printed."""
             if self.settings_locked("collector profile " + arg):
                 return
             self.state.settings.clock_profiling = words[0] == "on"
+            self.state.settings.clock_asked = True
             self.settings_changed()
             gdb.write("Clock profiling %s.\n" % ("enabled" if words[0] == "on" else "disabled"))
             return

@@ -38,6 +38,7 @@ def default_counters():
 class Settings:
     def __init__(self):
         self.clock_profiling = True
+        self.clock_asked = False  # the user set clock profiling (collector profile ...)
         self.clock_interval_us = 10007  # ER_TIMER_ON_US
         self.store_directory = None  # None: the program's working directory
         self.experiment_name = None  # None: the next test.N.er
@@ -74,6 +75,7 @@ class Settings:
         """Parses VALUE; returns the message that reports the effective interval."""
         spec = native.parse_timer(value)
         self.clock_interval_us = spec.interval_us
+        self.clock_asked = True
         notes = []
         if spec.raised_to_minimum:
             notes.append("raised to the minimum")
@@ -119,6 +121,11 @@ class Settings:
             raise ValueError(problem)
         self.group = os.path.expanduser(name)
 
+    def clock_for_experiment(self):
+        """Clock profiling in the next experiment: asking for counters
+        without asking for clock profiling turns it off (collector-commands.md)."""
+        return self.clock_profiling and (self.clock_asked or not self.hwprofile)
+
     def problems_before_run(self):
         """What would make the next experiment fail, checked again at
         `collector enable` (things may have changed since they were set)."""
@@ -139,9 +146,7 @@ class Settings:
             problem = counters_problem(self.hwc_counters or default_counters())
             if problem:
                 problems.append(problem)
-            elif not self.clock_profiling:
-                problems.append("counter profiling rides on clock profiling's events in this version: turn it "
-                                "back on (collector profile on) to count")
+
         return problems
 
     def named_experiment(self):
@@ -170,7 +175,7 @@ class Settings:
     def _data_kind_variables(self):
         """Each data kind's setting, under the name the table gives it."""
         values = {
-            "profile": str(self.clock_interval_us if self.clock_profiling else 0),
+            "profile": str(self.clock_interval_us if self.clock_for_experiment() else 0),
             "synctrace": str(self.synctrace_threshold) if self.synctrace else "off",
             "iotrace": "on" if self.iotrace else "off",
             "heaptrace": "on" if self.heaptrace else "off",
@@ -195,7 +200,10 @@ class Settings:
         later = " (not implemented yet)"
         return "\n".join(
             [
-                "Clock profiling:        %s, interval %s" % (_on_off(self.clock_profiling), interval),
+                "Clock profiling:        %s, interval %s%s"
+                % (_on_off(self.clock_profiling), interval,
+                   " (off in the next experiment: counters were asked for without it)"
+                   if self.clock_profiling and not self.clock_for_experiment() else ""),
                 "HW counter profiling:   %s, counters %s"
                 % (_on_off(self.hwprofile), self.hwc_counters or "(default: %s)" % default_counters()),
                 "Sync wait tracing:      %s, threshold %s" % (_on_off(self.synctrace), threshold),

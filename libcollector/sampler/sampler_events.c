@@ -119,6 +119,10 @@ static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec, int
     attr.wakeup_watermark = (uint32_t)(sampler_ring_data_bytes / 2);
     return (int)syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
   }
+  if (col_cfg.clock_interval_us <= 0) { /* counters only: the clock's event brings the records, no samples */
+    attr.config = PERF_COUNT_SW_DUMMY;
+    attr.sample_period = 0;
+  }
   attr.context_switch = 1;       /* each thread's CPU time, for its tail */
   attr.task = 1;                 /* each thread's exit (PERF_RECORD_EXIT) */
   attr.comm = 1;

@@ -43,6 +43,13 @@ static void take_traced_events(int64_t newest)
 
 static void describe_clock(void)
 {
+  if (col_cfg.clock_interval_us <= 0) {
+    col_log_comment("Clock profiling off: the sampler process %d outside the program keeps one event per CPU "
+                    "(perf_event dummy, %s) for the records of threads, mappings and execs; %llu thread(s) seen",
+                    (int)getpid(), sampler.attached ? "on every thread at the attach" : "inherited by every thread",
+                    (unsigned long long)sampler.threads_seen);
+    return;
+  }
   col_log_comment("Clock profiling: sampler process %d outside the program (perf_event task-clock, one ring of "
                   "%zu KiB per CPU on %d CPU(s), %s, no signals, nothing inside the program), interval %ld us, "
                   "%zu-byte stack copies, %s; %llu thread(s) seen",

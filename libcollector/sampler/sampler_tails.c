@@ -179,6 +179,8 @@ static void record_tail_sample(struct tail_thread *t, uint32_t cpu, int64_t tsta
 /* TAIL_NS more of the stream; a sample for T at each crossing. */
 static void add_tail(struct tail_thread *t, double tail_ns, uint32_t cpu, int64_t tstamp)
 {
+  if (period_ns == 0)
+    return; /* no clock profiling (counters only): no CPU time to complete */
   for (; stackless_waiting > 0 && (t->stacks_kept > 0 || t->start_pc != 0); stackless_waiting--) {
     record_tail_sample(t, cpu, tstamp);
     tails_stats.passed_on++;
