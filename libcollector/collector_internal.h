@@ -247,9 +247,6 @@ size_t col_ring_drain(struct col_sample_ring *ring, col_capture_fn fn, void *arg
  * the truncated or unwind-failed marker when the walk ends early.  Cached
  * frame rules first, libunwind for what they cannot follow. */
 size_t col_unwind(const struct col_capture *cap, uint64_t *pcs, size_t max);
-/* The 8 bytes at ADDR from CAP's stack copy: 1 = read, 0 = above the copy
- * (the stack goes on past what was captured), -1 = not on this stack. */
-int col_capture_read_stack(const struct col_capture *cap, uint64_t addr, uint64_t *value);
 /* Nonzero: also unwind every sample with libunwind and count disagreements. */
 void col_unwind_check_mode(int enabled);
 struct col_unwind_stats {
@@ -370,6 +367,11 @@ uint64_t col_writer_stack_id(const uint64_t *pcs, size_t n);
 /* data.frameinfo flushed; 0 when a stack was lost (the packets not yet
  * written are given up). */
 int col_writer_stacks_on_disk(void);
+struct er_cursor;
+/* Whether a packet of SIZE bytes using stack FRINFO may go to CURSOR now:
+ * not when its stack was not recorded at the data limit, nor when it would
+ * close a block before its stack reached the disk. */
+int col_writer_may_append(struct er_cursor *cursor, uint64_t frinfo, size_t size);
 /* Every data writer (clock packets, traced events) at once: started with an
  * experiment after the stack store, flushed after their stacks (and their
  * counts updated), given up when a stack could not be written. */
@@ -385,14 +387,10 @@ void col_trace_writer_count(void);
 void col_trace_writer_abandon(int err);
 extern uint64_t col_trace_events_written, col_trace_events_not_written; /* synctrace */
 extern uint64_t col_heap_events_written, col_heap_events_not_written;
-/* counter_writer.c: counter overflows (hwcounters), one of the data writers. */
+/* trace_writer.c, counter overflows (hwcounters): CAP's overflow of
+ * counter TAG, standing for EVENTS events. */
 extern uint64_t col_overflows_written, col_overflows_not_written;
-int col_counter_writer_start(void);
-/* CAP's overflow of counter TAG, standing for EVENTS events. */
 void col_counter_writer_write(const struct col_capture *cap, uint32_t tag, uint64_t events);
-void col_counter_writer_flush(void);
-void col_counter_writer_count(void);
-void col_counter_writer_abandon(int err);
 /* How traced events' stacks came: walked on the program's thread, or unwound here from a copy. */
 extern uint64_t col_trace_stacks_walked_here, col_trace_stacks_from_copies;
 extern uint64_t col_io_events_written, col_io_events_not_written;

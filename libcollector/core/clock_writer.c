@@ -69,8 +69,7 @@ void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t t
    * profile, at the end of each cycle and before profile writes out a full
    * block.  A stack that did not fit or could not be written would leave the
    * packet pointing at nothing. */
-  if ((frinfo == 0 && col_limit_reached()) ||
-      (er_cursor_would_close_block(profile_out, sizeof p) && !col_writer_stacks_on_disk())) {
+  if (!col_writer_may_append(profile_out, frinfo, sizeof p)) {
     count_unwritten();
     return;
   }

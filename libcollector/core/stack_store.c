@@ -39,6 +39,13 @@ uint64_t col_writer_stack_id(const uint64_t *pcs, size_t n)
   return er_frameinfo_record(frames_out, &seen_stacks, pcs, n);
 }
 
+int col_writer_may_append(struct er_cursor *cursor, uint64_t frinfo, size_t size)
+{
+  if (frinfo == 0 && col_limit_reached())
+    return 0;
+  return !er_cursor_would_close_block(cursor, size) || col_writer_stacks_on_disk();
+}
+
 /* Writes data.frameinfo; when any stack since the last check did not reach
  * the disk, the packets not yet written may point at it: every data
  * writer gives them up.  Nonzero when data packets may be written. */

@@ -1,8 +1,11 @@
 /* Trace packets (synctrace, iotrace, heaptrace): each event the runtime recorded on a program
  * thread is unwound from its registers and stack copy, as a clock sample
  * is, its stack recorded once in data.frameinfo (shared with the clock
- * writer, flushed first), and its packet appended.  Runs where the clock
- * writer runs (the sampler process, a descendant's writer). */
+ * writer, flushed first), and its packet appended.  Counter packets
+ * (hwcounters) go through the same outputs: each overflow unwound as a
+ * clock sample is, with its counter's tag and the events it stands for.
+ * Runs where the clock writer runs (the sampler process, a descendant's
+ * writer). */
 #define _GNU_SOURCE
 #include <asm/perf_regs.h>
 #include <errno.h>
@@ -17,8 +20,12 @@ uint64_t col_trace_events_written, col_trace_events_not_written;
 uint64_t col_io_events_written, col_io_events_not_written;
 uint64_t col_heap_events_written, col_heap_events_not_written;
 uint64_t col_trace_stacks_walked_here, col_trace_stacks_from_copies;
+uint64_t col_overflows_written, col_overflows_not_written;
 
-/* One output per traced kind: its file, its cursor, its counts. */
+/* The counters' output, beside the traced kinds' (enum col_trace_kind starts at 1). */
+#define COUNTER_OUTPUT 0
+
+/* One output per traced kind, and the counters': its file, its cursor, its counts. */
 struct trace_output {
   uint32_t kind;
   struct er_datafile *file;
@@ -30,6 +37,7 @@ static struct trace_output outputs[] = {
     {COL_TRACE_SYNC, &col_exp.data[ER_KIND_SYNC], NULL, &col_trace_events_written, &col_trace_events_not_written, 0},
     {COL_TRACE_IO, &col_exp.data[ER_KIND_IO], NULL, &col_io_events_written, &col_io_events_not_written, 0},
     {COL_TRACE_HEAP, &col_exp.data[ER_KIND_HEAP], NULL, &col_heap_events_written, &col_heap_events_not_written, 0},
+    {COUNTER_OUTPUT, &col_exp.data[ER_KIND_HWC], NULL, &col_overflows_written, &col_overflows_not_written, 0},
 };
 #define N_OUTPUTS (sizeof outputs / sizeof outputs[0])
 
@@ -132,8 +140,7 @@ void col_trace_writer_write(const struct col_trace_event *e)
       size = sizeof p.io;
   }
   uint64_t frinfo = event_stack(e);
-  if ((frinfo == 0 && col_limit_reached()) ||
-      (er_cursor_would_close_block(o->cursor, size) && !col_writer_stacks_on_disk())) {
+  if (!col_writer_may_append(o->cursor, frinfo, size)) {
     (*o->not_written)++;
     return;
   }
@@ -159,6 +166,32 @@ void col_trace_writer_write(const struct col_trace_event *e)
     memcpy(p.bytes + offsetof(struct er_io_packet, iofname), e->name, strnlen(e->name, sizeof e->name - 1));
   }
   if (er_cursor_append(o->cursor, &p, size) != 0)
+    (*o->not_written)++;
+}
+
+void col_counter_writer_write(const struct col_capture *cap, uint32_t tag, uint64_t events)
+{
+  struct trace_output *o = output_for(COUNTER_OUTPUT);
+  if (o == NULL || !col_writer_wanted_at(cap->tstamp))
+    return;
+  uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
+  size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
+  uint64_t frinfo = col_writer_stack_id(pcs, n);
+  struct er_hwc_packet p;
+  if (!col_writer_may_append(o->cursor, frinfo, sizeof p)) {
+    (*o->not_written)++;
+    return;
+  }
+  memset(&p, 0, sizeof p);
+  p.tsize = sizeof p;
+  p.type = ER_PKT_HW;
+  p.lwpid = p.thrid = (uint64_t)cap->tid;
+  p.cpuid = cap->cpu;
+  p.tstamp = cap->tstamp;
+  p.frinfo = frinfo;
+  p.hwctag = tag;
+  p.hwcint = events;
+  if (er_cursor_append(o->cursor, &p, sizeof p) != 0)
     (*o->not_written)++;
 }
 

@@ -36,7 +36,6 @@ int sampler_exclude_kernel;
 unsigned sampler_attached_threads, sampler_unattached_threads;
 int sampler_attach_errno;
 
-uint64_t sampler_counter_period[ER_HWC_MAX_COUNTERS];
 unsigned sampler_counters_refused;
 int sampler_counter_errno;
 
@@ -110,7 +109,7 @@ static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec, int
   if (counter >= 0) {
     attr.type = col_cfg.hwc[counter].perf_type;
     attr.config = col_cfg.hwc[counter].perf_config;
-    attr.sample_period = sampler_counter_period[counter];
+    attr.sample_period = col_cfg.hwc[counter].interval; /* at least 1: the counter list refuses 0 */
     /* No PERIOD: with it a software event samples every single event (the
      * kernel reports each with period 1).  The word after CPU is then the
      * registers' ABI (col_perf_parse_sample tells); the id says which
@@ -180,19 +179,11 @@ static long cpu_count(void)
   return n < 1 ? 1 : n > SAMPLER_MAX_CPUS ? SAMPLER_MAX_CPUS : n;
 }
 
-/* Each counter's period: its interval (the events one overflow stands for). */
-static void choose_counter_periods(void)
-{
-  for (int i = 0; i < col_cfg.n_hwc; i++)
-    sampler_counter_period[i] = col_cfg.hwc[i].interval > 0 ? col_cfg.hwc[i].interval : 1;
-}
-
 static void prepare(void)
 {
   sampler_ring_data_bytes = ring_pages() * (size_t)sysconf(_SC_PAGESIZE);
   for (int i = 0; i < SAMPLER_MAX_CPUS; i++)
     ring_of_cpu[i] = -1;
-  choose_counter_periods();
 }
 
 /* The counters' events of PID on CPU, into the CPU's ring (after the

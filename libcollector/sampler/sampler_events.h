@@ -38,9 +38,8 @@ void sampler_events_forget(void);
 /* Descriptors to wake on: the rings. */
 void sampler_events_watch(int epoll_fd);
 
-/* Counters (collector hwprofile): each counter's period (the events an
- * overflow stands for); the counters the kernel refused, and why. */
-extern uint64_t sampler_counter_period[];
+/* Counters (collector hwprofile, col_cfg.hwc: each overflows every
+ * interval events): the counter events the kernel refused, and why. */
 extern unsigned sampler_counters_refused;
 extern int sampler_counter_errno;
 /* The counter whose event has kernel id ID (a sample's), or -1 (the clock's). */

@@ -90,7 +90,7 @@ static void on_sample(const unsigned char *rec, uint16_t size)
     return; /* after the end asked for, or the program's exec: neither written nor counted in tails */
   int counter = sampler_counter_of_event(cap.event_id);
   if (counter >= 0) { /* a counter's overflow: its packet, not CPU time */
-    col_counter_writer_write(&cap, (uint32_t)counter, sampler_counter_period[counter]);
+    col_counter_writer_write(&cap, (uint32_t)counter, col_cfg.hwc[counter].interval);
     return;
   }
   size_t n = col_clock_writer_write_stack(&cap, pcs);

@@ -85,7 +85,7 @@ static void describe_counters(void)
   size_t at = 0;
   for (int i = 0; i < col_cfg.n_hwc && at < sizeof list; i++) {
     int n = snprintf(list + at, sizeof list - at, "%s%s every %llu event(s)", i > 0 ? ", " : "",
-                     col_cfg.hwc[i].event->name, (unsigned long long)sampler_counter_period[i]);
+                     col_cfg.hwc[i].event->name, (unsigned long long)col_cfg.hwc[i].interval);
     at += n > 0 ? (size_t)n : 0;
   }
   col_log_comment("Counters: %s; perf_event overflow samples into the clock's per-CPU rings (registers and "

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "walk_rules.h"
 #include "er/er_format.h"
 
 static unw_addr_space_t address_space;
@@ -69,7 +70,7 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *value, i
   struct unwind_context *ctx = arg;
   if (write)
     return -UNW_EINVAL;
-  int got = col_capture_read_stack(ctx->cap, addr, value);
+  int got = col_stack_word(ctx->cap, addr, value);
   if (got == 1)
     return 0;
   if (got == 0) {

@@ -23,11 +23,6 @@ void col_unwind_check_mode(int enabled)
   check_both = enabled;
 }
 
-int col_capture_read_stack(const struct col_capture *cap, uint64_t addr, uint64_t *value)
-{
-  return col_stack_word(cap, addr, value);
-}
-
 /* The sampler's own rules (unwind_rules.c). */
 static inline __attribute__((always_inline)) int cached_rule(uint64_t lookup_pc, struct col_frame_rule *out,
                                                              void *unused)
