@@ -8,6 +8,7 @@
 #include "er/er_follow.h"
 #include "er/er_group.h"
 #include "er/er_hwc_events.h"
+#include "er/er_hwc_native.h"
 #include "er/er_hwc_spec.h"
 #include "er/er_naming.h"
 #include "er/er_timer_spec.h"
@@ -43,18 +44,60 @@ int gdbcol_parse_hwc(const char *text, char *out, int out_len, char *err, int er
   struct er_hwc_spec spec;
   if (er_parse_hwc_spec(text, &spec, err, (size_t)err_len) != 0)
     return -1;
-  for (int i = 0; i < spec.n; i++)
-    if (er_hwc_find_event(spec.counters[i].name) == NULL) {
-      snprintf(err, (size_t)err_len, "unknown counter \"%s\" on this machine%s; \"collector hwprofile list\" "
-               "shows the counters it offers", spec.counters[i].name,
-               er_hwc_have_pmu() ? "" : " (it has no hardware PMU: only the kernel's software counters)");
+  for (int i = 0; i < spec.n; i++) {
+    struct er_hwc_native native;
+    char desc[256];
+    if (er_hwc_find_event(spec.counters[i].name) == NULL &&
+        er_hwc_native_find(spec.counters[i].name, &native, desc, sizeof desc, err, (size_t)err_len) != 0)
       return -1;
-    }
+  }
   if (er_format_hwc_spec(&spec, out, (size_t)out_len) != 0) {
     snprintf(err, (size_t)err_len, "the counter list is too long");
     return -1;
   }
   return spec.n;
+}
+
+/* The perf encodings of the PAPI and libpfm4 names in the checked counter
+ * list TEXT, as the runtime reads them (er_hwc_resolve's NATIVE): 0, or
+ * -1 when one cannot be found or OUT is too short. */
+int gdbcol_hwc_native_list(const char *text, char *out, int out_len)
+{
+  struct er_hwc_spec spec;
+  char err[512];
+  size_t at = 0;
+  out[0] = '\0';
+  if (er_parse_hwc_spec(text, &spec, err, sizeof err) != 0)
+    return -1;
+  for (int i = 0; i < spec.n; i++) {
+    struct er_hwc_native native;
+    char desc[256], item[256];
+    if (er_hwc_find_event(spec.counters[i].name) != NULL)
+      continue;
+    if (er_hwc_native_find(spec.counters[i].name, &native, desc, sizeof desc, err, sizeof err) != 0 ||
+        er_hwc_format_native(spec.counters[i].name, &native, item, sizeof item) != 0 ||
+        at + strlen(item) + 2 > (size_t)out_len)
+      return -1;
+    at += (size_t)snprintf(out + at, (size_t)out_len - at, "%s%s", at ? ";" : "", item);
+  }
+  return 0;
+}
+
+/* One line on PAPI's and libpfm4's state on this machine. */
+void gdbcol_hwc_sources(char *out, int out_len)
+{
+  er_hwc_native_status(out, (size_t)out_len);
+}
+
+/* The I-th PAPI preset this machine can sample, as "NAME|DESCRIPTION": 0,
+ * or -1 past the last. */
+int gdbcol_hwc_preset(int i, char *out, int out_len)
+{
+  char name[64], desc[256];
+  if (er_hwc_native_preset_at(i, name, sizeof name, desc, sizeof desc) != 0)
+    return -1;
+  snprintf(out, (size_t)out_len, "%s|%s", name, desc);
+  return 0;
 }
 
 /* NULL or a message about the group name NAME. */

@@ -388,9 +388,13 @@ void col_trace_writer_abandon(int err);
 extern uint64_t col_trace_events_written, col_trace_events_not_written; /* synctrace */
 extern uint64_t col_heap_events_written, col_heap_events_not_written;
 /* trace_writer.c, counter overflows (hwcounters): CAP's overflow of
- * counter TAG, standing for EVENTS events. */
+ * counter TAG, standing for EVENTS events, unwound into PCS (room for
+ * ER_MAX_STACK_DEPTH + 2); returns the stack's depth.  The packet alone:
+ * a thread tail's, with a stack known already. */
 extern uint64_t col_overflows_written, col_overflows_not_written;
-void col_counter_writer_write(const struct col_capture *cap, uint32_t tag, uint64_t events);
+size_t col_counter_writer_write(const struct col_capture *cap, uint32_t tag, uint64_t events, uint64_t *pcs);
+void col_counter_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t tag, uint64_t events,
+                               const uint64_t *pcs, size_t n);
 /* How traced events' stacks came: walked on the program's thread, or unwound here from a copy. */
 extern uint64_t col_trace_stacks_walked_here, col_trace_stacks_from_copies;
 extern uint64_t col_io_events_written, col_io_events_not_written;

@@ -77,6 +77,13 @@ def _counter_list(usage):
     lines += [line(*e) for e in events if e[1]]
     lines.append("Counters:")
     lines += [line(*e) for e in events if not e[1]]
+    lines.append("Hardware counters by PAPI preset or libpfm4 name (%s):" % native.hwc_sources())
+    presets = native.hwc_presets()
+    lines += ["  %s,on (`%s'; PAPI preset; events)" % preset for preset in presets]
+    if not presets:
+        lines.append("  (no PAPI preset can be sampled here)")
+    lines.append("  Any event libpfm4 knows for this machine's PMUs is accepted by its name, PMU::EVENT[:UMASK...] "
+                 "(papi_native_avail lists them), e.g. perf::PERF_COUNT_SW_CONTEXT_SWITCHES")
     lines.append("Default counters: %s" % default_counters())
     lines.append("Usage: %s" % usage)
     return "\n".join(lines) + "\n"

@@ -45,6 +45,10 @@ def load(path):
     lib.gdbcol_group_experiment_name.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_parse_archive_mode.argtypes = [ctypes.c_char_p]
     lib.gdbcol_hwc_event.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+    lib.gdbcol_hwc_native_list.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+    lib.gdbcol_hwc_sources.argtypes = [ctypes.c_char_p, ctypes.c_int]
+    lib.gdbcol_hwc_sources.restype = None
+    lib.gdbcol_hwc_preset.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_data_kind.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_watchdog_start.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
     _lib = lib
@@ -96,6 +100,30 @@ def hwc_events():
         name, alias_of, hardware, interval, description = out.value.decode().split("|", 4)
         events.append((name, alias_of, hardware == "1", int(interval), description))
     return events
+
+
+def hwc_native_list(canonical):
+    """The perf encodings of the PAPI and libpfm4 names in a checked counter
+    list, as the runtime reads them ("" when it has none)."""
+    out = ctypes.create_string_buffer(4096)
+    if _lib.gdbcol_hwc_native_list(canonical.encode(), out, len(out)) != 0:
+        return ""
+    return out.value.decode()
+
+
+def hwc_sources():
+    """One line on PAPI's and libpfm4's state on this machine."""
+    out = ctypes.create_string_buffer(1024)
+    _lib.gdbcol_hwc_sources(out, len(out))
+    return out.value.decode(errors="replace")
+
+
+def hwc_presets():
+    """The PAPI presets this machine can sample: [(name, description)]."""
+    presets, out = [], ctypes.create_string_buffer(512)
+    while _lib.gdbcol_hwc_preset(len(presets), out, len(out)) == 0:
+        presets.append(tuple(out.value.decode(errors="replace").split("|", 1)))
+    return presets
 
 
 def descendants_problem(text):

@@ -170,6 +170,8 @@ class Settings:
             "GDBCOL_ARCHIVE": self.archive,
             "GDBCOL_DESCENDANTS": self.descendants,
             "GDBCOL_GROUP": self.group,
+            "GDBCOL_HWC_NATIVE": native.hwc_native_list(self.hwc_counters or default_counters())
+            if self.hwprofile else "",
         } | self._data_kind_variables()
 
     def _data_kind_variables(self):

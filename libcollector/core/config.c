@@ -15,6 +15,8 @@
  *   GDBCOL_SYNCTRACE        off | calibrate | MICROSECONDS: synchronization waits
  *   GDBCOL_IOTRACE          on | off: I/O calls
  *   GDBCOL_HEAPTRACE        on | off: allocations and frees
+ *   GDBCOL_HWC_NATIVE       the perf encodings of GDBCOL_HWC's PAPI and
+ *                           libpfm4 names (GDB found them)
  *   GDBCOL_TARGET           set by the launcher: the program it execs
  *   GDBCOL_SAVED_LD_PRELOAD the user's LD_PRELOAD (GDBCOL_LD_PRELOAD_UNSET=1
  *                           when there was none)
@@ -81,7 +83,7 @@ static void load_group(struct col_config *cfg, const char *group)
 /* The counter list GDB checked ("page-faults,100,..."): each resolved to
  * its perf event and interval on this machine; a name it does not offer
  * is left out (GDB refuses those). */
-static void load_counters(struct col_config *cfg, const char *text)
+static void load_counters(struct col_config *cfg, const char *text, const char *native)
 {
   struct er_hwc_spec spec;
   char err[200];
@@ -89,7 +91,7 @@ static void load_counters(struct col_config *cfg, const char *text)
   if (text == NULL || text[0] == '\0' || er_parse_hwc_spec(text, &spec, err, sizeof err) != 0)
     return;
   for (int i = 0; i < spec.n && cfg->n_hwc < ER_HWC_MAX_COUNTERS; i++)
-    if (er_hwc_resolve(&spec.counters[i], &cfg->hwc[cfg->n_hwc]) == 0)
+    if (er_hwc_resolve(&spec.counters[i], native, &cfg->hwc[cfg->n_hwc]) == 0)
       cfg->n_hwc++;
 }
 
@@ -140,7 +142,7 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
   cfg->iotrace = io != NULL && strcmp(io, "on") == 0;
   const char *heap = get("GDBCOL_HEAPTRACE", source);
   cfg->heaptrace = heap != NULL && strcmp(heap, "on") == 0;
-  load_counters(cfg, get("GDBCOL_HWC", source));
+  load_counters(cfg, get("GDBCOL_HWC", source), get("GDBCOL_HWC_NATIVE", source));
 }
 
 void col_config_from_environment(struct col_config *cfg)
@@ -212,7 +214,8 @@ void col_kind_attributes(const struct col_config *cfg, enum er_kind kind, char *
     size_t at = 0;
     out[0] = '\0';
     for (int i = 0; i < cfg->n_hwc && at < len; i++) {
-      const char *name = cfg->hwc[i].event->name;
+      char name[sizeof cfg->hwc[i].name];
+      er_hwc_metric_name(cfg->hwc[i].name, name, sizeof name);
       int n = snprintf(out + at, len - at,
                        "<profile name=\"" ER_HWC_PROFILE_NAME "\" cpuver=\"-1\" hwcname=\"%s\" int_name=\"%s\" "
                        "interval=\"%llu\" tag=\"%d\" memop=\"0\"/>\n",
@@ -264,7 +267,7 @@ static const char *const our_variables[] = {
     "GDBCOL_EXPERIMENT_DIR", "GDBCOL_EXPERIMENT_NAME", "GDBCOL_STATUS_FILE", "GDBCOL_STACK_BYTES",
     "GDBCOL_CLOCK_SOURCE",   "GDBCOL_TARGET",          "GDBCOL_PRELOAD",     "GDBCOL_UNWIND_CHECK",
     "GDBCOL_SAMPLE_PERIOD_MS", "GDBCOL_LIMIT_MB",      "GDBCOL_ARCHIVE",     "GDBCOL_GROUP",
-    "GDBCOL_SAMPLER",        "GDBCOL_DESCENDANTS",
+    "GDBCOL_SAMPLER",        "GDBCOL_DESCENDANTS",     "GDBCOL_HWC_NATIVE",
 };
 
 void col_config_scrub_environment(void)

@@ -169,13 +169,12 @@ void col_trace_writer_write(const struct col_trace_event *e)
     (*o->not_written)++;
 }
 
-void col_counter_writer_write(const struct col_capture *cap, uint32_t tag, uint64_t events)
+void col_counter_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t tag, uint64_t events,
+                               const uint64_t *pcs, size_t n)
 {
   struct trace_output *o = output_for(COUNTER_OUTPUT);
-  if (o == NULL || !col_writer_wanted_at(cap->tstamp))
+  if (o == NULL || !col_writer_wanted_at(tstamp))
     return;
-  uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
-  size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
   uint64_t frinfo = col_writer_stack_id(pcs, n);
   struct er_hwc_packet p;
   if (!col_writer_may_append(o->cursor, frinfo, sizeof p)) {
@@ -185,14 +184,23 @@ void col_counter_writer_write(const struct col_capture *cap, uint32_t tag, uint6
   memset(&p, 0, sizeof p);
   p.tsize = sizeof p;
   p.type = ER_PKT_HW;
-  p.lwpid = p.thrid = (uint64_t)cap->tid;
-  p.cpuid = cap->cpu;
-  p.tstamp = cap->tstamp;
+  p.lwpid = p.thrid = (uint64_t)tid;
+  p.cpuid = cpu;
+  p.tstamp = tstamp;
   p.frinfo = frinfo;
   p.hwctag = tag;
   p.hwcint = events;
   if (er_cursor_append(o->cursor, &p, sizeof p) != 0)
     (*o->not_written)++;
+}
+
+size_t col_counter_writer_write(const struct col_capture *cap, uint32_t tag, uint64_t events, uint64_t *pcs)
+{
+  if (output_for(COUNTER_OUTPUT) == NULL || !col_writer_wanted_at(cap->tstamp))
+    return 0;
+  size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
+  col_counter_writer_packet(cap->tid, cap->cpu, cap->tstamp, tag, events, pcs, n);
+  return n;
 }
 
 void col_trace_writer_flush(void)

@@ -107,7 +107,8 @@ static int create_seen_from_outside(pthread_create_fn real, pthread_t *thread, c
 int col_wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
   pthread_create_fn real = COL_REAL(pthread_create);
-  if (col_collecting() && col_cfg.clock_interval_us > 0 && col_outside() && !col_is_descendant)
+  if (col_collecting() && (col_cfg.clock_interval_us > 0 || col_cfg.n_hwc > 0) && col_outside() &&
+      !col_is_descendant) /* the start function: where an unsampled thread's tail goes */
     return create_seen_from_outside(real, thread, attr, start, arg);
   if (!col_collecting() || col_cfg.clock_interval_us <= 0 || col_outside())
     return real(thread, attr, start, arg);

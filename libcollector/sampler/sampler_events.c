@@ -44,6 +44,7 @@ int sampler_counter_errno;
 struct counter_event {
   uint64_t id;
   int counter;
+  int fd;
 };
 static struct counter_event *counter_events;
 static size_t n_counter_events, counter_events_room;
@@ -60,7 +61,28 @@ static void remember_counter_event(int fd, int counter)
       return;
     counter_events = more, counter_events_room = room;
   }
-  counter_events[n_counter_events++] = (struct counter_event){id, counter};
+  counter_events[n_counter_events++] = (struct counter_event){id, counter, fd};
+}
+
+/* Reading every counter event costs a system call each: after an attach
+ * to many threads, at most one reading per this much record time. */
+#define MANY_COUNTER_EVENTS 64
+#define MANY_EVENTS_READ_EVERY_NS 5000000LL
+
+int sampler_counter_totals(uint64_t *totals, int64_t now)
+{
+  static int64_t last_read = INT64_MIN;
+  if (n_counter_events == 0 || (n_counter_events > MANY_COUNTER_EVENTS && last_read != INT64_MIN &&
+                                now - last_read < MANY_EVENTS_READ_EVERY_NS))
+    return -1;
+  last_read = now;
+  memset(totals, 0, sizeof *totals * ER_HWC_MAX_COUNTERS);
+  for (size_t i = 0; i < n_counter_events; i++) {
+    uint64_t count;
+    if (read(counter_events[i].fd, &count, sizeof count) == (ssize_t)sizeof count)
+      totals[counter_events[i].counter] += count;
+  }
+  return 0;
 }
 
 int sampler_counter_of_event(uint64_t id)
@@ -72,6 +94,7 @@ int sampler_counter_of_event(uint64_t id)
 }
 
 static int ring_of_cpu[SAMPLER_MAX_CPUS];
+static pid_t launched; /* launch: the process given events */
 static pid_t *known_tids; /* attach: the threads given events */
 static size_t n_known, known_room;
 static int *event_fds; /* every event, for enabling and disabling */
@@ -109,6 +132,8 @@ static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec, int
   if (counter >= 0) {
     attr.type = col_cfg.hwc[counter].perf_type;
     attr.config = col_cfg.hwc[counter].perf_config;
+    attr.config1 = col_cfg.hwc[counter].perf_config1; /* libpfm4's extra fields (offcore, ...) */
+    attr.config2 = col_cfg.hwc[counter].perf_config2;
     attr.sample_period = col_cfg.hwc[counter].interval; /* at least 1: the counter list refuses 0 */
     /* No PERIOD: with it a software event samples every single event (the
      * kernel reports each with period 1).  The word after CPU is then the
@@ -237,6 +262,7 @@ int sampler_open_for_launch(pid_t pid, char *err, size_t err_len)
 {
   int last_errno = 0;
   prepare();
+  launched = pid;
   if (open_on_every_cpu(pid, 1, &last_errno) == 0) {
     snprintf(err, err_len, "the kernel refused clock sampling of process %d (perf_event_open: %s)", (int)pid,
              strerror(last_errno));
@@ -254,6 +280,11 @@ static int known(pid_t tid)
     if (known_tids[i] == tid)
       return 1;
   return 0;
+}
+
+int sampler_thread_owns_events(pid_t tid)
+{
+  return tid == launched || known(tid);
 }
 
 static void add_known(pid_t tid)
@@ -341,6 +372,7 @@ void sampler_events_forget(void)
     close(event_fds[i]);
   sampler_n_rings = 0;
   n_event_fds = 0;
+  n_counter_events = 0;
 }
 
 void sampler_events_watch(int epoll_fd)

@@ -35,6 +35,13 @@ void sampler_events_enable(int enabled);
 /* A descendant's writer (forked from the sampler): the events and rings
  * are the founder sampler's, not its own. */
 void sampler_events_forget(void);
+/* Each counter's count so far (TOTALS, ER_HWC_MAX_COUNTERS of them): the
+ * threads the events were opened on and every thread that inherited them
+ * and ended.  -1: no counter, or not read this time (NOW, record time:
+ * many events are read at most every few ms). */
+int sampler_counter_totals(uint64_t *totals, int64_t now);
+/* Whether thread TID had events opened on it (not inherited). */
+int sampler_thread_owns_events(pid_t tid);
 /* Descriptors to wake on: the rings. */
 void sampler_events_watch(int epoll_fd);
 

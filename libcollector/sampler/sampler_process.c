@@ -125,7 +125,11 @@ static void finish(void)
   writers_wait(0); /* descendants that ended have closed their experiments */
   col_descendant_experiments = count_descendant_experiments();
   if (sampler.started && !sampler.exec_pending) { /* the threads still there: their tails up to the end */
-    tails_finish(sampler.closing_at != INT64_MAX ? sampler.closing_at : sampler.last_record_at);
+    int64_t end = sampler.closing_at != INT64_MAX ? sampler.closing_at : sampler.last_record_at;
+    uint64_t totals[ER_HWC_MAX_COUNTERS];
+    if (sampler_counter_totals(totals, INT64_MAX) == 0)
+      tails_finish_counters(col_target_pid, totals, end);
+    tails_finish(end);
     col_data_writers_flush();
   }
   if (!sampler.started) {
@@ -226,6 +230,10 @@ static void usage(void)
  * begins now (at launch, the exec's COMM record begins it). */
 static int begin(int epoll_fd, char *err, size_t err_len)
 {
+  uint64_t intervals[ER_HWC_MAX_COUNTERS];
+  for (int i = 0; i < col_cfg.n_hwc; i++)
+    intervals[i] = col_cfg.hwc[i].interval;
+  tails_set_counters((unsigned)col_cfg.n_hwc, intervals);
   if (!sampler.attached)
     return sampler_open_for_launch(col_target_pid, err, err_len);
   if (sampler_open_for_attach(col_target_pid, err, err_len) != 0)

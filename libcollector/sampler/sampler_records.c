@@ -90,7 +90,8 @@ static void on_sample(const unsigned char *rec, uint16_t size)
     return; /* after the end asked for, or the program's exec: neither written nor counted in tails */
   int counter = sampler_counter_of_event(cap.event_id);
   if (counter >= 0) { /* a counter's overflow: its packet, not CPU time */
-    col_counter_writer_write(&cap, (uint32_t)counter, col_cfg.hwc[counter].interval);
+    size_t n = col_counter_writer_write(&cap, (uint32_t)counter, col_cfg.hwc[counter].interval, pcs);
+    tails_on_counter_sample(&cap, (unsigned)counter, pcs, n, sampler_thread_owns_events(cap.tid));
     return;
   }
   size_t n = col_clock_writer_write_stack(&cap, pcs);
@@ -110,8 +111,9 @@ static void on_thread_record(const unsigned char *rec, uint16_t type, uint16_t s
   if ((pid_t)ids[0] != col_target_pid || (sampler.finished && t >= sampler.closing_at))
     return;
   sampler.last_record_at = t;
-  if (type == PERF_RECORD_EXIT)
-    tails_on_thread_exit((pid_t)ids[1], cpu, t);
+  uint64_t totals[ER_HWC_MAX_COUNTERS];
+  if (type == PERF_RECORD_EXIT) /* its counts are in its parent events' now */
+    tails_on_thread_exit((pid_t)ids[1], cpu, t, sampler_counter_totals(totals, t) == 0 ? totals : NULL);
   else
     tails_on_switch((pid_t)ids[1], (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0, t);
 }
@@ -236,9 +238,25 @@ static void on_exec(const unsigned char *rec, uint16_t size)
   }
 }
 
+/* A descendant's thread ended: its counts joined the parent events'
+ * (the founder's), where they are no tail of this experiment. */
+static void absorb_descendant_counts(const unsigned char *rec, uint16_t size)
+{
+  uint32_t pid;
+  int64_t t;
+  uint64_t totals[ER_HWC_MAX_COUNTERS];
+  memcpy(&pid, rec + COL_PERF_TRAILER_TID(size), 4);
+  memcpy(&t, rec + COL_PERF_TRAILER_TIME(size), 8);
+  if ((pid_t)pid != col_target_pid && sampler_counter_totals(totals, t) == 0)
+    tails_absorb_counters(totals);
+}
+
 void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size)
 {
   const struct perf_event_header *h = (const void *)rec;
+  if (type == PERF_RECORD_EXIT && col_cfg.n_hwc > 0 && !sampler.writer_mode && sampler.started &&
+      size >= sizeof *h + COL_PERF_TRAILER_BYTES)
+    absorb_descendant_counts(rec, size);
   if (!sampler.writer_mode && sampler.started && writers_route(rec, type, size))
     return; /* a followed descendant's: its writer's */
   if (type == PERF_RECORD_MMAP2) {

@@ -138,6 +138,9 @@ static void on_request(const struct col_control_record *r, void *unused)
     sampler.closing_at = r->tstamp;
     sampler_drain_ring_records(SAMPLER_ALL_RECORDS);
     sampler_take_trace(SAMPLER_ALL_RECORDS); /* the old image's events, before its writer takes the pid */
+    uint64_t totals[ER_HWC_MAX_COUNTERS];
+    if (sampler_counter_totals(totals, INT64_MAX) == 0)
+      tails_finish_counters(col_target_pid, totals, r->tstamp);
     tails_finish(r->tstamp); /* the old image's threads end here */
     col_data_writers_flush();
     what = request_variant(r->text, variant, sizeof variant);

@@ -85,13 +85,15 @@ static void describe_counters(void)
   size_t at = 0;
   for (int i = 0; i < col_cfg.n_hwc && at < sizeof list; i++) {
     int n = snprintf(list + at, sizeof list - at, "%s%s every %llu event(s)", i > 0 ? ", " : "",
-                     col_cfg.hwc[i].event->name, (unsigned long long)col_cfg.hwc[i].interval);
+                     col_cfg.hwc[i].name, (unsigned long long)col_cfg.hwc[i].interval);
     at += n > 0 ? (size_t)n : 0;
   }
   col_log_comment("Counters: %s; perf_event overflow samples into the clock's per-CPU rings (registers and "
                   "stack copies, no signals, nothing inside the program); %llu overflow(s) written, %llu not "
-                  "written", list, (unsigned long long)col_overflows_written,
-                  (unsigned long long)col_overflows_not_written);
+                  "written; %llu of them for threads' tails (each ended thread's count, read by the kernel, "
+                  "less its overflows: %llu read(s))", list, (unsigned long long)col_overflows_written,
+                  (unsigned long long)col_overflows_not_written, (unsigned long long)tails_stats.counter_samples_added,
+                  (unsigned long long)tails_stats.counter_reads);
   if (sampler_counters_refused > 0)
     col_log_final_warning(200, "the kernel refused %u counter event(s) (perf_event_open: %s); those counts are "
                           "missing", sampler_counters_refused, strerror(sampler_counter_errno));

@@ -19,13 +19,28 @@ void tails_on_clock_sample(const struct col_capture *cap, const uint64_t *pcs, s
 void tails_on_thread_start(pid_t tid, uint64_t start_pc);
 /* A context switch of a thread (OUT: off the CPU, else onto it). */
 void tails_on_switch(pid_t tid, int out, int64_t tstamp);
-/* A thread ended on CPU at TSTAMP: its tail is recorded (or not) now. */
-void tails_on_thread_exit(pid_t tid, uint32_t cpu, int64_t tstamp);
+/* The counters' intervals (their streams), once: their accounts last as
+ * long as their events. */
+void tails_set_counters(unsigned n, const uint64_t *intervals);
+/* A sample of counter COUNTER, already written with stack PCS[0..N);
+ * OWNS_EVENTS: a thread the events were opened on (not inherited). */
+void tails_on_counter_sample(const struct col_capture *cap, unsigned counter, const uint64_t *pcs, size_t n,
+                             int owns_events);
+/* A thread ended on CPU at TSTAMP: its tails are recorded (or not) now.
+ * COUNTER_TOTALS: each counter's count read now (parent events, ended
+ * threads included), or NULL when not read this time. */
+void tails_on_thread_exit(pid_t tid, uint32_t cpu, int64_t tstamp, const uint64_t *counter_totals);
+/* Counts read at a descendant's thread's end: theirs, not this
+ * experiment's tails. */
+void tails_absorb_counters(const uint64_t *counter_totals);
+/* The end: the counters' last growth, for thread TID. */
+void tails_finish_counters(pid_t tid, const uint64_t *counter_totals, int64_t tstamp);
 /* The end of the experiment: the tails of the threads still there. */
 void tails_finish(int64_t tstamp);
 
 struct tails_stats {
   uint64_t threads_ended, samples_added, at_start_function, unattributed, passed_on;
+  uint64_t counter_reads, counter_samples_added;
 };
 extern struct tails_stats tails_stats;
 

@@ -158,9 +158,10 @@ def er_dump(path):
 
 
 def gprofng_functions(path):
-    """gprofng's function list as ({name: (excl_s, incl_s)}, total_s, raw)."""
-    out = subprocess.run(["gprofng", "display", "text", "-functions", path], capture_output=True, text=True,
-                         timeout=120)
+    """gprofng's function list as ({name: (excl_s, incl_s)}, total_s, raw):
+    CPU time only, whatever else the experiment has (counters add columns)."""
+    out = subprocess.run(["gprofng", "display", "text", "-metrics", "e.%totalcpu:i.%totalcpu", "-functions", path],
+                         capture_output=True, text=True, timeout=120)
     text = out.stdout + out.stderr
     funcs = {}
     row = re.compile(r"^\s*([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+(.+?)\s*$")

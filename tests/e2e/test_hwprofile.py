@@ -121,6 +121,25 @@ check("off in the next experiment: counters were asked for without it" in out an
       "Clock profiling off:" in raw,
       "counters alone: no clock data, the page faults counted (%s)" % summary.get("hwc_events page-faults"))
 
+# Threads shorter than one interval: 1000 threads of 50 page faults each at
+# interval 100 would give no sample at all (each inherited event counts
+# from zero); their counts, read by the kernel at each thread's end, are
+# sampled as the clock's tails are, at the function the thread started in.
+THREADS, PER_THREAD = 1000, 50
+out = run_gdb(["collector hwprofile counter page-faults,100", "collector hwprofile on", "collector enable", "run"],
+              [PROGRAM, "threads", str(THREADS), str(PER_THREAD)], cwd=work)
+short = os.path.join(work, "test.6.er")
+summary, _, raw = er_dump(short)
+print(raw)
+faults = counter_rows(raw, "page-faults").get("short_lived", (0, 0))[1]
+theirs, text = gprofng_counter(short, "page-faults")
+print(text)
+from_tails = re.search(r"(\d+) of them for threads' tails", raw)
+check("threads=%d" % THREADS in out and abs(faults - THREADS * PER_THREAD) <= 0.05 * THREADS * PER_THREAD and
+      theirs.get("short_lived", (0, 0))[1] == faults and from_tails is not None and int(from_tails.group(1)) >= 450,
+      "short threads: their page faults counted in short_lived within 5 %% (%d of %d), gprofng agrees (%s)"
+      % (faults, THREADS * PER_THREAD, theirs.get("short_lived")))
+
 out = run_gdb(["collector hwprofile list"], ["/bin/true"], cwd=work)
 check("Default counters: page-faults,on" in out or "Default counters: cycles,on,insts,on" in out,
       "hwprofile list names the default counters")

@@ -6,8 +6,12 @@
  *                              context switch)
  *   counters pages N SECONDS ready   the same, after saying "ready" and
  *                              waiting 2 s (for an attach)
+ *   counters threads T N       T threads one after the other, each
+ *                              touching N fresh pages in short_lived
+ *                              (fewer than one interval each: the tails)
  * Prints what it did. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +56,39 @@ __attribute__((noinline)) static void nap(long k)
   }
 }
 
+static long pages_per_thread;
+
+__attribute__((noinline)) static void *short_lived(void *unused)
+{
+  (void)unused;
+  long page = sysconf(_SC_PAGESIZE);
+  size_t bytes = (size_t)(pages_per_thread * page);
+  volatile char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    perror("mmap");
+    exit(1);
+  }
+  for (long i = 0; i < pages_per_thread; i++)
+    p[i * page] = 1;
+  munmap((void *)p, bytes);
+  return NULL;
+}
+
 int main(int argc, char **argv)
 {
+  if (argc == 4 && strcmp(argv[1], "threads") == 0) {
+    long threads = atol(argv[2]);
+    pages_per_thread = atol(argv[3]);
+    for (long i = 0; i < threads; i++) {
+      pthread_t t;
+      if (pthread_create(&t, NULL, short_lived, NULL) != 0 || pthread_join(t, NULL) != 0) {
+        fprintf(stderr, "pthread_create failed\n");
+        return 1;
+      }
+    }
+    printf("threads=%ld pages=%ld\n", threads, threads * pages_per_thread);
+    return 0;
+  }
   if ((argc == 4 || (argc == 5 && strcmp(argv[4], "ready") == 0)) && strcmp(argv[1], "pages") == 0) {
     long n = atol(argv[2]);
     if (argc == 5) {
@@ -72,6 +107,6 @@ int main(int argc, char **argv)
     printf("sleeps=%ld\n", k);
     return 0;
   }
-  fprintf(stderr, "usage: counters pages N SECONDS | counters sleeps K\n");
+  fprintf(stderr, "usage: counters pages N SECONDS | counters sleeps K | counters threads T N\n");
   return 2;
 }

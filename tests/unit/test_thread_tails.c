@@ -27,6 +27,17 @@ void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t t
   deepest = n > deepest ? n : deepest;
 }
 
+static uint64_t counter_packets[2], counter_events[2];
+
+void col_counter_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t tag, uint64_t events,
+                               const uint64_t *pcs, size_t n)
+{
+  counter_packets[tag]++;
+  counter_events[tag] += events;
+  if (n == 1 && pcs[0] == start_fn)
+    packets_at_start_fn++;
+}
+
 static int near(uint64_t got, uint64_t want)
 {
   int ok = got + 1 >= want && got <= want + 1;
@@ -38,6 +49,8 @@ static int near(uint64_t got, uint64_t want)
 static void reset(void)
 {
   packets = packets_at_start_fn = deepest = 0;
+  memset(counter_packets, 0, sizeof counter_packets);
+  memset(counter_events, 0, sizeof counter_events);
   memset(&tails_stats, 0, sizeof tails_stats);
 }
 
@@ -61,7 +74,7 @@ static void short_threads(void)
     tails_on_thread_start(tid, start_fn);
     tails_on_switch(tid, 0, t);
     t += MS;
-    tails_on_thread_exit(tid, 0, t);
+    tails_on_thread_exit(tid, 0, t, NULL);
   }
   CHECK(near(packets, 1000));
   CHECK(packets_at_start_fn == packets);
@@ -84,7 +97,7 @@ static void partly_sampled_threads(void)
     for (int i = 0; i < 3; i++)
       sample(tid, 5);
     t += 15 * MS;
-    tails_on_thread_exit(tid, 1, t);
+    tails_on_thread_exit(tid, 1, t, NULL);
   }
   CHECK(near(packets, 500));
   CHECK(deepest == 5 && packets_at_start_fn == 0);
@@ -102,11 +115,11 @@ static void moved_progress(void)
     sample(tid, 3);
     sample(tid, 3);
     t += 10 * MS;
-    tails_on_thread_exit(tid, 0, t);
+    tails_on_thread_exit(tid, 0, t, NULL);
     tails_on_thread_start(tid + 1, start_fn);
     tails_on_switch(tid + 1, 0, t);
     t += 15 * MS;
-    tails_on_thread_exit(tid + 1, 0, t);
+    tails_on_thread_exit(tid + 1, 0, t, NULL);
   }
   CHECK(near(packets, 500));
 }
@@ -139,13 +152,66 @@ static void passed_on(void)
   for (pid_t tid = 60000; tid < 60100; tid++) { /* 100 x 10 ms: 100 samples */
     tails_on_switch(tid, 0, t);
     t += PERIOD;
-    tails_on_thread_exit(tid, 0, t);
+    tails_on_thread_exit(tid, 0, t, NULL);
   }
   CHECK(packets == 0 && near(tails_stats.unattributed, 100));
   tails_on_thread_start(70000, start_fn);
   tails_on_switch(70000, 0, t);
-  tails_on_thread_exit(70000, 0, t);
+  tails_on_thread_exit(70000, 0, t, NULL);
   CHECK(near(packets, 100) && tails_stats.passed_on == tails_stats.unattributed);
+}
+
+static void counter_sample(pid_t tid, unsigned counter, int owns_events)
+{
+  uint64_t pcs[3] = {7, 8, 9};
+  struct col_capture cap;
+  memset(&cap, 0, sizeof cap);
+  cap.tid = tid;
+  tails_on_counter_sample(&cap, counter, pcs, 3, owns_events);
+}
+
+/* Counters, from the parent events' counts read at each exit: 1000
+ * threads of 50 events (interval 100), never sampled: 500 tail samples of
+ * 100 events, at their start function.  1000 threads of 250 events with 2
+ * samples each, beside a first thread (owning the events) that makes 100
+ * events and 1 sample between each pair of them: 500 more (their 50 each),
+ * with their stacks.  A descendant's counts are absorbed; the first
+ * thread's last 700 events unsampled come at the end. */
+static void counter_tails(void)
+{
+  reset();
+  const uint64_t intervals[2] = {100, 100};
+  tails_set_counters(2, intervals);
+  tails_init(0, 0); /* counters without the clock */
+  uint64_t totals[ER_HWC_MAX_COUNTERS] = {0};
+  for (pid_t tid = 80000; tid < 81000; tid++) {
+    tails_on_thread_start(tid, start_fn);
+    totals[0] += 50;
+    tails_on_thread_exit(tid, 0, 0, totals);
+  }
+  CHECK(near(counter_packets[0], 500) && counter_events[0] == counter_packets[0] * 100);
+  CHECK(packets_at_start_fn == counter_packets[0] && counter_packets[1] == 0 && packets == 0);
+  for (pid_t tid = 90000; tid < 91000; tid++) {
+    counter_sample(tid, 1, 0);
+    counter_sample(tid, 1, 0);
+    counter_sample(1, 1, 1);
+    totals[1] += 250 + 100;
+    tails_on_thread_exit(tid, 0, 0, tid % 2 ? totals : NULL); /* not read every time: the next read has it */
+  }
+  CHECK(near(counter_packets[1], 500) && deepest == 0);
+  totals[1] += 100000; /* a descendant's */
+  tails_absorb_counters(totals);
+  uint64_t before = counter_packets[1];
+  totals[1] += 1000;
+  for (int i = 0; i < 10; i++)
+    counter_sample(1, 1, 1);
+  tails_finish_counters(1, totals, 0); /* 1000 events, 10 samples: no tail */
+  CHECK(near(counter_packets[1] - before, 0));
+  totals[1] += 700;
+  tails_finish_counters(1, totals, 0);
+  CHECK(near(counter_packets[1] - before, 7));
+  tails_finish(0);
+  CHECK(tails_stats.threads_ended == 2001);
 }
 
 int main(void)
@@ -155,5 +221,6 @@ int main(void)
   moved_progress();
   never_switched_at_the_end();
   passed_on();
+  counter_tails();
   return TEST_EXIT();
 }

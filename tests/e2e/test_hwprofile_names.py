@@ -1,0 +1,127 @@
+"""Counters named through libpfm4 and PAPI (collector hwprofile): a libpfm4
+name (perf::PERF_COUNT_SW_CONTEXT_SWITCHES) is encoded by libpfm4 and
+counted end to end (nap's 500 sleeps, our reader and gprofng); `hwprofile
+list` states PAPI's and libpfm4's view of this machine; a PAPI preset is
+refused with PAPI's own reason where PAPI cannot count, a derived preset
+and an unknown name are refused plainly.  Hardware counters (a table name
+and a PAPI preset) are recorded where the machine has a PMU, and skipped
+with the reason printed where it has none."""
+
+import ctypes
+import os
+import re
+import subprocess
+
+from harness import check, cleanup, er_dump, finish, program, run_gdb, workdir
+
+PROGRAM = program("counters")
+work = workdir()
+experiments = iter("test.%d.er" % n for n in range(1, 100))
+
+
+def counter_rows(raw, counter):
+    """er-dump's hwc_functions for COUNTER: {function: (exclusive, inclusive)}."""
+    return {m.group(3): (int(m.group(1)), int(m.group(2)))
+            for m in re.finditer(r"^%s (\d+) (\d+) (.+)$" % re.escape(counter), raw, re.M)}
+
+
+def papi_cpu_component():
+    """(disabled, reason) of PAPI's perf_event component, asked of PAPI
+    itself (not of our code), or None when PAPI does not initialize."""
+    papi = ctypes.CDLL("libpapi.so")
+
+    class ComponentInfo(ctypes.Structure):  # the leading fields of PAPI_component_info_t (papi.h, PAPI 7)
+        _fields_ = [("name", ctypes.c_char * 128), ("short_name", ctypes.c_char * 64),
+                    ("description", ctypes.c_char * 128), ("version", ctypes.c_char * 64),
+                    ("support_version", ctypes.c_char * 64), ("kernel_version", ctypes.c_char * 64),
+                    ("disabled_reason", ctypes.c_char * 1024), ("disabled", ctypes.c_int)]
+
+    papi.PAPI_get_component_info.restype = ctypes.POINTER(ComponentInfo)
+    if papi.PAPI_library_init(0x07000000) != 0x07000000:
+        return None
+    for c in range(papi.PAPI_num_components()):
+        info = papi.PAPI_get_component_info(c).contents
+        if info.name == b"perf_event":
+            return info.disabled != 0, info.disabled_reason.decode()
+    return None
+
+
+def pmu_missing_reason():
+    """Why hardware counters cannot be tested here, or None when they can."""
+    out = subprocess.run(["perf", "stat", "-e", "cycles", "--", "true"], capture_output=True, text=True)
+    text = out.stdout + out.stderr
+    if out.returncode != 0 or "not supported" in text or "<not counted>" in text:
+        return "perf stat -e cycles: %s" % (text.strip().splitlines() or ["failed"])[-1]
+    return None
+
+
+# A libpfm4 name, encoded by libpfm4 into the kernel's context-switch
+# event: nap's 500 sleeps counted, under that name in log.xml and gprofng.
+NAME = "perf::PERF_COUNT_SW_CONTEXT_SWITCHES"
+METRIC = "perf.PERF_COUNT_SW_CONTEXT_SWITCHES"  # gprofng splits -metrics at ':'; its raw names use '.' 
+out = run_gdb(["collector hwprofile counter %s,10" % NAME, "collector hwprofile on", "collector enable", "run"],
+              [PROGRAM, "sleeps", "500"], cwd=work)
+print(out)
+path = os.path.join(work, next(experiments))
+summary, _, raw = er_dump(path)
+print(raw)
+naps = counter_rows(raw, METRIC).get("nap", (0, 0))[1]
+check("sleeps=500" in out and 450 <= naps <= 600, "libpfm4 name: nap's 500 sleeps counted (%d)" % naps)
+gp = subprocess.run(["gprofng", "display", "text", "-metrics", "e.%s:i.%s" % (METRIC, METRIC), "-functions", path],
+                    capture_output=True, text=True, timeout=120)
+print(gp.stdout + gp.stderr)
+theirs = re.search(r"^\s*(\d+)\s+(\d+)\s+nap\s*$", gp.stdout, re.M)
+check("Functions sorted by metric: Exclusive %s Events" % METRIC in gp.stdout and theirs is not None and int(theirs.group(2)) == naps,
+      "libpfm4 name: gprofng shows the counter as %s, with nap's count (%s)" % (METRIC, theirs and theirs.group(2)))
+
+# What PAPI and libpfm4 see here, in the list.
+out = run_gdb(["collector hwprofile list"], ["/bin/true"], cwd=work)
+print(out)
+component = papi_cpu_component()
+check(component is not None, "PAPI initializes (libpapi.so)")
+if component is not None:
+    disabled, reason = component
+    state = "perf_event component disabled (%s)" % reason if disabled else "perf_event component active"
+    check("Hardware counters by PAPI preset or libpfm4 name (PAPI 7.0: %s; libpfm4 PMUs:" % state in out,
+          "hwprofile list states PAPI's view: %s" % state)
+    check(("(no PAPI preset can be sampled here)" in out) == disabled,
+          "hwprofile list: presets only where PAPI can count")
+
+    # A PAPI preset: refused with PAPI's reason where it cannot count.
+    out = run_gdb(["collector hwprofile counter PAPI_TOT_CYC"], ["/bin/true"], cwd=work)
+    print(out)
+    if disabled:
+        check("PAPI preset PAPI_TOT_CYC cannot count on this machine: PAPI's perf_event component is disabled "
+              "(%s)" % reason in out, "PAPI preset refused with PAPI's own reason")
+    else:
+        check("Counters: PAPI_TOT_CYC,on." in out, "PAPI preset accepted where PAPI counts")
+
+out = run_gdb(["collector hwprofile counter PAPI_FP_OPS", "collector hwprofile counter PAPI_NO_SUCH",
+               "collector hwprofile counter no_such_event"], ["/bin/true"], cwd=work)
+print(out)
+check(re.search(r"PAPI preset PAPI_FP_OPS (cannot count on this machine|is derived from \d+ counters)", out) or
+      "Counters: PAPI_FP_OPS,on." in out, "a derived or uncountable preset: refused with why (or counted)")
+check('unknown PAPI preset "PAPI_NO_SUCH"' in out, "an unknown preset: refused")
+check('unknown counter "no_such_event" on this machine (libpfm4: ' in out and
+      '"collector hwprofile list" shows the counters it offers' in out,
+      "an unknown name: refused, naming how to list the counters")
+
+# Hardware counters: where there is a PMU, the computing function has the
+# cycles, by the table's name and by PAPI's.
+missing = pmu_missing_reason()
+if missing:
+    print("skipped: hardware counters (no hardware PMU here: %s)" % missing)
+    out = run_gdb(["collector hwprofile counter cycles"], ["/bin/true"], cwd=work)
+    check('unknown counter "cycles"' in out or "no hardware PMU" in out,
+          "cycles refused on a machine without a PMU, saying so")
+else:
+    for counter in ("cycles", "PAPI_TOT_CYC") if component and not component[0] else ("cycles",):
+        out = run_gdb(["collector hwprofile counter %s" % counter, "collector hwprofile on", "collector enable",
+                       "run"], [PROGRAM, "pages", "100", "0.5"], cwd=work)
+        summary, funcs, raw = er_dump(os.path.join(work, next(experiments)))
+        rows = counter_rows(raw, counter)
+        total = int(summary.get("hwc_events %s" % counter, "0"))
+        computed = sum(v[0] for k, v in rows.items() if k.startswith("compute"))
+        check(total > 0 and computed >= 0.8 * total, "hardware %s: compute has %d of %d" % (counter, computed, total))
+cleanup(work)
+finish()
