@@ -141,6 +141,20 @@ static void parse_map_element(void *ctx, xmlNode *el)
     seg.name = strdup(er_xml_attr(el, "name", v, sizeof v) ? v : "");
     exp->segments = realloc(exp->segments, (exp->n_segments + 1) * sizeof *exp->segments);
     exp->segments[exp->n_segments++] = seg;
+  } else if (er_xml_is(el, "event", "map") && er_xml_attr(el, "object", v, sizeof v) && strcmp(v, "function") == 0) {
+    struct er_code_region region = {0};
+    if (er_xml_attr(el, "vaddr", v, sizeof v))
+      region.vaddr = strtoull(v, NULL, 0);
+    if (er_xml_attr(el, "size", v, sizeof v))
+      region.size = strtoull(v, NULL, 0);
+    region.name = strdup(er_xml_attr(el, "name", v, sizeof v) ? v : "");
+    struct er_code_region *more = realloc(exp->code_regions, (exp->n_code_regions + 1) * sizeof *more);
+    if (more == NULL || region.name == NULL) {
+      free(region.name);
+      return;
+    }
+    exp->code_regions = more;
+    exp->code_regions[exp->n_code_regions++] = region;
   } else if (er_xml_is(el, "event", "unmap")) {
     if (!er_xml_attr(el, "vaddr", v, sizeof v))
       return;
@@ -406,6 +420,9 @@ void er_experiment_close(struct er_experiment *exp)
   free(exp->comments);
   free(exp->warnings);
   free(exp->segments);
+  for (size_t i = 0; i < exp->n_code_regions; i++)
+    free(exp->code_regions[i].name);
+  free(exp->code_regions);
   free(exp->stacks);
   free(exp->clock);
   free(exp->waits);
@@ -426,6 +443,16 @@ const struct er_stack *er_experiment_stack(const struct er_experiment *exp, uint
   if (exp->n_stacks == 0)
     return NULL;
   return bsearch(&key, exp->stacks, exp->n_stacks, sizeof key, by_frame_uid);
+}
+
+const struct er_code_region *er_experiment_code_region(const struct er_experiment *exp, uint64_t pc)
+{
+  for (size_t i = exp->n_code_regions; i-- > 0;) {
+    const struct er_code_region *r = &exp->code_regions[i];
+    if (pc >= r->vaddr && pc - r->vaddr < r->size)
+      return r;
+  }
+  return NULL;
 }
 
 const struct er_segment *er_experiment_segment(const struct er_experiment *exp, uint64_t pc)

@@ -8,6 +8,7 @@ import atexit
 import gdb
 
 from . import attach, commands, control_commands, data_kinds, native, obsolete_commands, storage_commands
+from .report_command import ReportCommand
 from .attach import Attacher
 from .launch import LaunchArming
 from .session import Session
@@ -35,7 +36,7 @@ def _on_exited(event):
     _state.session.report_end_of_run()
 
 
-def register(runtime, shared, launcher, version):
+def register(runtime, shared, launcher, version, report=None):
     """Defines the commands once per GDB session."""
     global _state
     if _state is not None:
@@ -47,6 +48,7 @@ def register(runtime, shared, launcher, version):
             storage_commands.STORAGE_SUBCOMMANDS + data_kinds.DATA_KIND_SUBCOMMANDS + \
             obsolete_commands.OBSOLETE_SUBCOMMANDS:
         command(_state)
+    ReportCommand(_state, report)
     gdb.events.exited.connect(_on_exited)
     # Last of all, when GDB ends (after it has killed or detached the
     # inferiors and reported their end): the session's files.

@@ -16,6 +16,13 @@ struct er_segment {
   char *name;
 };
 
+/* Code mapped without a file, named as one function (the vDSO: map.xml's
+ * object="function"). */
+struct er_code_region {
+  uint64_t vaddr, size;
+  char *name;
+};
+
 struct er_stack {
   uint64_t frame_uid;
   size_t n;
@@ -94,6 +101,8 @@ struct er_experiment {
   size_t n_warnings;
   struct er_segment *segments;
   size_t n_segments;
+  struct er_code_region *code_regions;
+  size_t n_code_regions;
   struct er_stack *stacks; /* sorted by frame_uid */
   size_t n_stacks;
   struct er_clock_sample *clock;
@@ -124,6 +133,8 @@ int er_experiment_open_map(const char *path, struct er_experiment *exp, char *er
 void er_experiment_close(struct er_experiment *exp);
 
 const struct er_stack *er_experiment_stack(const struct er_experiment *exp, uint64_t frame_uid);
+/* The file-less code region (the vDSO) that holds PC, or NULL. */
+const struct er_code_region *er_experiment_code_region(const struct er_experiment *exp, uint64_t pc);
 /* The segment that maps PC (any mode), or NULL. */
 const struct er_segment *er_experiment_segment(const struct er_experiment *exp, uint64_t pc);
 

@@ -1,0 +1,196 @@
+/* Function names for the report, with elfutils' libdwfl: each load object
+ * is read offline (the file, or its copy in archives/ when the file is
+ * gone) and its symbols come from the best table found, the file's own
+ * .symtab or, for stripped libraries, the separate debug info found by
+ * build id (/usr/lib/debug/.build-id, or debuginfod where the user set
+ * DEBUGINFOD_URLS).  That is how perf names memmove or msort_with_tmp in
+ * Debian's libc, where gprofng 2.40 shows <static>@0x... */
+#define _GNU_SOURCE
+#include "er/er_names.h"
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "er/er_archive.h"
+#include "er/er_fileutil.h"
+
+struct loaded_object {
+  char *path;
+  Dwfl *dwfl;       /* NULL: unreadable */
+  Dwfl_Module *mod;
+  uint64_t bias;    /* module address = ELF vaddr + bias */
+  Elf *elf;         /* the main file: offsets to vaddrs */
+  int fd;
+  int debug_found;  /* symbols from separate debug info */
+};
+
+#define PC_CACHE 65536
+
+struct er_names {
+  const struct er_experiment *exp;
+  struct loaded_object *objects;
+  size_t n_objects;
+  struct pc_entry {
+    uint64_t pc;
+    char *name;
+  } *cache;
+};
+
+static const Dwfl_Callbacks callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+struct er_names *er_names_open(const struct er_experiment *exp)
+{
+  struct er_names *n = calloc(1, sizeof *n);
+  if (n == NULL)
+    return NULL;
+  n->exp = exp;
+  n->cache = calloc(PC_CACHE, sizeof *n->cache);
+  if (n->cache == NULL) {
+    free(n);
+    return NULL;
+  }
+  elf_version(EV_CURRENT);
+  return n;
+}
+
+static void load(struct loaded_object *o, const char *experiment_path)
+{
+  o->fd = er_open_regular_file(o->path);
+  if (o->fd < 0 && experiment_path != NULL)
+    o->fd = er_archive_open_copy(experiment_path, o->path);
+  if (o->fd < 0)
+    return;
+  o->elf = elf_begin(o->fd, ELF_C_READ, NULL);
+  o->dwfl = dwfl_begin(&callbacks);
+  if (o->elf == NULL || o->dwfl == NULL)
+    return;
+  /* libdwfl takes the descriptor it is given: a duplicate, ours stays for libelf. */
+  int fd = dup(o->fd);
+  o->mod = fd >= 0 ? dwfl_report_offline(o->dwfl, o->path, o->path, fd) : NULL;
+  dwfl_report_end(o->dwfl, NULL, NULL);
+  if (o->mod == NULL)
+    return;
+  Dwarf_Addr bias = 0;
+  dwfl_module_getelf(o->mod, &bias);
+  o->bias = bias;
+  const char *debug_file = NULL;
+  dwfl_module_getsymtab(o->mod); /* finds the best symbol table, separate debug info included */
+  dwfl_module_info(o->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debug_file);
+  o->debug_found = debug_file != NULL;
+}
+
+static struct loaded_object *object_of(struct er_names *n, const char *path)
+{
+  for (size_t i = 0; i < n->n_objects; i++)
+    if (strcmp(n->objects[i].path, path) == 0)
+      return &n->objects[i];
+  struct loaded_object *more = realloc(n->objects, (n->n_objects + 1) * sizeof *more);
+  if (more == NULL)
+    return NULL;
+  n->objects = more;
+  struct loaded_object *o = &n->objects[n->n_objects++];
+  memset(o, 0, sizeof *o);
+  o->fd = -1;
+  o->path = strdup(path);
+  if (o->path != NULL)
+    load(o, n->exp->path);
+  return o;
+}
+
+/* The ELF vaddr of file offset OFF (through the program headers). */
+static int offset_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
+{
+  size_t count;
+  if (elf == NULL || elf_getphdrnum(elf, &count) != 0)
+    return -1;
+  for (size_t i = 0; i < count; i++) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && off >= ph.p_offset &&
+        off < ph.p_offset + ph.p_filesz) {
+      *vaddr = off - ph.p_offset + ph.p_vaddr;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+static void name_pc(struct er_names *n, uint64_t pc, char *out, size_t len)
+{
+  const struct er_segment *seg = er_experiment_segment(n->exp, pc);
+  if (seg == NULL) {
+    const struct er_code_region *region = er_experiment_code_region(n->exp, pc);
+    if (region != NULL)
+      snprintf(out, len, "%s", region->name); /* [vdso], as gprofng names it */
+    else
+      snprintf(out, len, "<Unknown>@0x%llx", (unsigned long long)pc);
+    return;
+  }
+  uint64_t off = seg->foffset + (pc - seg->vaddr), vaddr;
+  const char *base = strrchr(seg->name, '/');
+  base = base != NULL ? base + 1 : seg->name;
+  struct loaded_object *o = object_of(n, seg->name);
+  GElf_Sym sym;
+  GElf_Off sym_off;
+  const char *name = NULL;
+  if (o != NULL && o->mod != NULL && offset_to_vaddr(o->elf, off, &vaddr) == 0)
+    name = dwfl_module_addrinfo(o->mod, vaddr + o->bias, &sym_off, &sym, NULL, NULL, NULL);
+  if (name != NULL) /* without a dynamic symbol's version (clock_gettime@@GLIBC_2.17), as gprofng and perf show it */
+    snprintf(out, len, "%.*s", (int)strcspn(name, "@"), name);
+  else
+    snprintf(out, len, "<static>@0x%llx (%s)", (unsigned long long)off, base);
+}
+
+const char *er_names_function(struct er_names *n, uint64_t pc)
+{
+  struct pc_entry *e = &n->cache[(pc * 0x9E3779B97F4A7C15ULL) >> 48];
+  if (e->name != NULL && e->pc == pc)
+    return e->name;
+  char name[512];
+  name_pc(n, pc, name, sizeof name);
+  char *copy = strdup(name);
+  if (copy == NULL)
+    return "<no memory>";
+  free(e->name);
+  e->pc = pc;
+  e->name = copy;
+  return copy;
+}
+
+size_t er_names_debug_info_found(const struct er_names *n, char ***paths)
+{
+  size_t count = 0;
+  *paths = calloc(n->n_objects + 1, sizeof **paths);
+  for (size_t i = 0; *paths != NULL && i < n->n_objects; i++)
+    if (n->objects[i].debug_found)
+      (*paths)[count++] = n->objects[i].path;
+  return count;
+}
+
+void er_names_close(struct er_names *n)
+{
+  if (n == NULL)
+    return;
+  for (size_t i = 0; i < PC_CACHE; i++)
+    free(n->cache[i].name);
+  free(n->cache);
+  for (size_t i = 0; i < n->n_objects; i++) {
+    struct loaded_object *o = &n->objects[i];
+    if (o->dwfl != NULL)
+      dwfl_end(o->dwfl);
+    if (o->elf != NULL)
+      elf_end(o->elf);
+    if (o->fd >= 0)
+      close(o->fd);
+    free(o->path);
+  }
+  free(n->objects);
+  free(n);
+}

@@ -1,0 +1,238 @@
+/* A metric's profile of one experiment, for reports (er/er_profile.h):
+ * samples summed per stack first (stacks are shared by many samples),
+ * then each distinct stack named once, root first. */
+#include "er/er_profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "er/er_format.h"
+
+/* Value per stack id, in a small open-addressing table. */
+struct stack_sum {
+  uint64_t frinfo;
+  double value, samples;
+  uint64_t used;
+};
+
+struct sums {
+  struct stack_sum *slots;
+  size_t room, used;
+};
+
+static int sums_add(struct sums *s, uint64_t frinfo, double value)
+{
+  if (2 * (s->used + 1) > s->room) {
+    size_t room = s->room ? s->room * 2 : 1024;
+    struct stack_sum *slots = calloc(room, sizeof *slots);
+    if (slots == NULL)
+      return -1;
+    for (size_t i = 0; i < s->room; i++)
+      if (s->slots[i].used) {
+        size_t k = (size_t)(s->slots[i].frinfo * 0x9E3779B97F4A7C15ULL) & (room - 1);
+        while (slots[k].used)
+          k = (k + 1) & (room - 1);
+        slots[k] = s->slots[i];
+      }
+    free(s->slots);
+    s->slots = slots, s->room = room;
+  }
+  size_t k = (size_t)(frinfo * 0x9E3779B97F4A7C15ULL) & (s->room - 1);
+  while (s->slots[k].used && s->slots[k].frinfo != frinfo)
+    k = (k + 1) & (s->room - 1);
+  if (!s->slots[k].used) {
+    s->slots[k] = (struct stack_sum){frinfo, 0, 0, 1};
+    s->used++;
+  }
+  s->slots[k].value += value;
+  s->slots[k].samples += 1;
+  return 0;
+}
+
+static size_t function_index(struct er_profile *p, const char *name)
+{
+  for (size_t i = 0; i < p->n_functions; i++) /* few thousand at most: linear is fine beside naming */
+    if (strcmp(p->functions[i].name, name) == 0)
+      return i;
+  struct er_profile_function *more = realloc(p->functions, (p->n_functions + 1) * sizeof *more);
+  if (more == NULL)
+    return (size_t)-1;
+  p->functions = more;
+  p->functions[p->n_functions] = (struct er_profile_function){strdup(name), 0, 0};
+  return p->n_functions++;
+}
+
+static const char *frame_name(struct er_names *names, uint64_t pc)
+{
+  if (pc == ER_PC_TRUNCATED)
+    return "<Truncated-stack>";
+  if (pc == ER_PC_UNWIND_FAILED)
+    return "<Stack-unwind-failed>";
+  return er_names_function(names, pc);
+}
+
+/* One distinct stack into the profile: its functions root first, each
+ * function's inclusive value once however often it recurs. */
+static int add_stack(struct er_profile *p, struct er_names *names, const struct er_stack *st, double value)
+{
+  struct er_profile_stack *more = realloc(p->stacks, (p->n_stacks + 1) * sizeof *more);
+  if (more == NULL)
+    return -1;
+  p->stacks = more;
+  struct er_profile_stack *s = &p->stacks[p->n_stacks];
+  size_t n = st != NULL ? st->n : 0;
+  s->functions = malloc((n + 1) * sizeof *s->functions);
+  if (s->functions == NULL)
+    return -1;
+  s->value = value;
+  s->depth = 0;
+  if (n == 0) { /* a packet whose stack is missing: counted, as gprofng counts it, under <Unknown> */
+    s->functions[s->depth++] = function_index(p, "<Unknown>");
+  }
+  for (size_t i = n; i-- > 0;)
+    s->functions[s->depth++] = function_index(p, frame_name(names, st->pcs[i]));
+  for (size_t i = 0; i < s->depth; i++) {
+    if (s->functions[i] == (size_t)-1)
+      return -1;
+    int seen = 0;
+    for (size_t k = 0; k < i && !seen; k++)
+      seen = s->functions[k] == s->functions[i];
+    if (!seen)
+      p->functions[s->functions[i]].incl += value;
+  }
+  p->functions[s->functions[s->depth - 1]].excl += value;
+  p->n_stacks++;
+  return 0;
+}
+
+static int by_exclusive(const void *a, const void *b)
+{
+  const struct er_profile_function *x = a, *y = b;
+  if (x->excl != y->excl)
+    return x->excl < y->excl ? 1 : -1;
+  if (x->incl != y->incl)
+    return x->incl < y->incl ? 1 : -1;
+  return strcmp(x->name, y->name);
+}
+
+/* The metric's samples as (stack id, value) sums; the metric's label. */
+static int gather(const struct er_experiment *exp, const char *metric, struct er_profile *p, struct sums *sums,
+                  char *err, size_t err_len)
+{
+  if (metric == NULL || strcmp(metric, "cpu") == 0) {
+    if (exp->ptimer_us <= 0) {
+      snprintf(err, err_len, "the experiment has no clock profile (it was recorded without collector profile)");
+      return -1;
+    }
+    snprintf(p->metric, sizeof p->metric, "Total CPU Time");
+    snprintf(p->unit, sizeof p->unit, "sec.");
+    p->per_count = exp->ptimer_us / 1e6;
+    for (size_t i = 0; i < exp->n_clock; i++) {
+      const struct er_clock_sample *s = &exp->clock[i];
+      if (sums_add(sums, s->frinfo, s->ntick * (exp->ptimer_us / 1e6)) != 0)
+        return -1;
+      p->samples += 1;
+    }
+    return 0;
+  }
+  for (size_t c = 0; c < exp->n_counters; c++) {
+    if (strcmp(exp->counters[c].name, metric) != 0)
+      continue;
+    snprintf(p->metric, sizeof p->metric, "%s", metric);
+    snprintf(p->unit, sizeof p->unit, "events");
+    p->per_count = 1;
+    for (size_t i = 0; i < exp->n_hwc_samples; i++) {
+      const struct er_hwc_sample *s = &exp->hwc_samples[i];
+      if (s->tag == exp->counters[c].tag && sums_add(sums, s->frinfo, (double)s->interval) != 0)
+        return -1;
+      p->samples += s->tag == exp->counters[c].tag;
+    }
+    return 0;
+  }
+  size_t at = (size_t)snprintf(err, err_len, "no metric \"%s\" in this experiment; it has:%s", metric,
+                               exp->ptimer_us > 0 ? " cpu" : "");
+  for (size_t c = 0; c < exp->n_counters && at < err_len; c++)
+    at += (size_t)snprintf(err + at, err_len - at, " %s", exp->counters[c].name);
+  return -1;
+}
+
+int er_profile_build(const struct er_experiment *exp, struct er_names *names, const char *metric,
+                     struct er_profile *p, char *err, size_t err_len)
+{
+  memset(p, 0, sizeof *p);
+  struct sums sums = {0};
+  if (gather(exp, metric, p, &sums, err, err_len) != 0) {
+    free(sums.slots);
+    return -1;
+  }
+  for (size_t i = 0; i < sums.room; i++) {
+    const struct stack_sum *s = &sums.slots[i];
+    if (!s->used)
+      continue;
+    p->total += s->value;
+    if (add_stack(p, names, er_experiment_stack(exp, s->frinfo), s->value) != 0) {
+      free(sums.slots);
+      snprintf(err, err_len, "out of memory");
+      return -1;
+    }
+  }
+  free(sums.slots);
+  /* Sorted, with each stack's function indexes renumbered to match. */
+  size_t *order = malloc((p->n_functions + 1) * sizeof *order);
+  struct er_profile_function *sorted = malloc((p->n_functions + 1) * sizeof *sorted);
+  if (order == NULL || sorted == NULL) {
+    free(order), free(sorted);
+    snprintf(err, err_len, "out of memory");
+    return -1;
+  }
+  memcpy(sorted, p->functions, p->n_functions * sizeof *sorted);
+  qsort(sorted, p->n_functions, sizeof *sorted, by_exclusive);
+  for (size_t i = 0; i < p->n_functions; i++)
+    for (size_t k = 0; k < p->n_functions; k++)
+      if (p->functions[k].name == sorted[i].name)
+        order[k] = i;
+  for (size_t s = 0; s < p->n_stacks; s++)
+    for (size_t d = 0; d < p->stacks[s].depth; d++)
+      p->stacks[s].functions[d] = order[p->stacks[s].functions[d]];
+  free(p->functions);
+  p->functions = sorted;
+  free(order);
+  return 0;
+}
+
+long er_profile_find(const struct er_profile *p, const char *name)
+{
+  for (size_t i = 0; i < p->n_functions; i++)
+    if (strcmp(p->functions[i].name, name) == 0)
+      return (long)i;
+  return -1;
+}
+
+void er_profile_neighbours(const struct er_profile *p, size_t func, int callers, double *values)
+{
+  memset(values, 0, p->n_functions * sizeof *values);
+  for (size_t s = 0; s < p->n_stacks; s++) {
+    const struct er_profile_stack *st = &p->stacks[s];
+    for (size_t d = 0; d < st->depth; d++) {
+      if (st->functions[d] != func)
+        continue;
+      if (callers && d > 0)
+        values[st->functions[d - 1]] += st->value;
+      else if (!callers && d + 1 < st->depth)
+        values[st->functions[d + 1]] += st->value;
+      break; /* the outermost call of FUNC: a recursion counts once */
+    }
+  }
+}
+
+void er_profile_free(struct er_profile *p)
+{
+  for (size_t i = 0; i < p->n_functions; i++)
+    free(p->functions[i].name);
+  for (size_t s = 0; s < p->n_stacks; s++)
+    free(p->stacks[s].functions);
+  free(p->functions);
+  free(p->stacks);
+  memset(p, 0, sizeof *p);
+}

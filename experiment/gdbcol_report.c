@@ -1,0 +1,346 @@
+/* gdbcol-report: where the time (or a counter's events) went in an
+ * experiment, as a table, callers and callees, threads, processes, folded
+ * stacks, a flame graph or an HTML page.  `collector report` in GDB runs
+ * it; it reads the experiment with the project's reader and names
+ * functions with libdwfl (separate debug info included), so stripped
+ * libraries show names where gprofng 2.40 shows <static>@0x... */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "er/er_flamegraph.h"
+#include "er/er_profile.h"
+#include "er/er_reader.h"
+
+#define DEFAULT_ROWS 25
+
+static void usage(FILE *out)
+{
+  fputs("usage: gdbcol-report [--metric NAME] [--limit N] [VIEW] EXPERIMENT.er\n"
+        "views (one; the default is the function table):\n"
+        "  --callers FUNC        the functions that call FUNC, and what those calls account for\n"
+        "  --callees FUNC        the functions FUNC calls\n"
+        "  --threads             each thread's share\n"
+        "  --processes           the experiment and its descendants' experiments\n"
+        "  --folded FILE         folded stacks (FlameGraph, speedscope, inferno); - for stdout\n"
+        "  --flamegraph FILE     an interactive SVG flame graph\n"
+        "  --html FILE           an HTML page: the function table and the flame graph\n"
+        "--metric: cpu (clock profiling, the default) or a counter's name (hwprofile)\n",
+        out);
+}
+
+static void print_value(const struct er_profile *p, double v)
+{
+  if (strcmp(p->unit, "sec.") == 0)
+    printf("%10.3f", v);
+  else
+    printf("%10.0f", v);
+}
+
+static void print_row(const struct er_profile *p, double excl, double incl, const char *name, int with_incl)
+{
+  double total = p->total > 0 ? p->total : 1;
+  print_value(p, excl);
+  printf(" %6.2f", 100 * excl / total);
+  if (with_incl) {
+    printf("  ");
+    print_value(p, incl);
+    printf(" %6.2f", 100 * incl / total);
+  }
+  printf("   %s\n", name);
+}
+
+static void print_header(const struct er_profile *p, const char *first, const char *second)
+{
+  printf("%-17s  %-17s  Name\n", first, second != NULL ? second : "");
+  printf("%10s %6s  %10s %6s\n", p->unit, "%", second != NULL ? p->unit : "", second != NULL ? "%" : "");
+}
+
+static void functions_view(const struct er_profile *p, size_t rows)
+{
+  printf("Functions sorted by exclusive %s:\n", p->metric);
+  print_header(p, "Excl.", "Incl.");
+  print_row(p, p->total, p->total, "<Total>", 1);
+  for (size_t i = 0; i < p->n_functions && i < rows; i++)
+    print_row(p, p->functions[i].excl, p->functions[i].incl, p->functions[i].name, 1);
+  if (p->n_functions > rows)
+    printf("(%zu more function(s); --limit N shows more)\n", p->n_functions - rows);
+}
+
+struct ranked {
+  size_t function;
+  double value;
+};
+
+static int by_value(const void *a, const void *b)
+{
+  double x = ((const struct ranked *)a)->value, y = ((const struct ranked *)b)->value;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int neighbours_view(const struct er_profile *p, const char *name, int callers, size_t rows)
+{
+  long f = er_profile_find(p, name);
+  if (f < 0) {
+    fprintf(stderr, "gdbcol-report: no function \"%s\" in this profile (the table lists them)\n", name);
+    return 1;
+  }
+  double *values = calloc(p->n_functions + 1, sizeof *values);
+  struct ranked *order = calloc(p->n_functions + 1, sizeof *order);
+  if (values == NULL || order == NULL) {
+    free(values), free(order);
+    return 1;
+  }
+  er_profile_neighbours(p, (size_t)f, callers, values);
+  size_t n = 0;
+  for (size_t i = 0; i < p->n_functions; i++)
+    if (values[i] > 0)
+      order[n++] = (struct ranked){i, values[i]};
+  qsort(order, n, sizeof *order, by_value);
+  const struct er_profile_function *fn = &p->functions[f];
+  printf("%s of %s (exclusive %s: ", callers ? "Callers" : "Callees", name, p->metric);
+  print_value(p, fn->excl);
+  printf("; inclusive: ");
+  print_value(p, fn->incl);
+  printf("), by attributed %s:\n", p->metric);
+  print_header(p, "Attr.", NULL);
+  for (size_t i = 0; i < n && i < rows; i++)
+    print_row(p, order[i].value, 0, p->functions[order[i].function].name, 0);
+  if (n == 0)
+    printf("(none: %s)\n", callers ? "it is the root of its stacks" : "its time is all its own");
+  free(values), free(order);
+  return 0;
+}
+
+static int threads_view(const struct er_experiment *exp, const struct er_profile *p)
+{
+  struct thread_total {
+    uint64_t thrid;
+    double value, samples;
+  } *t = NULL;
+  size_t n = 0;
+  int cpu = strcmp(p->unit, "sec.") == 0;
+  size_t count = cpu ? exp->n_clock : exp->n_hwc_samples;
+  for (size_t i = 0; i < count; i++) {
+    uint64_t thrid;
+    double v;
+    if (cpu) {
+      thrid = exp->clock[i].thrid;
+      v = exp->clock[i].ntick * (exp->ptimer_us / 1e6);
+    } else {
+      const struct er_hwc_sample *s = &exp->hwc_samples[i];
+      size_t c = 0;
+      while (c < exp->n_counters && exp->counters[c].tag != s->tag)
+        c++;
+      if (c == exp->n_counters || strcmp(exp->counters[c].name, p->metric) != 0)
+        continue;
+      thrid = s->thrid;
+      v = (double)s->interval;
+    }
+    size_t k = 0;
+    while (k < n && t[k].thrid != thrid)
+      k++;
+    if (k == n) {
+      struct thread_total *more = realloc(t, (n + 1) * sizeof *more);
+      if (more == NULL) {
+        free(t);
+        return 1;
+      }
+      t = more;
+      t[n++] = (struct thread_total){thrid, 0, 0};
+    }
+    t[k].value += v;
+    t[k].samples++;
+  }
+  printf("Threads by %s (%zu thread(s)):\n", p->metric, n);
+  printf("%10s %6s  %8s  Thread\n", p->unit, "%", "samples");
+  for (size_t a = 1; a < n; a++) /* by value, largest first */
+    for (size_t b = a; b > 0 && t[b - 1].value < t[b].value; b--) {
+      struct thread_total x = t[b - 1];
+      t[b - 1] = t[b];
+      t[b] = x;
+    }
+  for (size_t k = 0; k < n; k++) {
+    print_value(p, t[k].value);
+    printf(" %6.2f  %8.0f  %llu\n", 100 * t[k].value / (p->total > 0 ? p->total : 1), t[k].samples,
+           (unsigned long long)t[k].thrid);
+  }
+  free(t);
+  return 0;
+}
+
+/* The experiment and each descendant's (NAME.er directories inside it,
+ * as gprofng names them), with their totals. */
+static void process_line(const char *path, const char *label, const char *metric)
+{
+  struct er_experiment exp;
+  char err[512];
+  if (er_experiment_open(path, &exp, err, sizeof err) != 0) {
+    printf("%-24s  (unreadable: %s)\n", label, err);
+    return;
+  }
+  struct er_names *names = er_names_open(&exp);
+  struct er_profile p;
+  if (names != NULL && er_profile_build(&exp, names, metric, &p, err, sizeof err) == 0) {
+    print_value(&p, p.total);
+    printf(" %s  %8.0f samples  %s\n", p.unit, p.samples, label);
+    er_profile_free(&p);
+  } else {
+    printf("%17s  %s\n", "(no such data)", label);
+  }
+  er_names_close(names);
+  er_experiment_close(&exp);
+}
+
+static void processes_view(const char *path, const char *metric, const char *label, int depth)
+{
+  char indented[512];
+  snprintf(indented, sizeof indented, "%*s%s", depth * 2, "", label);
+  process_line(path, indented, metric);
+  DIR *dir = opendir(path);
+  if (dir == NULL)
+    return;
+  struct dirent *d;
+  char **children = NULL;
+  size_t n = 0;
+  while ((d = readdir(dir)) != NULL) {
+    size_t len = strlen(d->d_name);
+    if (d->d_name[0] == '_' && len > 3 && strcmp(d->d_name + len - 3, ".er") == 0) {
+      char **more = realloc(children, (n + 1) * sizeof *more);
+      if (more == NULL)
+        break;
+      children = more;
+      children[n++] = strdup(d->d_name);
+    }
+  }
+  closedir(dir);
+  for (size_t a = 1; a < n; a++)
+    for (size_t b = a; b > 0 && strcmp(children[b - 1], children[b]) > 0; b--) {
+      char *x = children[b - 1];
+      children[b - 1] = children[b];
+      children[b] = x;
+    }
+  for (size_t i = 0; i < n; i++) {
+    char child[4096];
+    if (children[i] != NULL && snprintf(child, sizeof child, "%s/%s", path, children[i]) < (int)sizeof child)
+      processes_view(child, metric, children[i], depth + 1);
+    free(children[i]);
+  }
+  free(children);
+}
+
+/* Writes one picture to PATH ("-": stdout). */
+static int write_picture(const char *path, const char *kind, const struct er_profile *p, const char *title)
+{
+  FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "wxe"); /* never over an existing file */
+  if (out == NULL) {
+    fprintf(stderr, "gdbcol-report: cannot create %s: %s%s\n", path, strerror(errno),
+            errno == EEXIST ? " (remove it or name another file)" : "");
+    return 1;
+  }
+  int rc = strcmp(kind, "folded") == 0       ? er_folded_write(out, p)
+           : strcmp(kind, "flamegraph") == 0 ? er_flamegraph_svg(out, p, title)
+                                             : er_report_html(out, p, title, 200);
+  if (out != stdout && fclose(out) != 0)
+    rc = -1;
+  if (rc != 0) {
+    fprintf(stderr, "gdbcol-report: writing %s failed: %s\n", path, strerror(errno));
+    return 1;
+  }
+  if (out != stdout)
+    printf("Wrote %s (%s of %s: %zu function(s), %zu distinct stack(s)).\n", path,
+           strcmp(kind, "folded") == 0 ? "folded stacks" : strcmp(kind, "flamegraph") == 0 ? "flame graph"
+                                                                                            : "function table and flame graph",
+           p->metric, p->n_functions, p->n_stacks);
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  const char *metric = NULL, *view = "functions", *argument = NULL, *path = NULL;
+  size_t rows = DEFAULT_ROWS;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int takes = strcmp(a, "--metric") == 0 || strcmp(a, "--limit") == 0 || strcmp(a, "--callers") == 0 ||
+                strcmp(a, "--callees") == 0 || strcmp(a, "--folded") == 0 || strcmp(a, "--flamegraph") == 0 ||
+                strcmp(a, "--html") == 0;
+    if (takes && i + 1 >= argc) {
+      fprintf(stderr, "gdbcol-report: %s needs a value\n", a);
+      usage(stderr);
+      return 2;
+    }
+    if (strcmp(a, "--metric") == 0) {
+      metric = argv[++i];
+    } else if (strcmp(a, "--limit") == 0) {
+      char *end;
+      long n = strtol(argv[++i], &end, 10);
+      if (*end != '\0' || n <= 0) {
+        fprintf(stderr, "gdbcol-report: --limit takes a positive number, not \"%s\"\n", argv[i]);
+        return 2;
+      }
+      rows = (size_t)n;
+    } else if (takes) {
+      view = a + 2;
+      argument = argv[++i];
+    } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--processes") == 0) {
+      view = a + 2;
+    } else if (strcmp(a, "--help") == 0) {
+      usage(stdout);
+      return 0;
+    } else if (a[0] == '-' && a[1] != '\0') {
+      fprintf(stderr, "gdbcol-report: unknown option %s\n", a);
+      usage(stderr);
+      return 2;
+    } else if (path == NULL) {
+      path = a;
+    } else {
+      fprintf(stderr, "gdbcol-report: one experiment at a time (%s and %s given)\n", path, a);
+      return 2;
+    }
+  }
+  if (path == NULL) {
+    usage(stderr);
+    return 2;
+  }
+  if (strcmp(view, "processes") == 0) {
+    processes_view(path, metric, path, 0);
+    return 0;
+  }
+  struct er_experiment exp;
+  char err[1024];
+  if (er_experiment_open(path, &exp, err, sizeof err) != 0) {
+    fprintf(stderr, "gdbcol-report: %s: %s\n", path, err);
+    return 1;
+  }
+  struct er_names *names = er_names_open(&exp);
+  struct er_profile p;
+  if (names == NULL || er_profile_build(&exp, names, metric, &p, err, sizeof err) != 0) {
+    fprintf(stderr, "gdbcol-report: %s: %s\n", path, names == NULL ? "out of memory" : err);
+    er_names_close(names);
+    er_experiment_close(&exp);
+    return 1;
+  }
+  int rc = 0;
+  if (strcmp(view, "functions") == 0) {
+    printf("Experiment %s: ", path);
+    print_value(&p, p.total);
+    printf(" %s of %s in %.0f sample(s)%s\n", p.unit, p.metric, p.samples,
+           exp.has_exit ? "" : " (still recording, or ended without its exit event: as recorded so far)");
+    functions_view(&p, rows);
+  } else if (strcmp(view, "callers") == 0 || strcmp(view, "callees") == 0) {
+    rc = neighbours_view(&p, argument, strcmp(view, "callers") == 0, rows);
+  } else if (strcmp(view, "threads") == 0) {
+    rc = threads_view(&exp, &p);
+  } else {
+    char title[4200];
+    snprintf(title, sizeof title, "%s: %s", path, p.metric);
+    rc = write_picture(argument, view, &p, title);
+  }
+  er_profile_free(&p);
+  er_names_close(names);
+  er_experiment_close(&exp);
+  return rc;
+}

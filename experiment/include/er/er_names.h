@@ -1,0 +1,26 @@
+/* Function names for reports (er_names.c): libdwfl, with separate debug
+ * info found by build id, so stripped libraries are named as perf names
+ * them. */
+#ifndef ER_NAMES_H
+#define ER_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "er/er_reader.h"
+
+struct er_names;
+
+/* Names for EXP's PCs (EXP stays open while they are used); NULL when out
+ * of memory. */
+struct er_names *er_names_open(const struct er_experiment *exp);
+/* The function containing PC, or "<static>@0xOFFSET (file)" when no table
+ * names it, or "<Unknown>@0xPC" outside every load object.  Valid until
+ * er_names_close. */
+const char *er_names_function(struct er_names *names, uint64_t pc);
+/* The load objects named from separate debug info so far: *PATHS (free
+ * the array, not its strings) and their count. */
+size_t er_names_debug_info_found(const struct er_names *names, char ***paths);
+void er_names_close(struct er_names *names);
+
+#endif

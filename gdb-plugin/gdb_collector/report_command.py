@@ -1,0 +1,100 @@
+"""`collector report`: where the time went, without leaving GDB.  GDB glue
+only: gdbcol-report (experiment/gdbcol_report.c) reads the experiment and
+names the functions; this command picks the experiment (the one this
+session recorded last, or the one named) and prints what it says."""
+
+import os
+import subprocess
+
+import gdb
+
+from .commands import _Subcommand
+
+VIEWS_WITH_VALUE = ("callers", "callees", "flamegraph", "folded", "html")
+VIEWS_ALONE = ("functions", "threads", "processes")
+OPTIONS = ("metric", "limit")
+USAGE = ("collector report [EXPERIMENT.er] [functions | callers FUNC | callees FUNC | threads | processes | "
+         "flamegraph FILE.svg | folded FILE | html FILE.html] [metric cpu|COUNTER] [limit N]")
+REPORT_TIMEOUT_S = 600
+
+
+class ReportCommand(_Subcommand):
+    """Show where the time (or a counter's events) went in an experiment.
+
+Usage: collector report [EXPERIMENT.er] [VIEW] [metric cpu|COUNTER] [limit N]
+
+Without EXPERIMENT.er, the experiment this GDB session recorded last (the
+running one as recorded so far).  VIEW is one of:
+  functions          the functions by exclusive time, with inclusive time
+                     and shares (the default)
+  callers FUNC       the functions that call FUNC, with the time those
+                     calls account for
+  callees FUNC       the functions FUNC calls
+  threads            each thread's share
+  processes          the experiment and its descendants' experiments
+  flamegraph FILE.svg  an interactive flame graph (open it in a browser:
+                     hover for a frame's share, click to zoom, Search)
+  folded FILE        folded stacks, for FlameGraph, speedscope or inferno
+  html FILE.html     a page with the function table and the flame graph
+metric: cpu (clock profiling, the default) or a counter of hwprofile.
+Function names come from the load objects' symbol tables and their
+separate debug info (install libc6-dbg for the C library's internal names)."""
+
+    name = "report"
+
+    def __init__(self, state, report_path):
+        super().__init__(state)
+        self.report_path = report_path
+
+    def invoke(self, arg, from_tty):
+        words = gdb.string_to_argv(arg)
+        path, options, i = None, [], 0
+        while i < len(words):
+            word = words[i]
+            if word in VIEWS_WITH_VALUE + OPTIONS:
+                if i + 1 >= len(words):
+                    raise gdb.GdbError("collector report %s: needs a %s.\nUsage: %s"
+                                       % (word, "function name" if word in ("callers", "callees") else
+                                          "file name" if word in VIEWS_WITH_VALUE else "value", USAGE))
+                value = words[i + 1]
+                if word in ("flamegraph", "folded", "html") and value != "-":
+                    value = os.path.abspath(os.path.expanduser(value))
+                options += ["--" + word, value]
+                i += 2
+            elif word in VIEWS_ALONE:
+                if word != "functions":
+                    options.append("--" + word)
+                i += 1
+            elif path is None and (word.endswith(".er") or os.path.isdir(os.path.expanduser(word))):
+                path = os.path.abspath(os.path.expanduser(word))
+                i += 1
+            else:
+                raise gdb.GdbError("collector report: \"%s\" is neither a view nor an experiment directory.\n"
+                                   "Usage: %s" % (word, USAGE))
+        if path is None:
+            path = self.state.session.status().get("experiment")
+            if not path:
+                raise gdb.GdbError("collector report: this session has recorded no experiment yet; name one: "
+                                   "collector report DIRECTORY/test.1.er")
+        if not os.path.isdir(path):
+            raise gdb.GdbError("collector report: %s is not an experiment directory." % path)
+        try:
+            done = subprocess.run([self.report_path] + options + [path], capture_output=True, text=True,
+                                  timeout=REPORT_TIMEOUT_S, stdin=subprocess.DEVNULL, errors="replace")
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise gdb.GdbError("collector report: the report could not run (%s)." % e)
+        gdb.write(done.stdout)
+        if done.returncode != 0:
+            message = done.stderr.strip().replace("gdbcol-report: ", "")
+            raise gdb.GdbError("collector report: %s" % (message or "failed (exit status %d)" % done.returncode))
+
+    def complete(self, text, word):
+        words = gdb.string_to_argv(text)
+        if text and not text.endswith(" ") and words:
+            words = words[:-1]
+        if words and words[-1] in ("flamegraph", "folded", "html"):
+            return gdb.COMPLETE_FILENAME
+        if words and words[-1] in ("callers", "callees", "metric", "limit"):
+            return gdb.COMPLETE_NONE
+        keywords = [w for w in VIEWS_ALONE + VIEWS_WITH_VALUE + OPTIONS if w.startswith(word or "")]
+        return keywords if keywords or not word else gdb.COMPLETE_FILENAME
