@@ -1,6 +1,7 @@
 /* Archiving load objects into an experiment; see er/er_archive.h. */
 #define _GNU_SOURCE
 #include "er/er_archive.h"
+#include "er/er_archive_symbols.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -117,15 +118,20 @@ static int copy_contents(int from, int to)
 }
 
 /* Copies the object open on FROM into ARCHIVES as NAME, with its mtime (as
- * gp-archive does).  1 copied, 0 there already, negative errno. */
-static int copy_object(int from, const struct stat *st, int archives, const char *name)
+ * gp-archive does), and the symbols of the debug file open on DEBUG_FD
+ * (-1: none) folded in.  1 copied, 0 there already, negative errno. */
+static int copy_object(int from, const struct stat *st, int archives, const char *name, int debug_fd)
 {
-  int to = er_create_exclusive(archives, name, O_WRONLY);
+  int to = er_create_exclusive(archives, name, O_RDWR);
   if (to == -EEXIST)
     return 0;
   if (to < 0)
     return to;
   int rc = copy_contents(from, to);
+  if (rc == 0 && debug_fd >= 0) {
+    int folded = er_fold_symbols(from, debug_fd, to);
+    rc = folded < -1 ? folded : 0; /* -1: not foldable, the plain copy stands */
+  }
   if (rc == 0) {
     struct timespec times[2] = {st->st_atim, st->st_mtim};
     futimens(to, times);
@@ -155,9 +161,25 @@ int er_archive_open_copy(const char *experiment_path, const char *path)
   return er_open_regular_file(full);
 }
 
+/* archives/, opened when a copy is first made (in "on" mode, only for an
+ * object with separate debug info). */
+struct archive_dir {
+  const char *experiment_path;
+  int fd; /* -1: not opened yet; negative errno: cannot be */
+};
+
+static int open_archive_dir(const char *experiment_path);
+
+static int archive_dir_fd(struct archive_dir *dir)
+{
+  if (dir->fd == -1)
+    dir->fd = open_archive_dir(dir->experiment_path);
+  return dir->fd;
+}
+
 /* One object: a line in archive.log, and its copy in COPY mode. */
-static void archive_object(const char *path, enum er_archive_mode mode, int archives, struct er_recordfile *log,
-                           struct er_archive_result *r)
+static void archive_object(const char *path, enum er_archive_mode mode, struct archive_dir *archives,
+                           struct er_recordfile *log, struct er_archive_result *r)
 {
   char name[512], build_id[130], what[96];
   r->objects++;
@@ -172,13 +194,28 @@ static void archive_object(const char *path, enum er_archive_mode mode, int arch
     return;
   }
   snprintf(what, sizeof what, "recorded");
-  if (mode == ER_ARCHIVE_COPY) {
-    int rc = er_archive_file_name(path, name, sizeof name) == 0 ? copy_object(fd, &st, archives, name) : -ENAMETOOLONG;
+  /* A stripped object with separate debug info: a copy with its symbols,
+   * even in "on" mode, so gprofng names its static functions. */
+  char debug_path[4096] = "";
+  int debug_fd = -1;
+  if (!er_has_symtab(fd) && er_find_debug_file(path, build_id, debug_path, sizeof debug_path) == 0)
+    debug_fd = er_open_regular_file(debug_path);
+  if (mode == ER_ARCHIVE_COPY || debug_fd >= 0) {
+    int dirfd = archive_dir_fd(archives);
+    int rc = dirfd < 0                                              ? dirfd
+             : er_archive_file_name(path, name, sizeof name) == 0 ? copy_object(fd, &st, dirfd, name, debug_fd)
+                                                                    : -ENAMETOOLONG;
     unsigned *tally = rc > 0 ? &r->copied : rc == 0 ? &r->present : &r->failed;
     ++*tally;
+    r->with_debug_symbols += rc > 0 && debug_fd >= 0;
     snprintf(what, sizeof what, "%s", rc > 0 ? "copied" : rc == 0 ? "present" : "failed");
     if (rc < 0)
       er_recordfile_printf(log, 0, "# cannot copy %s: %s\n", path, strerror(-rc));
+  }
+  if (debug_fd >= 0) {
+    if (er_recordfile_printf(log, 0, "# debug info of %s: %s (its symbols are in the copy)\n", path, debug_path) != 0)
+      r->unlogged++;
+    close(debug_fd);
   }
   if (er_recordfile_printf(log, 0, "%-8s build-id=%s size=%lld mtime=%lld path=%s\n", what,
                            build_id[0] ? build_id : "none", (long long)st.st_size, (long long)st.st_mtime, path) != 0)
@@ -274,15 +311,17 @@ int er_archive_objects(const char *experiment_path, enum er_archive_mode mode, c
   struct er_recordfile log = {.fd = -1};
   int expdir = open(experiment_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   int log_rc = expdir < 0 ? -errno : open_log(expdir, &log);
-  int archives = log_rc >= 0 && mode == ER_ARCHIVE_COPY ? open_archive_dir(experiment_path) : -1;
-  int failure = log_rc < 0 ? log_rc : mode == ER_ARCHIVE_COPY && archives < 0 ? archives : 0;
+  struct archive_dir archives = {experiment_path, -1};
+  if (log_rc >= 0 && mode == ER_ARCHIVE_COPY)
+    archive_dir_fd(&archives);
+  int failure = log_rc < 0 ? log_rc : mode == ER_ARCHIVE_COPY && archives.fd < 0 ? archives.fd : 0;
   if (failure < 0) {
     snprintf(err, err_len, "cannot archive %s: %s", experiment_path, strerror(-failure));
     er_recordfile_close(&log);
     if (expdir >= 0)
       close(expdir);
-    if (archives >= 0)
-      close(archives);
+    if (archives.fd >= 0)
+      close(archives.fd);
     return -1;
   }
   time_t now = time(NULL);
@@ -290,11 +329,11 @@ int er_archive_objects(const char *experiment_path, enum er_archive_mode mode, c
   strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime(&now));
   er_recordfile_printf(&log, 0, "# archive %s, %s\n", er_archive_mode_name(mode), when);
   for (size_t i = 0; i < n; i++)
-    archive_object(paths[i], mode, archives, &log, result);
+    archive_object(paths[i], mode, &archives, &log, result);
   result->log_errno = log.error;
   er_recordfile_close(&log);
-  if (archives >= 0)
-    close(archives);
+  if (archives.fd >= 0)
+    close(archives.fd);
   close(expdir);
   return 0;
 }

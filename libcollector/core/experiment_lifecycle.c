@@ -76,10 +76,11 @@ void col_experiment_archive(void)
     col_log_warning(200, "archive %s: %s", er_archive_mode_name(col_cfg.archive_mode), err);
     return;
   }
-  col_log_comment("Archive %s: %u load object(s) recorded in archive.log; %u copied to archives/, %u already there, "
-                  "%u missing, %u failed",
-                  er_archive_mode_name(col_cfg.archive_mode), r.objects - r.unlogged, r.copied, r.present, r.missing,
-                  r.failed);
+  col_log_comment("Archive %s: %u load object(s) recorded in archive.log; %u copied to archives/ (%u of them with the "
+                  "symbols of their separate debug info, so gprofng names their static functions), %u already "
+                  "there, %u missing, %u failed",
+                  er_archive_mode_name(col_cfg.archive_mode), r.objects - r.unlogged, r.copied, r.with_debug_symbols,
+                  r.present, r.missing, r.failed);
   if (r.unlogged > 0)
     col_log_final_warning(200, "archive.log could not record %u of %u load object(s): %s", r.unlogged, r.objects,
                           strerror(r.log_errno));

@@ -11,6 +11,7 @@ reads the group as the sum of both, and a file of that name that is not a
 group is never overwritten."""
 
 import os
+import re
 import shutil
 import subprocess
 
@@ -57,7 +58,15 @@ check_shares(ours, float(summary["cpu_seconds"]), SHARES, "archive copy, binary 
 recorded_only = private_copy(work, "to_delete_on")
 record(work, "on", recorded_only)
 exp_on = os.path.join(work, "on.er")
-check(not os.path.exists(os.path.join(exp_on, "archives")), "archive on copies nothing")
+# "on" copies only stripped objects whose separate debug info is
+# installed (with its symbols folded in, for gprofng's names).
+copies = sorted(os.listdir(os.path.join(exp_on, "archives"))) if os.path.exists(os.path.join(exp_on, "archives")) \
+    else []
+on_log = open(os.path.join(exp_on, "archive.log")).read() if os.path.exists(os.path.join(exp_on, "archive.log")) else ""
+with_debug = re.findall(r"^# debug info of (\S+): ", on_log, re.M)
+check(len(copies) == len(with_debug) and all(os.path.basename(p) + "_" in " ".join(copies) for p in with_debug) and
+      not any(c.startswith("to_delete_on") for c in copies),
+      "archive on copies only objects with separate debug info (%s)" % copies)
 check(recorded_only in open(os.path.join(exp_on, "archive.log")).read(), "archive on records the program")
 os.unlink(recorded_only)
 funcs_on, total_on, text_on = gprofng_functions(exp_on)

@@ -8,7 +8,11 @@
  *         tell when a file changed or vanished since the run.
  *   copy  the same, and a copy of each object in archives/ under the name
  *         gprofng looks up (basename_HASH), so the experiment reads after
- *         the program is deleted or the experiment moved elsewhere. */
+ *         the program is deleted or the experiment moved elsewhere.
+ * In both "on" and "copy", a stripped object whose separate debug info is
+ * installed is copied with the debug info's symbols folded in (and
+ * archive.log says where that was found), so gprofng names its static
+ * functions. */
 #ifndef ER_ARCHIVE_H
 #define ER_ARCHIVE_H
 
@@ -32,6 +36,7 @@ struct er_archive_result {
   unsigned present; /* copies that were there already */
   unsigned missing; /* files gone or unreadable: readers will lack symbols */
   unsigned failed;  /* copies that could not be made */
+  unsigned with_debug_symbols; /* copies made with separate debug info's symbols folded in */
   unsigned unlogged; /* objects archive.log could not record (disk full) */
   int log_errno;     /* why archive.log stopped; 0 when it did not */
 };
