@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #include "er/er_names.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -37,6 +39,7 @@ struct er_names {
   struct pc_entry {
     uint64_t pc;
     char *name;
+    char **inlined; /* the inlined calls at PC, innermost first (NULL-ended), or NULL */
   } *cache;
 };
 
@@ -122,8 +125,56 @@ static int offset_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
   return -1;
 }
 
-static void name_pc(struct er_names *n, uint64_t pc, char *out, size_t len)
+/* The functions inlined at ADDR (module address) in MOD, innermost first,
+ * as a NULL-ended array; NULL when none (or no DWARF). */
+static char **inlined_at(Dwfl_Module *mod, Dwarf_Addr addr)
 {
+  Dwarf_Addr bias = 0;
+  Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+  Dwarf_Die *scopes = NULL;
+  int n = cu != NULL ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+  char **names = NULL;
+  size_t count = 0;
+  for (int i = 0; i < n; i++) {
+    if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+      continue;
+    Dwarf_Attribute attr;
+    Dwarf_Die origin;
+    const char *name = NULL;
+    if (dwarf_attr_integrate(&scopes[i], DW_AT_abstract_origin, &attr) != NULL &&
+        dwarf_formref_die(&attr, &origin) != NULL)
+      name = dwarf_diename(&origin);
+    if (name == NULL)
+      name = dwarf_diename(&scopes[i]);
+    char **more = realloc(names, (count + 2) * sizeof *names);
+    if (more == NULL || name == NULL)
+      break;
+    names = more;
+    names[count++] = strdup(name);
+    names[count] = NULL;
+  }
+  free(scopes);
+  return names;
+}
+
+/* A PC no symbol names: the file offset where its function starts, from
+ * the unwind tables (.eh_frame: one entry per function), so all its PCs
+ * make one row; OFF itself when those do not cover it. */
+static uint64_t unnamed_function_start(struct loaded_object *o, uint64_t off, uint64_t vaddr)
+{
+  Dwarf_Addr cfi_bias = 0, start, end;
+  Dwarf_CFI *cfi = o != NULL && o->mod != NULL ? dwfl_module_eh_cfi(o->mod, &cfi_bias) : NULL;
+  Dwarf_Frame *frame = NULL;
+  if (cfi == NULL || dwarf_cfi_addrframe(cfi, vaddr + o->bias - cfi_bias, &frame) != 0 || frame == NULL)
+    return off;
+  int ok = dwarf_frame_info(frame, &start, &end, NULL) >= 0 && start + cfi_bias - o->bias <= vaddr;
+  free(frame);
+  return ok ? off - (vaddr - (start + cfi_bias - o->bias)) : off;
+}
+
+static void name_pc(struct er_names *n, uint64_t pc, char *out, size_t len, char ***inlined)
+{
+  *inlined = NULL;
   const struct er_segment *seg = er_experiment_segment(n->exp, pc);
   if (seg == NULL) {
     const struct er_code_region *region = er_experiment_code_region(n->exp, pc);
@@ -133,35 +184,69 @@ static void name_pc(struct er_names *n, uint64_t pc, char *out, size_t len)
       snprintf(out, len, "<Unknown>@0x%llx", (unsigned long long)pc);
     return;
   }
-  uint64_t off = seg->foffset + (pc - seg->vaddr), vaddr;
+  uint64_t off = seg->foffset + (pc - seg->vaddr), vaddr = 0;
+  int mapped = 0;
   const char *base = strrchr(seg->name, '/');
   base = base != NULL ? base + 1 : seg->name;
   struct loaded_object *o = object_of(n, seg->name);
   GElf_Sym sym;
   GElf_Off sym_off;
   const char *name = NULL;
-  if (o != NULL && o->mod != NULL && offset_to_vaddr(o->elf, off, &vaddr) == 0)
+  if (o != NULL && o->mod != NULL && (mapped = offset_to_vaddr(o->elf, off, &vaddr) == 0)) {
     name = dwfl_module_addrinfo(o->mod, vaddr + o->bias, &sym_off, &sym, NULL, NULL, NULL);
+    if (name != NULL)
+      *inlined = inlined_at(o->mod, vaddr + o->bias);
+  }
   if (name != NULL) /* without a dynamic symbol's version (clock_gettime@@GLIBC_2.17), as gprofng and perf show it */
     snprintf(out, len, "%.*s", (int)strcspn(name, "@"), name);
   else
-    snprintf(out, len, "<static>@0x%llx (%s)", (unsigned long long)off, base);
+    snprintf(out, len, "<static>@0x%llx (%s)",
+             (unsigned long long)(mapped ? unnamed_function_start(o, off, vaddr) : off), base);
+}
+
+static void free_inlined(char **inlined)
+{
+  for (size_t i = 0; inlined != NULL && inlined[i] != NULL; i++)
+    free(inlined[i]);
+  free(inlined);
+}
+
+static struct pc_entry *entry_of(struct er_names *n, uint64_t pc)
+{
+  struct pc_entry *e = &n->cache[(pc * 0x9E3779B97F4A7C15ULL) >> 48];
+  if (e->name != NULL && e->pc == pc)
+    return e;
+  char name[512], **inlined;
+  name_pc(n, pc, name, sizeof name, &inlined);
+  char *copy = strdup(name);
+  if (copy == NULL) {
+    free_inlined(inlined);
+    return NULL;
+  }
+  free(e->name);
+  free_inlined(e->inlined);
+  e->pc = pc;
+  e->name = copy;
+  e->inlined = inlined;
+  return e;
 }
 
 const char *er_names_function(struct er_names *n, uint64_t pc)
 {
-  struct pc_entry *e = &n->cache[(pc * 0x9E3779B97F4A7C15ULL) >> 48];
-  if (e->name != NULL && e->pc == pc)
-    return e->name;
-  char name[512];
-  name_pc(n, pc, name, sizeof name);
-  char *copy = strdup(name);
-  if (copy == NULL)
-    return "<no memory>";
-  free(e->name);
-  e->pc = pc;
-  e->name = copy;
-  return copy;
+  struct pc_entry *e = entry_of(n, pc);
+  return e != NULL ? e->name : "<no memory>";
+}
+
+size_t er_names_frames(struct er_names *n, uint64_t pc, const char **frames, size_t max)
+{
+  struct pc_entry *e = entry_of(n, pc);
+  if (e == NULL || max == 0)
+    return 0;
+  size_t count = 0;
+  for (size_t i = 0; e->inlined != NULL && e->inlined[i] != NULL && count + 1 < max; i++)
+    frames[count++] = e->inlined[i];
+  frames[count++] = e->name;
+  return count;
 }
 
 size_t er_names_debug_info_found(const struct er_names *n, char ***paths)
@@ -178,8 +263,10 @@ void er_names_close(struct er_names *n)
 {
   if (n == NULL)
     return;
-  for (size_t i = 0; i < PC_CACHE; i++)
+  for (size_t i = 0; i < PC_CACHE; i++) {
     free(n->cache[i].name);
+    free_inlined(n->cache[i].inlined);
+  }
   free(n->cache);
   for (size_t i = 0; i < n->n_objects; i++) {
     struct loaded_object *o = &n->objects[i];

@@ -72,9 +72,13 @@ static const char *frame_name(struct er_names *names, uint64_t pc)
   return er_names_function(names, pc);
 }
 
-/* One distinct stack into the profile: its functions root first, each
- * function's inclusive value once however often it recurs. */
-static int add_stack(struct er_profile *p, struct er_names *names, const struct er_stack *st, double value)
+#define MAX_INLINED 16
+
+/* One distinct stack into the profile: its functions root first (with the
+ * functions inlined at each frame, when asked), each function's inclusive
+ * value once however often it recurs. */
+static int add_stack(struct er_profile *p, struct er_names *names, const struct er_stack *st, double value,
+                     int with_inlined)
 {
   struct er_profile_stack *more = realloc(p->stacks, (p->n_stacks + 1) * sizeof *more);
   if (more == NULL)
@@ -82,7 +86,7 @@ static int add_stack(struct er_profile *p, struct er_names *names, const struct 
   p->stacks = more;
   struct er_profile_stack *s = &p->stacks[p->n_stacks];
   size_t n = st != NULL ? st->n : 0;
-  s->functions = malloc((n + 1) * sizeof *s->functions);
+  s->functions = malloc((n * (with_inlined ? MAX_INLINED : 1) + 1) * sizeof *s->functions);
   if (s->functions == NULL)
     return -1;
   s->value = value;
@@ -90,8 +94,16 @@ static int add_stack(struct er_profile *p, struct er_names *names, const struct 
   if (n == 0) { /* a packet whose stack is missing: counted, as gprofng counts it, under <Unknown> */
     s->functions[s->depth++] = function_index(p, "<Unknown>");
   }
-  for (size_t i = n; i-- > 0;)
-    s->functions[s->depth++] = function_index(p, frame_name(names, st->pcs[i]));
+  for (size_t i = n; i-- > 0;) {
+    const char *frames[MAX_INLINED];
+    size_t k = 0;
+    if (with_inlined && st->pcs[i] != ER_PC_TRUNCATED && st->pcs[i] != ER_PC_UNWIND_FAILED)
+      k = er_names_frames(names, st->pcs[i], frames, MAX_INLINED);
+    if (k == 0)
+      frames[k++] = frame_name(names, st->pcs[i]);
+    while (k-- > 0) /* the function, then what is inlined in it, outermost first */
+      s->functions[s->depth++] = function_index(p, frames[k]);
+  }
   for (size_t i = 0; i < s->depth; i++) {
     if (s->functions[i] == (size_t)-1)
       return -1;
@@ -158,7 +170,7 @@ static int gather(const struct er_experiment *exp, const char *metric, struct er
 }
 
 int er_profile_build(const struct er_experiment *exp, struct er_names *names, const char *metric,
-                     struct er_profile *p, char *err, size_t err_len)
+                     int with_inlined, struct er_profile *p, char *err, size_t err_len)
 {
   memset(p, 0, sizeof *p);
   struct sums sums = {0};
@@ -171,7 +183,7 @@ int er_profile_build(const struct er_experiment *exp, struct er_names *names, co
     if (!s->used)
       continue;
     p->total += s->value;
-    if (add_stack(p, names, er_experiment_stack(exp, s->frinfo), s->value) != 0) {
+    if (add_stack(p, names, er_experiment_stack(exp, s->frinfo), s->value, with_inlined) != 0) {
       free(sums.slots);
       snprintf(err, err_len, "out of memory");
       return -1;

@@ -15,6 +15,14 @@
 
 /* Returns 0 and the effective interval (plus flags: 1 raised, 2 rounded), or
  * -1 with a message in ERR. */
+/* `collector profile stack`: the default, least and most bytes. */
+void gdbcol_stack_copy_limits(long *default_bytes, long *min_bytes, long *max_bytes)
+{
+  *default_bytes = ER_STACK_COPY_DEFAULT;
+  *min_bytes = ER_STACK_COPY_MIN;
+  *max_bytes = ER_STACK_COPY_MAX;
+}
+
 int gdbcol_parse_timer(const char *value, long *interval_us, int *flags, char *err, int err_len)
 {
   struct er_timer_spec spec;

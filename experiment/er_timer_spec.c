@@ -52,7 +52,9 @@ int er_parse_timer_spec(const char *value, struct er_timer_spec *out, char *err,
   memset(out, 0, sizeof *out);
   if (value == NULL || *value == '\0')
     return fail(err, err_len, "missing interval", "");
-  if (strcmp(value, "on") == 0 || strcmp(value, "hi") == 0 || strcmp(value, "lo") == 0) {
+  /* dbx also spells hi and lo high and low. */
+  if (strcmp(value, "on") == 0 || strcmp(value, "hi") == 0 || strcmp(value, "lo") == 0 ||
+      strcmp(value, "high") == 0 || strcmp(value, "low") == 0) {
     out->interval_us = value[0] == 'o' ? ER_TIMER_ON_US : value[0] == 'h' ? ER_TIMER_HI_US : ER_TIMER_LO_US;
     return 0;
   }

@@ -19,7 +19,7 @@
 
 static void usage(FILE *out)
 {
-  fputs("usage: gdbcol-report [--metric NAME] [--limit N] [VIEW] EXPERIMENT.er\n"
+  fputs("usage: gdbcol-report [--metric NAME] [--limit N] [--no-inline] [VIEW] EXPERIMENT.er\n"
         "views (one; the default is the function table):\n"
         "  --callers FUNC        the functions that call FUNC, and what those calls account for\n"
         "  --callees FUNC        the functions FUNC calls\n"
@@ -28,7 +28,8 @@ static void usage(FILE *out)
         "  --folded FILE         folded stacks (FlameGraph, speedscope, inferno); - for stdout\n"
         "  --flamegraph FILE     an interactive SVG flame graph\n"
         "  --html FILE           an HTML page: the function table and the flame graph\n"
-        "--metric: cpu (clock profiling, the default) or a counter's name (hwprofile)\n",
+        "--metric: cpu (clock profiling, the default) or a counter's name (hwprofile)\n"
+        "--no-inline: no frames for inlined functions (gprofng shows none)\n",
         out);
 }
 
@@ -59,7 +60,7 @@ static void print_header(const struct er_profile *p, const char *first, const ch
   printf("%10s %6s  %10s %6s\n", p->unit, "%", second != NULL ? p->unit : "", second != NULL ? "%" : "");
 }
 
-static void functions_view(const struct er_profile *p, size_t rows)
+static void functions_view(const struct er_profile *p, size_t rows, const struct er_names *names)
 {
   printf("Functions sorted by exclusive %s:\n", p->metric);
   print_header(p, "Excl.", "Incl.");
@@ -68,6 +69,15 @@ static void functions_view(const struct er_profile *p, size_t rows)
     print_row(p, p->functions[i].excl, p->functions[i].incl, p->functions[i].name, 1);
   if (p->n_functions > rows)
     printf("(%zu more function(s); --limit N shows more)\n", p->n_functions - rows);
+  char **paths;
+  size_t n = er_names_debug_info_found(names, &paths);
+  for (size_t i = 0; i < n; i++) {
+    const char *base = strrchr(paths[i], '/');
+    printf("%s%s", i == 0 ? "Names from separate debug info: " : ", ", base != NULL ? base + 1 : paths[i]);
+  }
+  if (n > 0)
+    printf("\n");
+  free(paths);
 }
 
 struct ranked {
@@ -184,7 +194,7 @@ static void process_line(const char *path, const char *label, const char *metric
   }
   struct er_names *names = er_names_open(&exp);
   struct er_profile p;
-  if (names != NULL && er_profile_build(&exp, names, metric, &p, err, sizeof err) == 0) {
+  if (names != NULL && er_profile_build(&exp, names, metric, 1, &p, err, sizeof err) == 0) {
     print_value(&p, p.total);
     printf(" %s  %8.0f samples  %s\n", p.unit, p.samples, label);
     er_profile_free(&p);
@@ -262,6 +272,7 @@ int main(int argc, char **argv)
 {
   const char *metric = NULL, *view = "functions", *argument = NULL, *path = NULL;
   size_t rows = DEFAULT_ROWS;
+  int with_inlined = 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int takes = strcmp(a, "--metric") == 0 || strcmp(a, "--limit") == 0 || strcmp(a, "--callers") == 0 ||
@@ -285,6 +296,8 @@ int main(int argc, char **argv)
     } else if (takes) {
       view = a + 2;
       argument = argv[++i];
+    } else if (strcmp(a, "--no-inline") == 0) {
+      with_inlined = 0;
     } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--processes") == 0) {
       view = a + 2;
     } else if (strcmp(a, "--help") == 0) {
@@ -317,7 +330,7 @@ int main(int argc, char **argv)
   }
   struct er_names *names = er_names_open(&exp);
   struct er_profile p;
-  if (names == NULL || er_profile_build(&exp, names, metric, &p, err, sizeof err) != 0) {
+  if (names == NULL || er_profile_build(&exp, names, metric, with_inlined, &p, err, sizeof err) != 0) {
     fprintf(stderr, "gdbcol-report: %s: %s\n", path, names == NULL ? "out of memory" : err);
     er_names_close(names);
     er_experiment_close(&exp);
@@ -329,7 +342,7 @@ int main(int argc, char **argv)
     print_value(&p, p.total);
     printf(" %s of %s in %.0f sample(s)%s\n", p.unit, p.metric, p.samples,
            exp.has_exit ? "" : " (still recording, or ended without its exit event: as recorded so far)");
-    functions_view(&p, rows);
+    functions_view(&p, rows, names);
   } else if (strcmp(view, "callers") == 0 || strcmp(view, "callees") == 0) {
     rc = neighbours_view(&p, argument, strcmp(view, "callers") == 0, rows);
   } else if (strcmp(view, "threads") == 0) {

@@ -251,6 +251,7 @@ size_t col_unwind(const struct col_capture *cap, uint64_t *pcs, size_t max);
 void col_unwind_check_mode(int enabled);
 struct col_unwind_stats {
   uint64_t by_rules, by_libunwind, disagreements;
+  uint64_t truncated; /* stacks cut where the stack copy ended */
   uint64_t stopped; /* another process's stacks the rules could not finish */
 };
 extern struct col_unwind_stats col_unwind_stats;
@@ -556,6 +557,9 @@ struct col_progress {
 };
 extern struct col_progress gdbcol_progress;
 void col_progress_refresh(void);
+/* For the end-of-run summary: threads seen and records the kernel lost
+ * (the sampler process counts them). */
+extern uint64_t col_threads_seen, col_records_lost;
 
 /* ---- control_page.c: the runtime and the sampler process ------------------- */
 

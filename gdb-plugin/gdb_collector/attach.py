@@ -216,9 +216,10 @@ class Attacher:
         pid = live_pid()
         return bool(pid) and native.process_has_object(pid, self.runtime_path)
 
-    def call_runtime(self, function, text=None):
+    def call_runtime(self, function, text=None, command=None):
         """Calls the runtime's FUNCTION(void) or FUNCTION(const char *TEXT) in
-        the live process, safely (thread choice, watchdog)."""
+        the live process, safely (thread choice, watchdog); COMMAND: the
+        user's command, for messages (else named after FUNCTION)."""
         pid = live_pid()
 
         def action(calls):
@@ -228,7 +229,9 @@ class Attacher:
             else:
                 calls.run("((void (*)(const char *))0x%x)((const char *)0x%x)" % (address, calls.string(text)))
 
-        self._guarded(pid, "calling %s" % function, action)
+        # The user's command, never the runtime's function, in messages.
+        self._guarded(pid, "\"%s\"" % (command or "collector " + function.replace("gdbcol_", "").replace("_", " ")),
+                      action)
 
     def close(self, status_path):
         """Ends the experiment in the live process (if one is running);

@@ -5,10 +5,12 @@ TAB completes them.  Syntax errors are gdb.GdbError (they stop a script, as
 GDB users expect); state problems (a setting while an experiment is active,
 disabling twice) are warnings that let a script go on."""
 
+import time
+
 import gdb
 
 from . import attach, native, outside
-from .session import closed_summary, write_error_text
+from .session import closed_summary, look_at_it, write_error_text
 
 SETTING_IGNORED = "Warning: an experiment is active; settings apply to the next experiment. Ignored: %s\n"
 
@@ -138,18 +140,19 @@ what they were before "collector enable"."""
         _no_arguments(self.name, arg)
         state = self.state
         active = state.session.active_experiment()
+        closed = False
         if active or state.attacher.runtime_loaded():
-            self._close_in_process()
-            active = active or state.session.status()
-        if not state.arming.armed and not active:
-            _warn("the collector is not enabled; nothing to disable.")
+            closed = self._close_in_process()
+        if not state.arming.armed and not closed:
+            _warn("the collector is not enabled and no experiment is active; nothing to disable.")
             return
         state.arming.disarm()
         gdb.write("Collector disabled.\n")
 
     def _close_in_process(self):
         """Ends the experiment the runtime records in the live process (one
-        this session started, or one left running by an earlier session)."""
+        this session started, or one left running by an earlier session);
+        True when one was closed."""
         session = self.state.session
         before = session.status()
         closed_outside = self.state.attacher.close(session.status_path)
@@ -157,7 +160,10 @@ what they were before "collector enable"."""
         if st.get("state") == "closed" and st != before:
             gdb.write("collector: experiment %s closed (%s); the process keeps running.\n"
                       % (st.get("experiment"), closed_summary(st)))
+            gdb.write(look_at_it(st.get("experiment")))
             session.mark_reported(st)
+            return True
+        return False
 
 
 class ProfileCommand(_Subcommand):
@@ -165,14 +171,21 @@ class ProfileCommand(_Subcommand):
 
 Usage: collector profile on|off
        collector profile timer VALUE
+       collector profile stack SIZE
 
-VALUE is on (about 10 ms, the default), hi (about 1 ms), lo (about 100 ms),
-or a positive number of milliseconds (10, 2.5, 2.5m) or of microseconds with
-the suffix u (500u).  A value below the minimum (100u) is raised to it; the
-maximum is 1000 ms.  The effective interval is printed."""
+VALUE is on (about 10 ms, the default), hi or high (about 1 ms), lo or low
+(about 100 ms), or a positive number of milliseconds (10, 2.5, 2.5m) or of
+microseconds with the suffix u (500u).  A value below the minimum (100u) is
+raised to it; the maximum is 1000 ms.  The effective interval is printed.
+
+SIZE is how much of each thread's stack a sample copies for unwinding
+(perf's --call-graph dwarf,SIZE): bytes, or KiB with the suffix k, from 1k
+to 64k, or "default".  Call stacks deeper than the copy are cut (gprofng
+shows <Truncated-stack>); the end-of-run summary says how many were."""
 
     name = "profile"
-    usage = "collector profile on|off, or collector profile timer on|hi|lo|MILLISECONDS|MICROSECONDSu"
+    usage = ("collector profile on|off, collector profile timer on|hi|lo|MILLISECONDS|MICROSECONDSu, or "
+             "collector profile stack BYTES|KIBk|default")
 
     def invoke(self, arg, from_tty):
         words = gdb.string_to_argv(arg)
@@ -186,15 +199,19 @@ maximum is 1000 ms.  The effective interval is printed."""
             self.settings_changed()
             gdb.write("Clock profiling %s.\n" % ("enabled" if words[0] == "on" else "disabled"))
             return
-        if words[0] == "timer":
+        # `timer VALUE` and `stack SIZE`: one value, parsed by the settings.
+        setters = {"timer": ("value", self.state.settings.set_timer),
+                   "stack": ("size", self.state.settings.set_stack_bytes)}
+        if words[0] in setters:
+            what, setter = setters[words[0]]
             if len(words) != 2:
-                raise gdb.GdbError("collector profile timer takes one value. Usage: %s." % self.usage)
+                raise gdb.GdbError("collector profile %s takes one %s. Usage: %s." % (words[0], what, self.usage))
             if self.settings_locked("collector profile " + arg):
                 return
             try:
-                message = self.state.settings.set_timer(words[1])
+                message = setter(words[1])
             except ValueError as error:
-                raise gdb.GdbError("collector profile timer: %s" % error)
+                raise gdb.GdbError("collector profile %s: %s" % (words[0], error))
             self.settings_changed()
             gdb.write(message + "\n")
             return
@@ -203,9 +220,11 @@ maximum is 1000 ms.  The effective interval is printed."""
     def complete(self, text, word):
         words = text.split()
         if len(words) == 0 or (len(words) == 1 and not text.endswith(" ")):
-            return [w for w in ("on", "off", "timer") if w.startswith(word or "")]
+            return [w for w in ("on", "off", "timer", "stack") if w.startswith(word or "")]
         if words[0] == "timer":
-            return [w for w in ("on", "hi", "lo") if w.startswith(word or "")]
+            return [w for w in ("on", "hi", "lo", "high", "low") if w.startswith(word or "")]
+        if words[0] == "stack":
+            return [w for w in ("default", "8k", "16k", "32k", "64k") if w.startswith(word or "")]
         return []
 
 
@@ -260,6 +279,9 @@ named after the group (runs.erg: runs.1.er, runs.2.er, ...)."""
         return []
 
 
+ADOPT_WAIT_S = 3.0
+
+
 class StatusCommand(_Subcommand):
     """Show the state of the collector and of any open experiment.
 
@@ -274,7 +296,7 @@ against the limit), read live from the process."""
     def invoke(self, arg, from_tty):
         _no_arguments(self.name, arg)
         state = self.state
-        active = state.session.active_experiment()
+        active = state.session.active_experiment() or self._adopt_running_experiment()
         if active:
             progress = live_progress(state, active)
             gdb.write("Experiment %s is active in process %s%s.\n"
@@ -293,6 +315,23 @@ against the limit), read live from the process."""
             if last.get("experiment"):
                 gdb.write("Last experiment: %s (%s).\n" % (last["experiment"], last.get("state")))
         gdb.write("Collector is %s.\n" % ("enabled" if state.arming.armed else "disabled"))
+
+
+    def _adopt_running_experiment(self):
+        """An experiment another GDB session started in this process: its
+        reports come to this session from now on (read from the process,
+        not from this session's memory).  Its status, or None."""
+        state = self.state
+        if not state.attacher.runtime_loaded():
+            return None
+        state.attacher.call_runtime("gdbcol_adopt_status", state.session.status_path, command="collector status")
+        deadline = time.monotonic() + ADOPT_WAIT_S
+        while time.monotonic() < deadline:  # the sampler process writes it within a cycle
+            active = state.session.active_experiment()
+            if active:
+                return active
+            time.sleep(0.02)
+        return None
 
 
 def _limit_text(megabytes):
@@ -328,17 +367,50 @@ def live_progress(state, status):
     return result
 
 
-class ShowCommand(_Subcommand):
-    """Show every collector setting.
+# dbx's `collector show CATEGORY`: the lines of `collector show` each shows.
+SHOW_CATEGORIES = {
+    "all": None,
+    "profile": ("Clock profiling", "Stack copy"),
+    "hwprofile": ("HW counter profiling",),
+    "synctrace": ("Sync wait tracing",),
+    "iotrace": ("I/O tracing",),
+    "heaptrace": ("Heap tracing",),
+    "mpitrace": ("MPI tracing",),
+    "tha": ("Thread analyzer",),
+    "sample": ("Sample points", "Sample points at GDB stops"),
+    "limit": ("Data limit",),
+    "archive": ("Archive",),
+    "descendants": ("Descendants",),
+    "store": ("Store directory", "Experiment name", "Experiment group"),
+}
 
-Usage: collector show"""
+
+class ShowCommand(_Subcommand):
+    """Show the collector's settings.
+
+Usage: collector show [all|profile|hwprofile|synctrace|iotrace|heaptrace|
+                       mpitrace|tha|sample|limit|archive|descendants|store]
+
+Without a category (or with all), every setting, one a line."""
 
     name = "show"
 
     def invoke(self, arg, from_tty):
-        _no_arguments(self.name, arg)
-        gdb.write("Collector:              %s\n" % ("enabled" if self.state.arming.armed else "disabled"))
-        gdb.write(self.state.settings.describe() + "\n")
+        words = gdb.string_to_argv(arg)
+        if len(words) > 1 or (words and words[0] not in SHOW_CATEGORIES):
+            raise gdb.GdbError("collector show takes one of: %s (got \"%s\")."
+                               % (", ".join(SHOW_CATEGORIES), arg.strip()))
+        prefixes = SHOW_CATEGORIES[words[0]] if words else None
+        lines = ["Collector:              %s" % ("enabled" if self.state.arming.armed else "disabled")]
+        lines += self.state.settings.describe().split("\n")
+        lines.append("Sample points at GDB stops (dbxsample): %s"
+                     % ("on" if self.state.stop_samples.enabled else "off"))
+        for line in lines:
+            if prefixes is None or any(line.startswith(p + ":") or line.startswith(p + " ") for p in prefixes):
+                gdb.write(line + "\n")
+
+    def complete(self, text, word):
+        return [c for c in SHOW_CATEGORIES if c.startswith(word or "")]
 
 
 class VersionCommand(_Subcommand):

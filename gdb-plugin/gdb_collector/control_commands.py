@@ -40,7 +40,10 @@ the collection duration).  Pausing twice is ignored."""
     def invoke(self, arg, from_tty):
         _no_arguments(self.name, arg)
         active = _active_or_warn(self)
-        if not active or active.get("detail") == "paused":
+        if not active:
+            return
+        if active.get("detail") == "paused":
+            gdb.write("Collector already paused: experiment %s.\n" % active.get("experiment"))
             return
         self.state.attacher.call_runtime("gdbcol_pause", "collector pause")
         _wait_for_sampler_process(self)
@@ -58,7 +61,10 @@ Usage: collector resume"""
     def invoke(self, arg, from_tty):
         _no_arguments(self.name, arg)
         active = _active_or_warn(self)
-        if not active or active.get("detail") != "paused":
+        if not active:
+            return
+        if active.get("detail") != "paused":
+            gdb.write("Collector is not paused: experiment %s is recording.\n" % active.get("experiment"))
             return
         self.state.attacher.call_runtime("gdbcol_resume")
         _wait_for_sampler_process(self)
@@ -89,9 +95,12 @@ gprofng shows them with -overview and -sample_detail."""
         what, rest = words[0], (words[1].strip() if len(words) > 1 else "")
         settings = self.state.settings
         if what == "record":
-            if _active_or_warn(self):
+            active = _active_or_warn(self)
+            if active:
                 self.state.attacher.call_runtime("gdbcol_sample", rest or "manual")
                 _wait_for_sampler_process(self)
+                gdb.write("Sample point \"%s\" recorded in experiment %s.\n"
+                          % (rest or "manual", active.get("experiment")))
             return
         if what in ("periodic", "manual"):
             if rest:
@@ -113,6 +122,16 @@ gprofng shows them with -overview and -sample_detail."""
         self.settings_changed()
         gdb.write("Sample points: %s.\n" % settings.describe_sampling())
 
+    def complete(self, text, word):
+        return _first_word_completions(text, word, ("periodic", "manual", "period", "record"))
+
+
+def _first_word_completions(text, word, choices):
+    """CHOICES for the first word after the command, nothing later."""
+    if text.split() and (len(text.split()) > 1 or text.endswith(" ")):
+        return []
+    return [c for c in choices if c.startswith(word or "")]
+
 
 class DbxsampleCommand(_Subcommand):
     """Record a sample point each time GDB stops the process.
@@ -131,6 +150,9 @@ an active experiment adds a sample labelled gdb_stop, so gprofng's
             raise gdb.GdbError("collector dbxsample takes on or off (got \"%s\")." % value)
         self.state.stop_samples.enabled = value == "on"
         gdb.write("Sample points at GDB stops: %s.\n" % value)
+
+    def complete(self, text, word):
+        return _first_word_completions(text, word, ("on", "off"))
 
 
 CONTROL_SUBCOMMANDS = (PauseCommand, ResumeCommand, SampleCommand, DbxsampleCommand)

@@ -54,6 +54,13 @@ def load(path):
     _lib = lib
 
 
+def stack_copy_limits():
+    """(default, least, most) bytes of stack a clock sample copies."""
+    values = [ctypes.c_long() for _ in range(3)]
+    _lib.gdbcol_stack_copy_limits(*[ctypes.byref(v) for v in values])
+    return tuple(v.value for v in values)
+
+
 def parse_timer(value):
     """Returns a TimerSpec, or raises ValueError with the C parser's message."""
     interval = ctypes.c_long()

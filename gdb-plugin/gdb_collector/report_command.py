@@ -14,14 +14,14 @@ VIEWS_WITH_VALUE = ("callers", "callees", "flamegraph", "folded", "html")
 VIEWS_ALONE = ("functions", "threads", "processes")
 OPTIONS = ("metric", "limit")
 USAGE = ("collector report [EXPERIMENT.er] [functions | callers FUNC | callees FUNC | threads | processes | "
-         "flamegraph FILE.svg | folded FILE | html FILE.html] [metric cpu|COUNTER] [limit N]")
+         "flamegraph FILE.svg | folded FILE | html FILE.html] [metric cpu|COUNTER] [limit N] [noinline]")
 REPORT_TIMEOUT_S = 600
 
 
 class ReportCommand(_Subcommand):
     """Show where the time (or a counter's events) went in an experiment.
 
-Usage: collector report [EXPERIMENT.er] [VIEW] [metric cpu|COUNTER] [limit N]
+Usage: collector report [EXPERIMENT.er] [VIEW] [metric cpu|COUNTER] [limit N] [noinline]
 
 Without EXPERIMENT.er, the experiment this GDB session recorded last (the
 running one as recorded so far).  VIEW is one of:
@@ -37,6 +37,8 @@ running one as recorded so far).  VIEW is one of:
   folded FILE        folded stacks, for FlameGraph, speedscope or inferno
   html FILE.html     a page with the function table and the flame graph
 metric: cpu (clock profiling, the default) or a counter of hwprofile.
+Functions the debug info says are inlined show as frames of their own,
+as perf shows them; noinline leaves them out, as gprofng does.
 Function names come from the load objects' symbol tables and their
 separate debug info (install libc6-dbg for the C library's internal names)."""
 
@@ -61,6 +63,9 @@ separate debug info (install libc6-dbg for the C library's internal names)."""
                     value = os.path.abspath(os.path.expanduser(value))
                 options += ["--" + word, value]
                 i += 2
+            elif word == "noinline":
+                options.append("--no-inline")
+                i += 1
             elif word in VIEWS_ALONE:
                 if word != "functions":
                     options.append("--" + word)
@@ -96,5 +101,5 @@ separate debug info (install libc6-dbg for the C library's internal names)."""
             return gdb.COMPLETE_FILENAME
         if words and words[-1] in ("callers", "callees", "metric", "limit"):
             return gdb.COMPLETE_NONE
-        keywords = [w for w in VIEWS_ALONE + VIEWS_WITH_VALUE + OPTIONS if w.startswith(word or "")]
+        keywords = [w for w in VIEWS_ALONE + VIEWS_WITH_VALUE + OPTIONS + ("noinline",) if w.startswith(word or "")]
         return keywords if keywords or not word else gdb.COMPLETE_FILENAME

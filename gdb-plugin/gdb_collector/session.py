@@ -41,23 +41,53 @@ def write_error_text(errno_value):
     return text
 
 
+def _number(status, key):
+    try:
+        return int(status.get(key, "0") or 0)
+    except ValueError:
+        return 0
+
+
+def _size(count):
+    if count < 1024 * 1024:
+        return "%.1f KB" % (count / 1024.0)
+    return "%.1f MB" % (count / (1024.0 * 1024.0))
+
+
 def closed_summary(status):
-    """"N samples", what a write error kept out of the experiment, and the
-    descendant processes that were not recorded."""
+    """What an experiment holds, as perf's end line says it: samples, CPU
+    time and threads, bytes written and lost, stacks cut at the copy's end,
+    what a write error kept out, and the descendants not recorded."""
     samples = status.get("samples", "0")
-    failure = int(status.get("write_errno", "0") or 0)
+    failure = _number(status, "write_errno")
     text = "%s samples" % samples
     if failure:
         text = "%s samples written; %s captured sample(s) not written: %s" % (
             samples, status.get("not_written", "0"), write_error_text(failure))
-    recorded = int(status.get("descendant_experiments", "0") or 0)
+    cpu_ms, threads = _number(status, "cpu_ms"), _number(status, "threads")
+    if cpu_ms:
+        text += "; %.2f s of CPU%s" % (cpu_ms / 1000.0, " in %d thread%s" % (threads, "s" if threads > 1 else "")
+                                         if threads else "")
+    if "data_bytes" in status:
+        text += "; %s written, %d lost" % (_size(_number(status, "data_bytes")), _number(status, "lost"))
+    stacks, truncated = _number(status, "stacks"), _number(status, "truncated")
+    if stacks and truncated * 100 >= stacks:
+        text += "; %.0f%% of call stacks cut at the stack copy's end (collector profile stack raises it)" % (
+            100.0 * truncated / stacks)
+    recorded = _number(status, "descendant_experiments")
     if recorded:
         text += "; %d descendant experiment(s) beside it" % recorded
-    missed = int(status.get("descendants", "0") or 0)
+    missed = _number(status, "descendants")
     if missed:
         text += "; %d descendant process(es) not recorded, about %.2f s of CPU" % (
-            missed, int(status.get("descendant_cpu_ms", "0") or 0) / 1000.0)
+            missed, _number(status, "descendant_cpu_ms") / 1000.0)
     return text
+
+
+def look_at_it(path):
+    """The line after an experiment closes: how to see it."""
+    return ("collector: to look at it: collector report (flamegraph FILE.svg, html FILE.html), or gprofng display "
+            "text -functions %s\n" % path)
 
 
 def _live_pids():
@@ -152,6 +182,7 @@ class Session:
         path = st.get("experiment", "")
         if state == "closed":
             gdb.write("collector: experiment %s closed (%s).\n" % (path, closed_summary(st)))
+            gdb.write(look_at_it(path))
         elif state == "exec":
             after = "It is recorded as _x1.er inside it." if st.get("exec_followed") == "1" else \
                 "The new program was not profiled."

@@ -13,6 +13,10 @@ def _format_interval(us):
     return "%.3f ms" % (us / 1000.0)
 
 
+def _format_bytes(count):
+    return "%d KiB" % (count // 1024) if count % 1024 == 0 else "%d bytes" % count
+
+
 def _on_off(flag):
     return "on" if flag else "off"
 
@@ -40,6 +44,7 @@ class Settings:
         self.clock_profiling = True
         self.clock_asked = False  # the user set clock profiling (collector profile ...)
         self.clock_interval_us = 10007  # ER_TIMER_ON_US
+        self.stack_bytes = None  # None: the runtime's default copy per sample
         self.store_directory = None  # None: the program's working directory
         self.experiment_name = None  # None: the next test.N.er
         self.group = None  # None: no experiment group
@@ -83,6 +88,23 @@ class Settings:
             notes.append("rounded down to the timer resolution")
         suffix = " (%s)" % ", ".join(notes) if notes else ""
         return "Clock-profiling interval set to %s%s." % (_format_interval(spec.interval_us), suffix)
+
+    def set_stack_bytes(self, value):
+        """Parses `collector profile stack VALUE`; returns the message."""
+        text = value.strip().lower()
+        default, least, most = native.stack_copy_limits()
+        if text == "default":
+            self.stack_bytes = None
+            return "Stack copy per sample: the default, %s." % _format_bytes(default)
+        number = text[:-1] if text.endswith("k") else text
+        if not number.isdigit():
+            raise ValueError("\"%s\" is not a size: give bytes (32768), KiB with k (32k), or default" % value)
+        size = int(number) * (1024 if text.endswith("k") else 1)
+        if size < least or size > most + 8:
+            raise ValueError("%s is out of range: from %dk to 64k (the kernel copies at most %d bytes)"
+                             % (value, least // 1024, most))
+        self.stack_bytes = min(size, most) // 8 * 8
+        return "Stack copy per sample: %s (deeper call stacks are cut)." % _format_bytes(self.stack_bytes)
 
     def set_directory(self, directory):
         path = os.path.abspath(os.path.expanduser(directory))
@@ -170,6 +192,7 @@ class Settings:
             "GDBCOL_ARCHIVE": self.archive,
             "GDBCOL_DESCENDANTS": self.descendants,
             "GDBCOL_GROUP": self.group,
+            "GDBCOL_STACK_BYTES": str(self.stack_bytes) if self.stack_bytes else "",
             "GDBCOL_HWC_NATIVE": native.hwc_native_list(self.hwc_counters or default_counters())
             if self.hwprofile else "",
         } | self._data_kind_variables()
@@ -206,6 +229,9 @@ class Settings:
                 % (_on_off(self.clock_profiling), interval,
                    " (off in the next experiment: counters were asked for without it)"
                    if self.clock_profiling and not self.clock_for_experiment() else ""),
+                "Stack copy:             %s per sample%s"
+                % (_format_bytes(self.stack_bytes or native.stack_copy_limits()[0]),
+                   "" if self.stack_bytes else " (default)"),
                 "HW counter profiling:   %s, counters %s"
                 % (_on_off(self.hwprofile), self.hwc_counters or "(default: %s)" % default_counters()),
                 "Sync wait tracing:      %s, threshold %s" % (_on_off(self.synctrace), threshold),

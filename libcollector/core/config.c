@@ -34,8 +34,8 @@
 
 struct col_config col_cfg;
 
-#define DEFAULT_STACK_BYTES 8192
-#define MAX_STACK_BYTES 65528 /* perf's limit for sample_stack_user */
+#define DEFAULT_STACK_BYTES ER_STACK_COPY_DEFAULT
+#define MAX_STACK_BYTES ER_STACK_COPY_MAX /* perf's limit for sample_stack_user */
 #define DEFAULT_LIMIT_MB 2000  /* dbx's default */
 
 static int running_the_target(void)
@@ -107,7 +107,7 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
     cfg->clock_interval_us = ER_TIMER_ON_US;
   const char *stack = get("GDBCOL_STACK_BYTES", source);
   long bytes = stack ? atol(stack) : DEFAULT_STACK_BYTES;
-  if (bytes < 1024 || bytes > MAX_STACK_BYTES)
+  if (bytes < ER_STACK_COPY_MIN || bytes > MAX_STACK_BYTES)
     bytes = DEFAULT_STACK_BYTES;
   cfg->stack_copy_bytes = (size_t)bytes & ~(size_t)7;
   const char *source_name = get("GDBCOL_CLOCK_SOURCE", source);

@@ -84,6 +84,8 @@ void col_limit_note(void)
 
 /* Several threads refresh it (the sampler, GDB's calls, the API): each
  * field is stored whole, so a reader never sees a torn number. */
+uint64_t col_threads_seen, col_records_lost;
+
 void col_progress_refresh(void)
 {
   int next_id = __atomic_load_n(&col_exp.next_sample_id, __ATOMIC_RELAXED);

@@ -310,7 +310,7 @@ static void write_status(void *p)
                    "state=%s\npid=%d\nexperiment=%s\nsamples=%llu\nsample_points=%llu\ndata_bytes=%llu\n"
                    "limit_mb=%ld\nlimit_reached=%llu\nwrite_errno=%llu\nnot_written=%llu\nsampler_pid=%d\ncontrol=%s\n"
                    "descendants=%llu\ndescendant_cpu_ms=%llu\ndescendant_experiments=%llu\nexec_followed=%d\n"
-                   "detail=%s\n",
+                   "cpu_ms=%llu\nthreads=%llu\nlost=%llu\nstacks=%llu\ntruncated=%llu\ndetail=%s\n",
                    req->state, col_target(), col_exp.path, (unsigned long long)g->profile_packets,
                    (unsigned long long)g->sample_points, (unsigned long long)g->data_bytes, req->cfg->limit_mb,
                    (unsigned long long)g->limit_reached, (unsigned long long)g->write_errno,
@@ -318,7 +318,12 @@ static void write_status(void *p)
                    col_target_pid != 0 ? col_control_file : "", (unsigned long long)col_descendants_seen,
                    (unsigned long long)(col_descendant_samples * (uint64_t)req->cfg->clock_interval_us / 1000),
                    (unsigned long long)col_descendant_experiments, col_exec_followed,
-                   detail ? detail : "");
+                   (unsigned long long)(g->profile_packets * (uint64_t)(req->cfg->clock_interval_us > 0
+                                                                          ? req->cfg->clock_interval_us : 0) / 1000),
+                   (unsigned long long)col_threads_seen, (unsigned long long)col_records_lost,
+                   (unsigned long long)(col_unwind_stats.by_rules + col_unwind_stats.by_libunwind +
+                                        col_unwind_stats.stopped),
+                   (unsigned long long)col_unwind_stats.truncated, detail ? detail : "");
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return;

@@ -143,6 +143,14 @@ static void adopt_status_file(const char *status_path)
   col_status_write(&col_cfg, col_collecting() ? "active" : "closed", NULL);
 }
 
+/* Called by the GDB plugin from another GDB session than the one that
+ * started the experiment (`collector status` there): its reports go to
+ * that session's STATUS_PATH from now on. */
+void gdbcol_adopt_status(const char *status_path)
+{
+  adopt_status_file(status_path);
+}
+
 /* After an attach, calls the program makes that the experiment must see
  * (exec, and thread creation for the sampler thread) reach the runtime
  * through the GOT, since nothing was preloaded. */

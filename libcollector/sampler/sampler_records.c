@@ -29,7 +29,7 @@ static void note_thread(pid_t tid)
     return;
   if (!(sampler.tid_seen[tid / 8] & (1u << (tid % 8)))) {
     sampler.tid_seen[tid / 8] |= (unsigned char)(1u << (tid % 8));
-    sampler.threads_seen++;
+    col_threads_seen = ++sampler.threads_seen;
   }
 }
 
@@ -285,6 +285,7 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size)
     uint64_t lost;
     memcpy(&lost, rec + sizeof *h + 8, 8);
     sampler.lost_records += lost;
+    col_records_lost = sampler.lost_records;
   }
 }
 

@@ -37,7 +37,17 @@ static enum col_walk_result walk_with_cached_rules(const struct col_capture *cap
   return col_walk_with_rules(cap, cached_rule, NULL, pcs, max, count);
 }
 
+static size_t unwind(const struct col_capture *cap, uint64_t *pcs, size_t max);
+
 size_t col_unwind(const struct col_capture *cap, uint64_t *pcs, size_t max)
+{
+  size_t n = unwind(cap, pcs, max);
+  if (n > 0 && pcs[n - 1] == ER_PC_TRUNCATED)
+    col_unwind_stats.truncated++;
+  return n;
+}
+
+static size_t unwind(const struct col_capture *cap, uint64_t *pcs, size_t max)
 {
   size_t n = 0;
   if (walk_with_cached_rules(cap, pcs, max, &n) != COL_WALK_DONE) {

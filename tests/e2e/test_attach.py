@@ -24,9 +24,11 @@ print(first)
 check("Collector enabled in process %d: recording %s" % (target.pid, os.path.join(work, "test.1.er")) in first,
       "enable in the attached process starts test.1.er")
 check("goes on recording in process %d" % target.pid in first, "detach says collection goes on")
-second = attach_gdb(target.pid, source + ["collector disable", "collector enable", "collector status", "detach"],
-                    cwd=work)
+second = attach_gdb(target.pid, source + ["collector status", "collector disable", "collector enable",
+                                          "collector status", "detach"], cwd=work)
 print(second)
+check("Experiment %s is active in process %d" % (os.path.join(work, "test.1.er"), target.pid) in second,
+      "a second GDB session's status reads the experiment the first one started, from the process")
 check("experiment %s closed" % os.path.join(work, "test.1.er") in second,
       "a second GDB session closes the experiment the first one started")
 check("recording %s" % os.path.join(work, "test.2.er") in second, "a second enable starts test.2.er")

@@ -26,7 +26,7 @@ def check_experiment(exp, label, cpu, gdb_out=None):
     check(cpu is not None and abs(total - cpu) <= 0.15 * cpu + 0.05,
           "%s: gprofng finds the run's CPU time (%.2f s of %s)" % (label, total, cpu))
     if gdb_out is not None:
-        m = re.search(r"closed \((\d+) samples\)", gdb_out)
+        m = re.search(r"closed \((\d+) samples[;)]", gdb_out)
         check(m is not None and m.group(1) == summary.get("clock_packets"),
               "%s: GDB's count (%s) is what the file holds (%s)" % (label, m and m.group(1), summary.get("clock_packets")))
 

@@ -37,7 +37,7 @@ def neighbour_rows(text):
 
 # In GDB, right after the run: the experiment this session recorded.
 out = run_gdb(["collector enable", "run", "collector report", "collector report callers spin",
-               "collector report callees worker", "collector report threads"], [SPLIT, "2", "1"], cwd=work)
+               "collector report callees do_split", "collector report threads"], [SPLIT, "2", "1"], cwd=work)
 print(out)
 exp = os.path.join(work, "test.1.er")
 ours = our_rows(out)
@@ -58,9 +58,12 @@ share = {k: v for k, v in callers.items() if k.startswith("work_")}
 check(set(share) == {"work_fifty", "work_thirty", "work_twenty"} and
       abs(share["work_fifty"] - 50) <= 5 and abs(share["work_thirty"] - 30) <= 5 and abs(share["work_twenty"] - 20) <= 5,
       "callers of spin: work_fifty/thirty/twenty about 50/30/20 %% (%s)" % share)
-callees = neighbour_rows(out.split("Callees of worker")[1].split("Threads by")[0]) if "Callees of worker" in out else {}
+# do_split is inlined into main and worker: the debug info makes it a frame.
+callees = neighbour_rows(out.split("Callees of do_split")[1].split("Threads by")[0]) \
+    if "Callees of do_split" in out else {}
 check(set(k for k in callees if k.startswith("work_")) == {"work_fifty", "work_thirty", "work_twenty"},
-      "callees of worker: the three work functions (%s)" % sorted(callees))
+      "callees of do_split (inlined in main and worker, a frame from the debug info): the three work functions (%s)"
+      % sorted(callees))
 threads = re.findall(r"^\s*[0-9.]+\s+[0-9.]+\s+\d+\s+(\d+)$", out, re.M)
 check(len(threads) == 2, "threads view: the program's two threads (%s)" % threads)
 
@@ -115,6 +118,22 @@ if libc_debug:
     check("msort_with_tmp" in gp, "gprofng names it too, from the archived copy with the debug symbols folded in")
 else:
     print("skipped: libc's internal names (no separate debug info: install libc6-dbg)")
+
+# Processes: the experiment and its descendants' (3 children of 200 ms).
+out = run_gdb(["collector enable", "run", "collector report processes"], [program("descendants"), "forks", "3", "200"],
+              cwd=work)
+print(out)
+children = re.findall(r"^\s*([0-9.]+) sec\.\s+\d+ samples\s+ _f\d+\.er$", out, re.M)
+check(len(children) == 3 and all(0.1 <= float(c) <= 0.4 for c in children),
+      "processes view: the three descendants' experiments with their CPU time (%s)" % children)
+
+# The running experiment, as recorded so far (stopped at a breakpoint).
+out = run_gdb(["break work_twenty", "collector enable", "run", "continue 5", "collector report limit 3"],
+              [SPLIT, "1"], cwd=work)
+print(out)
+check("(still recording, or ended without its exit event: as recorded so far)" in out and
+      re.search(r"^\s*[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s{3}spin$", out, re.M),
+      "the running experiment, as recorded so far")
 
 # Bad input: refused plainly, GDB goes on.
 out = run_gdb(["collector report callers", "collector report bogus", "collector report %s callers no_such" % exp,

@@ -18,6 +18,10 @@ struct er_names *er_names_open(const struct er_experiment *exp);
  * names it, or "<Unknown>@0xPC" outside every load object.  Valid until
  * er_names_close. */
 const char *er_names_function(struct er_names *names, uint64_t pc);
+/* The frames at PC, innermost first: the functions the debug info says
+ * are inlined there, then the function itself (er_names_function's name);
+ * at most MAX, the count.  Valid until er_names_close. */
+size_t er_names_frames(struct er_names *names, uint64_t pc, const char **frames, size_t max);
 /* The load objects named from separate debug info so far: *PATHS (free
  * the array, not its strings) and their count. */
 size_t er_names_debug_info_found(const struct er_names *names, char ***paths);

@@ -34,9 +34,11 @@ struct er_profile {
 };
 
 /* METRIC: NULL or "cpu" for clock profiling, else a counter's name as
- * log.xml declares it.  0, or -1 with ERR (no such data: the metrics the
- * experiment has are named). */
-int er_profile_build(const struct er_experiment *exp, struct er_names *names, const char *metric,
+ * log.xml declares it.  WITH_INLINED: the functions the debug info says
+ * are inlined at a frame are frames of their own (as perf shows them).
+ * 0, or -1 with ERR (no such data: the metrics the experiment has are
+ * named). */
+int er_profile_build(const struct er_experiment *exp, struct er_names *names, const char *metric, int with_inlined,
                      struct er_profile *profile, char *err, size_t err_len);
 /* The index of the function NAME, or -1. */
 long er_profile_find(const struct er_profile *profile, const char *name);

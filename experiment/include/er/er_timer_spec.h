@@ -18,6 +18,12 @@
 #define ER_TIMER_HI_US 997L
 #define ER_TIMER_LO_US 100003L
 
+/* Bytes of each thread's stack a clock sample copies for unwinding
+ * (`collector profile stack`); the kernel copies at most 65528. */
+#define ER_STACK_COPY_MIN 1024L
+#define ER_STACK_COPY_MAX 65528L
+#define ER_STACK_COPY_DEFAULT 32768L /* measured: docs/measurements.md, "Stack copy size" */
+
 struct er_timer_spec {
   long interval_us;   /* effective interval */
   int raised_to_min;  /* the request was below ER_TIMER_MIN_US */
