@@ -50,16 +50,56 @@ static int sums_add(struct sums *s, uint64_t frinfo, double value)
   return 0;
 }
 
-static size_t function_index(struct er_profile *p, const char *name)
+/* Function names to indexes: open addressing, grown at half full. */
+struct name_index {
+  size_t *slots; /* index + 1; 0: empty */
+  size_t room;
+};
+
+static uint64_t hash_name(const char *name)
 {
-  for (size_t i = 0; i < p->n_functions; i++) /* few thousand at most: linear is fine beside naming */
-    if (strcmp(p->functions[i].name, name) == 0)
-      return i;
-  struct er_profile_function *more = realloc(p->functions, (p->n_functions + 1) * sizeof *more);
-  if (more == NULL)
+  uint64_t h = 1469598103934665603ULL;
+  for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+    h = (h ^ *c) * 1099511628211ULL;
+  return h;
+}
+
+static int index_grow(struct er_profile *p, struct name_index *ix)
+{
+  size_t room = ix->room ? ix->room * 2 : 1024;
+  size_t *slots = calloc(room, sizeof *slots);
+  if (slots == NULL)
+    return -1;
+  for (size_t f = 0; f < p->n_functions; f++) {
+    size_t k = (size_t)hash_name(p->functions[f].name) & (room - 1);
+    while (slots[k] != 0)
+      k = (k + 1) & (room - 1);
+    slots[k] = f + 1;
+  }
+  free(ix->slots);
+  ix->slots = slots, ix->room = room;
+  return 0;
+}
+
+static size_t function_index(struct er_profile *p, struct name_index *ix, const char *name)
+{
+  if (2 * (p->n_functions + 1) > ix->room && index_grow(p, ix) != 0)
     return (size_t)-1;
+  size_t k = (size_t)hash_name(name) & (ix->room - 1);
+  for (; ix->slots[k] != 0; k = (k + 1) & (ix->room - 1))
+    if (strcmp(p->functions[ix->slots[k] - 1].name, name) == 0)
+      return ix->slots[k] - 1;
+  struct er_profile_function *more = realloc(p->functions, (p->n_functions + 1) * sizeof *more);
+  char *copy = strdup(name);
+  if (more == NULL || copy == NULL) {
+    free(copy);
+    if (more != NULL)
+      p->functions = more;
+    return (size_t)-1;
+  }
   p->functions = more;
-  p->functions[p->n_functions] = (struct er_profile_function){strdup(name), 0, 0};
+  p->functions[p->n_functions] = (struct er_profile_function){copy, 0, 0};
+  ix->slots[k] = p->n_functions + 1;
   return p->n_functions++;
 }
 
@@ -77,8 +117,8 @@ static const char *frame_name(struct er_names *names, uint64_t pc)
 /* One distinct stack into the profile: its functions root first (with the
  * functions inlined at each frame, when asked), each function's inclusive
  * value once however often it recurs. */
-static int add_stack(struct er_profile *p, struct er_names *names, const struct er_stack *st, double value,
-                     int with_inlined)
+static int add_stack(struct er_profile *p, struct name_index *ix, struct er_names *names, const struct er_stack *st,
+                     double value, int with_inlined)
 {
   struct er_profile_stack *more = realloc(p->stacks, (p->n_stacks + 1) * sizeof *more);
   if (more == NULL)
@@ -92,7 +132,7 @@ static int add_stack(struct er_profile *p, struct er_names *names, const struct 
   s->value = value;
   s->depth = 0;
   if (n == 0) { /* a packet whose stack is missing: counted, as gprofng counts it, under <Unknown> */
-    s->functions[s->depth++] = function_index(p, "<Unknown>");
+    s->functions[s->depth++] = function_index(p, ix, "<Unknown>");
   }
   for (size_t i = n; i-- > 0;) {
     const char *frames[MAX_INLINED];
@@ -102,7 +142,7 @@ static int add_stack(struct er_profile *p, struct er_names *names, const struct 
     if (k == 0)
       frames[k++] = frame_name(names, st->pcs[i]);
     while (k-- > 0) /* the function, then what is inlined in it, outermost first */
-      s->functions[s->depth++] = function_index(p, frames[k]);
+      s->functions[s->depth++] = function_index(p, ix, frames[k]);
   }
   for (size_t i = 0; i < s->depth; i++) {
     if (s->functions[i] == (size_t)-1)
@@ -118,9 +158,11 @@ static int add_stack(struct er_profile *p, struct er_names *names, const struct 
   return 0;
 }
 
+static const struct er_profile_function *ranking; /* what by_exclusive's indexes index (qsort has no argument) */
+
 static int by_exclusive(const void *a, const void *b)
 {
-  const struct er_profile_function *x = a, *y = b;
+  const struct er_profile_function *x = &ranking[*(const size_t *)a], *y = &ranking[*(const size_t *)b];
   if (x->excl != y->excl)
     return x->excl < y->excl ? 1 : -1;
   if (x->incl != y->incl)
@@ -174,6 +216,7 @@ int er_profile_build(const struct er_experiment *exp, struct er_names *names, co
 {
   memset(p, 0, sizeof *p);
   struct sums sums = {0};
+  struct name_index ix = {0};
   if (gather(exp, metric, p, &sums, err, err_len) != 0) {
     free(sums.slots);
     return -1;
@@ -183,33 +226,37 @@ int er_profile_build(const struct er_experiment *exp, struct er_names *names, co
     if (!s->used)
       continue;
     p->total += s->value;
-    if (add_stack(p, names, er_experiment_stack(exp, s->frinfo), s->value, with_inlined) != 0) {
+    if (add_stack(p, &ix, names, er_experiment_stack(exp, s->frinfo), s->value, with_inlined) != 0) {
       free(sums.slots);
+      free(ix.slots);
       snprintf(err, err_len, "out of memory");
       return -1;
     }
   }
   free(sums.slots);
+  free(ix.slots);
   /* Sorted, with each stack's function indexes renumbered to match. */
-  size_t *order = malloc((p->n_functions + 1) * sizeof *order);
+  size_t *by_rank = malloc((p->n_functions + 1) * sizeof *by_rank), *rank = malloc((p->n_functions + 1) * sizeof *rank);
   struct er_profile_function *sorted = malloc((p->n_functions + 1) * sizeof *sorted);
-  if (order == NULL || sorted == NULL) {
-    free(order), free(sorted);
+  if (by_rank == NULL || rank == NULL || sorted == NULL) {
+    free(by_rank), free(rank), free(sorted);
     snprintf(err, err_len, "out of memory");
     return -1;
   }
-  memcpy(sorted, p->functions, p->n_functions * sizeof *sorted);
-  qsort(sorted, p->n_functions, sizeof *sorted, by_exclusive);
   for (size_t i = 0; i < p->n_functions; i++)
-    for (size_t k = 0; k < p->n_functions; k++)
-      if (p->functions[k].name == sorted[i].name)
-        order[k] = i;
+    by_rank[i] = i;
+  ranking = p->functions;
+  qsort(by_rank, p->n_functions, sizeof *by_rank, by_exclusive);
+  for (size_t r = 0; r < p->n_functions; r++) {
+    rank[by_rank[r]] = r;
+    sorted[r] = p->functions[by_rank[r]];
+  }
   for (size_t s = 0; s < p->n_stacks; s++)
     for (size_t d = 0; d < p->stacks[s].depth; d++)
-      p->stacks[s].functions[d] = order[p->stacks[s].functions[d]];
+      p->stacks[s].functions[d] = rank[p->stacks[s].functions[d]];
   free(p->functions);
   p->functions = sorted;
-  free(order);
+  free(by_rank), free(rank);
   return 0;
 }
 

@@ -146,8 +146,9 @@ class Attacher:
     def _runtime(self, pid, name):
         address = native.process_symbol(pid, self.runtime_path, name)
         if not address:
-            raise gdb.GdbError("collector: %s is loaded in process %d but has no %s (a different version?)"
-                               % (self.runtime_path, pid, name))
+            raise gdb.GdbError("collector: the runtime loaded in process %d (%s) is another version than this "
+                               "GDB's collector and lacks what this command needs; use the GDB plugin of that "
+                               "version, or restart the program" % (pid, self.runtime_path))
         return address
 
     def _calls(self, pid):
