@@ -304,12 +304,13 @@ int er_report_html(FILE *out, const struct er_profile *p, const char *title, siz
                "<th>%%</th><th>Incl. %s (%s)</th><th>%%</th><th class=\"name\">Name</th></tr>\n",
           p->metric, p->metric, p->unit, p->metric, p->unit);
   double total = p->total > 0 ? p->total : 1;
-  fprintf(out, "<tr><td>%.3f</td><td>100.00</td><td>%.3f</td><td>100.00</td><td class=\"name\">&lt;Total&gt;</td></tr>\n",
-          p->total, p->total);
+  int decimals = strcmp(p->unit, "sec.") == 0 ? 3 : 0; /* seconds, or whole events */
+  fprintf(out, "<tr><td>%.*f</td><td>100.00</td><td>%.*f</td><td>100.00</td><td class=\"name\">&lt;Total&gt;</td></tr>\n",
+          decimals, p->total, decimals, p->total);
   for (size_t i = 0; i < p->n_functions && i < rows; i++) {
     const struct er_profile_function *f = &p->functions[i];
-    fprintf(out, "<tr><td>%.3f</td><td>%.2f</td><td>%.3f</td><td>%.2f</td><td class=\"name\">", f->excl,
-            100 * f->excl / total, f->incl, 100 * f->incl / total);
+    fprintf(out, "<tr><td>%.*f</td><td>%.2f</td><td>%.*f</td><td>%.2f</td><td class=\"name\">", decimals, f->excl,
+            100 * f->excl / total, decimals, f->incl, 100 * f->incl / total);
     put_xml_text(out, f->name);
     fputs("</td></tr>\n", out);
   }

@@ -174,6 +174,8 @@ static int by_exclusive(const void *a, const void *b)
 static int gather(const struct er_experiment *exp, const char *metric, struct er_profile *p, struct sums *sums,
                   char *err, size_t err_len)
 {
+  if (metric == NULL && exp->ptimer_us <= 0 && exp->n_counters > 0)
+    metric = exp->counters[0].name; /* counters only: the first is the default metric */
   if (metric == NULL || strcmp(metric, "cpu") == 0) {
     if (exp->ptimer_us <= 0) {
       snprintf(err, err_len, "the experiment has no clock profile (it was recorded without collector profile)");

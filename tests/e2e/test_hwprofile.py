@@ -12,7 +12,7 @@ import re
 import subprocess
 import time
 
-from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, shared_workdir,
+from harness import (BUILD, Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, shared_workdir,
                      unprivileged_prefix, workdir)
 
 PROGRAM = program("counters")
@@ -120,6 +120,12 @@ check("off in the next experiment: counters were asked for without it" in out an
       abs(counter_rows(raw, "page-faults").get("touch_pages", (0,))[0] - PAGES) <= 0.05 * PAGES and
       "Clock profiling off:" in raw,
       "counters alone: no clock data, the page faults counted (%s)" % summary.get("hwc_events page-faults"))
+# The report of a counters-only experiment: the counter is its metric.
+report = subprocess.run([os.path.join(BUILD, "experiment", "gdbcol-report"), alone], capture_output=True, text=True)
+print(report.stdout + report.stderr)
+row = re.search(r"^\s*(\d+)\s+[0-9.]+\s+\d+\s+[0-9.]+\s+touch_pages$", report.stdout, re.M)
+check("events of page-faults in" in report.stdout and row and abs(int(row.group(1)) - PAGES) <= 0.05 * PAGES,
+      "collector report of counters alone: page faults per function (touch_pages %s)" % (row and row.group(1)))
 
 # Threads shorter than one interval: 1000 threads of 50 page faults each at
 # interval 100 would give no sample at all (each inherited event counts
