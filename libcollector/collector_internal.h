@@ -87,6 +87,7 @@ struct col_config {
   long limit_mb;              /* cap on data files; 0: none */
   int archive_mode;           /* enum er_archive_mode, applied at the end */
   char group_path[PATH_MAX];  /* experiment group to join; may be empty */
+  char runtime_objects[4096]; /* GDBCOL_RUNTIME_OBJECTS: the runtime's own libraries, ':'-separated */
   int synctrace;              /* GDBCOL_SYNCTRACE: synchronization waits traced */
   int iotrace;                /* GDBCOL_IOTRACE: I/O calls traced */
   int heaptrace;              /* GDBCOL_HEAPTRACE: allocations and frees traced */

@@ -26,6 +26,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runtime_objects.h"
+
 extern char **environ;
 
 static void preload_runtime(const char *runtime)
@@ -101,6 +103,12 @@ int main(int argc, char **argv)
   /* The sampler process records clock samples and counters. */
   const char *clock = getenv("GDBCOL_CLOCK_US"), *counters = getenv("GDBCOL_HWC");
   int wanted = (clock != NULL && strcmp(clock, "0") != 0) || (counters != NULL && *counters != '\0');
+  /* The runtime's own libraries, for the experiment to leave out of its
+   * load objects (the sampler process and the runtime read it). */
+  char *own = runtime != NULL && *runtime != '\0' ? runtime_own_objects(argv[1], runtime) : NULL;
+  if (own != NULL)
+    setenv("GDBCOL_RUNTIME_OBJECTS", own, 1);
+  free(own);
   if (outside && sampler != NULL && *sampler != '\0' && wanted) {
     if (start_sampler_process(sampler, argv + 1) == 0)
       setenv("GDBCOL_CLOCK_SOURCE", "process", 1); /* the runtime only posts */

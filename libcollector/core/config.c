@@ -17,6 +17,8 @@
  *   GDBCOL_HEAPTRACE        on | off: allocations and frees
  *   GDBCOL_HWC_NATIVE       the perf encodings of GDBCOL_HWC's PAPI and
  *                           libpfm4 names (GDB found them)
+ *   GDBCOL_RUNTIME_OBJECTS  set by the launcher: the runtime's own
+ *                           libraries, not listed as the program's
  *   GDBCOL_TARGET           set by the launcher: the program it execs
  *   GDBCOL_SAVED_LD_PRELOAD the user's LD_PRELOAD (GDBCOL_LD_PRELOAD_UNSET=1
  *                           when there was none)
@@ -100,6 +102,7 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
   copy_setting(get, source, "GDBCOL_EXPERIMENT_DIR", cfg->store_dir, sizeof cfg->store_dir);
   copy_setting(get, source, "GDBCOL_EXPERIMENT_NAME", cfg->experiment_name, sizeof cfg->experiment_name);
   copy_setting(get, source, "GDBCOL_STATUS_FILE", cfg->status_path, sizeof cfg->status_path);
+  copy_setting(get, source, "GDBCOL_RUNTIME_OBJECTS", cfg->runtime_objects, sizeof cfg->runtime_objects);
   const char *interval = get("GDBCOL_CLOCK_US", source);
   cfg->clock_interval_us = interval ? atol(interval) : ER_TIMER_ON_US;
   if (cfg->clock_interval_us != 0 &&
@@ -267,7 +270,7 @@ static const char *const our_variables[] = {
     "GDBCOL_EXPERIMENT_DIR", "GDBCOL_EXPERIMENT_NAME", "GDBCOL_STATUS_FILE", "GDBCOL_STACK_BYTES",
     "GDBCOL_CLOCK_SOURCE",   "GDBCOL_TARGET",          "GDBCOL_PRELOAD",     "GDBCOL_UNWIND_CHECK",
     "GDBCOL_SAMPLE_PERIOD_MS", "GDBCOL_LIMIT_MB",      "GDBCOL_ARCHIVE",     "GDBCOL_GROUP",
-    "GDBCOL_SAMPLER",        "GDBCOL_DESCENDANTS",     "GDBCOL_HWC_NATIVE",
+    "GDBCOL_SAMPLER",        "GDBCOL_DESCENDANTS",     "GDBCOL_HWC_NATIVE",  "GDBCOL_RUNTIME_OBJECTS",
 };
 
 void col_config_scrub_environment(void)

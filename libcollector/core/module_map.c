@@ -22,8 +22,24 @@ struct mapping {
   uint64_t start, end, offset;
   unsigned modes; /* r=1 w=2 x=4 shared=8, as map.xml */
   unsigned long inode;
-  int named;      /* recorded in map.xml */
+  int named;      /* a file (or the vDSO): its code can be named */
+  int listed;     /* recorded in map.xml and archived: named, and not one of the runtime's own libraries */
 };
+
+/* One of the libraries the runtime brought into the program and the
+ * program does not need (GDBCOL_RUNTIME_OBJECTS, from the launcher). */
+static int runtime_object(const char *path)
+{
+  const char *list = col_cfg.runtime_objects;
+  size_t len = strlen(path);
+  for (const char *p = list; len > 0 && *p != '\0';) {
+    size_t item = strcspn(p, ":");
+    if (item == len && strncmp(p, path, len) == 0)
+      return 1;
+    p += item + (p[item] == ':');
+  }
+  return 0;
+}
 
 static struct mapping current[MAX_MAPPINGS], previous[MAX_MAPPINGS];
 static char names[MAX_MAPPINGS][256];
@@ -65,6 +81,7 @@ static void parse_maps(void)
     const char *path = path_at ? line + path_at : "";
     snprintf(names[n_current], sizeof names[n_current], "%s", path);
     m->named = path[0] == '/' || strcmp(path, "[vdso]") == 0;
+    m->listed = m->named && !runtime_object(path);
     n_current++;
   }
 }
@@ -185,9 +202,10 @@ int col_modules_add(uint64_t start, uint64_t end, uint64_t offset, unsigned mode
   memmove(&current[at + 1], &current[at], (n_current - at) * sizeof *current);
   memmove(names[at + 1], names[at], (n_current - at) * sizeof names[0]);
   n_current++;
-  current[at] = (struct mapping){start, end, offset, modes, inode, name[0] == '/' || strcmp(name, "[vdso]") == 0};
+  current[at] = (struct mapping){start, end, offset, modes, inode, name[0] == '/' || strcmp(name, "[vdso]") == 0, 0};
+  current[at].listed = current[at].named && !runtime_object(name);
   snprintf(names[at], sizeof names[at], "%s", name);
-  if (current[at].named && map.fd >= 0)
+  if (current[at].listed && map.fd >= 0)
     record_map(at, tstamp - run_tstamp);
   return replaced;
 }
@@ -208,17 +226,17 @@ int col_modules_rescan(void)
   size_t i = 0, j = 0;
   while (i < n_current || j < n_previous) {
     if (j == n_previous || (i < n_current && current[i].start < previous[j].start)) {
-      if (current[i].named)
+      if (current[i].listed)
         record_map(i, rel);
       changed |= (current[i].modes & 4) != 0;
       i++;
     } else if (i == n_current || previous[j].start < current[i].start || !same_mapping(&current[i], &previous[j])) {
-      if (previous[j].named)
+      if (previous[j].listed)
         map_record("<event kind=\"unmap\" tstamp=\"%s\" vaddr=\"0x%016llX\"/>\n", ts,
                        (unsigned long long)previous[j].start);
       changed |= (previous[j].modes & 4) != 0;
       if (i < n_current && previous[j].start == current[i].start) {
-        if (current[i].named)
+        if (current[i].listed)
           record_map(i, rel);
         changed |= (current[i].modes & 4) != 0;
         i++;
@@ -241,7 +259,7 @@ int col_modules_open(int expdir_fd, int64_t run)
   if (keep_known) {
     keep_known = 0;
     for (size_t i = 0; i < n_current; i++)
-      if (current[i].named)
+      if (current[i].listed)
         record_map(i, 0);
     return 0;
   }

@@ -1,4 +1,6 @@
-"""Daily use: the end-of-run summary says what perf's does (samples, CPU
+"""Daily use: the runtime's own libraries (libunwind, libdw, libelf and
+their compression libraries) are neither listed as the program's load
+objects nor archived, unless the program needs one itself; the end-of-run summary says what perf's does (samples, CPU
 time and threads, bytes written and lost, how to look at it) and how many
 call stacks the stack copy cut; `collector profile stack` sets the copy and
 the cut share follows it; dbx's `timer high|low` and `collector show
@@ -7,6 +9,7 @@ did; a second `disable` warns; messages never name the runtime's functions."""
 
 import os
 import re
+import subprocess
 
 from harness import check, cleanup, er_dump, finish, program, run_gdb, workdir
 
@@ -29,6 +32,24 @@ if m:
 check("collector: to look at it: collector report (flamegraph FILE.svg, html FILE.html), or gprofng display text "
       "-functions %s" % exp in out, "end of run: how to look at it")
 
+# The runtime's own libraries: not the program's load objects.
+OWN = ("libunwind", "libdw", "libelf", "liblzma", "libbz2", "libz.so")
+listed = open(os.path.join(exp, "map.xml")).read()
+archived = open(os.path.join(exp, "archive.log")).read()
+check("libcollector.so" in listed and not any(lib in listed for lib in OWN),
+      "map.xml lists the runtime, not its libraries (%s)" % [lib for lib in OWN if lib in listed])
+check(not any(lib in archived for lib in OWN), "archive.log leaves the runtime's libraries out")
+# ... unless the program needs one itself: a program of its own with zlib.
+with open(os.path.join(work, "zuser.c"), "w") as f:
+    f.write("#include <zlib.h>\n#include <stdio.h>\nint main(void) { unsigned long c = 0; for (long i = 0; i < 30000000; "
+            "i++) c = crc32(c, (const unsigned char *)&i, sizeof i); printf(\"%lu\\n\", c); return 0; }\n")
+built = subprocess.run(["gcc", "-O2", "-o", os.path.join(work, "zuser"), os.path.join(work, "zuser.c"), "-lz"],
+                       capture_output=True, text=True)
+check(built.returncode == 0, "built a program that uses zlib %s" % built.stderr.strip())
+out = run_gdb(["collector enable", "run"], [os.path.join(work, "zuser")], cwd=work)
+zmap = open(os.path.join(work, "test.2.er", "map.xml")).read()
+check("libz.so" in zmap and "libdw" not in zmap, "a library the program needs itself stays listed (libz)")
+
 # The stack copy: 1 KiB cuts 48 levels of calls, and the summary says so;
 # 16 KiB cuts none.
 out = run_gdb(["collector profile stack 1k", "collector show profile", "collector enable", "run"],
@@ -41,7 +62,7 @@ check("Stack copy:             1 KiB per sample" in out and "Clock profiling:" i
       "collector show profile: the clock lines only")
 out = run_gdb(["collector profile stack 16k", "collector enable", "run"], [CHURN, "0.5"], cwd=work)
 check("closed (" in out and "call stacks cut" not in out, "stack 16k: no stack cut")
-summary, funcs, _ = er_dump(os.path.join(work, "test.3.er"))
+summary, funcs, _ = er_dump(os.path.join(work, "test.4.er"))
 check("<Truncated-stack>" not in funcs, "stack 16k: no <Truncated-stack> in the experiment")
 
 out = run_gdb(["collector profile stack 100", "collector profile stack lots", "collector profile stack 1m",
