@@ -14,7 +14,7 @@ import gdb
 from . import native, sampler_process
 from .gdb_state import inferior_env
 from .inferior_calls import CallSession, CallTimeout
-from .procfs import proc_status, process_alive
+from .procfs import mapped_files, proc_status, process_alive
 from .session import read_status
 
 RTLD_NOW = 2
@@ -190,9 +190,19 @@ class Attacher:
         def action(calls):
             busy = False
             if not native.process_has_object(pid, self.runtime_path):
+                before = mapped_files(pid)
                 self._load_runtime(calls)
+                # What the runtime brought with it (libunwind, libdw, ...) is
+                # not the program's: left out of its load objects.
+                runtime = os.path.realpath(self.runtime_path)
+                variables["GDBCOL_RUNTIME_OBJECTS"] = ":".join(
+                    sorted(path for path in mapped_files(pid) - before if path != runtime))
             else:  # an experiment an earlier session left running is adopted as it is
                 busy = int(calls.run("((int (*)(void))0x%x)()" % self._runtime(pid, "gdbcol_collecting")))
+                # Loaded before: its libraries are those the program's own
+                # dependencies do not include.
+                variables["GDBCOL_RUNTIME_OBJECTS"] = native.runtime_objects(
+                    os.path.realpath("/proc/%d/exe" % pid), self.runtime_path)
             if not busy and self._sampled_outside(pid, variables):
                 variables["GDBCOL_CLOCK_SOURCE"] = "process"
             elif variables.get("GDBCOL_CLOCK_SOURCE", "") in ("", "process"):

@@ -21,3 +21,17 @@ def process_alive(pid):
             return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
     except (OSError, IndexError):
         return False
+
+
+def mapped_files(pid):
+    """The files PID maps (real paths, as /proc/PID/maps names them)."""
+    files = set()
+    try:
+        with open("/proc/%s/maps" % pid) as f:
+            for line in f:
+                fields = line.split(None, 5)
+                if len(fields) == 6 and fields[5].startswith("/"):
+                    files.add(fields[5].rstrip("\n"))
+    except OSError:
+        pass
+    return files
