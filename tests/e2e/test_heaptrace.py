@@ -75,8 +75,9 @@ def gprofng_allocators(path):
     rows = {}
     for line in text.splitlines():
         m = re.match(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S.*?)\s*$", line)
-        if m:
-            rows[m.group(5)] = tuple(int(v) for v in m.group(1, 2, 3, 4))
+        if m:  # summed by name: two load objects can each have an mmap (libc's, named from its archived symbols)
+            before = rows.get(m.group(5), (0, 0, 0, 0))
+            rows[m.group(5)] = tuple(b + int(v) for b, v in zip(before, m.group(1, 2, 3, 4)))
     return rows, text
 
 
