@@ -286,6 +286,9 @@ int col_modules_open(int expdir_fd, int64_t run_tstamp);
  * caches depend on).  Only the sampler thread (or the opener, before the
  * sampler starts) calls this. */
 int col_modules_rescan(void);
+/* PCS, a stack just recorded: a library of the runtime's it runs in is
+ * listed from now on (the program uses it too). */
+void col_modules_note_stack(const uint64_t *pcs, size_t n);
 /* The sampler process: mappings come from the kernel's records
  * (col_modules_add), never from /proc.  */
 void col_modules_use_records(void);

@@ -24,7 +24,10 @@ struct mapping {
   unsigned long inode;
   int named;      /* a file (or the vDSO): its code can be named */
   int listed;     /* recorded in map.xml and archived: named, and not one of the runtime's own libraries */
+  int64_t rel;    /* when it was mapped, relative to the run */
 };
+
+static int any_unlisted; /* a named mapping left out as the runtime's */
 
 /* One of the libraries the runtime brought into the program and the
  * program does not need (GDBCOL_RUNTIME_OBJECTS, from the launcher). */
@@ -82,6 +85,8 @@ static void parse_maps(void)
     snprintf(names[n_current], sizeof names[n_current], "%s", path);
     m->named = path[0] == '/' || strcmp(path, "[vdso]") == 0;
     m->listed = m->named && !runtime_object(path);
+    m->rel = 0;
+    any_unlisted |= m->named && !m->listed;
     n_current++;
   }
 }
@@ -202,12 +207,33 @@ int col_modules_add(uint64_t start, uint64_t end, uint64_t offset, unsigned mode
   memmove(&current[at + 1], &current[at], (n_current - at) * sizeof *current);
   memmove(names[at + 1], names[at], (n_current - at) * sizeof names[0]);
   n_current++;
-  current[at] = (struct mapping){start, end, offset, modes, inode, name[0] == '/' || strcmp(name, "[vdso]") == 0, 0};
+  current[at] = (struct mapping){start, end, offset, modes, inode, name[0] == '/' || strcmp(name, "[vdso]") == 0, 0, 0};
   current[at].listed = current[at].named && !runtime_object(name);
+  current[at].rel = tstamp - run_tstamp;
+  any_unlisted |= current[at].named && !current[at].listed;
   snprintf(names[at], sizeof names[at], "%s", name);
   if (current[at].listed && map.fd >= 0)
     record_map(at, tstamp - run_tstamp);
   return replaced;
+}
+
+static const struct mapping *mapping_at(uint64_t addr);
+
+/* One of the runtime's libraries that a new stack runs in is the
+ * program's too (it dlopened it, or the runtime's code ran there for it):
+ * listed from now on, mapped since it was. */
+void col_modules_note_stack(const uint64_t *pcs, size_t n)
+{
+  if (!any_unlisted || map.fd < 0)
+    return;
+  for (size_t k = 0; k < n; k++) {
+    const struct mapping *m = mapping_at(pcs[k]);
+    if (m == NULL || !m->named || m->listed)
+      continue;
+    size_t i = (size_t)(m - current);
+    current[i].listed = 1;
+    record_map(i, current[i].rel);
+  }
 }
 
 int col_modules_rescan(void)

@@ -36,7 +36,11 @@ int col_stack_store_start(void)
 
 uint64_t col_writer_stack_id(const uint64_t *pcs, size_t n)
 {
-  return er_frameinfo_record(frames_out, &seen_stacks, pcs, n);
+  size_t known = seen_stacks.count;
+  uint64_t id = er_frameinfo_record(frames_out, &seen_stacks, pcs, n);
+  if (seen_stacks.count != known) /* a new stack: the libraries it runs in are the program's */
+    col_modules_note_stack(pcs, n);
+  return id;
 }
 
 int col_writer_may_append(struct er_cursor *cursor, uint64_t frinfo, size_t size)

@@ -11,7 +11,7 @@ import os
 import re
 import subprocess
 
-from harness import check, cleanup, er_dump, finish, program, run_gdb, workdir
+from harness import check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, workdir
 
 SPLIT = program("split_work")
 CHURN = program("stack_churn")  # 48 levels of calls
@@ -49,6 +49,22 @@ check(built.returncode == 0, "built a program that uses zlib %s" % built.stderr.
 out = run_gdb(["collector enable", "run"], [os.path.join(work, "zuser")], cwd=work)
 zmap = open(os.path.join(work, "test.2.er", "map.xml")).read()
 check("libz.so" in zmap and "libdw" not in zmap, "a library the program needs itself stays listed (libz)")
+# ... or dlopens later: listed from its first sample, with the time it was
+# mapped, so gprofng names its functions.
+with open(os.path.join(work, "dlz.c"), "w") as f:
+    f.write("#include <dlfcn.h>\n#include <stdio.h>\nint main(void) { void *h = dlopen(\"libz.so.1\", RTLD_NOW); "
+            "unsigned long (*crc)(unsigned long, const unsigned char *, unsigned) = dlsym(h, \"crc32\"); "
+            "unsigned long c = 0; for (long i = 0; i < 30000000; i++) c = crc(c, (const unsigned char *)&i, sizeof i); "
+            "printf(\"%lu\\n\", c); return 0; }\n")
+built = subprocess.run(["gcc", "-O2", "-o", os.path.join(work, "dlz"), os.path.join(work, "dlz.c"), "-ldl"],
+                       capture_output=True, text=True)
+out = run_gdb(["collector enable", "run"], [os.path.join(work, "dlz")], cwd=work)
+dlmap = open(os.path.join(work, "test.3.er", "map.xml")).read()
+theirs, total, _ = gprofng_functions(os.path.join(work, "test.3.er"))
+crc = sum(v[0] for k, v in theirs.items() if k.startswith("crc32"))
+check(built.returncode == 0 and "libz.so" in dlmap and "libdw" not in dlmap and total > 0 and crc >= 0.5 * total,
+      "a runtime library the program dlopens is listed at its first sample: gprofng names crc32 (%.3f of %.3f s)"
+      % (crc, total))
 
 # The stack copy: 1 KiB cuts 48 levels of calls, and the summary says so;
 # 16 KiB cuts none.
@@ -62,7 +78,7 @@ check("Stack copy:             1 KiB per sample" in out and "Clock profiling:" i
       "collector show profile: the clock lines only")
 out = run_gdb(["collector profile stack 16k", "collector enable", "run"], [CHURN, "0.5"], cwd=work)
 check("closed (" in out and "call stacks cut" not in out, "stack 16k: no stack cut")
-summary, funcs, _ = er_dump(os.path.join(work, "test.4.er"))
+summary, funcs, _ = er_dump(os.path.join(work, "test.5.er"))
 check("<Truncated-stack>" not in funcs, "stack 16k: no <Truncated-stack> in the experiment")
 
 out = run_gdb(["collector profile stack 100", "collector profile stack lots", "collector profile stack 1m",
