@@ -167,8 +167,10 @@ def gprofng_functions(path):
     row = re.compile(r"^\s*([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+(.+?)\s*$")
     for line in text.splitlines():
         m = row.match(line)
-        if m:
-            funcs[m.group(5)] = (float(m.group(1)), float(m.group(3)))
+        if m:  # by name: two load objects can each have a function of that name (a wrapper and libc's);
+            # exclusive times add up, inclusive ones may nest (the wrapper calls libc's): the larger
+            excl, incl = funcs.get(m.group(5), (0.0, 0.0))
+            funcs[m.group(5)] = (excl + float(m.group(1)), max(incl, float(m.group(3))))
     total = funcs.get("<Total>", (0.0, 0.0))[0]
     return funcs, total, text
 
