@@ -92,7 +92,7 @@ check("Clock-profiling interval set to 0.997 ms." in out and "Clock-profiling in
       "timer high and low, as dbx spells them")
 check("Sample points at GDB stops (dbxsample): on" in out, "collector show lists dbxsample")
 check("collector show takes one of: all, profile" in out, "an unknown show category: refused")
-check("Stack copy per sample: the default, 32 KiB." in out, "stack default")
+check("Stack copy per sample: the default, 8 KiB." in out, "stack default")
 
 # Tab completion: every subcommand's keywords.
 out = run_gdb(["complete collector sample ", "complete collector dbxsample ", "complete collector show pro",

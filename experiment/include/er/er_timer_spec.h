@@ -22,7 +22,7 @@
  * (`collector profile stack`); the kernel copies at most 65528. */
 #define ER_STACK_COPY_MIN 1024L
 #define ER_STACK_COPY_MAX 65528L
-#define ER_STACK_COPY_DEFAULT 32768L /* measured: docs/measurements.md, "Stack copy size" */
+#define ER_STACK_COPY_DEFAULT 8192L /* measured: docs/measurements.md, "Stack copy size" */
 
 struct er_timer_spec {
   long interval_us;   /* effective interval */
