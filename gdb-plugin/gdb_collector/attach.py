@@ -199,10 +199,8 @@ class Attacher:
                     sorted(path for path in mapped_files(pid) - before if path != runtime))
             else:  # an experiment an earlier session left running is adopted as it is
                 busy = int(calls.run("((int (*)(void))0x%x)()" % self._runtime(pid, "gdbcol_collecting")))
-                # Loaded before: its libraries are those the program's own
-                # dependencies do not include.
-                variables["GDBCOL_RUNTIME_OBJECTS"] = native.runtime_objects(
-                    os.path.realpath("/proc/%d/exe" % pid), self.runtime_path)
+                # Loaded before: its libraries stay listed (telling them apart
+                # would fork a loader from GDB in the middle of a call session).
             if not busy and self._sampled_outside(pid, variables):
                 variables["GDBCOL_CLOCK_SOURCE"] = "process"
             elif variables.get("GDBCOL_CLOCK_SOURCE", "") in ("", "process"):

@@ -45,9 +45,10 @@ for name, closer in (("test.1.er", "collector disable"), ("test.2.er", "exit")):
     check(summary.get("closed") == "yes", "%s: closed (by %s)" % (name, closer))
     check(any("started in a running process" in c for c in summary["comments"]),
           "%s: log.xml says it was started by attaching" % name)
-    mapped = open(os.path.join(exp, "map.xml")).read()
-    check("libcollector.so" in mapped and "libunwind" not in mapped and "libdw" not in mapped,
-          "%s: the runtime's own libraries are not listed as the program's" % name)
+    if name == "test.1.er":  # (test.2.er: the runtime was loaded already, its libraries stay listed)
+        mapped = open(os.path.join(exp, "map.xml")).read()
+        check("libcollector.so" in mapped and "libunwind" not in mapped and "libdw" not in mapped,
+              "%s: the runtime's own libraries are not listed as the program's" % name)
     expected_source = "POSIX CPU-time timers" if timer else "sampler process"
     check(any(expected_source in c for c in summary["comments"]), "%s: the clock source was %s" % (name, expected_source))
     check(summary.get("missing_stacks") == "0" and summary.get("invalid_packets") == "0",
