@@ -128,15 +128,3 @@ char *runtime_own_objects(const char *program, const char *runtime)
   return hidden;
 }
 
-/* For the GDB plugin (ctypes), after an attach to a process that has the
- * runtime already: runtime_own_objects into OUT; 0, or -1 when unknown or
- * too long. */
-int gdbcol_runtime_objects(const char *program, const char *runtime, char *out, int len)
-{
-  char *own = runtime_own_objects(program, runtime);
-  int ok = own != NULL && (int)strlen(own) < len;
-  if (ok)
-    memcpy(out, own, strlen(own) + 1);
-  free(own);
-  return ok ? 0 : -1;
-}

@@ -45,7 +45,6 @@ def load(path):
     lib.gdbcol_group_experiment_name.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_parse_archive_mode.argtypes = [ctypes.c_char_p]
     lib.gdbcol_hwc_event.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
-    lib.gdbcol_runtime_objects.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_hwc_native_list.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_hwc_sources.argtypes = [ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_hwc_sources.restype = None
@@ -117,15 +116,6 @@ def hwc_native_list(canonical):
     if _lib.gdbcol_hwc_native_list(canonical.encode(), out, len(out)) != 0:
         return ""
     return out.value.decode()
-
-
-def runtime_objects(program, runtime):
-    """The libraries RUNTIME brings that PROGRAM does not need itself (their
-    dynamic loader's closures), ':'-separated; "" when unknown."""
-    out = ctypes.create_string_buffer(8192)
-    if _lib.gdbcol_runtime_objects(program.encode(), runtime.encode(), out, len(out)) != 0:
-        return ""
-    return out.value.decode(errors="replace")
 
 
 def hwc_sources():
