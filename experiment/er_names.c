@@ -108,23 +108,6 @@ static struct loaded_object *object_of(struct er_names *n, const char *path)
   return o;
 }
 
-/* The ELF vaddr of file offset OFF (through the program headers). */
-static int offset_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
-{
-  size_t count;
-  if (elf == NULL || elf_getphdrnum(elf, &count) != 0)
-    return -1;
-  for (size_t i = 0; i < count; i++) {
-    GElf_Phdr ph;
-    if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && off >= ph.p_offset &&
-        off < ph.p_offset + ph.p_filesz) {
-      *vaddr = off - ph.p_offset + ph.p_vaddr;
-      return 0;
-    }
-  }
-  return -1;
-}
-
 /* The functions inlined at ADDR (module address) in MOD, innermost first,
  * as a NULL-ended array; NULL when none (or no DWARF). */
 static char **inlined_at(Dwfl_Module *mod, Dwarf_Addr addr)
@@ -192,7 +175,7 @@ static void name_pc(struct er_names *n, uint64_t pc, char *out, size_t len, char
   GElf_Sym sym;
   GElf_Off sym_off;
   const char *name = NULL;
-  if (o != NULL && o->mod != NULL && (mapped = offset_to_vaddr(o->elf, off, &vaddr) == 0)) {
+  if (o != NULL && o->mod != NULL && (mapped = er_elf_offset_to_vaddr(o->elf, off, &vaddr) == 0)) {
     name = dwfl_module_addrinfo(o->mod, vaddr + o->bias, &sym_off, &sym, NULL, NULL, NULL);
     if (name != NULL)
       *inlined = inlined_at(o->mod, vaddr + o->bias);

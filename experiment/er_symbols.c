@@ -13,7 +13,7 @@
 #include "er/er_fileutil.h"
 #include "er/er_reader.h"
 
-static int offset_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
+int er_elf_offset_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
 {
   size_t n;
   if (elf_getphdrnum(elf, &n) != 0)
@@ -73,7 +73,7 @@ void er_symbolize(const struct er_experiment *exp, const struct er_segment *seg,
     fd = er_archive_open_copy(exp->path, seg->name);
   Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
   uint64_t vaddr;
-  if (elf == NULL || offset_to_vaddr(elf, off, &vaddr) != 0 || lookup(elf, vaddr, out, out_len) != 0) {
+  if (elf == NULL || er_elf_offset_to_vaddr(elf, off, &vaddr) != 0 || lookup(elf, vaddr, out, out_len) != 0) {
     const char *base = strrchr(seg->name, '/');
     snprintf(out, out_len, "<static>@0x%llx (%s)", (unsigned long long)off, base ? base + 1 : seg->name);
   }

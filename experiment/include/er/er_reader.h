@@ -143,6 +143,11 @@ const struct er_segment *er_experiment_segment(const struct er_experiment *exp, 
 size_t er_walk_packets(const unsigned char *data, size_t len,
                        void (*fn)(const unsigned char *packet, uint16_t type, uint16_t size, void *arg), void *arg);
 
+/* The ELF virtual address of file offset OFF of ELF (an Elf *, through
+ * its loadable program headers): 0, or -1 when no segment holds it. */
+struct Elf;
+int er_elf_offset_to_vaddr(struct Elf *elf, uint64_t off, uint64_t *vaddr);
+
 /* Names the function containing PC with the ELF symbol tables of the
  * segment's file (or of its copy in the experiment's archives/ when the
  * file is gone, as gprofng does): writes "name" or
