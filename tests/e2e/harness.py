@@ -50,23 +50,78 @@ def workdir():
 SKIP = 77  # ctest's SKIP_RETURN_CODE for the e2e tests
 
 
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SKIPPED_LOG = os.path.join(BUILD, "Testing", "skipped.txt")  # listed at the suite's end (CTestCustom.cmake)
+
+
+def skip_part(reason):
+    """A part of this test the machine cannot run: printed, and listed with
+    its reason when the suite ends (never a silent pass)."""
+    label = " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])
+    print("SKIPPED (part): " + reason)
+    os.makedirs(os.path.dirname(SKIPPED_LOG), exist_ok=True)
+    with open(SKIPPED_LOG, "a") as log:
+        log.write("%s: %s\n" % (label, reason))
+
+
+def skip_test(reason):
+    """The whole test cannot run here: a ctest skip (exit 77), listed."""
+    skip_part(reason)
+    print("SKIPPED: " + reason)
+    sys.exit(SKIP)
+
+
+def _unreachable(paths):
+    """The directories on the way to PATHS that other users cannot traverse."""
+    out = []
+    for path in paths:
+        path = os.path.realpath(path)
+        while path != "/":
+            path = os.path.dirname(path)
+            if not os.stat(path).st_mode & 0o001:
+                out.append(path)
+    return out
+
+
+_prefix = False  # not decided yet
+
+
 def unprivileged_prefix():
     """The command prefix that runs a command as an ordinary user (nobody)
     when the tests run as root, or [] when they already run unprivileged.
-    None when root cannot drop to nobody here (no setpriv, or the build tree
-    is not readable by others), with the reason printed."""
+    Wherever the checkout lies: where a directory on the way is closed to
+    other users (/root, a home of mode 700), the command runs in a private
+    mount namespace that opens the way to the checkout only (as_user.py).
+    None when root cannot run as nobody here, the reason listed as a
+    skipped part."""
+    global _prefix
+    if _prefix is not False:
+        return _prefix
+    _prefix = _decide_prefix()
+    return _prefix
+
+
+def _decide_prefix():
     if os.geteuid() != 0:
         return []
-    if shutil.which("setpriv") is None:
-        print("no setpriv: cannot run as an ordinary user")
-        return None
-    path = os.path.abspath(BUILD)
-    while path != "/":
-        if not os.stat(path).st_mode & 0o001:
-            print("the build tree is not reachable by other users (%s): cannot run as an ordinary user" % path)
+    for tool in ("setpriv", "unshare"):
+        if shutil.which(tool) is None:
+            skip_part("the ordinary-user runs (no %s: install util-linux)" % tool)
             return None
-        path = os.path.dirname(path)
-    return ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+    nobody = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+    targets = [SOURCE, os.path.abspath(BUILD)]
+    prefix = nobody
+    if _unreachable(targets):
+        prefix = ["unshare", "-m", "--propagation", "private", sys.executable,
+                  os.path.join(os.path.dirname(os.path.abspath(__file__)), "as_user.py")] + targets + ["--"]
+    probe = subprocess.run(prefix + ["test", "-r", COLLECTOR_GDB], capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL)
+    if probe.returncode != 0:
+        skip_part("the ordinary-user runs (nobody cannot read %s%s: %s)" % (
+            COLLECTOR_GDB, ", the way opened by a mount namespace" if prefix is not nobody else "",
+            (probe.stderr.strip() or "permission denied").splitlines()[-1]))
+        return None
+    return prefix
 
 
 def shared_workdir():
@@ -201,3 +256,29 @@ def cleanup(path):
         shutil.rmtree(path, ignore_errors=True)
     else:
         print("experiment left for inspection in " + path)
+
+
+PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE = 0, 1
+PERF_COUNT_HW_CPU_CYCLES = 0
+PERF_COUNT_SW_CONTEXT_SWITCHES = 3
+
+
+def kernel_counts(perf_type, config, exclude_kernel):
+    """0 when the kernel opens this event for this process (as the sampler
+    would, on one thread, any CPU), else the errno it refuses with: what the
+    machine can count, asked of the kernel itself."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    attr = bytearray(128)  # struct perf_event_attr, PERF_ATTR_SIZE_VER7
+    attr[0:4] = perf_type.to_bytes(4, "little")
+    attr[4:8] = len(attr).to_bytes(4, "little")
+    attr[8:16] = config.to_bytes(8, "little")
+    flags = 1 | (1 << 5 if exclude_kernel else 0) | (1 << 6)  # disabled, exclude_kernel, exclude_hv
+    attr[40:48] = flags.to_bytes(8, "little")
+    buf = (ctypes.c_char * len(attr)).from_buffer(attr)
+    SYS_perf_event_open = 298  # x86_64
+    fd = libc.syscall(SYS_perf_event_open, buf, 0, -1, -1, 0)
+    if fd < 0:
+        return ctypes.get_errno()
+    os.close(fd)
+    return 0

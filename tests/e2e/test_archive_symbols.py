@@ -11,7 +11,7 @@ import os
 import re
 import subprocess
 
-from harness import check, cleanup, finish, gprofng_functions, program, run_gdb, workdir
+from harness import (check, cleanup, finish, gprofng_functions, program, run_gdb, skip_part, workdir)
 
 SORT = program("sort_work")
 work = workdir()
@@ -77,7 +77,7 @@ funcs, total, raw = gprofng_functions(os.path.join(work, "test.2.er"))
 if glob.glob("/usr/lib/debug/.build-id/*/*.debug"):
     check(any(k.startswith("msort_with_tmp") for k in funcs), "gprofng names libc's msort_with_tmp (libc6-dbg's symbols in the copy)")
 else:
-    print("skipped: libc's internal names (install libc6-dbg)")
+    skip_part("libc's internal names in gprofng (no separate debug info: install libc6-dbg)")
     check(not plain, "without debug info, libc is not copied in \"on\" mode")
 cleanup(work)
 finish()

@@ -8,7 +8,7 @@ import os
 import subprocess
 import shutil
 
-from harness import Background, attach_gdb, check, cleanup, finish, program, workdir
+from harness import (Background, attach_gdb, check, cleanup, finish, program, skip_part, workdir)
 
 ALIVE = "echo gdb-still-works\\n"
 work = workdir()
@@ -87,7 +87,7 @@ if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", full], capt
     finally:
         subprocess.run(["umount", full], capture_output=True)
 else:
-    print("SKIPPED: the full-disk case (cannot mount a file system here)")
+    skip_part("the full-disk case (cannot mount a file system here)")
 
 # A call that never returns (pause) is interrupted by the watchdog; the
 # process goes on and exits normally.

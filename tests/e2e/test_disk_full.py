@@ -14,10 +14,9 @@ the test; skipped with the reason where it cannot mount one).
 import os
 import re
 import subprocess
-import sys
 
-from harness import (SKIP, check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, shared_workdir,
-                     unprivileged_prefix)
+from harness import (check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, shared_workdir,
+                     skip_test, unprivileged_prefix)
 
 work = shared_workdir()
 mnt = os.path.join(work, "small")
@@ -33,8 +32,7 @@ def mount(size_kb):
 
 ok, why = mount(320)
 if not ok:
-    print("SKIPPED: cannot mount a small tmpfs here (%s); run as root to test a full disk" % why)
-    sys.exit(SKIP)
+    skip_test("cannot mount a small tmpfs here (%s); run as root to test a full disk" % why)
 
 
 def fill(kb):

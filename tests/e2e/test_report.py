@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 
-from harness import BUILD, check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, workdir
+from harness import (BUILD, check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, skip_part, workdir)
 
 REPORT = os.path.join(BUILD, "experiment", "gdbcol-report")
 SPLIT = program("split_work")
@@ -117,7 +117,7 @@ if libc_debug:
           "msort_with_tmp (libc's static merge sort) named from the debug info")
     check("msort_with_tmp" in gp, "gprofng names it too, from the archived copy with the debug symbols folded in")
 else:
-    print("skipped: libc's internal names (no separate debug info: install libc6-dbg)")
+    skip_part("libc's internal names (no separate debug info: install libc6-dbg)")
 
 # Processes: the experiment and its descendants' (3 children of 200 ms).
 out = run_gdb(["collector enable", "run", "collector report processes"], [program("descendants"), "forks", "3", "200"],

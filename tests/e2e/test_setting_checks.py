@@ -9,7 +9,7 @@ permission is a real problem."""
 import os
 import subprocess
 
-from harness import check, cleanup, finish, run_gdb, shared_workdir, unprivileged_prefix
+from harness import (check, cleanup, finish, run_gdb, shared_workdir, skip_part, unprivileged_prefix)
 
 work = shared_workdir()
 os.mkdir(os.path.join(work, "taken.er"))
@@ -48,7 +48,7 @@ if mounted:
     check("%s is on a read-only file system" % ro in out, "a read-only file system is named as such")
     subprocess.run(["umount", ro], capture_output=True)
 else:
-    print("SKIPPED: the read-only case (cannot mount a file system here)")
+    skip_part("the read-only file system case (cannot mount a file system here)")
 
 prefix = unprivileged_prefix()
 if prefix:
