@@ -7,6 +7,7 @@
 #include "er/er_data_kinds.h"
 #include "er/er_follow.h"
 #include "er/er_group.h"
+#include "er/er_hwc_access.h"
 #include "er/er_hwc_events.h"
 #include "er/er_hwc_native.h"
 #include "er/er_hwc_spec.h"
@@ -87,6 +88,27 @@ int gdbcol_hwc_native_list(const char *text, char *out, int out_len)
         at + strlen(item) + 2 > (size_t)out_len)
       return -1;
     at += (size_t)snprintf(out + at, (size_t)out_len - at, "%s%s", at ? ";" : "", item);
+  }
+  return 0;
+}
+
+/* Whether this user may count every counter of the checked list TEXT here
+ * (er_hwc_check_access): 0, or -1 with why not in ERR. */
+int gdbcol_hwc_check_access(const char *text, char *err, int err_len)
+{
+  struct er_hwc_spec spec;
+  char native[4096];
+  if (er_parse_hwc_spec(text, &spec, err, (size_t)err_len) != 0 ||
+      gdbcol_hwc_native_list(text, native, (int)sizeof native) != 0)
+    return -1;
+  for (int i = 0; i < spec.n; i++) {
+    struct er_hwc_resolved r;
+    if (er_hwc_resolve(&spec.counters[i], native, &r) != 0) {
+      snprintf(err, (size_t)err_len, "counter \"%s\" is not known on this machine", spec.counters[i].name);
+      return -1;
+    }
+    if (er_hwc_check_access(&r, err, (size_t)err_len) != 0)
+      return -1;
   }
   return 0;
 }

@@ -10,7 +10,7 @@ import time
 import gdb
 
 from . import attach, native, outside
-from .session import closed_summary, look_at_it, write_error_text
+from .session import clock_source_note, closed_summary, look_at_it, write_error_text
 
 SETTING_IGNORED = "Warning: an experiment is active; settings apply to the next experiment. Ignored: %s\n"
 
@@ -160,6 +160,7 @@ what they were before "collector enable"."""
         if st.get("state") == "closed" and st != before:
             gdb.write("collector: experiment %s closed (%s); the process keeps running.\n"
                       % (st.get("experiment"), closed_summary(st)))
+            gdb.write(clock_source_note(st))
             gdb.write(look_at_it(st.get("experiment")))
             session.mark_reported(st)
             return True

@@ -94,9 +94,11 @@ class HwprofileCommand(_DataKindCommand):
     """Counter overflow profiling: a sample with its call stack every
 INTERVAL events of each counter (gprofng shows one metric per counter,
 -metrics e.page-faults:i.page-faults).  The kernel's software counters
-(page faults, context switches, ...) work everywhere, virtual machines
-included; hardware counters (cycles, insts, ...) where the kernel exposes
-a PMU.
+(page faults, context switches, ...) work in virtual machines too;
+hardware counters (cycles, insts, ...) where the kernel exposes a PMU.
+For an ordinary user kernel.perf_event_paranoid decides: at 2 only events
+counted in user mode (context switches and migrations, which happen in the
+kernel, are refused rather than counted as 0), at 3 or more none.
 
 Usage: collector hwprofile on|off
        collector hwprofile list
@@ -120,6 +122,7 @@ says which).  Clock profiling goes on beside the counters."""
         words = self.words(arg)
         if words == ["on"]:
             counters = self.state.settings.hwc_counters or default_counters()
+            self.check_access(counters)
             self.store(arg, "hwprofile", True, "Counter overflow profiling: on, counters %s." % counters)
             return
         if words == ["off"]:
@@ -133,9 +136,18 @@ says which).  Clock profiling goes on beside the counters."""
                 canonical = native.parse_counters(text)
             except ValueError as error:
                 raise gdb.GdbError("collector hwprofile counter: %s" % error)
+            self.check_access(canonical)
             self.store(arg, "hwc_counters", canonical, "Counters: %s." % canonical)
         else:
             self.bad(arg)
+
+    def check_access(self, counters):
+        """Refuses counters this user cannot count here (perf events closed
+        to them, or kernel-only events where only user mode is allowed):
+        never an experiment that silently counts 0."""
+        problem = native.hwc_check_access(counters)
+        if problem:
+            raise gdb.GdbError("collector hwprofile: %s." % problem)
 
     def complete(self, text, word):
         return [w for w in ("on", "off", "list", "counter") if w.startswith(word or "")]

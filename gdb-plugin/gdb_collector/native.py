@@ -118,6 +118,15 @@ def hwc_native_list(canonical):
     return out.value.decode()
 
 
+def hwc_check_access(canonical):
+    """None when this user may count every counter of a checked list here,
+    else why not and how to (the kernel asked, as the sampler will open them)."""
+    err = ctypes.create_string_buffer(1024)
+    if _lib.gdbcol_hwc_check_access(canonical.encode(), err, len(err)) != 0:
+        return err.value.decode(errors="replace")
+    return None
+
+
 def hwc_sources():
     """One line on PAPI's and libpfm4's state on this machine."""
     out = ctypes.create_string_buffer(1024)

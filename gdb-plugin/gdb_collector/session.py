@@ -14,6 +14,8 @@ from .procfs import process_alive
 
 # Closing includes archiving the load objects (copies with archive copy).
 SAMPLER_CLOSE_WAIT_S = 60
+# The in-process fallback's timer signal (COL_TIMER_SIGNAL: SIGRTMIN + 27).
+TIMER_SIGNAL = 61
 # The sampler process takes GDB's requests within a cycle (50 ms).
 STATUS_MOVE_WAIT_S = 5
 
@@ -82,6 +84,33 @@ def closed_summary(status):
         text += "; %d descendant process(es) not recorded, about %.2f s of CPU" % (
             missed, _number(status, "descendant_cpu_ms") / 1000.0)
     return text
+
+
+def _paranoid_level():
+    try:
+        with open("/proc/sys/kernel/perf_event_paranoid") as f:
+            return f.read().strip()
+    except OSError:
+        return "unknown"
+
+
+def clock_source_note(status):
+    """What a user gets where the kernel refuses them perf events (Debian's
+    and Ubuntu's stock kernels, kernel.perf_event_paranoid 3 or 4, for
+    anyone without CAP_PERFMON), and how to get more; "" otherwise."""
+    refused = _number(status, "perf_errno")
+    if status.get("clock_source") != "timer" or refused not in (errno.EACCES, errno.EPERM):
+        return ""
+    level = _paranoid_level()
+    if level.lstrip("-").isdigit() and int(level) > 2:
+        how = "sudo sysctl kernel.perf_event_paranoid=2, or run GDB with CAP_PERFMON"
+    else:
+        how = ("something other than kernel.perf_event_paranoid (%s here) refuses them: a seccomp filter, a "
+               "container's policy or a security module; allow perf_event_open there" % level)
+    return ("collector: this user may not open perf events here (perf_event_open: %s), so the program sampled "
+            "itself: a CPU-time timer and signal %d in each thread. CPU time is still measured; a thread that "
+            "blocks that signal is sampled late. To be sampled from outside the program, as perf does: %s.\n"
+            % (os.strerror(refused), TIMER_SIGNAL, how))
 
 
 def look_at_it(path):
@@ -182,6 +211,7 @@ class Session:
         path = st.get("experiment", "")
         if state == "closed":
             gdb.write("collector: experiment %s closed (%s).\n" % (path, closed_summary(st)))
+            gdb.write(clock_source_note(st))
             gdb.write(look_at_it(path))
         elif state == "exec":
             after = "It is recorded as _x1.er inside it." if st.get("exec_followed") == "1" else \

@@ -293,6 +293,19 @@ struct status_request {
   const char *state, *detail;
 };
 
+/* Who samples the clock: the sampler process outside the program, or
+ * inside it a perf task-clock per thread or, where the kernel refuses perf
+ * events (perf_errno says why), CPU-time timers and a signal.  GDB tells
+ * the user what the fallback costs and how to get more. */
+static const char *clock_source(void)
+{
+  if (col_target_pid != 0)
+    return "sampler-process";
+  if (col_clock_stats.timer_threads > 0)
+    return "timer";
+  return col_clock_stats.perf_threads > 0 ? "perf-in-process" : "";
+}
+
 /* The sampler every second, GDB's calls and the API all report here; the
  * runtime's thread writes the file.  An active experiment with no other
  * detail reports whether it is paused, whoever asks. */
@@ -310,7 +323,8 @@ static void write_status(void *p)
                    "state=%s\npid=%d\nexperiment=%s\nsamples=%llu\nsample_points=%llu\ndata_bytes=%llu\n"
                    "limit_mb=%ld\nlimit_reached=%llu\nwrite_errno=%llu\nnot_written=%llu\nsampler_pid=%d\ncontrol=%s\n"
                    "descendants=%llu\ndescendant_cpu_ms=%llu\ndescendant_experiments=%llu\nexec_followed=%d\n"
-                   "cpu_ms=%llu\nthreads=%llu\nlost=%llu\nstacks=%llu\ntruncated=%llu\ndetail=%s\n",
+                   "cpu_ms=%llu\nthreads=%llu\nlost=%llu\nstacks=%llu\ntruncated=%llu\nclock_source=%s\n"
+                   "perf_errno=%d\ndetail=%s\n",
                    req->state, col_target(), col_exp.path, (unsigned long long)g->profile_packets,
                    (unsigned long long)g->sample_points, (unsigned long long)g->data_bytes, req->cfg->limit_mb,
                    (unsigned long long)g->limit_reached, (unsigned long long)g->write_errno,
@@ -323,7 +337,8 @@ static void write_status(void *p)
                    (unsigned long long)col_threads_seen, (unsigned long long)col_records_lost,
                    (unsigned long long)(col_unwind_stats.by_rules + col_unwind_stats.by_libunwind +
                                         col_unwind_stats.stopped),
-                   (unsigned long long)col_unwind_stats.truncated, detail ? detail : "");
+                   (unsigned long long)col_unwind_stats.truncated, clock_source(), col_clock_stats.last_perf_errno,
+                   detail ? detail : "");
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return;

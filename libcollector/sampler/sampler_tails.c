@@ -71,6 +71,8 @@ struct tail_thread {
   pid_t tid;
   int switched;           /* a context-switch record was seen */
   int64_t on_cpu_since;   /* -1: off the CPU */
+  int64_t first_seen;     /* its first timed record; INT64_MAX: none yet */
+  int first_by_sample;    /* that record was a clock sample */
   uint64_t samples, cpu_ns;
   uint64_t start_pc; /* the function it started in, 0: unknown */
   uint64_t counter_samples[ER_HWC_MAX_COUNTERS];
@@ -98,6 +100,7 @@ static uint64_t samples_in_counts[ER_HWC_MAX_COUNTERS]; /* samples of threads wh
 static double tail_fed[ER_HWC_MAX_COUNTERS];
 static uint64_t random_state;
 static int64_t run_start;
+static int records_lost; /* the kernel lost records: a thread's first switch in may be among them */
 
 static uint64_t next_random(void)
 {
@@ -129,6 +132,7 @@ void tails_init(uint64_t period, int64_t started_at)
     while (buckets[b] != NULL)
       forget(buckets[b]->tid);
   run_start = started_at;
+  records_lost = 0;
   memset(streams, 0, sizeof streams);
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -165,6 +169,7 @@ static struct tail_thread *thread_of(pid_t tid)
     if (*p != NULL) {
       (*p)->tid = tid;
       (*p)->on_cpu_since = -1;
+      (*p)->first_seen = INT64_MAX;
     }
   }
   return *p;
@@ -183,11 +188,25 @@ static void forget(pid_t tid)
 
 static void keep_stack(struct tail_thread *t, const uint64_t *pcs, size_t n);
 
+static void seen_at(struct tail_thread *t, int64_t tstamp, int by_sample)
+{
+  if (t->first_seen == INT64_MAX) {
+    t->first_seen = tstamp;
+    t->first_by_sample = by_sample;
+  }
+}
+
+void tails_on_records_lost(void)
+{
+  records_lost = 1;
+}
+
 void tails_on_clock_sample(const struct col_capture *cap, const uint64_t *pcs, size_t n)
 {
   struct tail_thread *t = thread_of(cap->tid);
   if (t == NULL)
     return;
+  seen_at(t, cap->tstamp, 1);
   t->samples++;
   keep_stack(t, pcs, n);
 }
@@ -198,6 +217,7 @@ void tails_on_counter_sample(const struct col_capture *cap, unsigned counter, co
   struct tail_thread *t = thread_of(cap->tid);
   if (t == NULL || counter >= n_counters)
     return;
+  seen_at(t, cap->tstamp, 0);
   if (owns_events)
     samples_in_counts[counter]++; /* its events' counts are read as they grow */
   else
@@ -278,14 +298,32 @@ static void add_tail(struct tail_thread *t, unsigned stream, double tail, uint32
   }
 }
 
-/* A thread that was on a CPU when the experiment began shows first as a
- * switch out (or its exit), never in. */
+/* Where a thread with no switch in was on the CPU from: a thread that was
+ * on a CPU when the experiment began shows first as a switch out (or its
+ * exit), never in, so from the start.  Once the kernel has lost records,
+ * a later thread's switch in may be among them, and counting it from the
+ * start made up seconds per thread (measured under load: 2.5 s recorded
+ * for 1.2 s of 3 ms threads): then only what its records show, from a
+ * period before its first sample, or from its first record (less than it
+ * ran, as the lost records' warning says). */
+static int64_t on_cpu_from(const struct tail_thread *t, int64_t tstamp)
+{
+  if (!records_lost)
+    return run_start;
+  if (t->first_seen == INT64_MAX)
+    return tstamp;
+  int64_t from = t->first_seen - (t->first_by_sample ? (int64_t)streams[0].period : 0);
+  return from > run_start ? from : run_start;
+}
+
 static void count_until(struct tail_thread *t, int64_t tstamp)
 {
-  if (t->on_cpu_since >= 0)
+  if (t->on_cpu_since >= 0) {
     t->cpu_ns += (uint64_t)(tstamp > t->on_cpu_since ? tstamp - t->on_cpu_since : 0);
-  else if (!t->switched && tstamp > run_start)
-    t->cpu_ns += (uint64_t)(tstamp - run_start);
+  } else if (!t->switched) {
+    int64_t from = on_cpu_from(t, tstamp);
+    t->cpu_ns += (uint64_t)(tstamp > from ? tstamp - from : 0);
+  }
   t->on_cpu_since = -1;
   t->switched = 1;
 }
@@ -295,6 +333,7 @@ void tails_on_switch(pid_t tid, int out, int64_t tstamp)
   struct tail_thread *t = thread_of(tid);
   if (t == NULL)
     return;
+  seen_at(t, tstamp, 0);
   if (out) {
     count_until(t, tstamp);
   } else {
@@ -327,6 +366,7 @@ void tails_on_thread_exit(pid_t tid, uint32_t cpu, int64_t tstamp, const uint64_
   struct tail_thread *t = thread_of(tid);
   if (t == NULL)
     return;
+  seen_at(t, tstamp, 0);
   count_until(t, tstamp);
   end_thread(t, cpu, tstamp);
   if (counter_totals != NULL) {

@@ -19,6 +19,9 @@ void tails_on_clock_sample(const struct col_capture *cap, const uint64_t *pcs, s
 void tails_on_thread_start(pid_t tid, uint64_t start_pc);
 /* A context switch of a thread (OUT: off the CPU, else onto it). */
 void tails_on_switch(pid_t tid, int out, int64_t tstamp);
+/* The kernel lost records (a ring was full): from then on a thread with no
+ * switch in counts only what its records show. */
+void tails_on_records_lost(void);
 /* The counters' intervals (their streams), once: their accounts last as
  * long as their events. */
 void tails_set_counters(unsigned n, const uint64_t *intervals);

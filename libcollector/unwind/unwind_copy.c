@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <asm/perf_regs.h>
 #include <libunwind.h>
+#include <link.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -126,6 +127,17 @@ static int no_dynamic_info(unw_addr_space_t as, unw_word_t *addr, void *arg)
   return -UNW_ENOINFO;
 }
 
+/* The find_proc_info borrowed from the local address space finds objects
+ * with the address space's iterate_phdr_function since libunwind 1.8
+ * (dl_iterate_phdr itself before), and unw_create_addr_space leaves that
+ * hook NULL: without it, the first sample the cached rules hand to
+ * libunwind calls address 0 in the sampler thread (Debian 13's libunwind
+ * 1.8.1).  Declared weak, by its link name, so that one binary works with
+ * either library, whatever headers it was built with: NULL where the
+ * library predates the hook. */
+typedef int (*col_iterate_phdr_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
+extern void UNW_OBJ(set_iterate_phdr_function)(unw_addr_space_t, col_iterate_phdr_fn) __attribute__((weak));
+
 int col_unwind_init(void)
 {
   if (address_space != NULL)
@@ -140,6 +152,8 @@ int col_unwind_init(void)
   address_space = unw_create_addr_space(&accessors, 0);
   if (address_space == NULL)
     return -1;
+  if (UNW_OBJ(set_iterate_phdr_function) != NULL)
+    UNW_OBJ(set_iterate_phdr_function)(address_space, dl_iterate_phdr);
   unw_set_caching_policy(address_space, UNW_CACHE_GLOBAL);
   return 0;
 }
