@@ -237,7 +237,8 @@ int main(int argc, char **argv)
   for (size_t t = 0; t < n_threads; t++)
     printf("thread %llu: %zu samples %.3f s\n", (unsigned long long)threads[t].thrid, threads[t].samples,
            threads[t].seconds);
-  qsort(funcs, n_funcs, sizeof *funcs, by_excl);
+  if (n_funcs > 0) /* none without clock samples (an I/O trace alone): qsort wants an array */
+    qsort(funcs, n_funcs, sizeof *funcs, by_excl);
   printf("functions:\n");
   for (size_t i = 0; i < n_funcs; i++)
     printf("%.3f %.3f %s\n", funcs[i].excl, funcs[i].incl, funcs[i].name);

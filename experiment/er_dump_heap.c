@@ -13,9 +13,10 @@
 #include "er/er_format.h"
 #include "er_dump_heap.h"
 
+/* unsigned: a damaged trace's sizes (up to 2^64 each) may overflow in sum */
 struct site_total {
   char name[256];
-  long long allocs, alloc_bytes, leaks, leaked_bytes;
+  unsigned long long allocs, alloc_bytes, leaks, leaked_bytes;
 };
 
 /* What er_dump_heap found per site, until er_dump_heap_sites prints it. */
@@ -131,7 +132,7 @@ void er_dump_heap(const struct er_experiment *exp, er_pc_name_fn name_of)
   qsort(order, n, sizeof *order, by_time);
   struct site_total *sites = NULL;
   size_t n_sites = 0;
-  long long allocs = 0, alloc_bytes = 0, frees = 0, maps = 0, unmaps = 0, unknown_frees = 0;
+  unsigned long long allocs = 0, alloc_bytes = 0, frees = 0, maps = 0, unmaps = 0, unknown_frees = 0;
   for (size_t i = 0; i < n; i++) {
     const struct er_heap_event *h = order[i];
     switch (h->htype) {
@@ -149,9 +150,9 @@ void er_dump_heap(const struct er_experiment *exp, er_pc_name_fn name_of)
       {
         size_t s = site_index(&sites, &n_sites, caller_of(exp, h, name_of));
         sites[s].allocs++;
-        sites[s].alloc_bytes += (long long)h->size;
+        sites[s].alloc_bytes += h->size;
         allocs++;
-        alloc_bytes += (long long)h->size;
+        alloc_bytes += h->size;
         maps += h->htype == ER_HEAP_MMAP;
         insert(&live, h->addr, h->size, s);
       }
@@ -175,25 +176,25 @@ void er_dump_heap(const struct er_experiment *exp, er_pc_name_fn name_of)
       break;
     }
   }
-  long long leaks = 0, leaked_bytes = 0;
+  unsigned long long leaks = 0, leaked_bytes = 0;
   for (size_t j = 0; j <= live.mask; j++) {
     const struct live_block *b = &live.slots[j];
     if (b->addr == 0 || b->released)
       continue;
     leaks++;
-    leaked_bytes += (long long)b->size;
+    leaked_bytes += b->size;
     sites[b->site].leaks++;
-    sites[b->site].leaked_bytes += (long long)b->size;
+    sites[b->site].leaked_bytes += b->size;
   }
   printf("heap_events: %zu\n", n);
-  printf("heap_allocations: %lld\n", allocs);
-  printf("heap_allocated_bytes: %lld\n", alloc_bytes);
-  printf("heap_frees: %lld\n", frees);
-  printf("heap_frees_of_unknown_blocks: %lld\n", unknown_frees);
-  printf("heap_mmaps: %lld\n", maps);
-  printf("heap_munmaps: %lld\n", unmaps);
-  printf("heap_leaks: %lld\n", leaks);
-  printf("heap_leaked_bytes: %lld\n", leaked_bytes);
+  printf("heap_allocations: %llu\n", allocs);
+  printf("heap_allocated_bytes: %llu\n", alloc_bytes);
+  printf("heap_frees: %llu\n", frees);
+  printf("heap_frees_of_unknown_blocks: %llu\n", unknown_frees);
+  printf("heap_mmaps: %llu\n", maps);
+  printf("heap_munmaps: %llu\n", unmaps);
+  printf("heap_leaks: %llu\n", leaks);
+  printf("heap_leaked_bytes: %llu\n", leaked_bytes);
   kept_sites = sites;
   n_kept_sites = n_sites;
   free(live.slots);
@@ -204,7 +205,7 @@ void er_dump_heap_sites(void)
 {
   printf("heap_sites:\n");
   for (size_t s = 0; s < n_kept_sites; s++)
-    printf("%lld %lld %lld %lld %s\n", kept_sites[s].allocs, kept_sites[s].alloc_bytes, kept_sites[s].leaks,
+    printf("%llu %llu %llu %llu %s\n", kept_sites[s].allocs, kept_sites[s].alloc_bytes, kept_sites[s].leaks,
            kept_sites[s].leaked_bytes, kept_sites[s].name);
   free(kept_sites);
   kept_sites = NULL;

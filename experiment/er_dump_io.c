@@ -12,7 +12,7 @@ enum { IO_READ, IO_WRITE, IO_OPEN, IO_CLOSE, IO_OTHER, IO_ERROR };
 
 struct file_total {
   const char *name;
-  long long read_bytes, write_bytes, calls;
+  unsigned long long read_bytes, write_bytes, calls;
 };
 
 #define MAX_FD 65536
@@ -41,7 +41,8 @@ static struct file_total *total_for(struct file_total **files, size_t *n, const 
 
 void er_dump_io(const struct er_experiment *exp)
 {
-  long long bytes[2] = {0, 0}, calls[5] = {0, 0, 0, 0, 0}, errors = 0;
+  /* unsigned: a damaged trace's byte counts may pass 2^63 in sum */
+  unsigned long long bytes[2] = {0, 0}, calls[5] = {0, 0, 0, 0, 0}, errors = 0;
   double seconds = 0;
   const struct er_io_call **order = malloc((exp->n_io_calls + 1) * sizeof *order);
   const char **names = calloc(MAX_FD, sizeof *names);
@@ -76,13 +77,13 @@ void er_dump_io(const struct er_experiment *exp)
       names[c->fd] = NULL;
   }
   printf("io_calls: %zu\n", exp->n_io_calls);
-  printf("io_read_calls: %lld\nio_write_calls: %lld\nio_open_calls: %lld\nio_close_calls: %lld\n"
-         "io_other_calls: %lld\nio_errors: %lld\n", calls[IO_READ], calls[IO_WRITE], calls[IO_OPEN], calls[IO_CLOSE],
+  printf("io_read_calls: %llu\nio_write_calls: %llu\nio_open_calls: %llu\nio_close_calls: %llu\n"
+         "io_other_calls: %llu\nio_errors: %llu\n", calls[IO_READ], calls[IO_WRITE], calls[IO_OPEN], calls[IO_CLOSE],
          calls[IO_OTHER], errors);
-  printf("io_read_bytes: %lld\nio_write_bytes: %lld\nio_seconds: %.4f\n", bytes[IO_READ], bytes[IO_WRITE], seconds);
+  printf("io_read_bytes: %llu\nio_write_bytes: %llu\nio_seconds: %.4f\n", bytes[IO_READ], bytes[IO_WRITE], seconds);
   printf("io_files: (\"read_bytes write_bytes calls name\")\n");
   for (size_t i = 0; i < n_files; i++)
-    printf("%lld %lld %lld %s\n", files[i].read_bytes, files[i].write_bytes, files[i].calls, files[i].name);
+    printf("%llu %llu %llu %s\n", files[i].read_bytes, files[i].write_bytes, files[i].calls, files[i].name);
   free(files);
   free(names);
   free(order);

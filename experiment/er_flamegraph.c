@@ -4,6 +4,7 @@
  * HTML page with the function table and the flame graph. */
 #include "er/er_flamegraph.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,10 @@ int er_folded_write(FILE *out, const struct er_profile *p)
   double unit_per_count = p->per_count > 0 ? p->per_count : 1;
   for (size_t s = 0; s < p->n_stacks; s++) {
     const struct er_profile_stack *st = &p->stacks[s];
-    long long count = (long long)(st->value / unit_per_count + 0.5);
+    /* A damaged experiment's sums can pass what a count holds (counter
+     * intervals near 2^64): the most it holds, never an undefined cast. */
+    double counts = st->value / unit_per_count + 0.5;
+    long long count = !(counts >= 1) ? 0 : counts >= 0x1p63 ? LLONG_MAX : (long long)counts;
     if (count <= 0)
       continue;
     for (size_t d = 0; d < st->depth; d++) {

@@ -251,8 +251,11 @@ static void collect_sync(const unsigned char *p, uint16_t type, uint16_t size, v
     return;
   }
   memcpy(&pk, p, sizeof pk);
-  if (pk.srqst > pk.tstamp) {
-    exp->damaged_packets++; /* a wait that ended before it began */
+  /* A wait that ended before it began, or began before the clock's zero:
+   * hrtime is never negative, and so a wait's length END - START always
+   * fits in an int64 (what er-dump sums). */
+  if (pk.srqst > pk.tstamp || pk.srqst < 0) {
+    exp->damaged_packets++;
     return;
   }
   struct er_sync_wait w = {pk.thrid, pk.srqst, pk.tstamp, pk.frinfo, pk.sobj};
@@ -273,7 +276,8 @@ static void collect_io(const unsigned char *p, uint16_t type, uint16_t size, voi
     return;
   }
   memcpy(&pk, p, sizeof pk);
-  if (pk.iorqst > pk.tstamp || pk.iotype < 0 || pk.iotype > 9 || pk.ionbyte < 0) {
+  /* as for a wait: START <= END and START >= 0, so END - START fits */
+  if (pk.iorqst > pk.tstamp || pk.iorqst < 0 || pk.iotype < 0 || pk.iotype > 9 || pk.ionbyte < 0) {
     exp->damaged_packets++;
     return;
   }

@@ -40,14 +40,14 @@ struct er_clock_sample {
 /* A synchronization wait (synctrace). */
 struct er_sync_wait {
   uint64_t thrid;
-  int64_t start, end; /* absolute */
+  int64_t start, end; /* absolute; 0 <= start <= end (the reader counts others damaged) */
   uint64_t frinfo, object;
 };
 
 /* An I/O call (iotrace). */
 struct er_io_call {
   uint64_t thrid;
-  int64_t start, end; /* absolute */
+  int64_t start, end; /* absolute; 0 <= start <= end (the reader counts others damaged) */
   uint64_t frinfo;
   int32_t iotype, fd, ofd;
   int64_t nbytes;
