@@ -55,13 +55,15 @@ def gprofng_total(exp):
 
 
 def cc1_seconds(exp):
-    """What the experiments of cc1 hold: those whose exec_start, in their
-    parent's log, names cc1."""
+    """What the experiments of cc1 hold: those whose start, in their
+    parent's log, names cc1 (exec_start "cc1" where gcc 12 forks and execs
+    it, desc_start with cc1's path where gcc 14 spawns it)."""
     total = 0.0
     for root in [exp] + [os.path.join(exp, n) for n in os.listdir(exp) if n.endswith(".er")]:
         with open(os.path.join(root, "log.xml")) as f:
-            for m in re.finditer(r'kind="exec_start"[^>]*lineage="([^"]+)"[^>]*msg="cc1"', f.read()):
-                total += gprofng_total(os.path.join(exp, m.group(1) + ".er"))
+            for m in re.finditer(r'kind="(?:exec_start|desc_start)"[^>]*lineage="([^"]+)"[^>]*msg="([^"]*)"', f.read()):
+                if os.path.basename(m.group(2).split(" ")[0]) == "cc1":
+                    total += gprofng_total(os.path.join(exp, m.group(1) + ".er"))
     return total
 
 

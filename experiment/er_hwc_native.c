@@ -85,6 +85,13 @@ void er_hwc_native_status(char *out, size_t len)
     snprintf(out + at, len - (size_t)at, " (the kernel's generic events only: no hardware PMU)");
 }
 
+static int find_libpfm4(const char *name, struct er_hwc_native *out, char *desc, size_t desc_len, char *why,
+                        size_t why_len);
+
+/* The presets of one native event that this machine counts: PAPI 7.1
+ * calls its perf_event component active, and offers the CPU's presets,
+ * in a virtual machine whose kernel has no hardware PMU (7.0 disabled
+ * it); the kernel decides (find_libpfm4). */
 int er_hwc_native_preset_at(int i, char *name, size_t name_len, char *desc, size_t desc_len)
 {
   const PAPI_component_info_t *cpu = papi_cpu_component();
@@ -96,6 +103,10 @@ int er_hwc_native_preset_at(int i, char *name, size_t name_len, char *desc, size
   do {
     PAPI_event_info_t info;
     if (PAPI_get_event_info(code, &info) != PAPI_OK || info.count != 1) /* one native: samplable */
+      continue;
+    struct er_hwc_native native;
+    char unused[256];
+    if (find_libpfm4(info.name[0], &native, unused, sizeof unused, unused, sizeof unused) != 0)
       continue;
     if (i-- == 0) {
       snprintf(name, name_len, "%s", info.symbol);
@@ -176,8 +187,12 @@ static int find_papi_preset(const char *name, struct er_hwc_native *out, char *d
              "name one of its native events, e.g. %s", name, info.count, info.derived, info.name[0]);
     return -1;
   }
-  if (find_libpfm4(info.name[0], out, desc, desc_len, why, why_len) != 0)
+  char native_why[512];
+  if (find_libpfm4(info.name[0], out, desc, desc_len, native_why, sizeof native_why) != 0) {
+    snprintf(why, why_len, "PAPI preset %s cannot count on this machine: its native event %s: %s", name,
+             info.name[0], native_why);
     return -1;
+  }
   snprintf(desc, desc_len, "%s", info.long_descr);
   return 0;
 }

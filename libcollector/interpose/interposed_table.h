@@ -38,7 +38,9 @@
   X(execlp, NULL, int, (const char *, const char *, ...))                         \
   X(execle, NULL, int, (const char *, const char *, ...))
 
-/* spawn_interpose.c: calls that make a process and run a program in it. */
+/* spawn_interpose.c: calls that make a process and run a program in it
+ * (pidfd_spawn and pidfd_spawnp: glibc 2.39 and later; nothing calls them
+ * where glibc has none). */
 #define COL_SPAWN_FUNCTIONS(X)                                                                          \
   X(system, NULL, int, (const char *))                                                                  \
   X(popen, NULL, FILE *, (const char *, const char *))                                                  \
@@ -47,6 +49,12 @@
      char *const[]))                                                                                    \
   X(posix_spawnp, NULL, int,                                                                            \
     (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const[], \
+     char *const[]))                                                                                    \
+  X(pidfd_spawn, NULL, int,                                                                             \
+    (int *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const[],   \
+     char *const[]))                                                                                    \
+  X(pidfd_spawnp, NULL, int,                                                                            \
+    (int *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const[],   \
      char *const[]))                                                                                    \
   X(clone, NULL, int, (int (*)(void *), void *, int, void *, ...))
 

@@ -1,14 +1,15 @@
-/* system, popen, posix_spawn and posix_spawnp: one call that both creates
- * a process and runs a program in it; and clone(), whose new process (not
- * a thread) gprofng names _CN.er, not _fN.er.  gprofng names what they start as an
- * exec of the caller (_xN.er), not as a fork (_fN.er) followed by an exec:
- * the child never runs the caller's program.  The sampler process sees only
+/* system, popen, posix_spawn, posix_spawnp, and glibc 2.39's pidfd_spawn
+ * and pidfd_spawnp: one call that both creates a process and runs a
+ * program in it; and clone(), whose new process (not a thread) gprofng
+ * names _CN.er, not _fN.er.  gprofng names what they start as an exec
+ * of the caller (_xN.er), not as a fork (_fN.er) followed by an exec: the
+ * child never runs the caller's program.  The sampler process sees only
  * the kernel's fork and exec records, so the runtime tells it, on the
  * control page, which thread is inside such a call and until when; a fork
  * by that thread in that interval is the call's child.
  *
  * Their children also get the runtime when descendants are followed
- * (descendant_carrier.c): posix_spawn's through the environment it passes,
+ * (descendant_carrier.c): the spawns' through the environment they pass,
  * the shell of system and popen through an export put before the command
  * (their shell takes the program's own environment, which stays as it is).
  *
@@ -109,6 +110,26 @@ int col_wrap_posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_a
 {
   return spawn_program("posix_spawnp", COL_REAL(posix_spawnp), pid, file,
                        actions, attr, argv, envp);
+}
+
+/* pidfd_spawn and pidfd_spawnp (glibc 2.39): posix_spawn's, with a
+ * descriptor for the child instead of its pid (pid_t is an int). */
+int col_wrap_pidfd_spawn(int *pidfd, const char *path, const posix_spawn_file_actions_t *actions,
+                         const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+  col_fn_pidfd_spawn real = COL_REAL(pidfd_spawn);
+  if (real == NULL)
+    return ENOSYS;
+  return spawn_program("pidfd_spawn", (col_fn_posix_spawn)real, pidfd, path, actions, attr, argv, envp);
+}
+
+int col_wrap_pidfd_spawnp(int *pidfd, const char *file, const posix_spawn_file_actions_t *actions,
+                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+  col_fn_pidfd_spawnp real = COL_REAL(pidfd_spawnp);
+  if (real == NULL)
+    return ENOSYS;
+  return spawn_program("pidfd_spawnp", (col_fn_posix_spawn)real, pidfd, file, actions, attr, argv, envp);
 }
 
 /* The three optional arguments are passed on whatever the flags say: the

@@ -1,49 +1,64 @@
-/* The spawn calls in progress, by thread: a fork by a thread while it is
- * inside system, popen, posix_spawn or posix_spawnp is that call's child.
- * Each thread is in at most one such call at a time; a handful of threads
- * spawn at once in practice, so a small table searched in full serves. */
+/* The spawn calls announced, by thread: a fork by a thread while it is
+ * inside system, popen, posix_spawn, posix_spawnp, pidfd_spawn or
+ * pidfd_spawnp is that call's child.  The control page is read before the
+ * rings' records, and a round's records lag it by the ring cutoff, so one
+ * thread's calls can all be announced (begun and ended) before the first
+ * of their fork records is taken: gcc 14 and make 4.4 spawn (cc1, then as;
+ * every job) a few milliseconds apart.  So each call keeps its own entry
+ * until its child claims it; an entry per thread, overwritten by the
+ * thread's next call, left all but the last child of a round named as
+ * forks (4 of 5 back-to-back posix_spawns were _fN.er).  A call whose
+ * child never comes (the spawn failed before its clone) stays until the
+ * table is full: the oldest entries go first. */
 #define _GNU_SOURCE
 #include <stdio.h>
 
 #include "sampler_spawns.h"
 
-#define SPAWN_SLOTS 64
+#define SPAWN_SLOTS 256
 
 struct spawn_call {
-  pid_t pid, tid;
+  pid_t pid, tid; /* tid 0: a free entry */
   int64_t began, ended; /* ended: INT64_MAX while in the call */
   char variant[16], command[96];
 };
 
 static struct spawn_call calls[SPAWN_SLOTS];
-static unsigned next_victim;
-
-static struct spawn_call *find(pid_t pid, pid_t tid)
-{
-  for (int i = 0; i < SPAWN_SLOTS; i++)
-    if (calls[i].tid == tid && calls[i].pid == pid)
-      return &calls[i];
-  return NULL;
-}
 
 void spawns_begin(pid_t pid, pid_t tid, int64_t tstamp, const char *variant, const char *command)
 {
-  struct spawn_call *c = find(pid, tid);
-  if (c == NULL) {
-    for (int i = 0; i < SPAWN_SLOTS && c == NULL; i++)
-      if (calls[i].tid == 0)
-        c = &calls[i];
-    if (c == NULL) /* full: the oldest announcements are the least likely to matter */
-      c = &calls[next_victim++ % SPAWN_SLOTS];
+  struct spawn_call *c = NULL;
+  for (int i = 0; i < SPAWN_SLOTS; i++) {
+    if (calls[i].tid == 0) {
+      c = &calls[i];
+      break;
+    }
+    if (c == NULL || calls[i].began < c->began) /* full: the oldest announcement is the least likely to matter */
+      c = &calls[i];
   }
   *c = (struct spawn_call){pid, tid, tstamp, INT64_MAX, "", ""};
   snprintf(c->variant, sizeof c->variant, "%s", variant);
   snprintf(c->command, sizeof c->command, "%s", command);
 }
 
+/* The latest call of thread TID of process PID that began at or before
+ * TSTAMP and (OPEN) has not ended, or (else) was in progress at TSTAMP. */
+static struct spawn_call *find(pid_t pid, pid_t tid, int64_t tstamp, int open)
+{
+  struct spawn_call *found = NULL;
+  for (int i = 0; i < SPAWN_SLOTS; i++) {
+    struct spawn_call *c = &calls[i];
+    if (c->tid != tid || c->pid != pid || c->began > tstamp || (open ? c->ended != INT64_MAX : tstamp > c->ended))
+      continue;
+    if (found == NULL || c->began > found->began)
+      found = c;
+  }
+  return found;
+}
+
 void spawns_end(pid_t pid, pid_t tid, int64_t tstamp)
 {
-  struct spawn_call *c = find(pid, tid);
+  struct spawn_call *c = find(pid, tid, tstamp, 1);
   if (c != NULL)
     c->ended = tstamp;
 }
@@ -51,11 +66,11 @@ void spawns_end(pid_t pid, pid_t tid, int64_t tstamp)
 int spawns_claim(pid_t ppid, pid_t ptid, int64_t tstamp, char *variant, size_t variant_len, char *command,
                  size_t command_len)
 {
-  struct spawn_call *c = find(ppid, ptid);
-  if (c == NULL || tstamp < c->began || tstamp > c->ended)
+  struct spawn_call *c = find(ppid, ptid, tstamp, 0);
+  if (c == NULL)
     return 0;
   snprintf(variant, variant_len, "%s", c->variant);
   snprintf(command, command_len, "%s", c->command);
-  c->ended = c->began - 1; /* one child per call: a later fork is plain */
+  c->tid = 0; /* one child per call: a later fork is plain */
   return 1;
 }

@@ -1,6 +1,7 @@
 /* Calls that create a process and run a program in it (system, popen,
- * posix_spawn, posix_spawnp), as the runtime announces them on the control
- * page (sampler_spawns.c): their children are named as execs (_xN.er). */
+ * posix_spawn, posix_spawnp, pidfd_spawn, pidfd_spawnp), as the runtime
+ * announces them on the control page (sampler_spawns.c): their children
+ * are named as execs (_xN.er). */
 #ifndef GDBCOL_SAMPLER_SPAWNS_H
 #define GDBCOL_SAMPLER_SPAWNS_H
 

@@ -72,6 +72,10 @@ check("gdb-still-works" in errors, "GDB goes on after every error")
 out = run_gdb(["collector dbxsample off", "collector enable", "break work_thirty", "run", "delete", "continue"],
               [program("split_work"), "0.3", "0"], cwd=work)
 summary, funcs, raw = er_dump(os.path.join(work, "test.2.er"))
-check("sample 1: gdb_stop" not in raw and "gdb_stop" not in raw, "dbxsample off: no sample at the stop")
+labels = [l.split(": ", 1)[1] for l in raw.splitlines() if l.startswith("sample ")]
+check(summary.get("closed") == "yes" and int(summary.get("ticks", 0)) > 0 and
+      labels[:1] == ["collector_open_experiment"] and labels[-1:] == ["collector_close_experiment"],
+      "dbxsample off: the run was recorded (%s ticks, sample points %s)" % (summary.get("ticks"), labels))
+check("Breakpoint 1, " in out and "gdb_stop" not in raw, "dbxsample off: it stopped, and no sample at the stop")
 cleanup(work)
 finish()

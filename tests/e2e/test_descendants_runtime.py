@@ -101,8 +101,8 @@ print(rest)
 check(status == 0 and "children=2" in rest and "env_clean=1" in rest, "attach: output unchanged, clean environment")
 attached = os.path.join(work, "test.3.er")
 for _ in range(100):  # the sampler closes the tree a little after the exit
-    if er_dump(attached)[0].get("closed") == "yes" and all(
-            er_dump(os.path.join(attached, n))[0].get("closed") == "yes" for n in sub_experiments(attached)):
+    if er_dump(attached, expect_status=None)[0].get("closed") == "yes" and all(
+            er_dump(os.path.join(attached, n), expect_status=None)[0].get("closed") == "yes" for n in sub_experiments(attached)):
         break
     time.sleep(0.1)
 check_tree("attach", attached)

@@ -18,8 +18,8 @@ import re
 import subprocess
 import time
 
-from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, shared_workdir,
-                     unprivileged_prefix, workdir)
+from harness import (Background, attach_gdb, check, check_recorded, cleanup, er_dump, finish, program, run_gdb,
+                     shared_workdir, unprivileged_prefix, workdir)
 
 PROGRAM = program("heap_known")
 # gprofng names the leaf frame after the allocator (its interposer is the
@@ -56,12 +56,17 @@ def gprofng(path, *args):
     return out.stdout + out.stderr
 
 
+# A frame of -leaks: "NAME + 0xOFFSET", and from gprofng 2.44 on, where the
+# object has line numbers, ", line N in \"FILE\"" after it.
+FRAME_END = r' \+ 0x[0-9A-Fa-f]+(?:, line \d+ in "[^"\n]*")?\n'
+
+
 def gprofng_leaks(path):
     """-leaks as {caller of the allocator: (instances, bytes)} and the summary."""
     text = gprofng(path, "-leaks")
     leaks = {}
     for block in re.split(r"\n(?=Leak #)", text):
-        m = re.match(r"Leak #\d+, Instances = (\d+), Bytes Leaked = (\d+)\n\s+(\S+) \+ 0x[0-9A-Fa-f]+\n\s+(\S+)", block)
+        m = re.match(r"Leak #\d+, Instances = (\d+), Bytes Leaked = (\d+)\n\s+(\S+)" + FRAME_END + r"\s+(\S+)", block)
         if m:
             caller = m.group(4)
             count, nbytes = leaks.get(caller, (0, 0))
@@ -125,6 +130,7 @@ check("exited normally" in out, "launch: the program ends normally")
 check_known("launch", os.path.join(work, "test.1.er"), out)
 
 out = run_gdb(["collector enable", "run"], [PROGRAM], cwd=work)
+check_recorded(os.path.join(work, "test.2.er"), "heaptrace off")
 check(not os.path.exists(os.path.join(work, "test.2.er", "heaptrace")), "heaptrace off: no heaptrace file")
 
 # Sampling from inside the program: tracing needs the sampler process, and
@@ -132,6 +138,7 @@ check(not os.path.exists(os.path.join(work, "test.2.er", "heaptrace")), "heaptra
 out = run_gdb(["set environment GDBCOL_CLOCK_SOURCE=timer", "collector heaptrace on", "collector enable", "run"],
               [PROGRAM], cwd=work)
 inside = os.path.join(work, "test.3.er")
+check_recorded(inside, "sampling from inside")
 check("exited normally" in out and not os.path.exists(os.path.join(inside, "heaptrace")) and
       "Heap tracing was asked for but needs the sampler process" in er_dump(inside)[2],
       "sampling from inside: no heaptrace file, and log.xml says why")
@@ -214,11 +221,11 @@ array = next((v for k, v in sites.items() if "make_array" in k), None)
 check(m is not None and nodes == (10, 10 * node_size, 1, node_size) and array == (1, array_size, 1, array_size),
       "C++: our reader charges operator new's blocks to their callers, leaks exact (%s, %s)" % (nodes, array))
 text = gprofng(cpp, "-leaks")
-check(re.search(r"Bytes Leaked = %d\n\s+malloc \+ \S+\n\s+operator new\(unsigned long\) \+ \S+\n\s+make_nodes"
-                % node_size, text) is not None and
+check(re.search(r"Bytes Leaked = %d\n\s+malloc" % node_size + FRAME_END + r"\s+operator new\(unsigned long\)" +
+                FRAME_END + r"\s+make_nodes", text) is not None and
       # new[] ends in a tail call of operator new: that frame stands for both
-      re.search(r"Bytes Leaked = %d\n\s+malloc \+ \S+\n\s+operator new(?:\[\])?\(unsigned long\) \+ \S+\n\s+"
-                r"make_array" % array_size, text) is not None,
+      re.search(r"Bytes Leaked = %d\n\s+malloc" % array_size + FRAME_END +
+                r"\s+operator new(?:\[\])?\(unsigned long\)" + FRAME_END + r"\s+make_array", text) is not None,
       "C++: gprofng -leaks shows each leak through operator new / new[] to its caller")
 print(text)
 

@@ -89,7 +89,7 @@ print(out)
 status, rest = target.finish()
 attached = os.path.join(work, "test.3.er")
 for _ in range(100):  # the sampler process closes it when the program has ended
-    if er_dump(attached)[0].get("closed") == "yes":
+    if er_dump(attached, expect_status=None)[0].get("closed") == "yes":
         break
     time.sleep(0.1)
 rows = counter_rows(er_dump(attached)[2], "page-faults")

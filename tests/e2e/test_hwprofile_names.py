@@ -38,7 +38,12 @@ def papi_cpu_component():
                     ("disabled_reason", ctypes.c_char * 1024), ("disabled", ctypes.c_int)]
 
     papi.PAPI_get_component_info.restype = ctypes.POINTER(ComponentInfo)
-    if papi.PAPI_library_init(0x07000000) != 0x07000000:
+    # PAPI_library_init takes the version the caller was built for, major
+    # and minor (PAPI_VER_CURRENT), and refuses any other at once (EINVAL)
+    # without initializing: the installed one's is found by asking (7.0 in
+    # Debian 12, 7.1 in Debian 13).
+    versions = [(major << 24) | (minor << 16) for major in (7, 8, 6) for minor in range(16)]
+    if not any(papi.PAPI_library_init(v) == v for v in versions):
         return None
     for c in range(papi.PAPI_num_components()):
         info = papi.PAPI_get_component_info(c).contents

@@ -13,8 +13,8 @@ import re
 import subprocess
 import time
 
-from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, shared_workdir,
-                     unprivileged_prefix, workdir)
+from harness import (Background, attach_gdb, check, check_recorded, cleanup, er_dump, finish, program, run_gdb,
+                     shared_workdir, unprivileged_prefix, workdir)
 
 PROGRAM = program("io_activity")
 OUTPUT = "read_alpha=16384 stdio_gamma=700 text_epsilon=84 open_error=1"
@@ -103,6 +103,7 @@ check(OUTPUT in out and "exited normally" in out, "launch: the program's output 
 check_run("launch", os.path.join(work, "test.1.er"))
 
 out = run_gdb(["collector enable", "run"], [PROGRAM], cwd=work)
+check_recorded(os.path.join(work, "test.2.er"), "iotrace off")
 check(not os.path.exists(os.path.join(work, "test.2.er", "iotrace")) and
       "io_calls" not in er_dump(os.path.join(work, "test.2.er"))[2], "iotrace off: no iotrace file")
 
@@ -111,6 +112,7 @@ check(not os.path.exists(os.path.join(work, "test.2.er", "iotrace")) and
 out = run_gdb(["set environment GDBCOL_CLOCK_SOURCE=timer", "collector iotrace on", "collector enable", "run"],
               [PROGRAM], cwd=work)
 inside = os.path.join(work, "test.3.er")
+check_recorded(inside, "sampling from inside")
 raw = er_dump(inside)[2]
 check(OUTPUT in out and not os.path.exists(os.path.join(inside, "iotrace")) and
       "I/O tracing was asked for but needs the sampler process" in raw,
@@ -152,7 +154,7 @@ status, rest = target.finish()
 check(status == 0 and OUTPUT in rest, "attach: the program ends normally, its output unchanged")
 attached = os.path.join(work, "test.6.er")
 for _ in range(100):  # the sampler process closes it when the program has ended
-    if er_dump(attached)[0].get("closed") == "yes":
+    if er_dump(attached, expect_status=None)[0].get("closed") == "yes":
         break
     time.sleep(0.1)
 check_run("attach", attached)

@@ -109,6 +109,7 @@ print(raw)
 check(total >= child_cpu - 0.011, "descendants: gprofng's view of test.5.er includes the child (%.3f s)" % total)
 
 out = run_gdb([PROCESS, "collector enable", "run"], ["/usr/bin/env"], cwd=work)
+check("\nPATH=" in out and "closed (" in out, "env ran under the collector and printed its environment")
 check("GDBCOL" not in out and "LD_PRELOAD" not in out, "the program's environment has no trace of the collector")
 cleanup(work)
 

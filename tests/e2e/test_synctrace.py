@@ -15,8 +15,8 @@ import re
 import subprocess
 import time
 
-from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, shared_workdir,
-                     unprivileged_prefix, workdir)
+from harness import (Background, attach_gdb, check, check_recorded, cleanup, er_dump, finish, program, run_gdb,
+                     shared_workdir, unprivileged_prefix, workdir)
 
 PROGRAM = program("sync_waits")
 WAITS = ("wait_for_mutex", "wait_for_condition", "wait_for_semaphore", "wait_for_join")
@@ -90,6 +90,7 @@ check(summary.get("sync_waits") == "0" and summary.get("sync_threshold_us") == "
       "threshold 2 s: no wait recorded (%s)" % summary.get("sync_waits"))
 
 out = run_gdb(["collector enable", "run"], [PROGRAM], cwd=work)
+check_recorded(os.path.join(work, "test.4.er"), "synctrace off")
 check("sync_waits" not in er_dump(os.path.join(work, "test.4.er"))[2] and
       not os.path.exists(os.path.join(work, "test.4.er", "synctrace")), "synctrace off: no synctrace file")
 
@@ -102,7 +103,7 @@ print(rest)
 check(status == 0 and "wait_for_join=" in rest, "attach: the program ends normally, its output unchanged")
 attached = os.path.join(work, "test.5.er")
 for _ in range(100):
-    if er_dump(attached)[0].get("closed") == "yes":
+    if er_dump(attached, expect_status=None)[0].get("closed") == "yes":
         break
     time.sleep(0.1)
 check_run("attach", attached, measured(rest))

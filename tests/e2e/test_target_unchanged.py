@@ -32,6 +32,7 @@ for source in ("perf", "timer"):
     check("SIG61" not in out, "%s: the runtime's signal never stopped or printed in GDB" % source)
 
 out = run_gdb(["collector enable", "run"], ["/usr/bin/env"], cwd=work)
+check("\nPATH=" in out and "closed (" in out, "env ran under the collector and printed its environment")
 check("LD_PRELOAD" not in out and "GDBCOL" not in out, "the program's environment has no trace of the collector")
 cleanup(work)
 finish()

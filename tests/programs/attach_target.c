@@ -12,7 +12,10 @@
  * the injection's calls, so the watcher runs during it) or the experiment
  * directory exists (test.1.er in the current directory), i.e. in the
  * middle of an injection.  Prints "ready"
- * when running, a fixed last line, and exits 3.  SIGUSR1 ends the run early
+ * when running, then before its fixed last line the truth an attached
+ * experiment is checked against: each group's thread CPU time since the
+ * runtime was first seen mapped (the main thread looks every 20 ms), and
+ * exits 3.  SIGUSR1 ends the run early
  * (the same last line and status). */
 #include <pthread.h>
 #include <signal.h>
@@ -22,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "runtime_mapped.h"
 
 static volatile sig_atomic_t stop, stop_early;
 
@@ -44,10 +49,21 @@ __attribute__((noinline)) static void compute_loop(void)
     sink += i * 0.5;
 }
 
+/* Each worker's CPU clock when the runtime appeared, and at its end. */
+static double cpu_at_runtime[3], cpu_at_end[3];
+
+static double thread_cpu(clockid_t clock)
+{
+  struct timespec ts;
+  clock_gettime(clock, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void *compute_worker(void *arg)
 {
   while (!stop)
     compute_loop();
+  cpu_at_end[0] = thread_cpu(CLOCK_THREAD_CPUTIME_ID);
   return NULL;
 }
 
@@ -64,9 +80,10 @@ __attribute__((noinline)) static void churn_malloc(unsigned *seed)
 
 static void *malloc_worker(void *arg)
 {
-  unsigned seed = (unsigned)(uintptr_t)arg;
+  unsigned slot = (unsigned)(uintptr_t)arg, seed = slot;
   while (!stop)
     churn_malloc(&seed);
+  cpu_at_end[slot] = thread_cpu(CLOCK_THREAD_CPUTIME_ID);
   return NULL;
 }
 
@@ -82,19 +99,6 @@ static void *late_worker(void *arg)
 {
   late_compute(0.1);
   return NULL;
-}
-
-/* Nonzero when /proc/self/maps names the runtime. */
-static int runtime_mapped(void)
-{
-  FILE *maps = fopen("/proc/self/maps", "r");
-  char line[512];
-  int found = 0;
-  while (maps != NULL && !found && fgets(line, sizeof line, maps) != NULL)
-    found = strstr(line, "libcollector.so") != NULL;
-  if (maps != NULL)
-    fclose(maps);
-  return found;
 }
 
 static void *runtime_watcher(void *arg)
@@ -124,9 +128,10 @@ int main(int argc, char **argv)
     pthread_create(&workers[n_workers++], NULL, runtime_watcher, NULL);
   printf("ready\n");
   fflush(stdout);
-  double end = now() + seconds, next_late = now();
+  double end = now() + seconds, next_late = now(), next_look = now();
   unsigned seed = 3;
-  int late_threads = 0;
+  int late_threads = 0, runtime_seen = 0;
+  double main_at_runtime = 0;
   signal(SIGUSR1, on_sigusr1);
   while (now() < end && !stop_early) {
     if (now() >= next_late) {
@@ -137,6 +142,18 @@ int main(int argc, char **argv)
       }
       next_late += 0.3;
     }
+    if (!runtime_seen && now() >= next_look) {
+      next_look = now() + 0.02;
+      if (runtime_mapped()) {
+        runtime_seen = 1;
+        main_at_runtime = thread_cpu(CLOCK_THREAD_CPUTIME_ID);
+        for (int i = 0; i < 3; i++) {
+          clockid_t clock;
+          if (pthread_getcpuclockid(workers[i], &clock) == 0)
+            cpu_at_runtime[i] = thread_cpu(clock);
+        }
+      }
+    }
     if (busy)
       churn_malloc(&seed);
     else
@@ -145,6 +162,10 @@ int main(int argc, char **argv)
   stop = 1;
   for (int i = 0; i < n_workers; i++)
     pthread_join(workers[i], NULL);
+  if (runtime_seen)
+    printf("cpu_since_runtime compute=%.3f churn=%.3f main=%.3f\n", cpu_at_end[0] - cpu_at_runtime[0],
+           cpu_at_end[1] - cpu_at_runtime[1] + cpu_at_end[2] - cpu_at_runtime[2],
+           thread_cpu(CLOCK_THREAD_CPUTIME_ID) - main_at_runtime);
   printf("attach_target: finished, %d workers, late threads started: %s\n", n_workers, late_threads > 0 ? "yes" : "no");
   return 3;
 }

@@ -13,6 +13,11 @@
  *                                to burn MS ms (no variable of ours left)
  *     descendants run CMD ARGS   runs CMD, then prints its tree's CPU time
  *                                (RUSAGE_CHILDREN) as tree_cpu=SECONDS
+ *     descendants spawns N MS    N spawns of itself to burn MS ms, back to
+ *                                back, then waits for them all: posix_spawn,
+ *                                and every other one pidfd_spawn where glibc
+ *                                has it (>= 2.39); prints the calls made as
+ *                                spawned=CALL,CALL,...
  * The parent burns MS ms in parent_work first.  Prints "children=N" and
  * its own output only. */
 #define _GNU_SOURCE
@@ -26,6 +31,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 39))
+#define HAVE_PIDFD_SPAWN 1
+#endif
 
 extern char **environ;
 static volatile double sink;
@@ -107,6 +116,35 @@ int main(int argc, char **argv)
     printf("tree_cpu=%.3f\n", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
                                  ru.ru_stime.tv_usec / 1e6);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  }
+  if (strcmp(argv[1], "spawns") == 0 && argc > 3) {
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len < 0)
+      return 1;
+    self[len] = '\0';
+    char *spawn_argv[] = {self, "burn", argv[3], NULL};
+    int n = atoi(argv[2]), children = 0;
+    printf("spawned=");
+    for (int i = 0; i < n; i++) {
+      pid_t pid;
+      const char *call = "posix_spawn";
+#ifdef HAVE_PIDFD_SPAWN
+      int fd;
+      if (i % 2 == 1) {
+        call = "pidfd_spawn";
+        if (pidfd_spawn(&fd, self, NULL, NULL, spawn_argv, environ) == 0) /* its child is still ours to wait for */
+          children++;
+      } else
+#endif
+      if (posix_spawn(&pid, self, NULL, NULL, spawn_argv, environ) == 0)
+        children++;
+      printf("%s%s", i > 0 ? "," : "", call);
+    }
+    while (wait(NULL) > 0)
+      ;
+    printf("\nchildren=%d\n", children);
+    return 0;
   }
   if (strcmp(argv[1], "forks") == 0) {
     int n = atoi(argv[2]);

@@ -6,7 +6,8 @@
  * close_range (close_range(3, ~0)), none.  The trick is repeated every
  * 100 ms on every descriptor that is not one of its own files, so it also
  * hits a collector that arrives later (attach).  "wait" prints "ready" and
- * sleeps a second first, for a debugger to attach.  Exit status 0 when
+ * waits for the collector's runtime to be mapped (a debugger attached and
+ * enabled it), so all its work comes after the attach.  Exit status 0 when
  * every file is intact (prints "files intact: 20"), 3 when not. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -17,6 +18,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "runtime_mapped.h"
 
 #define NFILES 20
 #define MAX_LINES 400
@@ -96,7 +99,8 @@ int main(int argc, char **argv)
   if (argc > 4 && strcmp(argv[4], "wait") == 0) {
     printf("ready\n");
     fflush(stdout);
-    sleep(1);
+    if (!wait_for_runtime(60))
+      return 4;
   }
   memset(own, -1, sizeof own);
   trick(mode);
