@@ -227,6 +227,20 @@ def er_dump(path, expect_status=0):
     return summary, funcs, out
 
 
+def wait_for_data(path, enough=lambda summary, funcs: int(summary.get("ticks", 0) or 0) > 0, timeout_s=60.0):
+    """Until the experiment being written at PATH holds what ENOUGH asks of
+    er-dump's (summary, functions), e.g. a first sample: an event, never a
+    fixed time.  False at the timeout."""
+    import time
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        summary, funcs, _ = er_dump(path, expect_status=None)
+        if enough(summary, funcs):
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def check_recorded(path, label):
     """An absence check's first half: the experiment exists, was closed at
     the program's exit and reads whole (so "no X in it" means something)."""

@@ -9,22 +9,27 @@ the program's output and exit status are what they are without GDB.
 
 import os
 import re
+import signal
 import sys
 
 from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, gprofng_functions, program,
-                     sampling_seconds, workdir)
+                     sampling_seconds, wait_for_data, workdir)
 
 busy = sys.argv[1:] == ["busy"]
 timer = sys.argv[1:] == ["timer"]
 # Threads armed from outside get CPU-time timers aimed at them (SIGEV_THREAD_ID).
 source = ["set environment GDBCOL_CLOCK_SOURCE=timer"] if timer else []
 work = workdir()
-target = Background([program("attach_target"), "6"] + (["busy"] if busy else []), cwd=work)
+# It runs until told to stop (SIGUSR1), once test.2.er holds enough: how
+# long GDB's sessions take (load) changes nothing the test checks.
+target = Background([program("attach_target"), "300"] + (["busy"] if busy else []), cwd=work)
 first = attach_gdb(target.pid, source + ["collector enable", "detach"], cwd=work)
 print(first)
 check("Collector enabled in process %d: recording %s" % (target.pid, os.path.join(work, "test.1.er")) in first,
       "enable in the attached process starts test.1.er")
 check("goes on recording in process %d" % target.pid in first, "detach says collection goes on")
+enough = lambda summary, funcs: int(summary.get("ticks", 0)) >= 50 and funcs.get("late_compute", (0, 0))[1] > 0
+check(wait_for_data(os.path.join(work, "test.1.er"), enough), "test.1.er: samples and a late thread's, while it runs")
 second = attach_gdb(target.pid, source + ["collector status", "collector disable", "collector enable",
                                           "collector status", "detach"], cwd=work)
 print(second)
@@ -33,6 +38,9 @@ check("Experiment %s is active in process %d" % (os.path.join(work, "test.1.er")
 check("experiment %s closed" % os.path.join(work, "test.1.er") in second,
       "a second GDB session closes the experiment the first one started")
 check("recording %s" % os.path.join(work, "test.2.er") in second, "a second enable starts test.2.er")
+# Half a second of samples and a thread born after the attach, then the end.
+check(wait_for_data(os.path.join(work, "test.2.er"), enough), "test.2.er: samples and a late thread's, while it runs")
+target.proc.send_signal(signal.SIGUSR1)
 status, out = target.finish()
 print(out)
 check(status == 3, "the program's exit status is unchanged (%s)" % status)

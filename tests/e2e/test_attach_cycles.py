@@ -8,25 +8,13 @@ once, and the program's output and exit status are unchanged."""
 import os
 import signal
 import subprocess
-import time
 
-from harness import Background, attach_gdb, check, cleanup, er_dump, finish, program, workdir
+from harness import Background, attach_gdb, check, cleanup, er_dump, finish, program, wait_for_data, workdir
 
 CYCLES = 20
 work = workdir()
 target = Background([program("attach_target"), "600", "busy"], cwd=work)
 completed = 0
-
-
-def wait_for_samples(path, timeout_s=30.0):
-    """Until the running experiment holds a clock sample (read as it is
-    written): an event, not a fixed time; False at the timeout."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if int(er_dump(path, expect_status=None)[0].get("ticks", 0) or 0) > 0:
-            return True
-        time.sleep(0.05)
-    return False
 
 
 for cycle in range(1, CYCLES + 1):
@@ -36,7 +24,7 @@ for cycle in range(1, CYCLES + 1):
         # between two sessions: enable and detach, the threads run, then
         # attach again and disable.
         out = attach_gdb(target.pid, ["collector enable", "detach"], cwd=work, timeout=60)
-        sampled = "recording %s" % name in out and wait_for_samples(name)
+        sampled = "recording %s" % name in out and wait_for_data(name)
         out += attach_gdb(target.pid, ["collector disable", "detach"], cwd=work, timeout=60)
     except subprocess.TimeoutExpired:
         check(False, "cycle %d: GDB did not finish within 60 s" % cycle)
