@@ -29,7 +29,8 @@
 #include "collector_internal.h"
 #include "sampler_events.h"
 
-struct sampler_ring sampler_rings[SAMPLER_MAX_CPUS];
+struct sampler_ring sampler_rings[SAMPLER_MAX_RINGS];
+int sampler_record_ring_holds_switches = 1;
 int sampler_n_rings;
 size_t sampler_ring_data_bytes;
 int sampler_exclude_kernel;
@@ -93,7 +94,8 @@ int sampler_counter_of_event(uint64_t id)
   return -1;
 }
 
-static int ring_of_cpu[SAMPLER_MAX_CPUS];
+static int ring_of_cpu[SAMPLER_MAX_CPUS];        /* samples */
+static int switch_ring_of_cpu[SAMPLER_MAX_CPUS]; /* switches, exits, mappings */
 static pid_t launched; /* launch: the process given events */
 static pid_t *known_tids; /* attach: the threads given events */
 static size_t n_known, known_room;
@@ -118,9 +120,15 @@ static size_t ring_pages(void)
   return pages;
 }
 
-/* COUNTER < 0: the clock's event, which also brings the records of
- * threads, mappings and execs; else that counter's, samples only (the
- * same sample layout: one parser for the ring). */
+/* What an event brings: the records of threads' switches and exits,
+ * mappings and execs (no samples); the clock's samples; or (0 and up)
+ * that counter's samples (the same sample layout: one parser). */
+#define EVENT_SWITCHES (-2)
+#define EVENT_CLOCK (-1)
+/* 256 KiB: about 6000 switch records.  64 KiB lost 2600 records of 1000
+ * threads of 1 ms beside two CPU hogs and another test suite (load 11). */
+#define SWITCH_RING_PAGES 64
+
 static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec, int counter)
 {
   struct perf_event_attr attr;
@@ -143,19 +151,22 @@ static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec, int
     attr.wakeup_watermark = (uint32_t)(sampler_ring_data_bytes / 2);
     return (int)syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
   }
-  if (col_cfg.clock_interval_us <= 0) { /* counters only: the clock's event brings the records, no samples */
-    attr.config = PERF_COUNT_SW_DUMMY;
-    attr.sample_period = 0;
+  if (counter == EVENT_CLOCK) {
+    attr.wakeup_watermark = (uint32_t)(sampler_ring_data_bytes / 2);
+    return (int)syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
   }
+  attr.config = PERF_COUNT_SW_DUMMY; /* records only, no samples */
+  attr.sample_period = 0;
   attr.context_switch = 1;       /* each thread's CPU time, for its tail */
   attr.task = 1;                 /* each thread's exit (PERF_RECORD_EXIT) */
   attr.comm = 1;
   attr.comm_exec = 1;            /* an exec is a COMM record with MISC_COMM_EXEC */
   attr.mmap = 1;                 /* executable mappings, as MMAP2 records */
   attr.mmap2 = 1;
-  /* Woken at half full: fewer wake-ups (each costs more than a sample's
-   * unwinding here), half a ring of slack (~30 ms at 1 ms per thread). */
-  attr.wakeup_watermark = (uint32_t)(sampler_ring_data_bytes / 2);
+  /* Woken at half full (either ring): fewer wake-ups (each costs more
+   * than a sample's unwinding here), half a ring of slack (~30 ms of
+   * samples at 1 ms per thread). */
+  attr.wakeup_watermark = (uint32_t)(SWITCH_RING_PAGES * (size_t)sysconf(_SC_PAGESIZE) / 2);
   return (int)syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -184,18 +195,34 @@ static int remember_fd(int fd)
   return 0;
 }
 
-/* FD's output: a new ring for CPU when it has none yet, else that ring. */
-static int connect_output(int fd, int cpu)
+static int map_ring(int fd, size_t data_bytes, int holds_switches)
 {
-  if (ring_of_cpu[cpu] >= 0)
-    return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, sampler_rings[ring_of_cpu[cpu]].fd) == 0 ? 0 : -1;
-  size_t bytes = sampler_ring_data_bytes + (size_t)sysconf(_SC_PAGESIZE);
+  size_t bytes = data_bytes + (size_t)sysconf(_SC_PAGESIZE);
   void *ring = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (ring == MAP_FAILED)
     return -1;
-  ring_of_cpu[cpu] = sampler_n_rings;
-  sampler_rings[sampler_n_rings++] = (struct sampler_ring){fd, ring, bytes};
-  return 0;
+  sampler_rings[sampler_n_rings] = (struct sampler_ring){fd, ring, bytes, holds_switches};
+  return sampler_n_rings++;
+}
+
+/* FD's output (an event of KIND on CPU): its CPU's ring of that kind, made
+ * on FD when there is none yet.  A switch ring that cannot be mapped
+ * (beyond the locked memory allowed) leaves the switches in the samples
+ * ring, as one ring held everything before. */
+static int connect_output(int fd, int cpu, int kind)
+{
+  int *ring_of = kind == EVENT_SWITCHES ? switch_ring_of_cpu : ring_of_cpu;
+  if (ring_of[cpu] >= 0)
+    return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, sampler_rings[ring_of[cpu]].fd) == 0 ? 0 : -1;
+  if (kind == EVENT_SWITCHES) {
+    ring_of[cpu] = map_ring(fd, SWITCH_RING_PAGES * (size_t)sysconf(_SC_PAGESIZE), 1);
+    if (ring_of[cpu] >= 0)
+      return 0;
+    ring_of[cpu] = ring_of_cpu[cpu] = map_ring(fd, sampler_ring_data_bytes, 1);
+    return ring_of[cpu] >= 0 ? 0 : -1;
+  }
+  ring_of[cpu] = map_ring(fd, sampler_ring_data_bytes, 0);
+  return ring_of[cpu] >= 0 ? 0 : -1;
 }
 
 static long cpu_count(void)
@@ -208,7 +235,7 @@ static void prepare(void)
 {
   sampler_ring_data_bytes = ring_pages() * (size_t)sysconf(_SC_PAGESIZE);
   for (int i = 0; i < SAMPLER_MAX_CPUS; i++)
-    ring_of_cpu[i] = -1;
+    ring_of_cpu[i] = switch_ring_of_cpu[i] = -1;
 }
 
 /* The counters' events of PID on CPU, into the CPU's ring (after the
@@ -224,7 +251,7 @@ static void open_counters(pid_t pid, int cpu, int from_exec)
       }
       continue;
     }
-    if (connect_output(fd, cpu) != 0 || remember_fd(fd) != 0) {
+    if (connect_output(fd, cpu, i) != 0 || remember_fd(fd) != 0) {
       sampler_counters_refused++;
       sampler_counter_errno = errno;
       close(fd);
@@ -234,23 +261,43 @@ static void open_counters(pid_t pid, int cpu, int from_exec)
   }
 }
 
-/* Opens PID's (a thread's) events on every CPU; the number opened.  An
- * offline CPU refuses; so does a thread that just ended (ESRCH). */
+/* FD, an event of KIND on CPU, into its ring and the list: 0, or -1 (FD
+ * closed, *LAST_ERRNO set). */
+static int keep_event(int fd, int cpu, int kind, int *last_errno)
+{
+  if (connect_output(fd, cpu, kind) != 0 || remember_fd(fd) != 0) {
+    *last_errno = errno;
+    close(fd);
+    return -1;
+  }
+  return 0;
+}
+
+/* Opens PID's (a thread's) events on every CPU: its switches and records,
+ * the clock's samples (unless counters alone), the counters; the number of
+ * CPUs where the first opened.  An offline CPU refuses; so does a thread
+ * that just ended (ESRCH). */
 static int open_on_every_cpu(pid_t pid, int from_exec, int *last_errno)
 {
   int opened = 0;
   for (int cpu = 0; cpu < cpu_count(); cpu++) {
-    int fd = open_event_allowed(pid, cpu, from_exec, -1);
+    int fd = open_event_allowed(pid, cpu, from_exec, EVENT_SWITCHES);
     if (fd < 0) {
       *last_errno = errno;
       if (errno == ESRCH)
         return opened;
       continue;
     }
-    if (connect_output(fd, cpu) != 0 || remember_fd(fd) != 0) {
-      *last_errno = errno;
-      close(fd);
+    if (keep_event(fd, cpu, EVENT_SWITCHES, last_errno) != 0)
       continue;
+    if (col_cfg.clock_interval_us > 0) {
+      fd = open_event_allowed(pid, cpu, from_exec, EVENT_CLOCK);
+      if (fd < 0) {
+        *last_errno = errno;
+        continue;
+      }
+      if (keep_event(fd, cpu, EVENT_CLOCK, last_errno) != 0)
+        continue;
     }
     open_counters(pid, cpu, from_exec);
     opened++;

@@ -7,16 +7,25 @@
 #include <sys/types.h>
 
 #define SAMPLER_MAX_CPUS 1024
+#define SAMPLER_MAX_RINGS (2 * SAMPLER_MAX_CPUS)
 
-/* One ring per CPU: every event on that CPU writes into it. */
+/* Two rings per CPU: the samples (clock and counters, each with its stack
+ * copy), and the threads' switches, exits, mappings and execs, so that a
+ * sampler late to drain loses samples, whose time the thread tails
+ * recover, rather than the switches the tails are computed from.  Where
+ * the second ring cannot be mapped (locked memory), one ring holds both. */
 struct sampler_ring {
   int fd;
   void *ring;
   size_t bytes;
+  int holds_switches; /* a record lost here may be a switch (thread tails) */
 };
 
-extern struct sampler_ring sampler_rings[SAMPLER_MAX_CPUS];
+extern struct sampler_ring sampler_rings[SAMPLER_MAX_RINGS];
 extern int sampler_n_rings;
+/* Set by the merge for the record being handled: whether its ring holds
+ * switches (a lost record there may be one). */
+extern int sampler_record_ring_holds_switches;
 extern size_t sampler_ring_data_bytes;
 extern int sampler_exclude_kernel; /* perf_event_paranoid >= 2: user mode only */
 /* After an attach: threads that had events opened on them, threads that

@@ -285,7 +285,10 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size)
     uint64_t lost;
     memcpy(&lost, rec + sizeof *h + 8, 8);
     sampler.lost_records += lost;
-    tails_on_records_lost();
+    if (sampler_record_ring_holds_switches) { /* else samples only: the tails recover their time */
+      sampler.lost_switch_records += lost;
+      tails_on_records_lost();
+    }
     col_records_lost = sampler.lost_records;
   }
 }

@@ -41,6 +41,11 @@ static void take_traced_events(int64_t newest)
   sampler_trace_rearm();
 }
 
+static size_t page_size(void)
+{
+  return (size_t)sysconf(_SC_PAGESIZE);
+}
+
 static void describe_clock(void)
 {
   if (col_cfg.clock_interval_us <= 0) {
@@ -50,10 +55,23 @@ static void describe_clock(void)
                     (unsigned long long)sampler.threads_seen);
     return;
   }
-  col_log_comment("Clock profiling: sampler process %d outside the program (perf_event task-clock, one ring of "
-                  "%zu KiB per CPU on %d CPU(s), %s, no signals, nothing inside the program), interval %ld us, "
+  int sample_rings = 0, switch_rings = 0; /* a ring of each kind per CPU, or one holding both */
+  size_t switch_ring_bytes = 0;
+  for (int i = 0; i < sampler_n_rings; i++) {
+    int own = sampler_rings[i].holds_switches && sampler_rings[i].bytes != sampler_ring_data_bytes + page_size();
+    switch_rings += own;
+    sample_rings += !own;
+    if (own)
+      switch_ring_bytes = sampler_rings[i].bytes - page_size();
+  }
+  char switch_text[96] = "switches and mappings in the same rings";
+  if (switch_rings > 0)
+    snprintf(switch_text, sizeof switch_text, "%d of %zu KiB for the threads' switches and mappings", switch_rings,
+             switch_ring_bytes / 1024);
+  col_log_comment("Clock profiling: sampler process %d outside the program (perf_event task-clock, %d ring(s) of "
+                  "%zu KiB for samples, %s, %s, no signals, nothing inside the program), interval %ld us, "
                   "%zu-byte stack copies, %s; %llu thread(s) seen",
-                  (int)getpid(), sampler_ring_data_bytes / 1024, sampler_n_rings,
+                  (int)getpid(), sample_rings, sampler_ring_data_bytes / 1024, switch_text,
                   sampler.attached ? "events on every thread at the attach, inherited by threads created later"
                            : "inherited by every thread",
                   col_cfg.clock_interval_us, col_cfg.stack_copy_bytes,
@@ -71,10 +89,15 @@ static void describe_clock(void)
                           "(perf_event_open: %s); their CPU time is not recorded",
                           sampler_unattached_threads, sampler_unattached_threads + sampler_attached_threads,
                           strerror(sampler_attach_errno));
-  if (sampler.lost_records > 0)
-    col_log_final_warning(200, "the kernel lost %llu sample record(s) (a CPU ring was full before the sampler "
-                          "process drained it); CPU time is under-counted by that much",
-                          (unsigned long long)sampler.lost_records);
+  uint64_t lost_samples = sampler.lost_records - sampler.lost_switch_records;
+  if (lost_samples > 0)
+    col_log_final_warning(200, "the kernel lost %llu sample(s) (a samples ring was full before the sampler process "
+                          "drained it); their CPU time is recorded at their threads' ends (thread tails), with the "
+                          "threads' last stacks", (unsigned long long)lost_samples);
+  if (sampler.lost_switch_records > 0)
+    col_log_final_warning(200, "the kernel lost %llu record(s) of threads' switches, exits or mappings (a ring was "
+                          "full before the sampler process drained it); the CPU time of threads running then is "
+                          "under-counted", (unsigned long long)sampler.lost_switch_records);
 }
 
 static void describe_counters(void)

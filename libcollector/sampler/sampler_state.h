@@ -22,6 +22,7 @@ struct sampler_state {
   char exec_what[128];
   uint64_t stops_seen;         /* GDB's stop counter, last seen */
   uint64_t lost_records, threads_seen;
+  uint64_t lost_switch_records; /* of lost_records, from a ring that holds switches */
   int64_t last_record_at;
   unsigned char *tid_seen;     /* bitmap by thread id */
   size_t tid_seen_bits;

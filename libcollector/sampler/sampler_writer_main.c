@@ -56,7 +56,7 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
   sampler.attached = sampler.started = sampler.finished = sampler.start_failed = sampler.exec_pending = 0;
   sampler.closing_at = INT64_MAX;
   sampler.close_reason = "exit";
-  sampler.lost_records = sampler.threads_seen = 0;
+  sampler.lost_records = sampler.lost_switch_records = sampler.threads_seen = 0;
   memset(sampler.tid_seen, 0, sampler.tid_seen_bits / 8);
   col_control = NULL; /* requests are the founder's */
   col_descendants_seen = col_descendant_samples = col_descendant_experiments = 0;
