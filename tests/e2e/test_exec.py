@@ -10,7 +10,7 @@ import re
 import subprocess
 import time
 
-from harness import Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, workdir
+from harness import Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, wait_for_data, workdir
 
 
 def check_exec_experiment(exp, label, out):
@@ -81,6 +81,7 @@ out = attach_gdb(target.pid, ["collector enable", "detach"], cwd=work)
 print(out)
 status, rest = target.finish()
 check(status == 0, "attach: the program exec'd /bin/true, which exits 0 (%s)" % status)
+wait_for_data(os.path.join(work, "test.8.er"), lambda summary, funcs: summary.get("ended_by") in ("exec", "exit"))
 summary, funcs, raw = er_dump(os.path.join(work, "test.8.er"))
 print(raw)
 check(summary.get("ended_by") == "exec", "attach: the exec ends the experiment (GOT slots patched)")
