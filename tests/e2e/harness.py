@@ -58,6 +58,7 @@ def skip_part(reason):
     """A part of this test the machine cannot run: printed, and listed with
     its reason when the suite ends (never a silent pass)."""
     label = " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])
+    reason = " ".join(reason.split())  # one line each in the list (a tool's message may hold several)
     print("SKIPPED (part): " + reason)
     try:
         os.makedirs(os.path.dirname(SKIPPED_LOG), exist_ok=True)
@@ -125,6 +126,20 @@ def _decide_prefix():
             (probe.stderr.strip() or "permission denied").splitlines()[-1]))
         return None
     return prefix
+
+
+def prefix_beside(pid, prefix):
+    """PREFIX for a command that must see the mount namespace of PID, a
+    process started with PREFIX: as_user.py gives each command a namespace
+    of its own, and GDB run as an ordinary user cannot read the files of a
+    process in another one (its setns is refused: "could not open as an
+    executable file: Operation not permitted").  So GDB enters the
+    program's namespace (as root, with its root and working directory),
+    then becomes nobody."""
+    if not prefix or prefix[0] != "unshare":
+        return prefix
+    return (["nsenter", "-t", str(pid), "-m", "-r", "-w",
+             "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"])
 
 
 def shared_workdir():
