@@ -41,6 +41,10 @@ int sampler_open_for_launch(pid_t pid, char *err, size_t err_len);
  * disabled until sampler_events_enable(1).  0, or -1 with ERR set. */
 int sampler_open_for_attach(pid_t pid, char *err, size_t err_len);
 void sampler_events_enable(int enabled);
+/* A new thread of the program: the context its events were cloned from
+ * moves to a new generation, so the kernel no longer swaps contexts (and
+ * sampling progress) between it and the threads cloned before. */
+void sampler_events_split_contexts(pid_t thread);
 /* A descendant's writer (forked from the sampler): the events and rings
  * are the founder sampler's, not its own. */
 void sampler_events_forget(void);

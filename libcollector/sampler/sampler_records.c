@@ -182,6 +182,8 @@ static void on_fork(const unsigned char *rec, uint16_t size)
   if (sampler.writer_mode)
     return;
   pid_t pid = (pid_t)ids[0], ppid = (pid_t)ids[1];
+  if (pid == ppid && pid == col_target_pid)
+    sampler_events_split_contexts(pid); /* a new thread: no context swaps with the older ones */
   struct sampler_descendant_record d = {.header = {SAMPLER_RECORD_DESCENDANT, 0, sizeof d}, .tstamp = t};
   d.kind = DESCENDANT_FORK;
   if (pid != ppid && spawns_claim(ppid, (pid_t)ids[3], t, d.variant, sizeof d.variant, d.msg, sizeof d.msg))
