@@ -1,6 +1,7 @@
 /* Counters this user may count here, asked of the kernel. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,16 +36,27 @@ static int try_open(const struct er_hwc_resolved *r, int exclude_kernel)
   return 0;
 }
 
-static void paranoid_level(char *out, size_t len)
+/* kernel.perf_event_paranoid, or INT_MIN when it cannot be read. */
+static int paranoid_level(void)
 {
-  snprintf(out, len, "unknown");
+  int level = INT_MIN;
   FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
   if (f == NULL)
-    return;
-  int level;
-  if (fscanf(f, "%d", &level) == 1)
-    snprintf(out, len, "%d", level);
+    return level;
+  if (fscanf(f, "%d", &level) != 1)
+    level = INT_MIN;
   fclose(f);
+  return level;
+}
+
+void er_perf_access_hint(int needed_level, char *out, size_t len)
+{
+  int level = paranoid_level();
+  if (level > needed_level)
+    snprintf(out, len, "sudo sysctl kernel.perf_event_paranoid=%d, or run GDB with CAP_PERFMON", needed_level);
+  else
+    snprintf(out, len, "something other than kernel.perf_event_paranoid refuses them (a seccomp filter, a "
+             "container's policy or a security module): allow perf_event_open there");
 }
 
 int er_hwc_check_access(const struct er_hwc_resolved *r, char *err, size_t err_len)
@@ -52,26 +64,24 @@ int er_hwc_check_access(const struct er_hwc_resolved *r, char *err, size_t err_l
   int refused = try_open(r, 0);
   if (refused == 0)
     return 0;
-  char level[16];
-  paranoid_level(level, sizeof level);
+  int level = paranoid_level();
+  char hint[256];
   if (refused == EACCES || refused == EPERM) {
     int user_mode = try_open(r, 1);
     if (user_mode == 0 && !er_hwc_kernel_only(r->perf_type, r->perf_config))
       return 0; /* counted in user mode, as the sampler will */
     if (user_mode == 0) {
+      er_perf_access_hint(1, hint, sizeof hint);
       snprintf(err, err_len, "counter \"%s\" counts events inside the kernel only, and this user may count user "
-               "mode only here (kernel.perf_event_paranoid is %s): it would always count 0. To count it: sudo "
-               "sysctl kernel.perf_event_paranoid=1, or run GDB with CAP_PERFMON", r->name, level);
+               "mode only here (kernel.perf_event_paranoid is %d): it would always count 0. To count it: %s",
+               r->name, level, hint);
       return -1;
     }
     if (user_mode == EACCES || user_mode == EPERM) {
-      int above_two = strcmp(level, "unknown") != 0 && level[0] != '-' && strcmp(level, "2") > 0;
+      er_perf_access_hint(2, hint, sizeof hint);
       snprintf(err, err_len, "counter \"%s\" cannot be recorded: this user may not open perf events here "
-               "(perf_event_open: %s; kernel.perf_event_paranoid is %s), and counters need them. To count: %s",
-               r->name, strerror(user_mode), level,
-               above_two ? "sudo sysctl kernel.perf_event_paranoid=2, or run GDB with CAP_PERFMON"
-                         : "something other than kernel.perf_event_paranoid refuses them (a seccomp filter, a "
-                           "container's policy or a security module): allow perf_event_open there");
+               "(perf_event_open: %s; kernel.perf_event_paranoid is %d), and counters need them. To count: %s",
+               r->name, strerror(user_mode), level, hint);
       return -1;
     }
     refused = user_mode;

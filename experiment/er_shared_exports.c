@@ -113,6 +113,12 @@ int gdbcol_hwc_check_access(const char *text, char *err, int err_len)
   return 0;
 }
 
+/* How this user gets perf events up to paranoid NEEDED_LEVEL (er_perf_access_hint). */
+void gdbcol_perf_access_hint(int needed_level, char *out, int out_len)
+{
+  er_perf_access_hint(needed_level, out, (size_t)out_len);
+}
+
 /* One line on PAPI's and libpfm4's state on this machine. */
 void gdbcol_hwc_sources(char *out, int out_len)
 {

@@ -127,6 +127,14 @@ def hwc_check_access(canonical):
     return None
 
 
+def perf_access_hint(needed_level):
+    """How this user gets perf events up to kernel.perf_event_paranoid
+    NEEDED_LEVEL here: the sysctl, or what else refuses them."""
+    out = ctypes.create_string_buffer(256)
+    _lib.gdbcol_perf_access_hint(needed_level, out, len(out))
+    return out.value.decode(errors="replace")
+
+
 def hwc_sources():
     """One line on PAPI's and libpfm4's state on this machine."""
     out = ctypes.create_string_buffer(1024)

@@ -9,6 +9,7 @@ import time
 
 import gdb
 
+from . import native
 from .procfs import process_alive
 
 
@@ -86,14 +87,6 @@ def closed_summary(status):
     return text
 
 
-def _paranoid_level():
-    try:
-        with open("/proc/sys/kernel/perf_event_paranoid") as f:
-            return f.read().strip()
-    except OSError:
-        return "unknown"
-
-
 def clock_source_note(status):
     """What a user gets where the kernel refuses them perf events (Debian's
     and Ubuntu's stock kernels, kernel.perf_event_paranoid 3 or 4, for
@@ -101,16 +94,10 @@ def clock_source_note(status):
     refused = _number(status, "perf_errno")
     if status.get("clock_source") != "timer" or refused not in (errno.EACCES, errno.EPERM):
         return ""
-    level = _paranoid_level()
-    if level.lstrip("-").isdigit() and int(level) > 2:
-        how = "sudo sysctl kernel.perf_event_paranoid=2, or run GDB with CAP_PERFMON"
-    else:
-        how = ("something other than kernel.perf_event_paranoid (%s here) refuses them: a seccomp filter, a "
-               "container's policy or a security module; allow perf_event_open there" % level)
     return ("collector: this user may not open perf events here (perf_event_open: %s), so the program sampled "
             "itself: a CPU-time timer and signal %d in each thread. CPU time is still measured; a thread that "
             "blocks that signal is sampled late. To be sampled from outside the program, as perf does: %s.\n"
-            % (os.strerror(refused), TIMER_SIGNAL, how))
+            % (os.strerror(refused), TIMER_SIGNAL, native.perf_access_hint(2)))
 
 
 def look_at_it(path):

@@ -30,7 +30,6 @@
 #include "sampler_events.h"
 
 struct sampler_ring sampler_rings[SAMPLER_MAX_RINGS];
-int sampler_record_ring_holds_switches = 1;
 int sampler_n_rings;
 size_t sampler_ring_data_bytes;
 int sampler_exclude_kernel;
@@ -195,13 +194,13 @@ static int remember_fd(int fd)
   return 0;
 }
 
-static int map_ring(int fd, size_t data_bytes, int holds_switches)
+static int map_ring(int fd, size_t data_bytes, int holds_switches, int holds_samples)
 {
   size_t bytes = data_bytes + (size_t)sysconf(_SC_PAGESIZE);
   void *ring = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (ring == MAP_FAILED)
     return -1;
-  sampler_rings[sampler_n_rings] = (struct sampler_ring){fd, ring, bytes, holds_switches};
+  sampler_rings[sampler_n_rings] = (struct sampler_ring){fd, ring, bytes, holds_switches, holds_samples};
   return sampler_n_rings++;
 }
 
@@ -215,13 +214,13 @@ static int connect_output(int fd, int cpu, int kind)
   if (ring_of[cpu] >= 0)
     return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, sampler_rings[ring_of[cpu]].fd) == 0 ? 0 : -1;
   if (kind == EVENT_SWITCHES) {
-    ring_of[cpu] = map_ring(fd, SWITCH_RING_PAGES * (size_t)sysconf(_SC_PAGESIZE), 1);
+    ring_of[cpu] = map_ring(fd, SWITCH_RING_PAGES * (size_t)sysconf(_SC_PAGESIZE), 1, 0);
     if (ring_of[cpu] >= 0)
       return 0;
-    ring_of[cpu] = ring_of_cpu[cpu] = map_ring(fd, sampler_ring_data_bytes, 1);
+    ring_of[cpu] = ring_of_cpu[cpu] = map_ring(fd, sampler_ring_data_bytes, 1, 1);
     return ring_of[cpu] >= 0 ? 0 : -1;
   }
-  ring_of[cpu] = map_ring(fd, sampler_ring_data_bytes, 0);
+  ring_of[cpu] = map_ring(fd, sampler_ring_data_bytes, 0, 1);
   return ring_of[cpu] >= 0 ? 0 : -1;
 }
 

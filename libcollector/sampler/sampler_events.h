@@ -19,13 +19,11 @@ struct sampler_ring {
   void *ring;
   size_t bytes;
   int holds_switches; /* a record lost here may be a switch (thread tails) */
+  int holds_samples;  /* both: the switch ring could not be mapped */
 };
 
 extern struct sampler_ring sampler_rings[SAMPLER_MAX_RINGS];
 extern int sampler_n_rings;
-/* Set by the merge for the record being handled: whether its ring holds
- * switches (a lost record there may be one). */
-extern int sampler_record_ring_holds_switches;
 extern size_t sampler_ring_data_bytes;
 extern int sampler_exclude_kernel; /* perf_event_paranoid >= 2: user mode only */
 /* After an attach: threads that had events opened on them, threads that

@@ -253,7 +253,7 @@ static void absorb_descendant_counts(const unsigned char *rec, uint16_t size)
     tails_absorb_counters(totals);
 }
 
-void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size)
+void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size, int lost_may_be_switches)
 {
   const struct perf_event_header *h = (const void *)rec;
   if (type == PERF_RECORD_EXIT && col_cfg.n_hwc > 0 && !sampler.writer_mode && sampler.started &&
@@ -287,7 +287,7 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size)
     uint64_t lost;
     memcpy(&lost, rec + sizeof *h + 8, 8);
     sampler.lost_records += lost;
-    if (sampler_record_ring_holds_switches) { /* else samples only: the tails recover their time */
+    if (lost_may_be_switches) { /* else samples only: the tails recover their time */
       sampler.lost_switch_records += lost;
       tails_on_records_lost();
     }

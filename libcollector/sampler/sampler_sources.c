@@ -41,11 +41,6 @@ static void take_traced_events(int64_t newest)
   sampler_trace_rearm();
 }
 
-static size_t page_size(void)
-{
-  return (size_t)sysconf(_SC_PAGESIZE);
-}
-
 static void describe_clock(void)
 {
   if (col_cfg.clock_interval_us <= 0) {
@@ -58,11 +53,11 @@ static void describe_clock(void)
   int sample_rings = 0, switch_rings = 0; /* a ring of each kind per CPU, or one holding both */
   size_t switch_ring_bytes = 0;
   for (int i = 0; i < sampler_n_rings; i++) {
-    int own = sampler_rings[i].holds_switches && sampler_rings[i].bytes != sampler_ring_data_bytes + page_size();
-    switch_rings += own;
-    sample_rings += !own;
-    if (own)
-      switch_ring_bytes = sampler_rings[i].bytes - page_size();
+    sample_rings += sampler_rings[i].holds_samples;
+    if (!sampler_rings[i].holds_samples) {
+      switch_rings++;
+      switch_ring_bytes = sampler_rings[i].bytes - (size_t)sysconf(_SC_PAGESIZE);
+    }
   }
   char switch_text[96] = "switches and mappings in the same rings";
   if (switch_rings > 0)

@@ -36,7 +36,9 @@ struct sampler_state {
 extern struct sampler_state sampler;
 
 /* sampler_records.c */
-void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size);
+/* LOST_MAY_BE_SWITCHES: the record's ring holds switches, so a loss it
+ * reports may have taken some (the thread tails then drop what spans it). */
+void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size, int lost_may_be_switches);
 void sampler_start_experiment(void);
 /* sampler_merge.c: the rings' records up to NEWEST, all CPUs merged by
  * time; SAMPLER_ALL_RECORDS: all there is (the program ended or stopped

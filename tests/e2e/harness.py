@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 BUILD = os.environ.get("GDBCOL_BUILD", "build")
 PROGRAMS = os.environ.get("GDBCOL_PROGRAMS", os.path.join(BUILD, "tests"))
@@ -246,7 +247,6 @@ def wait_for_data(path, enough=lambda summary, funcs: int(summary.get("ticks", 0
     """Until the experiment being written at PATH holds what ENOUGH asks of
     er-dump's (summary, functions), e.g. a first sample: an event, never a
     fixed time.  False at the timeout."""
-    import time
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         summary, funcs, _ = er_dump(path, expect_status=None)

@@ -18,5 +18,9 @@ int er_hwc_kernel_only(uint32_t perf_type, uint64_t perf_config);
  * ERR: perf events refused altogether, a kernel-only event where only user
  * mode is allowed, or an event the kernel cannot count. */
 int er_hwc_check_access(const struct er_hwc_resolved *r, char *err, size_t err_len);
+/* How a user gets perf events up to kernel.perf_event_paranoid
+ * NEEDED_LEVEL (2: user mode, 1: kernel too) here, as advice in OUT: the
+ * sysctl where paranoid is higher, else what else refuses them. */
+void er_perf_access_hint(int needed_level, char *out, size_t len);
 
 #endif
