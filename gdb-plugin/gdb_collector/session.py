@@ -130,11 +130,24 @@ def _session_parent():
     return None
 
 
+def _member_pid(name):
+    """The pid in a session member's token (gdb-PID, sampler-PID), or None."""
+    role, _, pid = name.partition("-")
+    return int(pid) if role in ("gdb", "sampler") and pid.isdigit() else None
+
+
 class Session:
+    """The session's directory is removed by whoever leaves it last: GDB at
+    its exit or a sampler process at its end (libcollector/sampler/
+    session_dir.h).  Each member holds a token named after it; one leaving
+    removes its token, then the directory if no live member's is left."""
+
     def __init__(self):
         self._dir = tempfile.mkdtemp(prefix="gdbcol-", dir=_session_parent())
         self.status_path = os.path.join(self._dir, "status")
         self.last_reported = None
+        self._token = os.path.join(self._dir, "gdb-%d" % os.getpid())
+        os.close(os.open(self._token, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
 
     def status(self):
         return read_status(self.status_path)
@@ -147,13 +160,16 @@ class Session:
         return None
 
     def remove_if_done(self):
-        """At GDB's exit: the session's directory goes unless a sampler
-        process still records from it (after a detach); that one removes
-        its shared files itself when it ends."""
-        st = self.status()
-        if st and process_alive(st.get("sampler_pid", "")):
-            return  # (its descendants may still need the control page and the trace ring)
-        shutil.rmtree(self._dir, ignore_errors=True)
+        """At GDB's exit: GDB leaves the session's directory, which goes
+        unless a sampler process still records from it (after a detach; its
+        descendants may still need the control page and the trace ring)."""
+        try:
+            os.unlink(self._token)
+            members = [pid for pid in map(_member_pid, os.listdir(self._dir)) if pid and process_alive(pid)]
+        except OSError:
+            members = []
+        if not members:
+            shutil.rmtree(self._dir, ignore_errors=True)
 
     def forget(self):
         try:

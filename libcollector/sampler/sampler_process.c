@@ -52,6 +52,7 @@
 #include "sampler_state.h"
 #include "trace_ring.h"
 #include "sampler_writers.h"
+#include "session_dir.h"
 
 #define CYCLE_MS 50
 #define STATUS_EVERY_NS 1000000000LL
@@ -151,18 +152,32 @@ static void finish(void)
 
 static int epoll_fd = -1, pidfd = -1;
 
+/* The status file at the start: the control page and the trace ring are
+ * beside it, even after a later GDB session adopts the experiment. */
+static char first_status_path[sizeof col_cfg.status_path];
+
+int sampler_began_beside(const char *status_path)
+{
+  return strcmp(status_path, first_status_path) == 0;
+}
+
 /* The files this process shared with the program's runtime (the control
  * page, the trace ring, which is resident): nothing serves them any more,
- * and the mappings that remain keep their memory until they go. */
+ * and the mappings that remain keep their memory until they go.  Then
+ * this process leaves the session directories it was in (the last one
+ * out removes each). */
 static void remove_shared_files(void)
 {
   char path[PATH_MAX + 16];
-  if (col_cfg.status_path[0] == '\0')
+  if (first_status_path[0] == '\0')
     return;
-  col_control_path(path, sizeof path, col_cfg.status_path);
+  col_control_path(path, sizeof path, first_status_path);
   col_shared_file_remove(path);
-  col_trace_path(path, sizeof path, col_cfg.status_path);
+  col_trace_path(path, sizeof path, first_status_path);
   col_shared_file_remove(path);
+  session_dir_leave(first_status_path);
+  if (strcmp(col_cfg.status_path, first_status_path) != 0)
+    session_dir_leave(col_cfg.status_path);
 }
 
 void sampler_forget_main_loop(void)
@@ -280,6 +295,8 @@ int main(int argc, char **argv)
   col_private_descriptors = 1; /* a process of its own */
   sampler.tid_seen_bits = 1u << 22;
   sampler.tid_seen = calloc(sampler.tid_seen_bits / 8, 1);
+  snprintf(first_status_path, sizeof first_status_path, "%s", col_cfg.status_path);
+  session_dir_join(first_status_path);
   if (col_cfg.status_path[0] != '\0')
     col_control_create(col_cfg.status_path); /* before "ready": the runtime maps it at start */
   char trace_err[PATH_MAX + 100] = "";
@@ -300,6 +317,7 @@ int main(int argc, char **argv)
       col_status_write(&col_cfg, "error", err);
     if (write(ready_fd, "E", 1) < 0) {
     }
+    remove_shared_files();
     return 1;
   }
   sampler_events_watch(epoll_fd);

@@ -16,6 +16,7 @@
 #include "sampler_state.h"
 #include "sampler_tails.h"
 #include "sampler_writers.h"
+#include "session_dir.h"
 
 /* An exec or spawn request's text, "VARIANT:WHAT" (col_control_post_variant):
  * VARIANT into VARIANT, WHAT returned. */
@@ -167,7 +168,14 @@ static void on_request(const struct col_control_record *r, void *unused)
     break;
   }
   case COL_CTL_STATUS_FILE:
-    /* A later GDB session adopted the experiment: report to it. */
+    /* A later GDB session adopted the experiment: report to it.  The
+     * session directory the sampler began in keeps its membership to the
+     * end (the control page and the trace ring are there). */
+    if (strcmp(col_cfg.status_path, r->text) != 0) {
+      session_dir_join(r->text);
+      if (!sampler_began_beside(col_cfg.status_path))
+        session_dir_leave(col_cfg.status_path);
+    }
     snprintf(col_cfg.status_path, sizeof col_cfg.status_path, "%s", r->text);
     col_status_write(&col_cfg, "active", NULL);
     break;

@@ -35,6 +35,9 @@ struct sampler_state {
 
 extern struct sampler_state sampler;
 
+/* sampler_process.c: STATUS_PATH is the status file the sampler began
+ * beside (its control page and trace ring are there). */
+int sampler_began_beside(const char *status_path);
 /* sampler_records.c */
 /* LOST_MAY_BE_SWITCHES: the record's ring holds switches, so a loss it
  * reports may have taken some (the thread tails then drop what spans it). */

@@ -125,7 +125,7 @@ for _ in range(2):
     out = run_gdb(["collector store group runs.erg", "collector archive off", "collector profile timer hi",
                    "collector enable", "run"],
                   [program("split_work"), "0.5", "0"], cwd=group_dir)
-print(out)
+    print(out)  # each run's (a sampler late to drain a ring says how many records it lost)
 group = os.path.join(group_dir, "runs.erg")
 lines = open(group).read().splitlines()
 check(lines == ["#analyzer experiment group", os.path.join(group_dir, "runs.1.er"), os.path.join(group_dir, "runs.2.er")],

@@ -16,14 +16,16 @@
 #define MS 1000000LL
 #define PERIOD (10 * MS)
 
-static uint64_t packets, packets_at_start_fn, deepest;
-static uint64_t start_fn = 0x401000;
+static uint64_t packets, packets_at_start_fn, deepest, packets_at_early_fn;
+static uint64_t start_fn = 0x401000, early_fn = 0x402000;
 
 void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs, size_t n)
 {
   packets += ticks;
   if (n == 1 && pcs[0] == start_fn)
     packets_at_start_fn++;
+  if (n > 0 && pcs[0] == early_fn)
+    packets_at_early_fn += ticks;
   deepest = n > deepest ? n : deepest;
 }
 
@@ -48,7 +50,7 @@ static int near(uint64_t got, uint64_t want)
 
 static void reset(void)
 {
-  packets = packets_at_start_fn = deepest = 0;
+  packets = packets_at_start_fn = deepest = packets_at_early_fn = 0;
   memset(counter_packets, 0, sizeof counter_packets);
   memset(counter_events, 0, sizeof counter_events);
   memset(&tails_stats, 0, sizeof tails_stats);
@@ -161,6 +163,34 @@ static void passed_on(void)
   CHECK(near(packets, 100) && tails_stats.passed_on == tails_stats.unattributed);
 }
 
+/* Samples missed all through a thread's life (lost by the kernel while the
+ * sampler was late) are spread over its stacks: 1000 threads of 605 ms
+ * whose first 20 samples were in one function and the last 20 in another,
+ * with 20 samples lost: about half the 20 000 tail samples in the first
+ * function (the recent stacks alone would have put none there), and the
+ * one for the part of a period after the last sample on a recent stack. */
+static void missed_samples_spread(void)
+{
+  reset();
+  tails_init(PERIOD, 0);
+  int64_t t = 0;
+  for (pid_t tid = 100000; tid < 101000; tid++) {
+    tails_on_switch(tid, 0, t);
+    struct col_capture cap;
+    memset(&cap, 0, sizeof cap);
+    cap.tid = tid;
+    for (int i = 0; i < 40; i++)
+      tails_on_clock_sample(&cap, i < 20 ? &early_fn : &start_fn, 1);
+    t += 605 * MS; /* 40 samples, 20 periods missed, and half of one after the last sample */
+    tails_on_thread_exit(tid, 0, t, NULL);
+  }
+  CHECK(near(packets, 20500));
+  double early = (double)packets_at_early_fn / 20000.0;
+  if (early < 0.45 || early > 0.55)
+    fprintf(stderr, "  %.3f of the missed samples in the early function, want 0.5 +- 0.05\n", early);
+  CHECK(early >= 0.45 && early <= 0.55);
+}
+
 static void counter_sample(pid_t tid, unsigned counter, int owns_events)
 {
   uint64_t pcs[3] = {7, 8, 9};
@@ -222,5 +252,6 @@ int main(void)
   never_switched_at_the_end();
   passed_on();
   counter_tails();
+  missed_samples_spread();
   return TEST_EXIT();
 }
