@@ -390,6 +390,8 @@ int col_trace_writer_start(void);
 void col_trace_writer_flush(void);
 void col_trace_writer_count(void);
 void col_trace_writer_abandon(int err);
+/* Events of a traced kind, or counter overflows, written so far. */
+uint64_t col_kind_events_written(enum er_kind kind);
 extern uint64_t col_trace_events_written, col_trace_events_not_written; /* synctrace */
 extern uint64_t col_heap_events_written, col_heap_events_not_written;
 /* trace_writer.c, counter overflows (hwcounters): CAP's overflow of

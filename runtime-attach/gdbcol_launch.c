@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "er/er_data_kinds.h"
 #include "runtime_objects.h"
 
 extern char **environ;
@@ -90,6 +91,19 @@ static int start_sampler_process(const char *sampler, char **argv)
   return n == 1 && answer == 'R' ? 0 : -1;
 }
 
+/* Some data kind is on (clock profiling, counters, any tracing): the
+ * sampler process records them all, so a trace-only experiment needs it as
+ * much as a profile does. */
+static int any_data_kind_on(void)
+{
+  for (int k = 0; k < ER_N_KINDS; k++) {
+    const char *value = getenv(er_kinds[k].setting);
+    if (value != NULL && *value != '\0' && strcmp(value, "0") != 0 && strcmp(value, "off") != 0)
+      return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 2) {
@@ -100,9 +114,7 @@ int main(int argc, char **argv)
   const char *source = getenv("GDBCOL_CLOCK_SOURCE");
   const char *sampler = getenv("GDBCOL_SAMPLER");
   int outside = source == NULL || *source == '\0' || strcmp(source, "process") == 0;
-  /* The sampler process records clock samples and counters. */
-  const char *clock = getenv("GDBCOL_CLOCK_US"), *counters = getenv("GDBCOL_HWC");
-  int wanted = (clock != NULL && strcmp(clock, "0") != 0) || (counters != NULL && *counters != '\0');
+  int wanted = any_data_kind_on();
   /* The runtime's own libraries, for the experiment to leave out of its
    * load objects (the sampler process and the runtime read it). */
   char *own = runtime != NULL && *runtime != '\0' ? runtime_own_objects(argv[1], runtime) : NULL;

@@ -110,11 +110,13 @@ class Attacher:
         return variables
 
     def _sampled_outside(self, pid, variables):
-        """Clock profiling and counters from the sampler process, unless
-        neither is on or the user chose a source inside the program; True
-        when it started."""
-        if (variables.get("GDBCOL_CLOCK_US", "0") == "0" and not variables.get("GDBCOL_HWC")) or \
-                variables.get("GDBCOL_CLOCK_SOURCE", "process") not in ("", "process"):
+        """Every data kind from the sampler process (the clock, counters and
+        the traced kinds: it writes them all), unless none is on or the user
+        chose a clock source inside the program; True when it started.  The
+        launcher's rule too (gdbcol_launch.c): a kind's variable is off when
+        empty, 0 or off."""
+        any_on = any(variables.get(setting, "") not in ("", "0", "off") for _, setting, _ in native.data_kinds())
+        if not any_on or variables.get("GDBCOL_CLOCK_SOURCE", "process") not in ("", "process"):
             return False
         if sampler_process.start(self.runtime_path, pid, variables):
             return True

@@ -53,15 +53,19 @@ class _Subcommand(gdb.Command):
         self.state = state
         state.subcommands.add(self.name)
 
-    def settings_locked(self, what):
-        """True (after warning) when an experiment is active."""
+    def change_setting(self, what, apply):
+        """The one way every setting changes (WHAT: the command as typed).
+        Refused, with a warning, while an experiment is active; else APPLY()
+        changes the settings and the next experiment gets them, whenever
+        they are typed: before or after `collector enable`, between runs,
+        after a detach (the program's environment is rewritten when
+        enabled).  True when applied."""
         if self.state.session.active_experiment():
             gdb.write(SETTING_IGNORED % what)
-            return True
-        return False
-
-    def settings_changed(self):
+            return False
+        apply()
         self.state.arming.refresh(self.state.settings, self.state.session.status_path)
+        return True
 
 
 def _no_arguments(name, arg):
@@ -193,12 +197,11 @@ shows <Truncated-stack>); the end-of-run summary says how many were."""
         if not words:
             raise gdb.GdbError("Missing argument. Usage: %s." % self.usage)
         if words[0] in ("on", "off") and len(words) == 1:
-            if self.settings_locked("collector profile " + arg):
-                return
-            self.state.settings.clock_profiling = words[0] == "on"
-            self.state.settings.clock_asked = True
-            self.settings_changed()
-            gdb.write("Clock profiling %s.\n" % ("enabled" if words[0] == "on" else "disabled"))
+            def apply():
+                self.state.settings.clock_profiling = words[0] == "on"
+                self.state.settings.clock_asked = True
+            if self.change_setting("collector profile " + arg, apply):
+                gdb.write("Clock profiling %s.\n" % ("enabled" if words[0] == "on" else "disabled"))
             return
         # `timer VALUE` and `stack SIZE`: one value, parsed by the settings.
         setters = {"timer": ("value", self.state.settings.set_timer),
@@ -207,14 +210,15 @@ shows <Truncated-stack>); the end-of-run summary says how many were."""
             what, setter = setters[words[0]]
             if len(words) != 2:
                 raise gdb.GdbError("collector profile %s takes one %s. Usage: %s." % (words[0], what, self.usage))
-            if self.settings_locked("collector profile " + arg):
-                return
-            try:
-                message = setter(words[1])
-            except ValueError as error:
-                raise gdb.GdbError("collector profile %s: %s" % (words[0], error))
-            self.settings_changed()
-            gdb.write(message + "\n")
+            messages = []
+
+            def apply():
+                try:
+                    messages.append(setter(words[1]))
+                except ValueError as error:
+                    raise gdb.GdbError("collector profile %s: %s" % (words[0], error))
+            if self.change_setting("collector profile " + arg, apply):
+                gdb.write(messages[0] + "\n")
             return
         raise gdb.GdbError('Invalid argument "%s". Usage: %s.' % (arg.strip(), self.usage))
 
@@ -254,22 +258,24 @@ named after the group (runs.erg: runs.1.er, runs.2.er, ...)."""
         words = gdb.string_to_argv(arg)
         if len(words) != 2 or words[0] not in ("directory", "experiment", "filename", "group"):
             raise gdb.GdbError('Invalid arguments "%s". Usage: %s.' % (arg.strip(), self.usage))
-        if self.settings_locked("collector store " + arg):
-            return
         settings = self.state.settings
-        try:
-            if words[0] == "directory":
-                settings.set_directory(words[1])
-                gdb.write("Experiments will be stored in %s.\n" % settings.store_directory)
-            elif words[0] == "group":
-                settings.set_group(words[1])
-                gdb.write("Experiments will join the group %s.\n" % settings.group)
-            else:
-                settings.set_experiment_name(words[1])
-                gdb.write("The next experiment will be named %s.\n" % words[1])
-        except ValueError as error:
-            raise gdb.GdbError("collector store %s: %s" % (words[0], error))
-        self.settings_changed()
+        messages = []
+
+        def apply():
+            try:
+                if words[0] == "directory":
+                    settings.set_directory(words[1])
+                    messages.append("Experiments will be stored in %s." % settings.store_directory)
+                elif words[0] == "group":
+                    settings.set_group(words[1])
+                    messages.append("Experiments will join the group %s." % settings.group)
+                else:
+                    settings.set_experiment_name(words[1])
+                    messages.append("The next experiment will be named %s." % words[1])
+            except ValueError as error:
+                raise gdb.GdbError("collector store %s: %s" % (words[0], error))
+        if self.change_setting("collector store " + arg, apply):
+            gdb.write(messages[0] + "\n")
 
     def complete(self, text, word):
         words = text.split()

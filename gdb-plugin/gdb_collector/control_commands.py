@@ -105,22 +105,18 @@ gprofng shows them with -overview and -sample_detail."""
         if what in ("periodic", "manual"):
             if rest:
                 raise gdb.GdbError("collector sample %s takes no value (got \"%s\")." % (what, rest))
-            if self.settings_locked("sample " + what):
-                return
-            settings.sample_periodic = what == "periodic"
+            typed, attribute, value = "sample " + what, "sample_periodic", what == "periodic"
         elif what == "period":
             try:
                 seconds = values.decimal_number(rest, 0.001, MAX_SAMPLE_PERIOD_S, "The sample period in seconds",
                                                 "0.5")
             except ValueError as error:
                 raise gdb.GdbError("collector sample period: %s." % error)
-            if self.settings_locked("sample period " + rest):
-                return
-            settings.sample_period_ms = int(round(seconds * 1000))
+            typed, attribute, value = "sample period " + rest, "sample_period_ms", int(round(seconds * 1000))
         else:
             raise gdb.GdbError("Unknown collector sample argument \"%s\": %s." % (what, SAMPLE_USAGE))
-        self.settings_changed()
-        gdb.write("Sample points: %s.\n" % settings.describe_sampling())
+        if self.change_setting(typed, lambda: setattr(settings, attribute, value)):
+            gdb.write("Sample points: %s.\n" % settings.describe_sampling())
 
     def complete(self, text, word):
         return _first_word_completions(text, word, ("periodic", "manual", "period", "record"))

@@ -54,10 +54,9 @@ class _DataKindCommand(_Subcommand):
         return True
 
     def store(self, arg, attribute, value, message):
-        if self.settings_locked("collector %s %s" % (self.name, arg.strip())):
-            return
-        setattr(self.state.settings, attribute, value)
-        gdb.write(message + "\n")
+        if self.change_setting("collector %s %s" % (self.name, arg.strip()),
+                               lambda: setattr(self.state.settings, attribute, value)):
+            gdb.write(message + "\n")
 
 
 def _counter_list(usage):

@@ -57,16 +57,28 @@ def _size(count):
     return "%.1f MB" % (count / (1024.0 * 1024.0))
 
 
+# Each data kind beyond the clock, as the status file counts its events
+# (the kind's data file name + "_events", present when the kind is on).
+TRACED_KINDS = (("synctrace_events", "synchronization wait", "synchronization waits"),
+                ("iotrace_events", "I/O call", "I/O calls"),
+                ("heaptrace_events", "allocation or free", "allocations and frees"),
+                ("hwcounters_events", "counter overflow sample", "counter overflow samples"))
+
+
 def closed_summary(status):
     """What an experiment holds, as perf's end line says it: samples, CPU
     time and threads, bytes written and lost, stacks cut at the copy's end,
     what a write error kept out, and the descendants not recorded."""
     samples = status.get("samples", "0")
     failure = _number(status, "write_errno")
-    text = "%s samples" % samples
+    text = "clock profiling off" if status.get("clock_us") == "0" else "%s samples" % samples
     if failure:
         text = "%s samples written; %s captured sample(s) not written: %s" % (
             samples, status.get("not_written", "0"), write_error_text(failure))
+    for key, one, many in TRACED_KINDS:
+        if key in status:
+            count = _number(status, key)
+            text += "; %d %s" % (count, one if count == 1 else many)
     cpu_ms, threads = _number(status, "cpu_ms"), _number(status, "threads")
     if cpu_ms:
         text += "; %.2f s of CPU%s" % (cpu_ms / 1000.0, " in %d thread%s" % (threads, "s" if threads > 1 else "")

@@ -37,11 +37,8 @@ ends, and log.xml records that the limit was reached."""
                 megabytes = values.whole_number(value, 1, MAX_LIMIT_MB, "The limit in megabytes", "500")
             except ValueError as error:
                 raise gdb.GdbError("collector limit: %s; or none|unlimited." % error)
-        if self.settings_locked("collector limit " + value):
-            return
-        self.state.settings.limit_mb = megabytes
-        self.settings_changed()
-        gdb.write("Data limit: %s.\n" % self.state.settings.describe_limit())
+        if self.change_setting("collector limit " + value, lambda: setattr(self.state.settings, "limit_mb", megabytes)):
+            gdb.write("Data limit: %s.\n" % self.state.settings.describe_limit())
 
     def complete(self, text, word):
         return [w for w in ("none", "unlimited") if w.startswith(word or "")]
@@ -66,11 +63,9 @@ copy  as on, and every load object is copied into the experiment's
         words = gdb.string_to_argv(arg)
         if len(words) != 1 or not native.valid_archive_mode(words[0]):
             raise gdb.GdbError('Invalid argument "%s". Usage: %s.' % (arg.strip(), self.usage))
-        if self.settings_locked("collector archive " + words[0]):
-            return
-        self.state.settings.archive = words[0]
-        self.settings_changed()
-        gdb.write("Archive mode: %s.\n" % words[0])
+        if self.change_setting("collector archive " + words[0],
+                               lambda: setattr(self.state.settings, "archive", words[0])):
+            gdb.write("Archive mode: %s.\n" % words[0])
 
     def complete(self, text, word):
         return [w for w in ("on", "off", "copy") if w.startswith(word or "")]
@@ -101,11 +96,9 @@ off     none.
         problem = native.descendants_problem(words[0])
         if problem:
             raise gdb.GdbError("collector descendants: %s." % problem)
-        if self.settings_locked("collector descendants " + words[0]):
-            return
-        self.state.settings.descendants = words[0]
-        self.settings_changed()
-        gdb.write("Descendants: %s.\n" % words[0])
+        if self.change_setting("collector descendants " + words[0],
+                               lambda: setattr(self.state.settings, "descendants", words[0])):
+            gdb.write("Descendants: %s.\n" % words[0])
 
     def complete(self, text, word):
         return [w for w in ("on", "off", "=") if w.startswith(word or "")]

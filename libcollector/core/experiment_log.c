@@ -339,6 +339,15 @@ static void write_status(void *p)
                                         col_unwind_stats.stopped),
                    (unsigned long long)col_unwind_stats.truncated, clock_source(), col_clock_stats.last_perf_errno,
                    detail ? detail : "");
+  /* What each data kind on recorded (GDB's closing line says it): the
+   * clock's interval (0: off), each other kind's events under its name. */
+  if (n > 0 && n < (int)sizeof text)
+    n += snprintf(text + n, sizeof text - (size_t)n, "clock_us=%ld\n", req->cfg->clock_interval_us);
+  col_trace_writer_count();
+  for (int k = 0; k < ER_N_KINDS; k++)
+    if (k != ER_KIND_CLOCK && col_kind_on(req->cfg, (enum er_kind)k) && n > 0 && n < (int)sizeof text)
+      n += snprintf(text + n, sizeof text - (size_t)n, "%s_events=%llu\n", er_kinds[k].name,
+                    (unsigned long long)col_kind_events_written((enum er_kind)k));
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return;

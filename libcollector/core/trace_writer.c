@@ -222,6 +222,14 @@ void col_trace_writer_count(void)
   }
 }
 
+uint64_t col_kind_events_written(enum er_kind kind)
+{
+  for (size_t i = 0; i < N_OUTPUTS; i++)
+    if (outputs[i].file == &col_exp.data[kind])
+      return *outputs[i].written;
+  return 0;
+}
+
 void col_trace_writer_abandon(int err)
 {
   for (size_t i = 0; i < N_OUTPUTS; i++)
