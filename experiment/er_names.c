@@ -167,7 +167,7 @@ static void name_pc(struct er_names *n, uint64_t pc, char *out, size_t len, char
       snprintf(out, len, "<Unknown>@0x%llx", (unsigned long long)pc);
     return;
   }
-  uint64_t off = seg->foffset + (pc - seg->vaddr), vaddr = 0;
+  uint64_t off = seg->foffset + (er_pc_address(pc) - seg->vaddr), vaddr = 0;
   int mapped = 0;
   const char *base = strrchr(seg->name, '/');
   base = base != NULL ? base + 1 : seg->name;

@@ -397,6 +397,7 @@ int er_experiment_open(const char *path, struct er_experiment *exp, char *err, s
   for (int k = 0; k < ER_N_KINDS; k++)
     if (k == ER_KIND_CLOCK || exp->declared[k])
       walk_file(path, er_kinds[k].name, exp, collectors[k]);
+  er_experiment_resolve_reused_ranges(exp);
   char ov[4096];
   struct stat st;
   snprintf(ov, sizeof ov, "%s/overview", path);
@@ -461,6 +462,9 @@ const struct er_code_region *er_experiment_code_region(const struct er_experimen
 
 const struct er_segment *er_experiment_segment(const struct er_experiment *exp, uint64_t pc)
 {
+  const struct er_segment *tagged = er_pc_segment_tag(exp, pc);
+  if (tagged != NULL)
+    return tagged;
   for (size_t i = exp->n_segments; i-- > 0;) {
     const struct er_segment *s = &exp->segments[i];
     if (pc >= s->vaddr && pc - s->vaddr < s->size)

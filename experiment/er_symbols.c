@@ -62,6 +62,7 @@ static int lookup(Elf *elf, uint64_t addr, char *out, size_t out_len)
 void er_symbolize(const struct er_experiment *exp, const struct er_segment *seg, uint64_t pc, char *out,
                   size_t out_len)
 {
+  pc = er_pc_address(pc);
   uint64_t off = seg ? seg->foffset + (pc - seg->vaddr) : 0;
   if (seg == NULL) {
     snprintf(out, out_len, "<Unknown>@0x%llx", (unsigned long long)pc);

@@ -1,6 +1,9 @@
 /* The process's mappings, recorded in map.xml (§4).  The sampler rescans
  * when a sample's PC lies outside every known executable mapping (a library
- * came with dlopen) and once a second (unmaps).  Only the sampler thread
+ * came with dlopen) and once a second (unmaps); the sampler process learns
+ * of mappings from the kernel's records, and of an unmap when a later
+ * mapping takes the place (what matters: a later object at the address of
+ * an unloaded one must not take its names).  Only the sampler thread
  * touches these tables, so no lock is needed; they live in static memory.
  * dlopen is deliberately not interposed: a wrapper would become the
  * "caller" glibc uses for RUNPATH and $ORIGIN lookups. */
@@ -195,6 +198,15 @@ int col_modules_add(uint64_t start, uint64_t end, uint64_t offset, unsigned mode
   for (size_t i = 0; i < n_current;)
     if (current[i].start < end && start < current[i].end) {
       replaced = 1; /* a new mapping takes the place of what was there */
+      if (current[i].listed && map.fd >= 0) {
+        /* It was unmapped before (the kernel's records do not say when):
+         * a library dlclose'd, another loaded at its address gets its own
+         * names only if map.xml closes the first one's segment first. */
+        char ts[32];
+        er_format_tstamp(ts, sizeof ts, tstamp - run_tstamp - 1);
+        map_record("<event kind=\"unmap\" tstamp=\"%s\" vaddr=\"0x%016llX\"/>\n", ts,
+                   (unsigned long long)current[i].start);
+      }
       remove_mapping(i);
     } else {
       i++;

@@ -136,7 +136,17 @@ const struct er_stack *er_experiment_stack(const struct er_experiment *exp, uint
 /* The file-less code region (the vDSO) that holds PC, or NULL. */
 const struct er_code_region *er_experiment_code_region(const struct er_experiment *exp, uint64_t pc);
 /* The segment that maps PC (any mode), or NULL. */
+/* The segment PC ran in: the last one mapped there, or for a PC tagged by
+ * er_experiment_resolve_reused_ranges, the one it was tagged with. */
 const struct er_segment *er_experiment_segment(const struct er_experiment *exp, uint64_t pc);
+/* er_reused_ranges.c: where an address range held one load object after
+ * another, the packets of an earlier one get stacks of their own whose
+ * addresses there are tagged with their segment (done by
+ * er_experiment_open).  er_pc_address: the address of a PC, tagged or not;
+ * er_pc_segment_tag: a tagged PC's segment, else NULL. */
+void er_experiment_resolve_reused_ranges(struct er_experiment *exp);
+uint64_t er_pc_address(uint64_t pc);
+const struct er_segment *er_pc_segment_tag(const struct er_experiment *exp, uint64_t pc);
 
 /* Walks the packets of a data file the way gprofng does (§5.1): calls FN for
  * every packet that is not padding and returns the invalid-packet count. */
