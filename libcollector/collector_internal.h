@@ -355,6 +355,9 @@ void col_log_close(void);
 void col_log_discard(void);
 /* The status file the plugin reads ("key=value" lines), replaced atomically. */
 void col_status_write(const struct col_config *cfg, const char *state, const char *detail);
+/* The last of GDB's requests for a current status (control page's
+ * status_asked) the file answers: written as status_answer. */
+extern uint64_t col_status_answer;
 
 /* ---- clock_writer.c / trace_writer.c: packets and their stacks ----------- */
 
@@ -595,6 +598,7 @@ struct col_control_page {
   uint64_t write_index, read_index; /* atomic */
   uint64_t dropped;                 /* posts refused: the ring was full */
   uint64_t debugger_stops;          /* GDB adds one at each stop (dbxsample) */
+  uint64_t status_asked;            /* GDB adds one to ask for a status current to now (collector status) */
   struct col_control_record slots[COL_CONTROL_SLOTS];
   uint64_t starts_written, starts_read, starts_dropped; /* atomic */
   struct col_thread_start starts[COL_THREAD_STARTS];

@@ -352,10 +352,32 @@ def _bytes(count):
     return "%.1f MB" % (count / (1024.0 * 1024.0))
 
 
+STATUS_ANSWER_WAIT_S = 2.0
+
+
+def _current_status(state, status):
+    """The status file once the sampler process answered a request for one
+    current to now (it drains its rings first, within a cycle or two), or
+    STATUS as it was (up to a second old) when no answer came in time."""
+    asked = outside.ControlPage(status).ask_status()
+    if asked is None:
+        return status
+    deadline = time.monotonic() + STATUS_ANSWER_WAIT_S
+    while time.monotonic() < deadline:
+        current = state.session.status()
+        if current.get("status_answer", "0").isdigit() and int(current["status_answer"]) >= asked:
+            return current
+        time.sleep(0.01)
+    return status
+
+
 def live_progress(state, status):
-    """The experiment's counters, read from the stopped process's memory
+    """The experiment's counters: from the sampler process (outside the
+    program), current to now; else read from the stopped process's memory
     (gdbcol_progress, refreshed by the runtime every cycle), or from the
     status file (up to a second old) when memory cannot be read."""
+    if outside.sampled_outside(status):
+        status = _current_status(state, status)
     fields = ("samples", "sample_points", "data_bytes", "limit_reached", "paused", "write_errno",
               "samples_not_written")
     result = {name: int(status.get(name, "0") or 0) for name in fields if name != "paused"}

@@ -13,7 +13,7 @@ import os
 import struct
 import time
 
-WRITE_INDEX, READ_INDEX, DEBUGGER_STOPS = 8, 16, 32
+WRITE_INDEX, READ_INDEX, DEBUGGER_STOPS, STATUS_ASKED = 8, 16, 32, 40
 CONSUME_WAIT_S = 5.0
 
 
@@ -47,6 +47,16 @@ class ControlPage:
             count = struct.unpack_from("<Q", page, DEBUGGER_STOPS)[0]
             struct.pack_into("<Q", page, DEBUGGER_STOPS, (count + 1) % (1 << 64))
         self._with_page(bump)
+
+    def ask_status(self):
+        """Asks the sampler process for a status file current to now (it
+        drains its rings first); the number to wait for in the file's
+        status_answer, or None without a page."""
+        def bump(page):
+            asked = (struct.unpack_from("<Q", page, STATUS_ASKED)[0] + 1) % (1 << 64)
+            struct.pack_into("<Q", page, STATUS_ASKED, asked)
+            return asked
+        return self._with_page(bump)
 
     def wait_consumed(self):
         """Until the sampler process took every posted request (bounded)."""

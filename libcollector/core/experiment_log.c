@@ -339,6 +339,8 @@ static void write_status(void *p)
                                         col_unwind_stats.stopped),
                    (unsigned long long)col_unwind_stats.truncated, clock_source(), col_clock_stats.last_perf_errno,
                    detail ? detail : "");
+  if (n > 0 && n < (int)sizeof text)
+    n += snprintf(text + n, sizeof text - (size_t)n, "status_answer=%llu\n", (unsigned long long)col_status_answer);
   /* What each data kind on recorded (GDB's closing line says it): the
    * clock's interval (0: off), each other kind's events under its name. */
   if (n > 0 && n < (int)sizeof text)
@@ -356,6 +358,8 @@ static void write_status(void *p)
   if (!ok || rename(tmp, req->cfg->status_path) != 0)
     unlink(tmp);
 }
+
+uint64_t col_status_answer;
 
 void col_status_write(const struct col_config *cfg, const char *state, const char *detail)
 {

@@ -76,12 +76,12 @@ static int64_t last_status, last_periodic, last_flush;
  * and each flush costs system calls (measured with strace at 1 ms: the
  * per-cycle writes and their file-size checks were 72 % of the sampler's
  * system calls). */
-static void drain_rings(int force_flush)
+static int64_t drain_rings(int force_flush)
 {
   int64_t newest = force_flush ? SAMPLER_ALL_RECORDS : sampler_ring_cutoff(); /* at the end: all there is */
   sampler_sources_take(newest);
   if (!sampler.started)
-    return;
+    return newest;
   int64_t now = col_hrtime();
   col_clock_writer_wants_rescan(); /* mappings come from the kernel's records */
   if (force_flush || now - last_flush >= FLUSH_EVERY_NS) {
@@ -98,6 +98,34 @@ static void drain_rings(int force_flush)
     col_status_write(&col_cfg, "active", NULL);
     last_status = now;
   }
+  return newest;
+}
+
+/* GDB asks for a status current to now (`collector status`, most often at
+ * a breakpoint: the program is stopped, so everything it did is in the
+ * rings by then).  The answer waits for a drain that went past the time
+ * the request was first seen; it carries the request's number.  Measured
+ * before: after 1 s of CPU at 10 ms, status said 43 samples at a stop
+ * (another run 0), the end 100. */
+static void answer_status_request(int64_t drained_to)
+{
+  static int64_t asked_seen_at;
+  uint64_t asked = col_control != NULL ? __atomic_load_n(&col_control->status_asked, __ATOMIC_ACQUIRE) : 0;
+  if (asked == col_status_answer || !sampler.started)
+    return;
+  if (asked_seen_at == 0) {
+    asked_seen_at = col_hrtime();
+    return;
+  }
+  if (drained_to < asked_seen_at)
+    return;
+  asked_seen_at = 0;
+  col_status_answer = asked;
+  col_data_writers_flush(); /* samples count once in the file */
+  last_flush = col_hrtime();
+  col_progress_refresh();
+  col_status_write(&col_cfg, "active", NULL);
+  last_status = col_hrtime();
 }
 
 
@@ -339,7 +367,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++)
       if (events[i].data.fd == pidfd)
         ended = 1; /* the program is gone (exit, kill -9, exec failure) */
-    drain_rings(0);
+    answer_status_request(drain_rings(0));
   }
   finish();
   if (ended)

@@ -18,7 +18,7 @@
 #include "shared_file.h"
 #include "slot_ring.h"
 
-#define CONTROL_MAGIC 0x67646263746c3031ULL /* "gdbctl01" */
+#define CONTROL_MAGIC 0x67646263746c3032ULL /* "gdbctl02": the layout of collector_internal.h */
 
 struct col_control_page *col_control;
 char col_control_file[PATH_MAX + 16]; /* the sampler process's, for the status file */
