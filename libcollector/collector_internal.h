@@ -79,6 +79,7 @@ struct col_config {
   char status_path[PATH_MAX]; /* where the plugin reads our state; may be empty */
   long clock_interval_us;     /* 0: clock profiling off */
   size_t stack_copy_bytes;    /* user stack bytes captured per sample */
+  long max_frames;            /* most frames a call stack keeps (collector profile depth) */
   int force_timer_source;     /* GDBCOL_CLOCK_SOURCE=timer: skip perf_event */
   int sampled_outside;        /* GDBCOL_CLOCK_SOURCE=process: the sampler process
                                  owns the experiment; the runtime only posts */
@@ -253,6 +254,7 @@ void col_unwind_check_mode(int enabled);
 struct col_unwind_stats {
   uint64_t by_rules, by_libunwind, disagreements;
   uint64_t truncated; /* stacks cut where the stack copy ended */
+  uint64_t truncated_depth; /* stacks cut at the frame limit (col_cfg.max_frames) */
   uint64_t stopped; /* another process's stacks the rules could not finish */
 };
 extern struct col_unwind_stats col_unwind_stats;

@@ -101,7 +101,7 @@ class Attacher:
         return libc, loader
 
     def _settings(self, settings, status_path):
-        variables = {name: value or "" for name, value in settings.runtime_variables(status_path).items()}
+        variables = {name: value or "" for name, value in settings.runtime_variables(status_path, inferior_env).items()}
         variables["GDBCOL_EXPERIMENT_DIR"] = settings.store_directory or os.getcwd()
         for name in PASSED_THROUGH:
             value = inferior_env(name)

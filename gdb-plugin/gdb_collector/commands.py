@@ -9,7 +9,7 @@ import time
 
 import gdb
 
-from . import attach, native, outside
+from . import attach, gdb_state, native, outside
 from .session import clock_source_note, closed_summary, look_at_it, write_error_text
 
 SETTING_IGNORED = "Warning: an experiment is active; settings apply to the next experiment. Ignored: %s\n"
@@ -177,6 +177,7 @@ class ProfileCommand(_Subcommand):
 Usage: collector profile on|off
        collector profile timer VALUE
        collector profile stack SIZE
+       collector profile depth FRAMES
 
 VALUE is on (about 10 ms, the default), hi or high (about 1 ms), lo or low
 (about 100 ms), or a positive number of milliseconds (10, 2.5, 2.5m) or of
@@ -186,11 +187,17 @@ raised to it; the maximum is 1000 ms.  The effective interval is printed.
 SIZE is how much of each thread's stack a sample copies for unwinding
 (perf's --call-graph dwarf,SIZE): bytes, or KiB with the suffix k, from 1k
 to 64k, or "default".  Call stacks deeper than the copy are cut (gprofng
-shows <Truncated-stack>); the end-of-run summary says how many were."""
+shows <Truncated-stack>); the end-of-run summary says how many were, and
+which limit cut them.  SP_COLLECTOR_STACKBUFSZ (bytes) in the program's
+environment sets it, as dbx users set it for deeper stacks.
+
+FRAMES is the most frames a call stack keeps, 5 to 2048 (the default, and
+gprofng's ceiling), or "default"; GPROFNG_MAX_CALL_STACK_DEPTH in the
+program's environment sets it too.  Typed settings win over the variables."""
 
     name = "profile"
-    usage = ("collector profile on|off, collector profile timer on|hi|lo|MILLISECONDS|MICROSECONDSu, or "
-             "collector profile stack BYTES|KIBk|default")
+    usage = ("collector profile on|off, collector profile timer on|hi|lo|MILLISECONDS|MICROSECONDSu, "
+             "collector profile stack BYTES|KIBk|default, or collector profile depth FRAMES|default")
 
     def invoke(self, arg, from_tty):
         words = gdb.string_to_argv(arg)
@@ -205,7 +212,8 @@ shows <Truncated-stack>); the end-of-run summary says how many were."""
             return
         # `timer VALUE` and `stack SIZE`: one value, parsed by the settings.
         setters = {"timer": ("value", self.state.settings.set_timer),
-                   "stack": ("size", self.state.settings.set_stack_bytes)}
+                   "stack": ("size", self.state.settings.set_stack_bytes),
+                   "depth": ("number of frames", self.state.settings.set_max_frames)}
         if words[0] in setters:
             what, setter = setters[words[0]]
             if len(words) != 2:
@@ -225,7 +233,7 @@ shows <Truncated-stack>); the end-of-run summary says how many were."""
     def complete(self, text, word):
         words = text.split()
         if len(words) == 0 or (len(words) == 1 and not text.endswith(" ")):
-            return [w for w in ("on", "off", "timer", "stack") if w.startswith(word or "")]
+            return [w for w in ("on", "off", "timer", "stack", "depth") if w.startswith(word or "")]
         if words[0] == "timer":
             return [w for w in ("on", "hi", "lo", "high", "low") if w.startswith(word or "")]
         if words[0] == "stack":
@@ -399,7 +407,7 @@ def live_progress(state, status):
 # dbx's `collector show CATEGORY`: the lines of `collector show` each shows.
 SHOW_CATEGORIES = {
     "all": None,
-    "profile": ("Clock profiling", "Stack copy"),
+    "profile": ("Clock profiling", "Stack copy", "Call-stack depth"),
     "hwprofile": ("HW counter profiling",),
     "synctrace": ("Sync wait tracing",),
     "iotrace": ("I/O tracing",),
@@ -431,7 +439,7 @@ Without a category (or with all), every setting, one a line."""
                                % (", ".join(SHOW_CATEGORIES), arg.strip()))
         prefixes = SHOW_CATEGORIES[words[0]] if words else None
         lines = ["Collector:              %s" % ("enabled" if self.state.arming.armed else "disabled")]
-        lines += self.state.settings.describe().split("\n")
+        lines += self.state.settings.describe(gdb_state.inferior_env).split("\n")
         lines.append("Sample points at GDB stops (dbxsample): %s"
                      % ("on" if self.state.stop_samples.enabled else "off"))
         for line in lines:

@@ -71,7 +71,7 @@ class LaunchArming:
         """Writes the current settings into the inferior environment."""
         if not self.armed:
             return
-        for name, value in settings.runtime_variables(status_path).items():
+        for name, value in settings.runtime_variables(status_path, inferior_env).items():
             set_inferior_env(name, value)
         set_inferior_env("GDBCOL_TARGET", gdb.current_progspace().filename)
         if gdb.parameter("startup-with-shell"):

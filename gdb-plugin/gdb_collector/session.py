@@ -85,10 +85,15 @@ def closed_summary(status):
                                          if threads else "")
     if "data_bytes" in status:
         text += "; %s written, %d lost" % (_size(_number(status, "data_bytes")), _number(status, "lost"))
-    stacks, truncated = _number(status, "stacks"), _number(status, "truncated")
+    # Each limit that cut stacks, by name (the stack copy, the frame limit).
+    stacks = _number(status, "stacks")
+    truncated, at_depth = _number(status, "truncated"), _number(status, "truncated_depth")
     if stacks and truncated * 100 >= stacks:
         text += "; %.0f%% of call stacks cut at the stack copy's end (collector profile stack raises it)" % (
             100.0 * truncated / stacks)
+    if stacks and at_depth * 100 >= stacks:
+        text += "; %.0f%% of call stacks cut at %s frames (collector profile depth raises it)" % (
+            100.0 * at_depth / stacks, status.get("max_frames", "the frame limit"))
     recorded = _number(status, "descendant_experiments")
     if recorded:
         text += "; %d descendant experiment(s) beside it" % recorded

@@ -7,6 +7,17 @@ import os
 from . import native, values
 
 DEFAULT_LIMIT_MB = 2000  # dbx's default
+# Call-stack depth: the most frames a stack keeps (gprofng's collector's
+# ceiling, ER_MAX_STACK_DEPTH), and the environment variables its users set:
+# GPROFNG_MAX_CALL_STACK_DEPTH (frames) and dbx's SP_COLLECTOR_STACKBUFSZ
+# ("to support deeper stacks", bytes: here the stack copied per sample,
+# which is what limits depth).  Typed settings win over them.
+MIN_FRAMES, MAX_FRAMES = 5, 2048
+FRAMES_VARIABLE, STACK_BUFFER_VARIABLE = "GPROFNG_MAX_CALL_STACK_DEPTH", "SP_COLLECTOR_STACKBUFSZ"
+
+
+def _no_environment(name):
+    return None
 
 
 def _format_interval(us):
@@ -45,6 +56,7 @@ class Settings:
         self.clock_asked = False  # the user set clock profiling (collector profile ...)
         self.clock_interval_us = 10007  # ER_TIMER_ON_US
         self.stack_bytes = None  # None: the runtime's default copy per sample
+        self.max_frames = None  # None: MAX_FRAMES, or GPROFNG_MAX_CALL_STACK_DEPTH
         self.store_directory = None  # None: the program's working directory
         self.experiment_name = None  # None: the next test.N.er
         self.group = None  # None: no experiment group
@@ -105,6 +117,30 @@ class Settings:
                              % (value, least // 1024, most))
         self.stack_bytes = min(size, most) // 8 * 8
         return "Stack copy per sample: %s (deeper call stacks are cut)." % _format_bytes(self.stack_bytes)
+
+    def set_max_frames(self, value):
+        """Parses `collector profile depth VALUE`; returns the message."""
+        text = value.strip().lower()
+        if text == "default":
+            self.max_frames = None
+            return "Call stacks: up to %d frames (the default)." % MAX_FRAMES
+        frames = values.whole_number(text, MIN_FRAMES, MAX_FRAMES, "The call-stack depth in frames", "400")
+        self.max_frames = frames
+        return "Call stacks: up to %d frames (deeper ones are cut)." % frames
+
+    def depth_limits(self, environment=_no_environment):
+        """(frames, stack copy bytes or None for the runtime's default, where
+        each comes from): the typed settings, else the environment
+        variables the program is given, else the defaults."""
+        frames, frames_from = self.max_frames, "typed"
+        if frames is None:
+            frames, frames_from = _environment_number(environment, FRAMES_VARIABLE, MIN_FRAMES, MAX_FRAMES)
+        copy, copy_from = self.stack_bytes, "typed"
+        if copy is None:
+            _, least, most = native.stack_copy_limits()
+            copy, copy_from = _environment_number(environment, STACK_BUFFER_VARIABLE, least, most)
+            copy = copy // 8 * 8 if copy else None
+        return (frames or MAX_FRAMES, frames_from or "default"), (copy, copy_from or "default")
 
     def set_directory(self, directory):
         path = os.path.abspath(os.path.expanduser(directory))
@@ -180,10 +216,14 @@ class Settings:
             return native.group_experiment_name(self.group)
         return None
 
-    def runtime_variables(self, status_path):
+    def runtime_variables(self, status_path, environment=_no_environment):
         """The GDBCOL_* settings the runtime reads (libcollector/config.c), in
-        the environment at launch or as text when attaching."""
+        the environment at launch or as text when attaching.  ENVIRONMENT:
+        the program's variables by name (GPROFNG_MAX_CALL_STACK_DEPTH,
+        SP_COLLECTOR_STACKBUFSZ)."""
+        (frames, _), (copy, _) = self.depth_limits(environment)
         return {
+            "GDBCOL_MAX_FRAMES": str(frames),
             "GDBCOL_EXPERIMENT_DIR": self.store_directory,
             "GDBCOL_EXPERIMENT_NAME": self.experiment_name,
             "GDBCOL_STATUS_FILE": status_path,
@@ -192,7 +232,7 @@ class Settings:
             "GDBCOL_ARCHIVE": self.archive,
             "GDBCOL_DESCENDANTS": self.descendants,
             "GDBCOL_GROUP": self.group,
-            "GDBCOL_STACK_BYTES": str(self.stack_bytes) if self.stack_bytes else "",
+            "GDBCOL_STACK_BYTES": str(copy) if copy else "",
             "GDBCOL_HWC_NATIVE": native.hwc_native_list(self.hwc_counters or default_counters())
             if self.hwprofile else "",
         } | self._data_kind_variables()
@@ -208,8 +248,11 @@ class Settings:
         }
         return {setting: values[command] for _, setting, command in native.data_kinds()}
 
-    def describe(self):
+    def describe(self, environment=_no_environment):
         """`collector show`: every setting, one a line."""
+        (frames, frames_from), (copy, copy_from) = self.depth_limits(environment)
+        origin = {"typed": "", "default": " (default)", FRAMES_VARIABLE: " (from %s)" % FRAMES_VARIABLE,
+                  STACK_BUFFER_VARIABLE: " (from %s)" % STACK_BUFFER_VARIABLE}
         interval = _format_interval(self.clock_interval_us)
         directory = self.store_directory or "(the program's working directory)"
         if self.experiment_name:
@@ -230,8 +273,8 @@ class Settings:
                    " (off in the next experiment: counters were asked for without it)"
                    if self.clock_profiling and not self.clock_for_experiment() else ""),
                 "Stack copy:             %s per sample%s"
-                % (_format_bytes(self.stack_bytes or native.stack_copy_limits()[0]),
-                   "" if self.stack_bytes else " (default)"),
+                % (_format_bytes(copy or native.stack_copy_limits()[0]), origin[copy_from]),
+                "Call-stack depth:       up to %d frames%s" % (frames, origin[frames_from]),
                 "HW counter profiling:   %s, counters %s"
                 % (_on_off(self.hwprofile), self.hwc_counters or "(default: %s)" % default_counters()),
                 "Sync wait tracing:      %s, threshold %s" % (_on_off(self.synctrace), threshold),
@@ -248,3 +291,12 @@ class Settings:
                 "Experiment group:       %s" % (self.group or "(none)"),
             ]
         )
+
+
+def _environment_number(environment, name, least, most):
+    """(the whole number NAME holds in the program's environment, within
+    LEAST..MOST, NAME), or (None, None) when unset or not a number there."""
+    text = (environment(name) or "").strip()
+    if not text.isdigit():
+        return None, None
+    return min(max(int(text), least), most), name

@@ -5,6 +5,7 @@
  *   GDBCOL_STATUS_FILE      file the runtime updates for `collector status`
  *   GDBCOL_CLOCK_US         clock interval in microseconds, 0 = off
  *   GDBCOL_STACK_BYTES      user stack bytes copied per sample
+ *   GDBCOL_MAX_FRAMES       most frames a call stack keeps (5-2048)
  *   GDBCOL_CLOCK_SOURCE     "timer" forces the POSIX timer fallback
  *   GDBCOL_UNWIND_CHECK     "1": check the fast unwinder against libunwind
  *   GDBCOL_SAMPLE_PERIOD_MS periodic sample points, 0 = manual only
@@ -113,6 +114,10 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
   if (bytes < ER_STACK_COPY_MIN || bytes > MAX_STACK_BYTES)
     bytes = DEFAULT_STACK_BYTES;
   cfg->stack_copy_bytes = (size_t)bytes & ~(size_t)7;
+  const char *frames = get("GDBCOL_MAX_FRAMES", source);
+  cfg->max_frames = frames ? atol(frames) : ER_MAX_STACK_DEPTH;
+  if (cfg->max_frames < ER_MIN_STACK_DEPTH || cfg->max_frames > ER_MAX_STACK_DEPTH)
+    cfg->max_frames = ER_MAX_STACK_DEPTH;
   const char *source_name = get("GDBCOL_CLOCK_SOURCE", source);
   cfg->force_timer_source = source_name != NULL && strcmp(source_name, "timer") == 0;
   cfg->sampled_outside = source_name != NULL && strcmp(source_name, "process") == 0;
@@ -271,6 +276,7 @@ static const char *const our_variables[] = {
     "GDBCOL_CLOCK_SOURCE",   "GDBCOL_TARGET",          "GDBCOL_PRELOAD",     "GDBCOL_UNWIND_CHECK",
     "GDBCOL_SAMPLE_PERIOD_MS", "GDBCOL_LIMIT_MB",      "GDBCOL_ARCHIVE",     "GDBCOL_GROUP",
     "GDBCOL_SAMPLER",        "GDBCOL_DESCENDANTS",     "GDBCOL_HWC_NATIVE",  "GDBCOL_RUNTIME_OBJECTS",
+    "GDBCOL_MAX_FRAMES",
 };
 
 void col_config_scrub_environment(void)

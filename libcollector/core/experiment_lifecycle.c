@@ -46,8 +46,10 @@ static void describe_sampler_cost(void)
     col_log_comment("Of that, %.3f s went to reading, unwinding and storing the records; the rest to waiting for "
                     "them, flushing the files and the status", col_sampler_record_seconds);
   col_log_comment("Unwinding: %llu stack(s) by cached frame rules, %llu by libunwind, %llu stopped where the rules "
-                  "end", (unsigned long long)u->by_rules, (unsigned long long)u->by_libunwind,
-                  (unsigned long long)u->stopped);
+                  "end; %llu cut where the stack copy (%zu bytes) ended, %llu at the frame limit (%ld)",
+                  (unsigned long long)u->by_rules, (unsigned long long)u->by_libunwind,
+                  (unsigned long long)u->stopped, (unsigned long long)u->truncated, col_cfg.stack_copy_bytes,
+                  (unsigned long long)u->truncated_depth, col_cfg.max_frames);
   if (col_cfg.check_unwinder)
     col_log_comment("Unwinder check: %llu of %llu rule-based stack(s) differed from libunwind's",
                     (unsigned long long)u->disagreements, (unsigned long long)u->by_rules);

@@ -340,7 +340,9 @@ static void write_status(void *p)
                    (unsigned long long)col_unwind_stats.truncated, clock_source(), col_clock_stats.last_perf_errno,
                    detail ? detail : "");
   if (n > 0 && n < (int)sizeof text)
-    n += snprintf(text + n, sizeof text - (size_t)n, "status_answer=%llu\n", (unsigned long long)col_status_answer);
+    n += snprintf(text + n, sizeof text - (size_t)n, "status_answer=%llu\ntruncated_depth=%llu\nmax_frames=%ld\n",
+                  (unsigned long long)col_status_answer, (unsigned long long)col_unwind_stats.truncated_depth,
+                  req->cfg->max_frames);
   /* What each data kind on recorded (GDB's closing line says it): the
    * clock's interval (0: off), each other kind's events under its name. */
   if (n > 0 && n < (int)sizeof text)

@@ -41,9 +41,17 @@ static size_t unwind(const struct col_capture *cap, uint64_t *pcs, size_t max);
 
 size_t col_unwind(const struct col_capture *cap, uint64_t *pcs, size_t max)
 {
+  /* The frame limit the user set (a stack that fills MAX was cut there,
+   * one that ends short of it where the stack copy ended). */
+  if (max > (size_t)col_cfg.max_frames + 1 && col_cfg.max_frames >= ER_MIN_STACK_DEPTH)
+    max = (size_t)col_cfg.max_frames + 1;
   size_t n = unwind(cap, pcs, max);
-  if (n > 0 && pcs[n - 1] == ER_PC_TRUNCATED)
-    col_unwind_stats.truncated++;
+  if (n > 0 && pcs[n - 1] == ER_PC_TRUNCATED) {
+    if (n == max)
+      col_unwind_stats.truncated_depth++;
+    else
+      col_unwind_stats.truncated++;
+  }
   return n;
 }
 

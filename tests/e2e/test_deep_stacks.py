@@ -1,0 +1,53 @@
+"""Call stacks as deep as the user asks for.  recursive 1 400: 400 frames
+of recurse(), about 13 KB of stack, for ~60 % of the time.  With the
+default 8 KiB stack copy they are cut, and GDB's end line blames the copy;
+with `collector profile stack 16k` they are whole (no <Truncated-stack> in
+gprofng, main has all the time), as with SP_COLLECTOR_STACKBUFSZ=20000 in
+the program's environment (dbx's variable for deeper stacks); `collector
+profile depth 300` (or GPROFNG_MAX_CALL_STACK_DEPTH=300) cuts them at 300
+frames, and the end line names that limit.  Before, a fixed 256-frame cap
+cut them whatever the copy, and the end line blamed the copy."""
+
+import os
+import re
+
+from harness import check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, workdir
+
+work = workdir()
+ARGS = [program("recursive"), "1", "400"]
+cases = [
+    ("default", [], "cut at the stack copy's end"),
+    ("stack 16k", ["collector profile stack 16k"], None),
+    ("SP_COLLECTOR_STACKBUFSZ=20000", ["set environment SP_COLLECTOR_STACKBUFSZ=20000"], None),
+    ("depth 300", ["collector profile stack 16k", "collector profile depth 300"],
+     "cut at 300 frames (collector profile depth raises it)"),
+    ("GPROFNG_MAX_CALL_STACK_DEPTH=300", ["collector profile stack 16k",
+                                          "set environment GPROFNG_MAX_CALL_STACK_DEPTH=300"],
+     "cut at 300 frames (collector profile depth raises it)"),
+]
+for n, (label, commands, cut) in enumerate(cases):
+    out = run_gdb(commands + ["collector store experiment d%d.er" % n, "collector enable", "run"], ARGS, cwd=work)
+    print(out)
+    exp = os.path.join(work, "d%d.er" % n)
+    closing = re.search(r"closed \((.*)\)\.", out)
+    closing = closing.group(1) if closing else ""
+    funcs, total, text = gprofng_functions(exp)
+    print(text)
+    truncated = funcs.get("<Truncated-stack>", (0, 0))[1]
+    main = funcs.get("main", (0, 0))[1]
+    if cut is None:
+        check("cut" not in closing and truncated == 0 and abs(main - total) < 0.0005,
+              "%s: stacks whole (gprofng: no <Truncated-stack>, main %.3f of %.3f s; GDB: %s)"
+              % (label, main, total, closing))
+        summary, ours, _ = er_dump(exp)
+        check("<Truncated-stack>" not in ours and abs(ours.get("main", (0, 0))[1] - total) < 0.02,
+              "%s: our reader has them whole too" % label)
+    else:
+        check(cut in closing and truncated > 0.3 * total,
+              "%s: stacks cut, and GDB names the limit that cut (%s; <Truncated-stack> %.3f s)"
+              % (label, closing, truncated))
+    log = open(os.path.join(exp, "log.xml")).read()
+    check(re.search(r"cut where the stack copy \(\d+ bytes\) ended, \d+ at the frame limit \(\d+\)", log) is not None,
+          "%s: log.xml states both limits" % label)
+cleanup(work)
+finish()
