@@ -177,7 +177,25 @@ static int archive_dir_fd(struct archive_dir *dir)
   return dir->fd;
 }
 
-/* One object: a line in archive.log, and its copy in COPY mode. */
+/* An object the system installed (its package manager's directories):
+ * the same file, by build id, on the machines of the same distribution,
+ * so "on" records it and does not copy it.  Anything else (the program in
+ * a build tree, /opt, /usr/local, a home) may be rebuilt, moved or
+ * deleted: "on" copies it, so the experiment reads elsewhere. */
+static int system_object(const char *path)
+{
+  static const char *const dirs[] = {"/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/usr/bin/",
+                                     "/usr/sbin/", "/usr/lib/", "/usr/lib32/", "/usr/lib64/", "/usr/libx32/",
+                                     "/usr/libexec/"};
+  for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+    if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
+      return 1;
+  return 0;
+}
+
+/* One object: a line in archive.log, and its copy where the mode asks for
+ * one (copy: every object; on: objects not the system's, and stripped
+ * system ones with separate debug info). */
 static void archive_object(const char *path, enum er_archive_mode mode, struct archive_dir *archives,
                            struct er_recordfile *log, struct er_archive_result *r)
 {
@@ -200,7 +218,7 @@ static void archive_object(const char *path, enum er_archive_mode mode, struct a
   int debug_fd = -1;
   if (!er_has_symtab(fd) && er_find_debug_file(path, build_id, debug_path, sizeof debug_path) == 0)
     debug_fd = er_open_regular_file(debug_path);
-  if (mode == ER_ARCHIVE_COPY || debug_fd >= 0) {
+  if (mode == ER_ARCHIVE_COPY || debug_fd >= 0 || !system_object(path)) {
     int dirfd = archive_dir_fd(archives);
     int rc = dirfd < 0                                              ? dirfd
              : er_archive_file_name(path, name, sizeof name) == 0 ? copy_object(fd, &st, dirfd, name, debug_fd)

@@ -2,8 +2,10 @@
 
 archive copy: the program's binary is deleted after the run and the
 experiment moved elsewhere; gprofng and our reader still name its functions
-(from archives/).  archive on: the same deletion leaves the program's code
-unnamed, so the copy is what made the difference.  archive off: nothing.
+(from archives/).  archive on (the default): the program, not a system
+object, is copied too, so the same deletion leaves its names.  archive off:
+nothing; archived afterwards with gdbcol-archive it has the names, and a
+copy never archived has not (so the archive is what names them).
 Attach mode: `collector disable` archives too.
 
 store group: two runs join runs.erg (named runs.1.er, runs.2.er), gprofng
@@ -58,21 +60,23 @@ check_shares(ours, float(summary["cpu_seconds"]), SHARES, "archive copy, binary 
 recorded_only = private_copy(work, "to_delete_on")
 record(work, "on", recorded_only)
 exp_on = os.path.join(work, "on.er")
-# "on" copies only stripped objects whose separate debug info is
-# installed (with its symbols folded in, for gprofng's names).
+# "on" copies what is not the system's (the program here, in a build tree;
+# the runtime) and stripped system objects whose separate debug info is
+# installed (with its symbols folded in, for gprofng's names); other
+# system objects are recorded by build id only.
 copies = sorted(os.listdir(os.path.join(exp_on, "archives"))) if os.path.exists(os.path.join(exp_on, "archives")) \
     else []
 on_log = open(os.path.join(exp_on, "archive.log")).read() if os.path.exists(os.path.join(exp_on, "archive.log")) else ""
 with_debug = re.findall(r"^# debug info of (\S+): ", on_log, re.M)
-check(len(copies) == len(with_debug) and all(os.path.basename(p) + "_" in " ".join(copies) for p in with_debug) and
-      not any(c.startswith("to_delete_on") for c in copies),
-      "archive on copies only objects with separate debug info (%s)" % copies)
-check(recorded_only in open(os.path.join(exp_on, "archive.log")).read(), "archive on records the program")
+SYSTEM = re.compile(r"^/(usr/)?(s?bin|lib(32|64|x32)?|libexec)/")
+logged = re.findall(r"^(\w+)\s+build-id=\S+ size=\d+ mtime=\d+ path=(.+)$", on_log, re.M)
+check(logged and all((what == "copied") == (not SYSTEM.match(path) or path in with_debug) for what, path in logged),
+      "archive on copies the objects that are not the system's and stripped ones with debug info: %s" % logged)
+check(any(c.startswith("to_delete_on_") for c in copies), "archive on copies the program (in a build tree)")
 os.unlink(recorded_only)
 funcs_on, total_on, text_on = gprofng_functions(exp_on)
-check("work_fifty" not in funcs_on and "<static>" in text_on,
-      "without the copy the deleted program's functions are unnamed (so the copy is what names them)")
-_, _, raw_on = er_dump(exp_on)
+check_shares(funcs_on, total_on, SHARES, "archive on, binary deleted, gprofng")
+_, raw_on = er_dump(exp_on)[1:]
 check("object: %s gone since the run" % recorded_only in raw_on, "the reader says which recorded object is gone")
 _, _, raw_copy = er_dump(moved)
 check("object: " not in raw_copy.replace("object: %s gone" % copied, ""),
@@ -83,6 +87,8 @@ record(work, "off", later)
 exp_off = os.path.join(work, "off.er")
 check(not os.path.exists(os.path.join(exp_off, "archive.log")) and
       not os.path.exists(os.path.join(exp_off, "archives")), "archive off leaves nothing")
+unarchived = os.path.join(work, "off-unarchived.er")
+shutil.copytree(exp_off, unarchived)
 # Archived after the fact (as for a process killed before it could).
 tool = subprocess.run([os.path.join(BUILD, "experiment", "gdbcol-archive"), "copy", exp_off], capture_output=True,
                       text=True)
@@ -91,6 +97,9 @@ check(tool.returncode == 0 and "0 failed" in tool.stdout, "gdbcol-archive copy a
 os.unlink(later)
 funcs_off, total_off, _ = gprofng_functions(exp_off)
 check_shares(funcs_off, total_off, SHARES, "archived afterwards, binary deleted")
+funcs_bare, _, text_bare = gprofng_functions(unarchived)
+check("work_fifty" not in funcs_bare and "<static>" in text_bare,
+      "never archived, the deleted program's functions are unnamed (so the archive is what names them)")
 
 # Attach mode: collector disable ends the experiment and archives it.
 target = Background([program("attach_target"), "8"], cwd=work)
