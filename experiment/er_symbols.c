@@ -65,7 +65,13 @@ void er_symbolize(const struct er_experiment *exp, const struct er_segment *seg,
   pc = er_pc_address(pc);
   uint64_t off = seg ? seg->foffset + (pc - seg->vaddr) : 0;
   if (seg == NULL) {
-    snprintf(out, out_len, "<Unknown>@0x%llx", (unsigned long long)pc);
+    /* Code without a file: the vDSO, or code the program generated and
+     * named (collector_func_load): its function record's name. */
+    const struct er_code_region *region = er_experiment_code_region(exp, pc);
+    if (region != NULL)
+      snprintf(out, out_len, "%s", region->name);
+    else
+      snprintf(out, out_len, "<Unknown>@0x%llx", (unsigned long long)pc);
     return;
   }
   elf_version(EV_CURRENT);

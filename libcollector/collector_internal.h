@@ -576,7 +576,9 @@ extern uint64_t col_threads_seen, col_records_lost;
 
 enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_CTL_CLOSE, COL_CTL_EXEC_START,
                         COL_CTL_EXEC_FAILED, COL_CTL_STATUS_FILE, COL_CTL_SPAWN, COL_CTL_SPAWN_DONE,
-                        COL_CTL_INTERPOSED /* after an attach: "SLOTS OBJECTS UNREADABLE FIRST-UNREADABLE" */ };
+                        COL_CTL_INTERPOSED /* after an attach: "SLOTS OBJECTS UNREADABLE FIRST-UNREADABLE" */,
+                        COL_CTL_FUNC_LOAD /* collector_func_load: "VADDR(hex) SIZE TSTAMP NAME" */,
+                        COL_CTL_FUNC_UNLOAD /* collector_func_unload: "VADDR(hex)" */ };
 
 #define COL_CONTROL_SLOTS 64
 struct col_control_record {
@@ -604,6 +606,10 @@ struct col_control_page {
   struct col_control_record slots[COL_CONTROL_SLOTS];
   uint64_t starts_written, starts_read, starts_dropped; /* atomic */
   struct col_thread_start starts[COL_THREAD_STARTS];
+  /* The founder's experiment, once the sampler opened it: where the
+   * runtime writes dyntext (collector_func_load's code bytes). */
+  char experiment_path[PATH_MAX];
+  int64_t experiment_run_tstamp; /* its run event's time (dyntext's times are relative to it) */
 };
 
 extern struct col_control_page *col_control;
@@ -625,6 +631,23 @@ int col_control_post(enum col_control_kind kind, const char *text, int err);
 int col_control_post_variant(enum col_control_kind kind, const char *variant, const char *what, int err);
 /* The sampler process: FN for every complete record, in order. */
 size_t col_control_take(void (*fn)(const struct col_control_record *r, void *arg), void *arg);
+
+/* ---- runtime/dynamic_functions.c: the Collector API for generated code --- */
+
+/* Oracle's Lineno: a code offset and its source line. */
+struct col_lineno {
+  unsigned int offset, lineno;
+};
+/* collector_func_load: SIZE bytes of code at VADDR named NAME (NULL: its
+ * address), from SOURCE with N_LINES line entries: a map.xml function
+ * record (the sampler's, or the runtime thread's) and a dyntext entry with
+ * the code bytes.  collector_func_unload: its unmap record. */
+void col_func_load(const char *name, const char *source, const void *vaddr, int size, int n_lines,
+                   const struct col_lineno *lines);
+void col_func_unload(const void *vaddr);
+/* module_map.c: the records themselves, at TSTAMP (the experiment clock). */
+void col_modules_function(uint64_t vaddr, uint64_t size, const char *name, int64_t tstamp);
+void col_modules_function_gone(uint64_t vaddr, int64_t tstamp);
 
 /* ---- interpose.c ---------------------------------------------------------- */
 

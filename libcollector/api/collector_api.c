@@ -46,6 +46,23 @@ void collector_sample(const char *name)
     fn(name);
 }
 
+void collector_func_load(const char *name, const char *alias, const char *sourcename, void *vaddr, int size,
+                         int lntsize, Lineno *lntable)
+{
+  void (*fn)(const char *, const char *, const char *, void *, int, int, Lineno *) =
+      (void (*)(const char *, const char *, const char *, void *, int, int, Lineno *))runtime_function(
+          "gdbcol_api_func_load");
+  if (fn != NULL)
+    fn(name, alias, sourcename, vaddr, size, lntsize, lntable);
+}
+
+void collector_func_unload(void *vaddr)
+{
+  void (*fn)(void *) = (void (*)(void *))runtime_function("gdbcol_api_func_unload");
+  if (fn != NULL)
+    fn(vaddr);
+}
+
 void collector_terminate_expt(void)
 {
   void (*fn)(void) = (void (*)(void))runtime_function("gdbcol_api_terminate_expt");

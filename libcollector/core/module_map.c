@@ -219,7 +219,12 @@ int col_modules_add(uint64_t start, uint64_t end, uint64_t offset, unsigned mode
   memmove(&current[at + 1], &current[at], (n_current - at) * sizeof *current);
   memmove(names[at + 1], names[at], (n_current - at) * sizeof names[0]);
   n_current++;
-  current[at] = (struct mapping){start, end, offset, modes, inode, name[0] == '/' || strcmp(name, "[vdso]") == 0, 0, 0};
+  /* A file, or the vDSO; not the kernel's names for anonymous code
+   * ("//anon": a JIT's page, named by the Collector API if at all) or a
+   * memfd ("/memfd:NAME (deleted)"), which no reader can open. */
+  int named = (name[0] == '/' && strcmp(name, "//anon") != 0 && strncmp(name, "/memfd:", 7) != 0) ||
+              strcmp(name, "[vdso]") == 0;
+  current[at] = (struct mapping){start, end, offset, modes, inode, named, 0, 0};
   current[at].listed = current[at].named && !runtime_object(name);
   current[at].rel = tstamp - run_tstamp;
   any_unlisted |= current[at].named && !current[at].listed;
@@ -227,6 +232,29 @@ int col_modules_add(uint64_t start, uint64_t end, uint64_t offset, unsigned mode
   if (current[at].listed && map.fd >= 0)
     record_map(at, tstamp - run_tstamp);
   return replaced;
+}
+
+/* Code the program generated and named (collector_func_load): a function
+ * record names samples in it, in gprofng and our reader; its unload closes
+ * it (gprofng's collector writes the same). */
+void col_modules_function(uint64_t vaddr, uint64_t size, const char *name, int64_t tstamp)
+{
+  char ts[32], escaped[600];
+  if (map.fd < 0)
+    return;
+  er_format_tstamp(ts, sizeof ts, tstamp - run_tstamp);
+  er_xml_escape(name, escaped, sizeof escaped);
+  map_record("<event kind=\"map\" object=\"function\" tstamp=\"%s\" vaddr=\"0x%016llX\" size=\"%llu\" "
+             "name=\"%s\" />\n", ts, (unsigned long long)vaddr, (unsigned long long)size, escaped);
+}
+
+void col_modules_function_gone(uint64_t vaddr, int64_t tstamp)
+{
+  char ts[32];
+  if (map.fd < 0)
+    return;
+  er_format_tstamp(ts, sizeof ts, tstamp - run_tstamp);
+  map_record("<event kind=\"unmap\" tstamp=\"%s\" vaddr=\"0x%016llX\"/>\n", ts, (unsigned long long)vaddr);
 }
 
 static const struct mapping *mapping_at(uint64_t addr);

@@ -20,6 +20,21 @@ void collector_sample(const char *name);
 /* End the experiment now; the program goes on unrecorded. */
 void collector_terminate_expt(void);
 
+/* Code generated at run time (a JIT, a trampoline): the SIZE bytes at
+ * VADDR are the function NAME (NULL: named by its address), from source
+ * file SOURCENAME (or NULL) with LNTSIZE entries of LNTABLE mapping code
+ * offsets to its lines (or 0 and NULL), until collector_func_unload(VADDR).
+ * Its samples are then named, in gprofng and collector report; gprofng
+ * can disassemble it (the experiment keeps the bytes).  ALIAS is unused, as
+ * in Oracle's API.  Names longer than about 90 bytes are cut. */
+typedef struct {
+  unsigned int offset;
+  unsigned int lineno;
+} Lineno;
+void collector_func_load(const char *name, const char *alias, const char *sourcename, void *vaddr, int size,
+                         int lntsize, Lineno *lntable);
+void collector_func_unload(void *vaddr);
+
 #ifdef __cplusplus
 }
 #endif

@@ -52,6 +52,18 @@ void gdbcol_api_sample(const char *name)
   col_sample(name);
 }
 
+void gdbcol_api_func_load(const char *name, const char *alias, const char *source, void *vaddr, int size,
+                          int n_lines, const struct col_lineno *lines)
+{
+  (void)alias; /* Oracle's API ignores it too */
+  col_func_load(name, source, vaddr, size, n_lines, lines);
+}
+
+void gdbcol_api_func_unload(void *vaddr)
+{
+  col_func_unload(vaddr);
+}
+
 void gdbcol_api_terminate_expt(void)
 {
   col_close_experiment("collector_terminate_expt");

@@ -40,6 +40,10 @@ void sampler_start_experiment(void)
     return;
   }
   sampler.started = 1;
+  if (col_control != NULL) { /* where the runtime writes generated code's bytes (dynamic_functions.c) */
+    snprintf(col_control->experiment_path, sizeof col_control->experiment_path, "%s", col_exp.path);
+    __atomic_store_n(&col_control->experiment_run_tstamp, col_exp.run_tstamp, __ATOMIC_RELEASE);
+  }
   col_status_write(&col_cfg, "active", NULL);
 }
 

@@ -46,6 +46,20 @@ void sampler_apply_request(const struct col_control_record *r)
   case COL_CTL_RESUME:
     col_resume_at(r->tstamp);
     break;
+  case COL_CTL_FUNC_LOAD: {
+    unsigned long long vaddr = 0;
+    long long when = 0;
+    int size = 0, name_at = 0;
+    if (sscanf(r->text, "%llx %d %lld %n", &vaddr, &size, &when, &name_at) >= 3 && name_at > 0)
+      col_modules_function(vaddr, (uint64_t)size, r->text + name_at, when);
+    break;
+  }
+  case COL_CTL_FUNC_UNLOAD: {
+    unsigned long long vaddr = 0;
+    if (sscanf(r->text, "%llx", &vaddr) == 1)
+      col_modules_function_gone(vaddr, r->tstamp);
+    break;
+  }
   case COL_CTL_CLOSE:
     snprintf(reason, sizeof reason, "%s", r->text);
     sampler.close_reason = reason;
@@ -127,6 +141,8 @@ static void on_request(const struct col_control_record *r, void *unused)
   case COL_CTL_PAUSE:
   case COL_CTL_RESUME:
   case COL_CTL_CLOSE:
+  case COL_CTL_FUNC_LOAD:
+  case COL_CTL_FUNC_UNLOAD:
     sampler_apply_request(r);
     break;
   case COL_CTL_EXEC_START:
