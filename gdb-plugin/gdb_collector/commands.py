@@ -250,7 +250,9 @@ Usage: collector store directory DIRECTORY
        collector store group NAME.erg
 
 NAME must end in .er.  A name of the form STEM.N.er moves on to the next
-free number when taken; any other name must not exist yet.
+free number when taken; any other name must not exist yet.  Without a
+value, each goes back to its default: the program's working directory, the
+next test.N.er, no group.
 
 A group file (.erg, as the Analyzer's) lists experiments; each experiment
 recorded while a group is set is added to it, and "gprofng display text
@@ -259,17 +261,26 @@ where the experiments go; with no experiment name set, experiments are
 named after the group (runs.erg: runs.1.er, runs.2.er, ...)."""
 
     name = "store"
-    usage = ("collector store directory DIRECTORY | experiment NAME.er | filename NAME.er | "
-             "group NAME.erg")
+    usage = ("collector store directory [DIRECTORY] | experiment [NAME.er] | filename [NAME.er] | "
+             "group [NAME.erg]")
 
     def invoke(self, arg, from_tty):
         words = gdb.string_to_argv(arg)
-        if len(words) != 2 or words[0] not in ("directory", "experiment", "filename", "group"):
+        if len(words) not in (1, 2) or words[0] not in ("directory", "experiment", "filename", "group"):
             raise gdb.GdbError('Invalid arguments "%s". Usage: %s.' % (arg.strip(), self.usage))
         settings = self.state.settings
         messages = []
 
         def apply():
+            if len(words) == 1:  # back to the default, as dbx's store without a value
+                attribute, message = {"directory": ("store_directory", "Experiments will be stored in the "
+                                                                       "program's working directory."),
+                                      "experiment": ("experiment_name", "Experiments will be named test.N.er."),
+                                      "filename": ("experiment_name", "Experiments will be named test.N.er."),
+                                      "group": ("group", "Experiments will join no group.")}[words[0]]
+                setattr(settings, attribute, None)
+                messages.append(message)
+                return
             try:
                 if words[0] == "directory":
                     settings.set_directory(words[1])

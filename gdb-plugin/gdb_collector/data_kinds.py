@@ -10,7 +10,7 @@ import os
 import gdb
 
 from . import native, values
-from .settings import default_counters
+from .settings import counters_problem, default_counters
 from .commands import _Subcommand
 
 MAX_THRESHOLD_US = 2147483647
@@ -107,11 +107,14 @@ DEF is [+]NAME[~ATTR=VALUE]...[/REGISTER] optionally followed by an
 interval: on (default rate), hi (about 10x more often), lo (about 10x less
 often) or a number (decimal or 0x hex).  Definitions and intervals are
 separated by commas or single spaces: collector hwprofile counter cycles,on,insts
-"+" asks for backtracking to the memory-referencing instruction; /REGISTER
-pins a counter register; ~ATTR=VALUE sets a counter attribute.
+"+" (backtracking to the memory-referencing instruction), /REGISTER (a
+counter register) and ~ATTR=VALUE (a counter attribute) are dbx's syntax;
+this version programs none of them and refuses them when typed.
 
 Without a counter list, "on" counts the defaults (collector hwprofile list
-says which).  Clock profiling goes on beside the counters."""
+says which).  Counters asked for without "collector profile" turn clock
+profiling off for that experiment, as in dbx; "collector profile on" (or a
+timer setting) keeps it beside the counters."""
 
     name = "hwprofile"
     what = "Hardware-counter overflow profiling"
@@ -135,6 +138,9 @@ says which).  Clock profiling goes on beside the counters."""
                 canonical = native.parse_counters(text)
             except ValueError as error:
                 raise gdb.GdbError("collector hwprofile counter: %s" % error)
+            problem = counters_problem(canonical)  # refused when typed, not at enable
+            if problem:
+                raise gdb.GdbError("collector hwprofile counter: %s. Nothing was changed." % problem)
             self.check_access(canonical)
             self.store(arg, "hwc_counters", canonical, "Counters: %s." % canonical)
         else:
@@ -303,6 +309,9 @@ data races under GCC or Clang, build with -fsanitize=thread."""
         options = value.split(",")
         if value not in ("on", "all") and not (options and all(o in THA_CHOICES for o in options)):
             self.bad(arg)
+        if options == ["deadlock"]:  # needs no instrumentation: only not built yet
+            raise gdb.GdbError("collector tha deadlock: deadlock detection is not implemented in this version of "
+                               "gdb-collector; nothing was changed.")
         raise gdb.GdbError("collector tha: thread-analyzer data needs binaries instrumented for race detection "
                            "(Oracle Developer Studio's -xinstrument=datarace), which GCC and Clang do not produce; "
                            "gdb-collector does not collect it. Nothing was changed. For data races, build with "

@@ -94,6 +94,9 @@ def closed_summary(status):
     if stacks and at_depth * 100 >= stacks:
         text += "; %.0f%% of call stacks cut at %s frames (collector profile depth raises it)" % (
             100.0 * at_depth / stacks, status.get("max_frames", "the frame limit"))
+    if _number(status, "limit_reached"):
+        text += "; the data limit (%s MB) was reached: profile data stopped there (collector limit raises it)" % (
+            status.get("limit_mb", "?"))
     recorded = _number(status, "descendant_experiments")
     if recorded:
         text += "; %d descendant experiment(s) beside it" % recorded

@@ -126,6 +126,11 @@ void col_log_settings(const struct col_config *cfg)
    * seconds, 0 for manual sampling. */
   long seconds = cfg->sample_period_ms > 0 ? (cfg->sample_period_ms + 999) / 1000 : 0;
   er_recordfile_printf(&col_exp.log, 0, "<setting sample_period=\"%ld\"/>\n", seconds);
+  /* A period that is not whole seconds (0.2 s showed as "1 secs."): the
+   * exact one, said where gprofng's header lists the comments. */
+  if (cfg->sample_period_ms % 1000 != 0)
+    col_log_comment("Periodic sampling every %.3f s (the sample_period setting holds whole seconds: %ld)",
+                    cfg->sample_period_ms / 1000.0, seconds);
   if (cfg->limit_mb > 0)
     er_recordfile_printf(&col_exp.log, 0, "<setting limit=\"%ld\"/>\n", cfg->limit_mb);
 }

@@ -38,6 +38,11 @@ if "data_limit_reached" in labels:
     check(len(after) >= 3, "periodic samples go on after the limit (%d)" % len(after))
     check(abs(at - last_clock) < 0.5, "the limit sample (%.2f s) is where the data stops (%.2f s)" % (at, last_clock))
 check("limit 1 MB; reached: profile data stopped" in out, "collector status shows the limit reached, live")
+check("the data limit (1 MB) was reached: profile data stopped there (collector limit raises it)" in out,
+      "GDB's closing line says the limit was reached")
+log = open(os.path.join(exp, "log.xml")).read()
+check("Periodic sampling every 0.250 s (the sample_period setting holds whole seconds: 1)" in log,
+      "a period of 0.25 s is stated exactly in log.xml (its setting holds whole seconds)")
 check("KB of data" in out or "MB of data" in out, "collector status shows the bytes so far")
 header = subprocess.run(["gprofng", "display", "text", "-header", exp], capture_output=True, text=True).stdout
 check("size limit exceeded" in header, "gprofng's header reports the size limit")
