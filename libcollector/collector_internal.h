@@ -578,7 +578,8 @@ enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_C
                         COL_CTL_EXEC_FAILED, COL_CTL_STATUS_FILE, COL_CTL_SPAWN, COL_CTL_SPAWN_DONE,
                         COL_CTL_INTERPOSED /* after an attach: "SLOTS OBJECTS UNREADABLE FIRST-UNREADABLE" */,
                         COL_CTL_FUNC_LOAD /* collector_func_load: "VADDR(hex) SIZE TSTAMP NAME" */,
-                        COL_CTL_FUNC_UNLOAD /* collector_func_unload: "VADDR(hex)" */ };
+                        COL_CTL_FUNC_UNLOAD /* collector_func_unload: "VADDR(hex)" */,
+                        COL_CTL_UNLOADED /* dlclose unmapped an object: its code's start, "VADDR(hex)" */ };
 
 #define COL_CONTROL_SLOTS 64
 struct col_control_record {
@@ -648,6 +649,9 @@ void col_func_unload(const void *vaddr);
 /* module_map.c: the records themselves, at TSTAMP (the experiment clock). */
 void col_modules_function(uint64_t vaddr, uint64_t size, const char *name, int64_t tstamp);
 void col_modules_function_gone(uint64_t vaddr, int64_t tstamp);
+/* An object's code mapped at START is gone (dlclose): its unmap record at
+ * TSTAMP, in the sampler's records mode. */
+void col_modules_unloaded(uint64_t start, int64_t tstamp);
 
 /* ---- interpose.c ---------------------------------------------------------- */
 

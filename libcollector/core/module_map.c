@@ -257,6 +257,20 @@ void col_modules_function_gone(uint64_t vaddr, int64_t tstamp)
   map_record("<event kind=\"unmap\" tstamp=\"%s\" vaddr=\"0x%016llX\"/>\n", ts, (unsigned long long)vaddr);
 }
 
+void col_modules_unloaded(uint64_t start, int64_t tstamp)
+{
+  for (size_t i = 0; i < n_current; i++)
+    if (current[i].start == start && (current[i].modes & 4)) {
+      if (current[i].listed && map.fd >= 0) {
+        char ts[32];
+        er_format_tstamp(ts, sizeof ts, tstamp - run_tstamp);
+        map_record("<event kind=\"unmap\" tstamp=\"%s\" vaddr=\"0x%016llX\"/>\n", ts, (unsigned long long)start);
+      }
+      remove_mapping(i);
+      return;
+    }
+}
+
 static const struct mapping *mapping_at(uint64_t addr);
 
 /* One of the runtime's libraries that a new stack runs in is the

@@ -26,6 +26,9 @@
   X(_exit, NULL, void, (int))                                                                \
   X(_Exit, NULL, void, (int))
 
+/* loader_interpose.c: unloads (the kernel reports no unmap). */
+#define COL_LOADER_FUNCTIONS(X) X(dlclose, NULL, int, (void *))
+
 /* exec_interpose.c: the exec family. */
 #define COL_EXEC_FUNCTIONS(X)                                                     \
   X(execve, NULL, int, (const char *, char *const[], char *const[]))              \
@@ -171,6 +174,7 @@
 
 #define COL_INTERPOSED(X) \
   COL_THREAD_FUNCTIONS(X) \
+  COL_LOADER_FUNCTIONS(X) \
   COL_EXEC_FUNCTIONS(X)   \
   COL_SPAWN_FUNCTIONS(X)  \
   COL_SYNC_FUNCTIONS(X)   \

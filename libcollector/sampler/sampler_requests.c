@@ -60,6 +60,12 @@ void sampler_apply_request(const struct col_control_record *r)
       col_modules_function_gone(vaddr, r->tstamp);
     break;
   }
+  case COL_CTL_UNLOADED: {
+    unsigned long long start = 0;
+    if (sscanf(r->text, "%llx", &start) == 1)
+      col_modules_unloaded(start, r->tstamp);
+    break;
+  }
   case COL_CTL_CLOSE:
     snprintf(reason, sizeof reason, "%s", r->text);
     sampler.close_reason = reason;
@@ -143,6 +149,7 @@ static void on_request(const struct col_control_record *r, void *unused)
   case COL_CTL_CLOSE:
   case COL_CTL_FUNC_LOAD:
   case COL_CTL_FUNC_UNLOAD:
+  case COL_CTL_UNLOADED:
     sampler_apply_request(r);
     break;
   case COL_CTL_EXEC_START:

@@ -5,7 +5,8 @@ it where liba was, and the program says whether it did).  map.xml closes
 liba's segment before libb's opens (an unmap record), so gprofng, our
 reader and our report each give 0.5 s to each function.  Before, gprofng
 gave burn_a all of it ("Segment <libb.so> loaded with same address") and
-our reader burn_b all of it."""
+our reader burn_b all of it.  Each dlclose is recorded as an unload at its
+time, libb's too (before, only a later mapping at the address said so).""" 
 
 import os
 import re
@@ -25,6 +26,12 @@ exp = os.path.join(work, "test.1.er")
 mapxml = open(os.path.join(exp, "map.xml")).read()
 check(re.search(r'<event kind="unmap" [^>]*/>\n<event kind="map" object="segment" [^>]*libburn_b\.so', mapxml)
       is not None, "map.xml unmaps liba's segment just before libb's takes its address")
+# Each dlclose is an unload at its time (the runtime's dlclose wrapper): libb's
+# too, though nothing takes its place.
+code = re.search(r'<event kind="map" object="segment" [^>]*vaddr="(0x[0-9A-F]+)"[^>]*modes="0x005"[^>]*libburn_b\.so',
+                 mapxml)
+unmaps = re.findall(r'<event kind="unmap" tstamp="([0-9.]+)" vaddr="%s"/>' % code.group(1), mapxml) if code else []
+check(len(unmaps) == 2, "map.xml unloads liba and libb, each at its dlclose (%s)" % unmaps)
 bound = sampling_seconds(0.5, 0.01)
 funcs, total, text = gprofng_functions(exp)
 print(text)
