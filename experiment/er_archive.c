@@ -52,9 +52,13 @@ static uint64_t directory_crc(const char *bytes, size_t len)
   return crc;
 }
 
-int er_archive_file_name(const char *path, char *out, size_t out_len)
+int er_archive_file_name(const char *raw_path, char *out, size_t out_len)
 {
   static const char alphabet[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_";
+  /* gprofng computes the name from map.xml's text, where bytes that are not
+   * UTF-8 are private-use characters (er_xml_visible): so do we. */
+  char path[4096 * 3];
+  er_xml_visible(raw_path, path, sizeof path);
   const char *slash = strrchr(path, '/');
   const char *base = slash ? slash + 1 : path;
   if (strlen(base) > MAX_PLAIN_BASENAME)

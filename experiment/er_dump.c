@@ -192,6 +192,8 @@ int main(int argc, char **argv)
     }
   }
   printf("experiment: %s\n", argv[1]);
+  if (exp.cwd != NULL)
+    printf("cwd: %s\n", exp.cwd); /* its bytes, as the program had them */
   printf("closed: %s\n", exp.has_run && exp.has_exit ? "yes" : "no");
   printf("ended_by: %s\n", !exp.has_exit ? "nothing (still running, killed or crashed)" : exp.ended_by_exec ? "exec" : "exit");
   printf("ptimer_us: %ld\n", exp.ptimer_us);

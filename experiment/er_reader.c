@@ -94,6 +94,10 @@ static void parse_log_element(void *ctx, xmlNode *el)
     } else if (kind == &er_kinds[ER_KIND_SYNC]) {
       exp->sync_threshold_us = er_xml_attr(el, "threshold", v, sizeof v) ? atol(v) : -1;
     }
+  } else if (er_xml_is(el, "process", NULL) && xmlHasProp(el, (const xmlChar *)"cwd")) {
+    char cwd[4096 * 4];
+    free(exp->cwd);
+    exp->cwd = strdup(er_xml_attr(el, "cwd", cwd, sizeof cwd) ? cwd : "");
   } else if (er_xml_is(el, "event", "run")) {
     exp->has_run = 1;
     exp->has_exit = 0; /* an exit must follow the last run */
@@ -409,6 +413,7 @@ int er_experiment_open(const char *path, struct er_experiment *exp, char *err, s
 void er_experiment_close(struct er_experiment *exp)
 {
   free(exp->path);
+  free(exp->cwd);
   for (size_t i = 0; i < exp->n_comments; i++)
     free(exp->comments[i]);
   for (size_t i = 0; i < exp->n_sample_events; i++)

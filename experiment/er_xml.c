@@ -10,6 +10,7 @@
 #include <libxml/parser.h>
 
 #include "er/er_fileutil.h"
+#include "er/er_text.h"
 
 #define ROOT_OPEN "<er-file>"
 #define ROOT_CLOSE "</er-file>"
@@ -86,6 +87,7 @@ const char *er_xml_attr(xmlNode *element, const char *name, char *out, size_t ou
     return NULL;
   snprintf(out, out_len, "%s", (const char *)value);
   xmlFree(value);
+  er_xml_unescape_bytes(out); /* the bytes the writer could not put in XML */
   return out;
 }
 
@@ -104,5 +106,7 @@ char *er_xml_text(xmlNode *element)
   xmlChar *content = xmlNodeGetContent(element);
   char *copy = strdup(content != NULL ? (const char *)content : "");
   xmlFree(content);
+  if (copy != NULL)
+    er_xml_unescape_bytes(copy);
   return copy;
 }

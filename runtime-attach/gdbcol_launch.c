@@ -19,6 +19,7 @@
  *   gdbcol-launch PROGRAM [ARGS...]     (environment: GDBCOL_PRELOAD=LIB) */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "er/er_data_kinds.h"
+#include "er/er_text.h"
 #include "runtime_objects.h"
 
 extern char **environ;
@@ -110,9 +112,16 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: gdbcol-launch PROGRAM [ARGS...]\n");
     return 127;
   }
-  const char *runtime = getenv("GDBCOL_PRELOAD");
+  /* GDB's values come encoded where they are not plain text (er_text.h). */
+  static char runtime_buf[PATH_MAX], sampler_buf[PATH_MAX];
+  const char *runtime = er_value_decode(getenv("GDBCOL_PRELOAD"), runtime_buf, sizeof runtime_buf);
   const char *source = getenv("GDBCOL_CLOCK_SOURCE");
-  const char *sampler = getenv("GDBCOL_SAMPLER");
+  const char *sampler = er_value_decode(getenv("GDBCOL_SAMPLER"), sampler_buf, sizeof sampler_buf);
+  /* The program GDB runs, by its bytes as GDB gave them here: the runtime
+   * compares itself with it (a wrapper script's runtime stays inert). */
+  static char target[PATH_MAX * 2 + 8];
+  er_value_encode(argv[1], target, sizeof target);
+  setenv("GDBCOL_TARGET", target, 1);
   int outside = source == NULL || *source == '\0' || strcmp(source, "process") == 0;
   int wanted = any_data_kind_on();
   /* The runtime's own libraries, for the experiment to leave out of its

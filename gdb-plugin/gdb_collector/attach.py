@@ -16,6 +16,8 @@ from .gdb_state import inferior_env
 from .inferior_calls import CallSession, CallTimeout
 from .procfs import mapped_files, proc_status, process_alive
 from .session import read_status
+from .text import encode_value
+from .text import say
 
 RTLD_NOW = 2
 RTLD_DLOPEN_INTERNAL = 0x80000000  # __libc_dlopen_mode's flag before glibc 2.34
@@ -51,7 +53,7 @@ class ProcessCalls(CallSession):
 
     def string(self, text):
         """Address of TEXT (NUL-terminated) in the process."""
-        data = text.encode() + b"\0"
+        data = os.fsencode(text) + b"\0"  # a path's bytes, whatever they are
         if len(data) > PAGE_BYTES:
             raise gdb.GdbError("collector: setting too long (%d bytes)" % len(data))
         if self._page is None:
@@ -121,7 +123,7 @@ class Attacher:
         if sampler_process.start(self.runtime_path, pid, variables):
             return True
         why = read_status(variables["GDBCOL_STATUS_FILE"]).get("detail") or "it did not start"
-        gdb.write("collector: sampling from outside process %d failed (%s); the runtime samples inside it "
+        say("collector: sampling from outside process %d failed (%s); the runtime samples inside it "
                   "instead.\n" % (pid, why))
         return False
 
@@ -208,7 +210,9 @@ class Attacher:
             elif variables.get("GDBCOL_CLOCK_SOURCE", "") in ("", "process"):
                 variables["GDBCOL_CLOCK_SOURCE"] = "inside"
             start = self._runtime(pid, "gdbcol_attach_start")
-            text = "".join("%s=%s\n" % item for item in variables.items())
+            # One line a setting: a value that is not plain text goes encoded
+            # (a newline in a path would end its line).
+            text = "".join("%s=%s\n" % (name, encode_value(value)) for name, value in variables.items())
             outcome = int(calls.run("((int (*)(const char *))0x%x)((const char *)0x%x)"
                                     % (start, calls.string(text))))
             if outcome < 0 and variables["GDBCOL_CLOCK_SOURCE"] == "process":

@@ -11,12 +11,13 @@ import gdb
 
 from . import attach, gdb_state, native, outside
 from .session import clock_source_note, closed_summary, look_at_it, write_error_text
+from .text import say
 
 SETTING_IGNORED = "Warning: an experiment is active; settings apply to the next experiment. Ignored: %s\n"
 
 
 def _warn(text):
-    gdb.write("Warning: %s\n" % text)
+    say("Warning: %s\n" % text)
 
 
 class CollectorPrefix(gdb.Command):
@@ -61,7 +62,7 @@ class _Subcommand(gdb.Command):
         after a detach (the program's environment is rewritten when
         enabled).  True when applied."""
         if self.state.session.active_experiment():
-            gdb.write(SETTING_IGNORED % what)
+            say(SETTING_IGNORED % what)
             return False
         apply()
         self.state.arming.refresh(self.state.settings, self.state.session.status_path)
@@ -106,7 +107,7 @@ directory" says otherwise.  Collection stays enabled for later runs until
         where = directory or "the program's working directory"
         named = state.settings.named_experiment()
         upcoming = native.next_experiment_name(directory, named) if directory else None
-        gdb.write("Collector enabled: the next run records %s in %s.\n" % (upcoming or named or "test.N.er", where))
+        say("Collector enabled: the next run records %s in %s.\n" % (upcoming or named or "test.N.er", where))
 
     def _start_in_running_process(self):
         state = self.state
@@ -124,10 +125,10 @@ directory" says otherwise.  Collection stays enabled for later runs until
         # also keeps the runtime's signals passing through GDB.
         state.arming.arm(state.settings, state.session.status_path)
         if outcome == 1:
-            gdb.write("Collector: experiment %s was already being recorded in process %d; it goes on.\n"
+            say("Collector: experiment %s was already being recorded in process %d; it goes on.\n"
                       % (st.get("experiment"), pid))
         else:
-            gdb.write("Collector enabled in process %d: recording %s.\n" % (pid, st.get("experiment")))
+            say("Collector enabled in process %d: recording %s.\n" % (pid, st.get("experiment")))
 
 
 class DisableCommand(_Subcommand):
@@ -151,7 +152,7 @@ what they were before "collector enable"."""
             _warn("the collector is not enabled and no experiment is active; nothing to disable.")
             return
         state.arming.disarm()
-        gdb.write("Collector disabled.\n")
+        say("Collector disabled.\n")
 
     def _close_in_process(self):
         """Ends the experiment the runtime records in the live process (one
@@ -162,10 +163,10 @@ what they were before "collector enable"."""
         closed_outside = self.state.attacher.close(session.status_path)
         st = session.wait_until_closed() if closed_outside else session.status()
         if st.get("state") == "closed" and st != before:
-            gdb.write("collector: experiment %s closed (%s); the process keeps running.\n"
+            say("collector: experiment %s closed (%s); the process keeps running.\n"
                       % (st.get("experiment"), closed_summary(st)))
-            gdb.write(clock_source_note(st))
-            gdb.write(look_at_it(st.get("experiment")))
+            say(clock_source_note(st))
+            say(look_at_it(st.get("experiment")))
             session.mark_reported(st)
             return True
         return False
@@ -208,7 +209,7 @@ program's environment sets it too.  Typed settings win over the variables."""
                 self.state.settings.clock_profiling = words[0] == "on"
                 self.state.settings.clock_asked = True
             if self.change_setting("collector profile " + arg, apply):
-                gdb.write("Clock profiling %s.\n" % ("enabled" if words[0] == "on" else "disabled"))
+                say("Clock profiling %s.\n" % ("enabled" if words[0] == "on" else "disabled"))
             return
         # `timer VALUE` and `stack SIZE`: one value, parsed by the settings.
         setters = {"timer": ("value", self.state.settings.set_timer),
@@ -226,7 +227,7 @@ program's environment sets it too.  Typed settings win over the variables."""
                 except ValueError as error:
                     raise gdb.GdbError("collector profile %s: %s" % (words[0], error))
             if self.change_setting("collector profile " + arg, apply):
-                gdb.write(messages[0] + "\n")
+                say(messages[0] + "\n")
             return
         raise gdb.GdbError('Invalid argument "%s". Usage: %s.' % (arg.strip(), self.usage))
 
@@ -294,7 +295,7 @@ named after the group (runs.erg: runs.1.er, runs.2.er, ...)."""
             except ValueError as error:
                 raise gdb.GdbError("collector store %s: %s" % (words[0], error))
         if self.change_setting("collector store " + arg, apply):
-            gdb.write(messages[0] + "\n")
+            say(messages[0] + "\n")
 
     def complete(self, text, word):
         words = text.split()
@@ -325,22 +326,22 @@ against the limit), read live from the process."""
         active = state.session.active_experiment() or self._adopt_running_experiment()
         if active:
             progress = live_progress(state, active)
-            gdb.write("Experiment %s is active in process %s%s.\n"
+            say("Experiment %s is active in process %s%s.\n"
                       % (active.get("experiment"), active.get("pid"),
                          ", paused" if progress["paused"] else ""))
-            gdb.write("  %s profile samples, %s sample points, %s of data (limit %s%s).\n"
+            say("  %s profile samples, %s sample points, %s of data (limit %s%s).\n"
                       % (progress["samples"], progress["sample_points"], _bytes(progress["data_bytes"]),
                          _limit_text(active.get("limit_mb", "0")),
                          "; reached: profile data stopped" if progress["limit_reached"] else ""))
             if progress["write_errno"]:
-                gdb.write("  Writing stopped: %s; %s captured sample(s) not written.\n"
+                say("  Writing stopped: %s; %s captured sample(s) not written.\n"
                           % (write_error_text(progress["write_errno"]), progress["samples_not_written"]))
         else:
-            gdb.write("No experiment is active.\n")
+            say("No experiment is active.\n")
             last = state.session.status()
             if last.get("experiment"):
-                gdb.write("Last experiment: %s (%s).\n" % (last["experiment"], last.get("state")))
-        gdb.write("Collector is %s.\n" % ("enabled" if state.arming.armed else "disabled"))
+                say("Last experiment: %s (%s).\n" % (last["experiment"], last.get("state")))
+        say("Collector is %s.\n" % ("enabled" if state.arming.armed else "disabled"))
 
 
     def _adopt_running_experiment(self):
@@ -455,7 +456,7 @@ Without a category (or with all), every setting, one a line."""
                      % ("on" if self.state.stop_samples.enabled else "off"))
         for line in lines:
             if prefixes is None or any(line.startswith(p + ":") or line.startswith(p + " ") for p in prefixes):
-                gdb.write(line + "\n")
+                say(line + "\n")
 
     def complete(self, text, word):
         return [c for c in SHOW_CATEGORIES if c.startswith(word or "")]
@@ -470,7 +471,7 @@ Usage: collector version"""
 
     def invoke(self, arg, from_tty):
         _no_arguments(self.name, arg)
-        gdb.write("gdb-collector %s (runtime %s)\n" % (self.state.version, self.state.arming.runtime_path))
+        say("gdb-collector %s (runtime %s)\n" % (self.state.version, self.state.arming.runtime_path))
 
 
 SUBCOMMANDS = (

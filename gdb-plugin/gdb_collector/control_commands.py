@@ -7,6 +7,7 @@ import gdb
 
 from . import outside, values
 from .commands import _Subcommand, _no_arguments, _warn
+from .text import say
 
 # A day: gprofng shows the period in whole seconds of a 32-bit field.
 MAX_SAMPLE_PERIOD_S = 86400
@@ -43,11 +44,11 @@ the collection duration).  Pausing twice is ignored."""
         if not active:
             return
         if active.get("detail") == "paused":
-            gdb.write("Collector already paused: experiment %s.\n" % active.get("experiment"))
+            say("Collector already paused: experiment %s.\n" % active.get("experiment"))
             return
         self.state.attacher.call_runtime("gdbcol_pause", "collector pause")
         _wait_for_sampler_process(self)
-        gdb.write("Collector paused: experiment %s records no profile data until \"collector resume\".\n"
+        say("Collector paused: experiment %s records no profile data until \"collector resume\".\n"
                   % active.get("experiment"))
 
 
@@ -64,11 +65,11 @@ Usage: collector resume"""
         if not active:
             return
         if active.get("detail") != "paused":
-            gdb.write("Collector is not paused: experiment %s is recording.\n" % active.get("experiment"))
+            say("Collector is not paused: experiment %s is recording.\n" % active.get("experiment"))
             return
         self.state.attacher.call_runtime("gdbcol_resume")
         _wait_for_sampler_process(self)
-        gdb.write("Collector resumed: experiment %s.\n" % active.get("experiment"))
+        say("Collector resumed: experiment %s.\n" % active.get("experiment"))
 
 
 SAMPLE_USAGE = ("collector sample periodic|manual, collector sample period SECONDS, "
@@ -99,7 +100,7 @@ gprofng shows them with -overview and -sample_detail."""
             if active:
                 self.state.attacher.call_runtime("gdbcol_sample", rest or "manual")
                 _wait_for_sampler_process(self)
-                gdb.write("Sample point \"%s\" recorded in experiment %s.\n"
+                say("Sample point \"%s\" recorded in experiment %s.\n"
                           % (rest or "manual", active.get("experiment")))
             return
         if what in ("periodic", "manual"):
@@ -116,7 +117,7 @@ gprofng shows them with -overview and -sample_detail."""
         else:
             raise gdb.GdbError("Unknown collector sample argument \"%s\": %s." % (what, SAMPLE_USAGE))
         if self.change_setting(typed, lambda: setattr(settings, attribute, value)):
-            gdb.write("Sample points: %s.\n" % settings.describe_sampling())
+            say("Sample points: %s.\n" % settings.describe_sampling())
 
     def complete(self, text, word):
         return _first_word_completions(text, word, ("periodic", "manual", "period", "record"))
@@ -145,7 +146,7 @@ an active experiment adds a sample labelled gdb_stop, so gprofng's
         if value not in ("on", "off"):
             raise gdb.GdbError("collector dbxsample takes on or off (got \"%s\")." % value)
         self.state.stop_samples.enabled = value == "on"
-        gdb.write("Sample points at GDB stops: %s.\n" % value)
+        say("Sample points at GDB stops: %s.\n" % value)
 
     def complete(self, text, word):
         return _first_word_completions(text, word, ("on", "off"))

@@ -12,6 +12,7 @@ import gdb
 from . import native, values
 from .settings import counters_problem, default_counters
 from .commands import _Subcommand
+from .text import say
 
 MAX_THRESHOLD_US = 2147483647
 
@@ -56,7 +57,7 @@ class _DataKindCommand(_Subcommand):
     def store(self, arg, attribute, value, message):
         if self.change_setting("collector %s %s" % (self.name, arg.strip()),
                                lambda: setattr(self.state.settings, attribute, value)):
-            gdb.write(message + "\n")
+            say(message + "\n")
 
 
 def _counter_list(usage):
@@ -131,7 +132,7 @@ timer setting) keeps it beside the counters."""
             self.store(arg, "hwprofile", False, "Counter overflow profiling: off.")
             return
         if words == ["list"]:
-            gdb.write(_counter_list(self.usage))
+            say(_counter_list(self.usage))
         elif words[0] == "counter" and len(words) > 1:
             text = arg.strip()[len("counter"):].strip()
             try:

@@ -6,19 +6,34 @@ import re
 
 import gdb
 
+from .text import encode_value, plain
+
 
 def inferior_env(name):
-    """The value of NAME in the inferior environment GDB keeps, or None."""
-    out = gdb.execute("show environment %s" % name, to_string=True)
+    """The value of NAME in the inferior environment GDB keeps, or None
+    (also when GDB cannot show it as text)."""
+    try:
+        out = gdb.execute("show environment %s" % name, to_string=True)
+    except (gdb.error, UnicodeDecodeError):
+        return None
     match = re.match(r"%s = (.*)\n?$" % re.escape(name), out)
     return match.group(1) if match else None
 
 
 def set_inferior_env(name, value):
+    """Sets (or with None, unsets) NAME in the program's environment.  The
+    collector's own variables (GDBCOL_*) carry any value, encoded where it
+    is not plain text; another variable's value must be plain, never pasted
+    into the command otherwise (a newline would start a second command)."""
     if value is None:
         gdb.execute("unset environment %s" % name, to_string=True)
-    else:
-        gdb.execute("set environment %s=%s" % (name, value), to_string=True)
+        return
+    if name.startswith("GDBCOL_"):
+        value = encode_value(value)
+    elif not plain(value):
+        raise gdb.GdbError("collector: cannot pass %s to the program: its value is not plain text (%r)"
+                           % (name, value))
+    gdb.execute("set environment %s=%s" % (name, value), to_string=True)
 
 
 def signal_states(name=None):

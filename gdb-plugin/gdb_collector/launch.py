@@ -13,6 +13,7 @@ import os
 import gdb
 
 from . import native
+from .text import plain
 from .gdb_state import handle_signals, inferior_env, restore_signal_states, set_inferior_env, signal_states
 
 # The launcher's settings besides each data kind's own (native.data_kinds()).
@@ -73,7 +74,8 @@ class LaunchArming:
             return
         for name, value in settings.runtime_variables(status_path, inferior_env).items():
             set_inferior_env(name, value)
-        set_inferior_env("GDBCOL_TARGET", gdb.current_progspace().filename)
+        # GDBCOL_TARGET: the launcher names the program it execs, by its
+        # bytes (the program's path never goes into a GDB command).
         if gdb.parameter("startup-with-shell"):
             self._use_wrapper()
         else:
@@ -82,6 +84,9 @@ class LaunchArming:
     def _use_wrapper(self):
         if self._mode == "direct":
             self._undo_direct_preload()
+        if not plain(self.launcher_path):  # it goes into a GDB command: never a second line
+            raise gdb.GdbError("collector: the launcher's path is not plain text (%r); install gdb-collector "
+                               "under a path of printable ASCII" % self.launcher_path)
         wrapper = _quote(self.launcher_path)
         if self._saved_wrapper:
             wrapper += " " + self._saved_wrapper  # the user's wrapper runs next

@@ -5,7 +5,7 @@ def proc_status(pid):
     """/proc/PID/status as a dict ({} when the process is gone)."""
     fields = {}
     try:
-        with open("/proc/%s/status" % pid) as f:
+        with open("/proc/%s/status" % pid, errors="surrogateescape") as f:
             for line in f:
                 key, _, value = line.partition(":")
                 fields[key] = value.strip()
@@ -27,7 +27,7 @@ def mapped_files(pid):
     """The files PID maps (real paths, as /proc/PID/maps names them)."""
     files = set()
     try:
-        with open("/proc/%s/maps" % pid) as f:
+        with open("/proc/%s/maps" % pid, errors="surrogateescape") as f:
             for line in f:
                 fields = line.split(None, 5)
                 if len(fields) == 6 and fields[5].startswith("/"):

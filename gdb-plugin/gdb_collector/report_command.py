@@ -9,6 +9,7 @@ import subprocess
 import gdb
 
 from .commands import _Subcommand
+from .text import say
 
 VIEWS_WITH_VALUE = ("callers", "callees", "flamegraph", "folded", "html")
 VIEWS_ALONE = ("functions", "threads", "processes")
@@ -88,7 +89,7 @@ separate debug info (install libc6-dbg for the C library's internal names)."""
                                   timeout=REPORT_TIMEOUT_S, stdin=subprocess.DEVNULL, errors="replace")
         except (OSError, subprocess.TimeoutExpired) as e:
             raise gdb.GdbError("collector report: the report could not run (%s)." % e)
-        gdb.write(done.stdout)
+        say(done.stdout)
         if done.returncode != 0:
             message = done.stderr.strip().replace("gdbcol-report: ", "")
             raise gdb.GdbError("collector report: %s" % (message or "failed (exit status %d)" % done.returncode))

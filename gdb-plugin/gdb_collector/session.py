@@ -11,6 +11,7 @@ import gdb
 
 from . import native
 from .procfs import process_alive
+from .text import decode_value, say
 
 
 # Closing includes archiving the load objects (copies with archive copy).
@@ -25,11 +26,11 @@ def read_status(path):
     """The runtime's status file as a dict ({} when there is none yet)."""
     status = {}
     try:
-        with open(path) as f:
+        with open(path, errors="surrogateescape") as f:
             for line in f:
                 key, sep, value = line.rstrip("\n").partition("=")
                 if sep:
-                    status[key] = value
+                    status[key] = decode_value(value)  # paths come encoded when not plain
     except OSError:
         pass
     return status
@@ -224,7 +225,7 @@ class Session:
         if st and not process_alive(st.get("pid", "")):
             st = self.wait_until_closed()
         if st.get("state") == "active" and process_alive(st.get("pid", "")):
-            gdb.write("collector: experiment %s goes on recording in process %s; it closes when the process "
+            say("collector: experiment %s goes on recording in process %s; it closes when the process "
                       "exits, or attach again and use \"collector disable\".\n" % (st.get("experiment"), st["pid"]))
             return
         if not st or _report_key(st) == self.last_reported:
@@ -233,18 +234,18 @@ class Session:
         state = st.get("state")
         path = st.get("experiment", "")
         if state == "closed":
-            gdb.write("collector: experiment %s closed (%s).\n" % (path, closed_summary(st)))
-            gdb.write(clock_source_note(st))
-            gdb.write(look_at_it(path))
+            say("collector: experiment %s closed (%s).\n" % (path, closed_summary(st)))
+            say(clock_source_note(st))
+            say(look_at_it(path))
         elif state == "exec":
             after = "It is recorded as _x1.er inside it." if st.get("exec_followed") == "1" else \
                 "The new program was not profiled."
-            gdb.write("collector: the process exec'd %s; experiment %s closed (%s). %s\n"
+            say("collector: the process exec'd %s; experiment %s closed (%s). %s\n"
                       % (st.get("detail", "a new program"), path, closed_summary(st), after))
         elif state == "error":
-            gdb.write("collector: no experiment was recorded: %s\n" % st.get("detail", "unknown error"))
+            say("collector: no experiment was recorded: %s\n" % st.get("detail", "unknown error"))
         elif state == "active":
-            gdb.write(
+            say(
                 "collector: the process ended without closing experiment %s (killed or crashed); "
                 "the data recorded up to then is readable.\n" % path
             )

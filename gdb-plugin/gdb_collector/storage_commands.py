@@ -6,6 +6,7 @@ import gdb
 
 from . import native, values
 from .commands import _Subcommand
+from .text import say
 
 # log.xml's <setting limit> and gprofng's reading of it are 32-bit.
 MAX_LIMIT_MB = 2147483647
@@ -38,7 +39,7 @@ ends, and log.xml records that the limit was reached."""
             except ValueError as error:
                 raise gdb.GdbError("collector limit: %s; or none|unlimited." % error)
         if self.change_setting("collector limit " + value, lambda: setattr(self.state.settings, "limit_mb", megabytes)):
-            gdb.write("Data limit: %s.\n" % self.state.settings.describe_limit())
+            say("Data limit: %s.\n" % self.state.settings.describe_limit())
 
     def complete(self, text, word):
         return [w for w in ("none", "unlimited") if w.startswith(word or "")]
@@ -65,7 +66,7 @@ copy  as on, and every load object is copied into the experiment's
             raise gdb.GdbError('Invalid argument "%s". Usage: %s.' % (arg.strip(), self.usage))
         if self.change_setting("collector archive " + words[0],
                                lambda: setattr(self.state.settings, "archive", words[0])):
-            gdb.write("Archive mode: %s.\n" % words[0])
+            say("Archive mode: %s.\n" % words[0])
 
     def complete(self, text, word):
         return [w for w in ("on", "off", "copy") if w.startswith(word or "")]
@@ -98,7 +99,7 @@ off     none.
             raise gdb.GdbError("collector descendants: %s." % problem)
         if self.change_setting("collector descendants " + words[0],
                                lambda: setattr(self.state.settings, "descendants", words[0])):
-            gdb.write("Descendants: %s.\n" % words[0])
+            say("Descendants: %s.\n" % words[0])
 
     def complete(self, text, word):
         return [w for w in ("on", "off", "=") if w.startswith(word or "")]

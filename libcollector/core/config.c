@@ -33,6 +33,7 @@
 #include "collector_internal.h"
 #include "er/er_archive.h"
 #include "er/er_group.h"
+#include "er/er_text.h"
 #include "er/er_timer_spec.h"
 
 struct col_config col_cfg;
@@ -41,9 +42,21 @@ struct col_config col_cfg;
 #define MAX_STACK_BYTES ER_STACK_COPY_MAX /* perf's limit for sample_stack_user */
 #define DEFAULT_LIMIT_MB 2000  /* dbx's default */
 
+/* A setting's value, decoded (er_value_decode): a few at a time are in
+ * use (load_settings reads each once), so a small ring of buffers. */
+static const char *decoded(const char *raw)
+{
+  static char ring[4][PATH_MAX];
+  static unsigned next;
+  if (raw == NULL || strncmp(raw, "hex:", 4) != 0)
+    return raw;
+  char *buf = ring[next++ % 4];
+  return er_value_decode(raw, buf, sizeof ring[0]);
+}
+
 static int running_the_target(void)
 {
-  const char *target = getenv("GDBCOL_TARGET");
+  const char *target = decoded(getenv("GDBCOL_TARGET"));
   if (target == NULL || *target == '\0')
     return 1; /* preloaded directly (startup-with-shell off): we are it */
   char self[PATH_MAX], want[PATH_MAX];
@@ -60,7 +73,7 @@ typedef const char *(*setting_lookup)(const char *name, void *source);
 
 static const char *from_environment(const char *name, void *unused)
 {
-  return getenv(name);
+  return decoded(getenv(name));
 }
 
 static void copy_setting(setting_lookup get, void *source, const char *name, char *out, size_t len)
@@ -184,7 +197,7 @@ static const char *from_text(const char *name, void *source)
         return NULL;
       memcpy(value, line + name_len + 1, value_len);
       value[value_len] = '\0';
-      return value;
+      return decoded(value);
     }
     line = end ? end + 1 : NULL;
   }
@@ -281,7 +294,7 @@ static const char *const our_variables[] = {
 
 void col_config_scrub_environment(void)
 {
-  const char *saved = getenv("GDBCOL_SAVED_LD_PRELOAD");
+  const char *saved = decoded(getenv("GDBCOL_SAVED_LD_PRELOAD"));
   if (getenv("GDBCOL_LD_PRELOAD_UNSET") != NULL)
     unsetenv("LD_PRELOAD");
   else if (saved != NULL)

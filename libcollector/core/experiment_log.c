@@ -320,7 +320,16 @@ static void write_status(void *p)
   const char *detail = req->detail;
   if (detail == NULL && strcmp(req->state, "active") == 0 && col_is_paused())
     detail = "paused";
-  char tmp[PATH_MAX + 32], text[PATH_MAX + 1024];
+  /* Paths and the detail as GDB reads them back (er_value_encode: a
+   * newline in a path would end its line).  Static: one status at a time
+   * (the runtime thread's, or the caller's when there is none). */
+  static pthread_mutex_t status_lock = PTHREAD_MUTEX_INITIALIZER;
+  static char experiment[PATH_MAX * 2 + 8], control[PATH_MAX * 2 + 8], detail_text[1024], text[PATH_MAX * 6];
+  pthread_mutex_lock(&status_lock);
+  er_value_encode(col_exp.path, experiment, sizeof experiment);
+  er_value_encode(col_target_pid != 0 ? col_control_file : "", control, sizeof control);
+  er_value_encode(detail ? detail : "", detail_text, sizeof detail_text);
+  char tmp[PATH_MAX + 32];
   snprintf(tmp, sizeof tmp, "%s.%d.tmp", req->cfg->status_path, (int)gettid());
   col_progress_refresh();
   const struct col_progress *g = &gdbcol_progress;
@@ -330,11 +339,11 @@ static void write_status(void *p)
                    "descendants=%llu\ndescendant_cpu_ms=%llu\ndescendant_experiments=%llu\nexec_followed=%d\n"
                    "cpu_ms=%llu\nthreads=%llu\nlost=%llu\nstacks=%llu\ntruncated=%llu\nclock_source=%s\n"
                    "perf_errno=%d\ndetail=%s\n",
-                   req->state, col_target(), col_exp.path, (unsigned long long)g->profile_packets,
+                   req->state, col_target(), experiment, (unsigned long long)g->profile_packets,
                    (unsigned long long)g->sample_points, (unsigned long long)g->data_bytes, req->cfg->limit_mb,
                    (unsigned long long)g->limit_reached, (unsigned long long)g->write_errno,
                    (unsigned long long)g->samples_not_written, col_target_pid != 0 ? (int)getpid() : 0,
-                   col_target_pid != 0 ? col_control_file : "", (unsigned long long)col_descendants_seen,
+                   control, (unsigned long long)col_descendants_seen,
                    (unsigned long long)(col_descendant_samples * (uint64_t)req->cfg->clock_interval_us / 1000),
                    (unsigned long long)col_descendant_experiments, col_exec_followed,
                    (unsigned long long)(g->profile_packets * (uint64_t)(req->cfg->clock_interval_us > 0
@@ -343,7 +352,7 @@ static void write_status(void *p)
                    (unsigned long long)(col_unwind_stats.by_rules + col_unwind_stats.by_libunwind +
                                         col_unwind_stats.stopped),
                    (unsigned long long)col_unwind_stats.truncated, clock_source(), col_clock_stats.last_perf_errno,
-                   detail ? detail : "");
+                   detail_text);
   if (n > 0 && n < (int)sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, "status_answer=%llu\ntruncated_depth=%llu\nmax_frames=%ld\n",
                   (unsigned long long)col_status_answer, (unsigned long long)col_unwind_stats.truncated_depth,
@@ -358,12 +367,12 @@ static void write_status(void *p)
       n += snprintf(text + n, sizeof text - (size_t)n, "%s_events=%llu\n", er_kinds[k].name,
                     (unsigned long long)col_kind_events_written((enum er_kind)k));
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return;
-  int ok = er_write_all(fd, text, (size_t)(n < (int)sizeof text ? n : (int)sizeof text - 1)) == 0;
-  close(fd);
-  if (!ok || rename(tmp, req->cfg->status_path) != 0)
+  int ok = fd >= 0 && er_write_all(fd, text, (size_t)(n < (int)sizeof text ? n : (int)sizeof text - 1)) == 0;
+  if (fd >= 0)
+    close(fd);
+  if (fd >= 0 && (!ok || rename(tmp, req->cfg->status_path) != 0))
     unlink(tmp);
+  pthread_mutex_unlock(&status_lock);
 }
 
 uint64_t col_status_answer;

@@ -81,6 +81,7 @@ struct er_hwc_declared {
 
 struct er_experiment {
   char *path;
+  char *cwd; /* the program's working directory, its bytes (NULL: not recorded) */
   long ptimer_us; /* 0 when log.xml declares no clock profile */
   int numstates;
   int has_run, has_exit;
