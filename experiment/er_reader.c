@@ -106,6 +106,9 @@ static void parse_log_element(void *ctx, xmlNode *el)
     /* An exec ends the experiment as normally as an exit (§3). */
     exp->has_exit = 1;
     exp->ended_by_exec = er_xml_is(el, "event", "exec_start");
+    const char *how = er_xml_attr(el, "how", v, sizeof v);
+    exp->ended_killed = how != NULL && strcmp(how, "killed") == 0;
+    exp->ended_sampler_died = how != NULL && strcmp(how, "sampler") == 0;
     exp->exit_tstamp = tstamp_of(el);
   } else if (er_xml_is(el, "event", "exec_error")) {
     exp->has_exit = 0; /* the exec failed: the experiment went on */

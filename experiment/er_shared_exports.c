@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "er/er_abandoned.h"
 #include "er/er_archive.h"
 #include "er/er_data_kinds.h"
 #include "er/er_follow.h"
@@ -16,6 +17,13 @@
 
 /* Returns 0 and the effective interval (plus flags: 1 raised, 2 rounded), or
  * -1 with a message in ERR. */
+/* The experiment at PATH lost its writer (the sampler process died): its
+ * end marked (er_abandoned.h); *ENDED_AT: seconds from the run's start. */
+int gdbcol_mark_abandoned(const char *path, const char *why, double *ended_at)
+{
+  return er_mark_abandoned(path, why, ended_at);
+}
+
 /* `collector profile stack`: the default, least and most bytes. */
 void gdbcol_stack_copy_limits(long *default_bytes, long *min_bytes, long *max_bytes)
 {

@@ -163,7 +163,18 @@ struct col_thread {
   uintptr_t stack_lo, stack_hi;
   /* statistics, written by the sampler thread */
   uint64_t samples, lost;
+  uint64_t cpu_ns_seen;    /* its CPU time at the last check (blocked_signal.c) */
+  int blocks_timer_signal; /* seen blocking COL_TIMER_SIGNAL */
 };
+
+/* runtime/blocked_signal.c: threads that block the timer signal are not
+ * sampled; checked each thread scan, their unsampled CPU counted when they
+ * end, said at the experiment's end (log.xml, status unsampled_ms). */
+void col_blocked_signal_check(struct col_thread *t);
+uint64_t col_blocked_signal_unsampled(const struct col_thread *t);
+void col_blocked_signal_describe(void);
+extern uint64_t col_unsampled_ns;
+extern unsigned col_blocking_threads;
 
 #define COL_MAX_THREADS 4096
 extern struct col_thread col_threads[COL_MAX_THREADS];
@@ -481,6 +492,10 @@ void col_calls_serve(void);
  * status "closed" with WHY). */
 int col_experiment_open_files(void);
 void col_experiment_finish(const char *why);
+/* Set before col_experiment_finish when the program ended without exiting
+ * (killed, crashed): said in log.xml (a warning, the exit event's
+ * how="killed") and in the status file (detail "killed"). */
+extern int col_end_without_exit;
 /* The end after exec_start (no exit event; status "exec" with WHAT). */
 void col_experiment_finish_after_exec(const char *what);
 void col_experiment_archive(void);

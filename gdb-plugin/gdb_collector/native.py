@@ -3,6 +3,7 @@ live in C (experiment/), shared with the runtime and unit-tested there, so
 the plugin never re-implements them."""
 
 import ctypes
+import os
 
 _lib = None
 
@@ -133,6 +134,15 @@ def perf_access_hint(needed_level):
     out = ctypes.create_string_buffer(256)
     _lib.gdbcol_perf_access_hint(needed_level, out, len(out))
     return out.value.decode(errors="replace")
+
+
+def mark_abandoned(path, why):
+    """Marks the end of the experiment at PATH whose writer died: (1 marked,
+    0 had its end, negative errno; seconds from the run to its last
+    record)."""
+    ended_at = ctypes.c_double(0.0)
+    rc = _lib.gdbcol_mark_abandoned(os.fsencode(path), why.encode(), ctypes.byref(ended_at))
+    return rc, ended_at.value
 
 
 def hwc_sources():

@@ -95,6 +95,9 @@ def closed_summary(status):
     if stacks and at_depth * 100 >= stacks:
         text += "; %.0f%% of call stacks cut at %s frames (collector profile depth raises it)" % (
             100.0 * at_depth / stacks, status.get("max_frames", "the frame limit"))
+    if "unsampled_ms" in status:
+        text += "; %.2f s of CPU not sampled: %s thread(s) blocked the collector's timer signal" % (
+            _number(status, "unsampled_ms") / 1000.0, status.get("blocking_threads", "?"))
     if _number(status, "limit_reached"):
         text += "; the data limit (%s MB) was reached: profile data stopped there (collector limit raises it)" % (
             status.get("limit_mb", "?"))
@@ -233,7 +236,11 @@ class Session:
         self.mark_reported(st)
         state = st.get("state")
         path = st.get("experiment", "")
-        if state == "closed":
+        if state == "closed" and st.get("detail") == "killed":
+            say("collector: process %s ended without exiting (killed by a signal, or it crashed); experiment %s "
+                "closed at its end (%s).\n" % (st.get("pid"), path, closed_summary(st)))
+            say(look_at_it(path))
+        elif state == "closed":
             say("collector: experiment %s closed (%s).\n" % (path, closed_summary(st)))
             say(clock_source_note(st))
             say(look_at_it(path))
@@ -244,6 +251,16 @@ class Session:
                       % (st.get("detail", "a new program"), path, closed_summary(st), after))
         elif state == "error":
             say("collector: no experiment was recorded: %s\n" % st.get("detail", "unknown error"))
+        elif state == "active" and st.get("sampler_pid", "0") not in ("", "0") and \
+                not process_alive(st["sampler_pid"]):
+            # The writer died, not the program (a kill -9 of the sampler):
+            # said so, and the experiment's end marked at its last record.
+            rc, ended_at = native.mark_abandoned(path, "The sampler process ended before the experiment closed "
+                                                       "(it was killed, or it crashed): nothing was recorded after "
+                                                       "its last record")
+            say("collector: the sampler process (pid %s) ended before experiment %s closed (it was killed, or it "
+                "crashed); the program was not harmed. What it recorded up to %.2f s is readable%s.\n"
+                % (st["sampler_pid"], path, ended_at, "; the end is marked in the experiment" if rc == 1 else ""))
         elif state == "active":
             say(
                 "collector: the process ended without closing experiment %s (killed or crashed); "

@@ -134,8 +134,15 @@ void col_experiment_finish_after_exec(const char *what)
   col_log_close();
 }
 
+int col_end_without_exit;
+
 void col_experiment_finish(const char *why)
 {
+  if (col_end_without_exit) {
+    col_log_warning(200, "The program ended without exiting: killed by a signal (kill -9, or the end of the GDB "
+                    "that ran it) or crashed; what was recorded up to its end is intact");
+    why = "killed";
+  }
   col_describe_clock_sources();
   describe_sampler_cost();
   if (col_lost_samples > 0)

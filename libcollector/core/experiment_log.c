@@ -260,7 +260,10 @@ void col_log_exit(void)
 {
   char ts[32], line[128];
   er_format_tstamp(ts, sizeof ts, col_hrtime() - col_exp.run_tstamp);
-  snprintf(line, sizeof line, "<event kind=\"exit\" tstamp=\"%s\"/>\n", ts);
+  /* how="killed": the end came without the program's exit (gprofng reads
+   * the event as an end all the same; our reader says how it ended). */
+  snprintf(line, sizeof line, "<event kind=\"exit\" tstamp=\"%s\"%s/>\n", ts,
+           col_end_without_exit ? " how=\"killed\"" : "");
   struct line_request req = {line, 1};
   col_on_runtime_thread(write_line, &req);
 }
@@ -357,6 +360,9 @@ static void write_status(void *p)
     n += snprintf(text + n, sizeof text - (size_t)n, "status_answer=%llu\ntruncated_depth=%llu\nmax_frames=%ld\n",
                   (unsigned long long)col_status_answer, (unsigned long long)col_unwind_stats.truncated_depth,
                   req->cfg->max_frames);
+  if (n > 0 && n < (int)sizeof text && col_blocking_threads > 0)
+    n += snprintf(text + n, sizeof text - (size_t)n, "unsampled_ms=%llu\nblocking_threads=%u\n",
+                  (unsigned long long)(col_unsampled_ns / 1000000), col_blocking_threads);
   /* What each data kind on recorded (GDB's closing line says it): the
    * clock's interval (0: off), each other kind's events under its name. */
   if (n > 0 && n < (int)sizeof text)
@@ -376,6 +382,8 @@ static void write_status(void *p)
 }
 
 uint64_t col_status_answer;
+uint64_t col_unsampled_ns; /* runtime/blocked_signal.c's, said in the status */
+unsigned col_blocking_threads;
 
 void col_status_write(const struct col_config *cfg, const char *state, const char *detail)
 {

@@ -66,6 +66,7 @@ static void drain_thread(struct col_thread *t)
 static void retire_thread(struct col_thread *t)
 {
   drain_thread(t);
+  col_unsampled_ns += col_blocked_signal_unsampled(t);
   if (t->source == COL_SOURCE_PERF)
     col_perf_release(t);
   col_thread_release(t);
@@ -106,7 +107,8 @@ static void sample_points_cycle(int64_t now)
  * thread's captures drained, ended threads retired. */
 static void clock_cycle(int64_t now)
 {
-  if (now - last_thread_scan > THREAD_SCAN_NS) {
+  int scan = now - last_thread_scan > THREAD_SCAN_NS;
+  if (scan) {
     col_scan_threads(sampler_tid);
     last_thread_scan = now;
   }
@@ -119,6 +121,8 @@ static void clock_cycle(int64_t now)
       retire_thread(t);
     } else {
       drain_thread(t);
+      if (scan)
+        col_blocked_signal_check(t);
     }
   }
 }
@@ -136,9 +140,11 @@ static void clock_finish(void)
     struct col_thread *t = &col_threads[i];
     if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == 1) {
       col_lost_samples += t->lost;
+      col_blocked_signal_check(t); /* its CPU time up to now */
       retire_thread(t);
     }
   }
+  col_blocked_signal_describe();
 }
 
 /* The sources the runtime thread serves in the program's process (the
@@ -319,6 +325,8 @@ int col_sampler_start(int (*start)(void), void (*finish)(void))
   finish_work = finish;
   start_reported = 0;
   col_lost_samples = 0;
+  col_unsampled_ns = 0;
+  col_blocking_threads = 0;
   col_sampler_cpu_seconds = 0;
   if (col_data_writers_start() != 0)
     return -ENOMEM;

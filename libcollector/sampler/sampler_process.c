@@ -144,11 +144,17 @@ static unsigned count_descendant_experiments(void)
   return n;
 }
 
-static void finish(void)
+/* PROGRAM_GONE: the program's process ended (else GDB or a signal asked). */
+static void finish(int program_gone)
 {
   if (writers_live() == 0)
     sampler_events_enable(0); /* else descendants still run: they are sampled on */
   drain_rings(1);
+  /* Every request is in by now: a program that ended without its runtime
+   * asking for the end (at exit, _exit, the API) was killed by a signal
+   * (kill -9, the end of the GDB that ran it) or crashed.  Said so, not
+   * written as a normal exit (before, GDB's death read as one). */
+  col_end_without_exit = program_gone && !sampler.close_requested && !sampler.exec_pending;
   if (sampler.closing_at == INT64_MAX)
     sampler.closing_at = sampler.last_record_at + 1; /* later records of the founder are not written */
   writers_wait(0); /* descendants that ended have closed their experiments */
@@ -369,7 +375,7 @@ int main(int argc, char **argv)
         ended = 1; /* the program is gone (exit, kill -9, exec failure) */
     answer_status_request(drain_rings(0));
   }
-  finish();
+  finish(ended);
   if (ended)
     serve_descendants(); /* the program exited: its descendants run on */
   writers_wait(1);       /* else (disable, a signal) theirs end with it */

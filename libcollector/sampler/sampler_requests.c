@@ -67,6 +67,7 @@ void sampler_apply_request(const struct col_control_record *r)
     break;
   }
   case COL_CTL_CLOSE:
+    sampler.close_requested = 1;
     snprintf(reason, sizeof reason, "%s", r->text);
     sampler.close_reason = reason;
     sampler.closing_at = r->tstamp; /* samples taken before it are still written */

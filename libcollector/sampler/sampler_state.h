@@ -17,6 +17,7 @@ struct sampler_state {
   int attached;                /* started by collector enable after gdb -p */
   int started, start_failed, finished;
   int exec_pending, exec_count; /* the program exec'd (its runtime said so) */
+  int close_requested;         /* the runtime (its exit, _exit, the API) or GDB asked for the end */
   const char *close_reason;
   int64_t closing_at;          /* the end the program asked for: later samples are not written */
   char exec_what[128];

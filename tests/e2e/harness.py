@@ -262,7 +262,8 @@ def check_recorded(path, label):
     summary = er_dump(path)[0]
     check(summary.get("closed") == "yes" and summary.get("ended_by") == "exit" and summary["exit_status"] == 0 and
           os.path.isfile(os.path.join(path, "log.xml")),
-          "%s: the run was recorded (%s closed at its exit, read whole)" % (label, os.path.basename(path)))
+          "%s: the run was recorded (%s closed at its exit, read whole: closed %s, ended_by %s, reader status %s)"
+          % (label, os.path.basename(path), summary.get("closed"), summary.get("ended_by"), summary.get("exit_status")))
     return summary
 
 

@@ -26,14 +26,18 @@ for n, source, closed in ((2, None, True), (3, "perf", False)):
     print(out)
     check("SIGSEGV" in out, "%s: the program stopped on SIGSEGV in GDB" % label)
     if closed:
-        check("collector: experiment %s closed (" % os.path.join(work, "test.%d.er" % n) in out,
-              "%s: the sampler process closed the experiment" % label)
+        check("ended without exiting (killed by a signal, or it crashed); experiment %s closed at its end ("
+              % os.path.join(work, "test.%d.er" % n) in out,
+              "%s: the sampler process closed the experiment, and GDB says the program did not exit" % label)
     else:
         check("killed or crashed" in out, "%s: the plugin says the process ended without closing it" % label)
     exp = os.path.join(work, "test.%d.er" % n)
     summary, funcs, raw = er_dump(exp)
     print(raw)
     check(summary.get("closed") == ("yes" if closed else "no"), "%s: closed %s" % (label, summary.get("closed")))
+    if closed:
+        check(summary.get("ended_by") == "killed (the program ended without exiting)",
+              "%s: log.xml says it ended without exiting" % label)
     check(summary.get("invalid_packets") == "0", "%s: no torn packets" % label)
     check(funcs.get("burn", (0, 0))[1] >= 0.35, "%s: the samples before the crash are there" % label)
     gfuncs, gtotal, graw = gprofng_functions(exp)

@@ -23,7 +23,7 @@ def check_run(out, exp, label, cpu=None):
     check(summary.get("closed") == "yes", "%s: experiment closed" % label)
     check(any("sampler process" in c and "outside the program" in c for c in summary["comments"]),
           "%s: log.xml names the sampler process as the source" % label)
-    m = re.search(r"closed \((\d+) samples", out)
+    m = re.search(r"closed (?:at its end )?\((\d+) samples", out)
     check(m is not None and m.group(1) == summary.get("clock_packets"),
           "%s: GDB's count (%s) is what the file holds (%s)" % (label, m and m.group(1), summary.get("clock_packets")))
     recorded = float(summary.get("cpu_seconds", 0))

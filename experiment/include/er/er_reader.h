@@ -86,6 +86,8 @@ struct er_experiment {
   int numstates;
   int has_run, has_exit;
   int ended_by_exec; /* the end is an exec_start event */
+  int ended_killed;  /* the end came without the program's exit (killed, crashed) */
+  int ended_sampler_died; /* its writer died; GDB marked the end at the last record */
   int64_t run_tstamp;
   size_t n_sample_events;
   char **sample_labels; /* label of each sample event, in order */

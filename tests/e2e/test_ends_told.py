@@ -1,0 +1,87 @@
+"""Every end is told as it happened (issue 25).
+
+The sampler process killed mid-run (kill -9): the program finishes
+normally; GDB says the sampler ended before the experiment closed and that
+the program was not harmed (before: "the process ended without closing
+... (killed or crashed)", blaming the program); log.xml gets a warning and
+an end at the last record (before: none), which gprofng and our reader read.
+
+GDB killed while the program it launched runs (GDB's death takes the
+program with it): the experiment says the program ended without exiting
+(before: a plain exit event, as if it had exited)."""
+
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+from harness import COLLECTOR_GDB, check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, workdir
+
+work = workdir()
+os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="runtime-", dir=work)  # this test's samplers only
+
+
+def sampler_pid(timeout_s=30.0):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for session in os.listdir(os.environ["XDG_RUNTIME_DIR"]):
+            for name in os.listdir(os.path.join(os.environ["XDG_RUNTIME_DIR"], session)):
+                if name.startswith("sampler-"):
+                    return int(name[len("sampler-"):])
+        time.sleep(0.01)
+    return None
+
+
+killed = []
+
+
+def kill_sampler_after(seconds):
+    pid = sampler_pid()
+    if pid is not None:
+        time.sleep(seconds)
+        os.kill(pid, signal.SIGKILL)
+        killed.append(pid)
+
+
+killer = threading.Thread(target=kill_sampler_after, args=(0.8,))
+killer.start()
+out = run_gdb(["collector store experiment sampler_killed.er", "collector enable", "run"],
+              [program("split_work"), "2.0", "0"], cwd=work)
+killer.join()
+print(out)
+check(killed, "the sampler process was killed mid-run")
+check("exited normally" in out and "cpu_seconds=" in out, "the program finished normally")
+check("the sampler process (pid %d) ended before experiment" % (killed[0] if killed else 0) in out and
+      "the program was not harmed" in out and "killed or crashed" not in out,
+      "GDB says the sampler ended, not the program")
+exp = os.path.join(work, "sampler_killed.er")
+summary, _, raw = er_dump(exp)
+check(summary.get("ended_by") == "the sampler process died (end marked by GDB)" and
+      "The sampler process ended before the experiment closed" in raw,
+      "log.xml records the end and why (%s)" % summary.get("ended_by"))
+_, total, _ = gprofng_functions(exp)
+check(total > 0.2 and abs(total - float(summary.get("cpu_seconds", 0))) < 0.011,
+      "gprofng reads what was recorded up to the kill (%.3f s)" % total)
+
+# GDB killed while its program runs.
+gdb = subprocess.Popen(["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB, "-ex", "collector store experiment gdb_killed.er",
+                        "-ex", "collector enable", "-ex", "run", "--args", program("split_work"), "3.0", "0"],
+                       cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+check(sampler_pid() is not None, "the program runs under the collector")
+time.sleep(0.8)
+gdb.kill()
+gdb.wait()
+exp = os.path.join(work, "gdb_killed.er")
+deadline = time.monotonic() + 30
+while time.monotonic() < deadline and 'kind="exit"' not in open(os.path.join(exp, "log.xml"), errors="replace").read():
+    time.sleep(0.1)  # the sampler closes it when the program is gone
+summary, _, raw = er_dump(exp)
+check(summary.get("ended_by") == "killed (the program ended without exiting)" and
+      "The program ended without exiting" in raw, "the experiment says the program did not exit (%s)"
+      % summary.get("ended_by"))
+_, total, _ = gprofng_functions(exp)
+check(total > 0.3, "gprofng reads it (%.3f s)" % total)
+cleanup(work)
+finish()
