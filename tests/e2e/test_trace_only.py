@@ -60,9 +60,10 @@ check(total is not None and total[1] == float(summary.get("heap_leaks", -1)) and
 check("clock profiling off; %s allocations and frees" % summary.get("heap_events") in closing,
       "heaptrace only: GDB says how many events: %s" % closing)
 
-exp, summary, closing = record("hwprofile", [program("split_work"), "0.3", "0"], "counters")
+# 20 000 fresh pages: as many page faults, 200 samples at the default 100.
+exp, summary, closing = record("hwprofile", [program("counters"), "pages", "20000", "0.1"], "counters")
 total = gprofng_total(exp, "e.page-faults")
-check(total is not None and total[0] > 0, "counters only: gprofng shows page faults (%s)" % (total,))
+check(total is not None and total[0] >= 20000, "counters only: gprofng shows the 20 000 page faults (%s)" % (total,))
 check(re.search(r"clock profiling off; \d+ counter overflow sample", closing) is not None,
       "counters only: GDB says how many samples: %s" % closing)
 # After `gdb -p`: heap tracing alone, the experiment going on after the
