@@ -371,6 +371,9 @@ void col_status_write(const struct col_config *cfg, const char *state, const cha
 /* The last of GDB's requests for a current status (control page's
  * status_asked) the file answers: written as status_answer. */
 extern uint64_t col_status_answer;
+/* What the user gets less of, said in the status file (note=) for GDB's
+ * closing line: a trace ring or control page that could not be made. */
+extern char col_status_note[512];
 
 /* ---- clock_writer.c / trace_writer.c: packets and their stacks ----------- */
 

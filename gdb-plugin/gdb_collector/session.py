@@ -95,6 +95,8 @@ def closed_summary(status):
     if stacks and at_depth * 100 >= stacks:
         text += "; %.0f%% of call stacks cut at %s frames (collector profile depth raises it)" % (
             100.0 * at_depth / stacks, status.get("max_frames", "the frame limit"))
+    if status.get("note"):
+        text += "; " + status["note"]
     if "unsampled_ms" in status:
         text += "; %.2f s of CPU not sampled: %s thread(s) blocked the collector's timer signal" % (
             _number(status, "unsampled_ms") / 1000.0, status.get("blocking_threads", "?"))

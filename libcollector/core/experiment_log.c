@@ -360,6 +360,11 @@ static void write_status(void *p)
     n += snprintf(text + n, sizeof text - (size_t)n, "status_answer=%llu\ntruncated_depth=%llu\nmax_frames=%ld\n",
                   (unsigned long long)col_status_answer, (unsigned long long)col_unwind_stats.truncated_depth,
                   req->cfg->max_frames);
+  if (n > 0 && n < (int)sizeof text && col_status_note[0] != '\0') {
+    static char note[sizeof col_status_note * 2 + 8];
+    er_value_encode(col_status_note, note, sizeof note);
+    n += snprintf(text + n, sizeof text - (size_t)n, "note=%s\n", note);
+  }
   if (n > 0 && n < (int)sizeof text && col_blocking_threads > 0)
     n += snprintf(text + n, sizeof text - (size_t)n, "unsampled_ms=%llu\nblocking_threads=%u\n",
                   (unsigned long long)(col_unsampled_ns / 1000000), col_blocking_threads);
@@ -382,6 +387,7 @@ static void write_status(void *p)
 }
 
 uint64_t col_status_answer;
+char col_status_note[512];
 uint64_t col_unsampled_ns; /* runtime/blocked_signal.c's, said in the status */
 unsigned col_blocking_threads;
 

@@ -154,7 +154,7 @@ static void finish(int program_gone)
    * asking for the end (at exit, _exit, the API) was killed by a signal
    * (kill -9, the end of the GDB that ran it) or crashed.  Said so, not
    * written as a normal exit (before, GDB's death read as one). */
-  col_end_without_exit = program_gone && !sampler.close_requested && !sampler.exec_pending;
+  col_end_without_exit = program_gone && !sampler.close_requested && !sampler.exec_pending && col_control != NULL;
   if (sampler.closing_at == INT64_MAX)
     sampler.closing_at = sampler.last_record_at + 1; /* later records of the founder are not written */
   writers_wait(0); /* descendants that ended have closed their experiments */
@@ -331,8 +331,11 @@ int main(int argc, char **argv)
   sampler.tid_seen = calloc(sampler.tid_seen_bits / 8, 1);
   snprintf(first_status_path, sizeof first_status_path, "%s", col_cfg.status_path);
   session_dir_join(first_status_path);
-  if (col_cfg.status_path[0] != '\0')
-    col_control_create(col_cfg.status_path); /* before "ready": the runtime maps it at start */
+  int control_rc = col_cfg.status_path[0] != '\0' ? col_control_create(col_cfg.status_path) : 0;
+  if (control_rc != 0) /* before "ready": the runtime maps it at start; without it, it stays inert */
+    snprintf(col_status_note, sizeof col_status_note, "the control page could not be made beside %.300s (%s): the "
+             "program's requests (its exit, pause, sample points) are not seen", col_cfg.status_path,
+             strerror(-control_rc));
   char trace_err[PATH_MAX + 100] = "";
   if (sampler_trace_begin(trace_err, sizeof trace_err) != 0)
     col_tracing_off(&col_cfg); /* said in the experiment's log below */

@@ -54,6 +54,7 @@ int sampler_trace_begin(char *err, size_t err_len)
     char kinds[100];
     col_tracing_text(&col_cfg, kinds, sizeof kinds);
     snprintf(begin_error, sizeof begin_error, "%s is off: %s", kinds, err);
+    snprintf(col_status_note, sizeof col_status_note, "%.500s", begin_error); /* GDB says it too */
     return -1;
   }
   return 0;

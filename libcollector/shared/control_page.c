@@ -33,7 +33,9 @@ int col_control_create(const char *status_path)
   char path[PATH_MAX + 16];
   col_control_path(path, sizeof path, status_path);
   void *page;
-  int rc = col_shared_file_create(path, sizeof *col_control, COL_SHARED_SPARSE, &page);
+  /* Its blocks allocated now: on a full memory file system a sparse page
+   * made the program's first write to it a SIGBUS. */
+  int rc = col_shared_file_create(path, sizeof *col_control, COL_SHARED_RESIDENT, &page);
   if (rc != 0)
     return rc;
   col_control = page;

@@ -60,6 +60,8 @@ int col_shared_file_create(const char *path, size_t size, enum col_shared_backin
   close(fd);
   if (rc == 0)
     *out = p;
+  else
+    unlink(path); /* never a partial file left behind (a small tmpfs stayed full) */
   return rc;
 }
 
