@@ -294,6 +294,14 @@ def diagnose_failed_attach():
     pid = _requested_pid()
     if pid is None or pid in _pids_seen or not os.path.exists("/proc/%d" % pid):
         return None
+    if proc_status(pid).get("State", "").startswith("Z"):
+        # Its main thread exited (pthread_exit) while others run: the kernel
+        # refuses to attach to a zombie leader, whatever the permissions (the
+        # reasons below would mislead).
+        others = len(os.listdir("/proc/%d/task" % pid)) - 1 if os.path.isdir("/proc/%d/task" % pid) else 0
+        return ("GDB is not attached to process %d: its main thread has exited%s, and the kernel lets no "
+                "debugger attach to a process whose main thread is gone. No experiment was started."
+                % (pid, " (%d other thread(s) still run)" % others if others > 0 else ""))
     reasons = []
     tracer = proc_status(pid).get("TracerPid", "0")
     if tracer not in ("0", str(os.getpid())):

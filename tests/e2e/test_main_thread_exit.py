@@ -9,8 +9,9 @@ there 5 s after the last worker, the experiment never closed."""
 import os
 import re
 import subprocess
+import time
 
-from harness import check, cleanup, er_dump, finish, program, run_gdb, workdir
+from harness import attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, workdir
 
 work = workdir()
 for source in ("timer", "process"):
@@ -27,5 +28,22 @@ for source in ("timer", "process"):
     recorded = float(summary.get("cpu_seconds", 0))
     check(summary.get("closed") == "yes" and truth > 0 and 0.95 * truth <= recorded <= 1.05 * truth,
           "%s: the experiment closed with the workers' CPU (%.3f s of %.3f)" % (source, recorded, truth))
+# gdb -p on such a process (its main thread a zombie while the workers run):
+# the kernel refuses any debugger; GDB says that, not the ptrace permissions
+# (before: CAP_SYS_PTRACE and ptrace_scope, which are not the reason).
+target = subprocess.Popen([program("main_thread_exit"), "5"], cwd=work, stdout=subprocess.DEVNULL,
+                          stdin=subprocess.DEVNULL)
+deadline = time.monotonic() + 10
+state = ""
+while time.monotonic() < deadline and not state.startswith("Z"):
+    with open("/proc/%d/status" % target.pid) as f:
+        state = next((l.split(":", 1)[1].strip() for l in f if l.startswith("State:")), "")
+    time.sleep(0.02)
+out = attach_gdb(target.pid, ["collector enable"], cwd=work)
+print(out)
+target.kill()
+target.wait()
+check(state.startswith("Z") and "its main thread has exited" in out and "ptrace_scope" not in out,
+      "gdb -p on a process whose main thread exited: GDB says that is why")
 cleanup(work)
 finish()
