@@ -34,8 +34,28 @@ int col_active(void)
 
 static const char *close_reason = "exit";
 
+/* Processes the program made while sampled from inside: none of them is
+ * recorded (only the sampler process follows descendants).  Counted in the
+ * parent at each fork, said once at the end (before, nothing was said:
+ * a daemon's work simply did not appear). */
+static unsigned forks_unrecorded;
+
+static void count_fork_in_parent(void)
+{
+  if (col_active() && getpid() == owner_pid)
+    __atomic_add_fetch(&forks_unrecorded, 1, __ATOMIC_RELAXED);
+}
+
 static void finish_experiment(void)
 {
+  unsigned forks = __atomic_load_n(&forks_unrecorded, __ATOMIC_RELAXED);
+  if (forks > 0) {
+    col_log_warning(200, "%u process(es) the program forked were not recorded: the sampler inside the program "
+                    "records the program only; where perf events are allowed, the sampler process records "
+                    "descendants too", forks);
+    snprintf(col_status_note, sizeof col_status_note, "%u process(es) it forked not recorded (sampled from "
+             "inside: only the sampler process follows descendants)", forks);
+  }
   col_experiment_finish(close_reason);
 }
 
@@ -54,6 +74,10 @@ static int start_experiment(void)
   if (col_tracing_on(&col_cfg))
     col_tracing_text(&col_cfg, untraced, sizeof untraced);
   col_tracing_off(&col_cfg);
+  static int fork_counter_set;
+  __atomic_store_n(&forks_unrecorded, 0, __ATOMIC_RELAXED);
+  if (!fork_counter_set)
+    fork_counter_set = pthread_atfork(NULL, count_fork_in_parent, NULL) == 0;
   int rc = col_sampler_start(col_experiment_open_files, finish_experiment);
   if (rc == -1)
     return -1; /* the status file says why */

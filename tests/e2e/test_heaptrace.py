@@ -230,18 +230,21 @@ check(re.search(r"Bytes Leaked = %d\n\s+malloc" % node_size + FRAME_END + r"\s+o
 print(text)
 
 # collector pause / resume: nothing recorded while paused.
-out = run_gdb(["collector heaptrace on", "collector enable", "break use_calloc", "run", "collector pause",
-               "break use_realloc_stays", "continue", "collector resume", "continue"], [PROGRAM], cwd=work)
-sites = reader_sites(er_dump(os.path.join(work, "test.8.er"))[2])
+# (Named: an earlier run's numbering cannot make this read another experiment.)
+out = run_gdb(["collector heaptrace on", "collector store experiment paused.er", "collector enable",
+               "break use_calloc", "run", "collector pause", "break use_realloc_stays", "continue", "collector resume",
+               "continue"], [PROGRAM], cwd=work)
+print(out)
+sites = reader_sites(er_dump(os.path.join(work, "paused.er"))[2])
 check("exited normally" in out and "use_calloc" not in sites and "use_realloc_moves" not in sites and
       sites.get("use_malloc", (0,))[0] == 100 and sites.get("use_mmap", (0,))[0] == 4,
       "pause: what was allocated while paused is not recorded, the rest is (%s)" % sorted(sites))
 
 # collector limit: 4 x 2 s of churn (millions of events) under 1 MB stop
 # near it; the program runs to its end.
-out = run_gdb(["collector heaptrace on", "collector limit 1", "collector enable", "run"], [PROGRAM, "churn", "1"],
-              cwd=work, timeout=240)
-limited = os.path.join(work, "test.9.er")
+out = run_gdb(["collector heaptrace on", "collector limit 1", "collector store experiment limited.er",
+               "collector enable", "run"], [PROGRAM, "churn", "1"], cwd=work, timeout=240)
+limited = os.path.join(work, "limited.er")
 summary, _, raw = er_dump(limited)
 size = os.path.getsize(os.path.join(limited, "heaptrace"))
 check("churn_allocs=" in out and "exited normally" in out, "limit: the program runs to its end")
