@@ -147,9 +147,13 @@ static unsigned count_descendant_experiments(void)
 /* PROGRAM_GONE: the program's process ended (else GDB or a signal asked). */
 static void finish(int program_gone)
 {
+  /* The records first: a descendant's fork record there starts its writer.
+   * Deciding before it (a daemon's starter ends right after its middle
+   * process) turned the events off under a grandchild whose writer then
+   * waited for an exit record forever: 5 runs of 10. */
+  drain_rings(1);
   if (writers_live() == 0)
     sampler_events_enable(0); /* else descendants still run: they are sampled on */
-  drain_rings(1);
   /* Every request is in by now: a program that ended without its runtime
    * asking for the end (at exit, _exit, the API) was killed by a signal
    * (kill -9, the end of the GDB that ran it) or crashed.  Said so, not
