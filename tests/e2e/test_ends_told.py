@@ -37,15 +37,21 @@ def sampler_pid(timeout_s=30.0):
 killed = []
 
 
-def kill_sampler_after(seconds):
+def kill_sampler_once_recording(profile):
+    """Kills the sampler once some samples reached PROFILE (a loaded machine
+    may start the program late), mid-run."""
     pid = sampler_pid()
+    deadline = time.monotonic() + 30
+    while pid is not None and time.monotonic() < deadline and \
+            not (os.path.exists(profile) and os.path.getsize(profile) > 4096):
+        time.sleep(0.02)
     if pid is not None:
-        time.sleep(seconds)
         os.kill(pid, signal.SIGKILL)
         killed.append(pid)
 
 
-killer = threading.Thread(target=kill_sampler_after, args=(0.8,))
+killer = threading.Thread(target=kill_sampler_once_recording,
+                          args=(os.path.join(work, "sampler_killed.er", "profile"),))
 killer.start()
 out = run_gdb(["collector store experiment sampler_killed.er", "collector enable", "run"],
               [program("split_work"), "2.0", "0"], cwd=work)
@@ -62,7 +68,7 @@ check(summary.get("ended_by") == "the sampler process died (end marked by GDB)" 
       "The sampler process ended before the experiment closed" in raw,
       "log.xml records the end and why (%s)" % summary.get("ended_by"))
 _, total, _ = gprofng_functions(exp)
-check(total > 0.2 and abs(total - float(summary.get("cpu_seconds", 0))) < 0.011,
+check(total > 0 and abs(total - float(summary.get("cpu_seconds", 0))) < 0.011,
       "gprofng reads what was recorded up to the kill (%.3f s)" % total)
 
 # GDB killed while its program runs.
