@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -105,4 +106,17 @@ long er_read_text(const char *path, char *out, size_t len)
   close(fd);
   out[got] = '\0';
   return (long)got;
+}
+
+const char *er_proc_stat_fields(const char *path, char *text, size_t len)
+{
+  const char *paren = er_read_text(path, text, len) > 0 ? strrchr(text, ')') : NULL;
+  return paren != NULL && paren[1] == ' ' && paren[2] != '\0' ? paren + 2 : NULL;
+}
+
+int er_proc_alive(const char *stat_path)
+{
+  char text[512];
+  const char *fields = er_proc_stat_fields(stat_path, text, sizeof text);
+  return fields != NULL && fields[0] != 'Z' && fields[0] != 'X';
 }

@@ -70,10 +70,10 @@ void er_overview_fill_proc(struct er_overview_record *rec, int pid, int64_t crea
   rec->create = from_ns(create_ns);
   rec->rtime = from_ns(now_ns - create_ns);
   snprintf(path, sizeof path, "/proc/%d/stat", pid);
-  const char *p = er_read_text(path, text, sizeof text) > 0 ? strrchr(text, ')') : NULL;
+  const char *fields = er_proc_stat_fields(path, text, sizeof text);
   unsigned long long minflt = 0, majflt = 0, utime = 0, stime = 0;
   /* after ")": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
-  if (p != NULL && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %llu %*u %llu %*u %llu %llu", &minflt, &majflt,
+  if (fields != NULL && sscanf(fields, "%*c %*d %*d %*d %*d %*d %*u %llu %*u %llu %*u %llu %llu", &minflt, &majflt,
                           &utime, &stime) == 4) {
     long hz = sysconf(_SC_CLK_TCK);
     rec->minf = minflt;

@@ -26,6 +26,7 @@
 struct code_starts {
   uint64_t start[MAX_OBJECTS];
   size_t n;
+  uint64_t page_mask;
   unsigned long long removed; /* the loader's count of objects removed */
 };
 
@@ -33,11 +34,10 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
   struct code_starts *c = arg;
   c->removed = size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs ? info->dlpi_subs : 0;
-  long page = sysconf(_SC_PAGESIZE);
   for (int i = 0; i < info->dlpi_phnum && c->n < MAX_OBJECTS; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-      c->start[c->n++] = (info->dlpi_addr + ph->p_vaddr) & ~(uint64_t)(page - 1);
+      c->start[c->n++] = (info->dlpi_addr + ph->p_vaddr) & c->page_mask;
       break; /* its first code segment names it */
     }
   }
@@ -48,6 +48,7 @@ static void walk(struct code_starts *c)
 {
   c->n = 0;
   c->removed = 0;
+  c->page_mask = ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1); /* once a walk, not once an object */
   dl_iterate_phdr(note_object, c);
 }
 

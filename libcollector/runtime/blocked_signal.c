@@ -27,11 +27,9 @@ static int read_task(pid_t tid, uint64_t *cpu_ns, int *blocks)
   unsigned long long mask = blk != NULL ? strtoull(blk + 9, NULL, 16) : 0;
   *blocks = (mask >> (COL_TIMER_SIGNAL - 1)) & 1;
   snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-  if (er_read_text(path, text, sizeof text) <= 0)
-    return -1;
-  const char *p = strrchr(text, ')');
+  const char *fields = er_proc_stat_fields(path, text, sizeof text);
   unsigned long long utime = 0, stime = 0;
-  if (p == NULL || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2)
+  if (fields == NULL || sscanf(fields, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2)
     return -1;
   *cpu_ns = (utime + stime) * (1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK));
   return 0;

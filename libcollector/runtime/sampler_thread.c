@@ -251,9 +251,8 @@ static int only_runtime_thread_left(void)
       continue;
     char path[64], stat[512];
     snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-    long n = er_read_text(path, stat, sizeof stat);
-    const char *paren = n > 0 ? strrchr(stat, ')') : NULL;
-    others = paren == NULL || (paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X');
+    const char *fields = er_proc_stat_fields(path, stat, sizeof stat);
+    others = fields == NULL || (fields[0] != 'Z' && fields[0] != 'X'); /* unreadable: counted as running */
   }
   closedir(tasks);
   return !others;

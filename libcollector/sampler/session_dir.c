@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "er/er_fileutil.h"
+
 #define TOKEN_PREFIX "sampler-"
 
 /* The directory of STATUS_PATH and the status file's name in it. */
@@ -27,33 +29,22 @@ static int split(const char *status_path, char *dir, size_t dir_len, const char 
   return 0;
 }
 
+/* This process's token in DIR. */
+static void own_token(const char *dir, char *out, size_t len)
+{
+  snprintf(out, len, "%s/" TOKEN_PREFIX "%d", dir, (int)getpid());
+}
+
 void session_dir_join(const char *status_path)
 {
   char dir[PATH_MAX], token[PATH_MAX + 32];
   const char *name;
   if (split(status_path, dir, sizeof dir, &name) != 0)
     return;
-  snprintf(token, sizeof token, "%s/" TOKEN_PREFIX "%d", dir, (int)getpid());
+  own_token(dir, token, sizeof token);
   int fd = open(token, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd >= 0)
     close(fd);
-}
-
-/* A process that has not ended (a zombie has). */
-static int process_alive(long pid)
-{
-  char path[64], text[512];
-  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  ssize_t n = read(fd, text, sizeof text - 1);
-  close(fd);
-  if (n <= 0)
-    return 0;
-  text[n] = '\0';
-  const char *paren = strrchr(text, ')');
-  return paren != NULL && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
 }
 
 /* NAME is a member's token: its pid, else 0. */
@@ -87,7 +78,7 @@ void session_dir_leave(const char *status_path)
   const char *status_name;
   if (split(status_path, dir, sizeof dir, &status_name) != 0)
     return;
-  snprintf(token, sizeof token, "%s/" TOKEN_PREFIX "%d", dir, (int)getpid());
+  own_token(dir, token, sizeof token);
   unlink(token);
   int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   DIR *d = dir_fd >= 0 ? fdopendir(dir_fd) : NULL;
@@ -99,7 +90,9 @@ void session_dir_leave(const char *status_path)
   int members = 0;
   for (struct dirent *e; (e = readdir(d)) != NULL;) {
     long pid = token_pid(e->d_name);
-    members += pid != 0 && process_alive(pid);
+    char stat[64];
+    snprintf(stat, sizeof stat, "/proc/%ld/stat", pid);
+    members += pid != 0 && er_proc_alive(stat);
   }
   if (members == 0) {
     rewinddir(d);

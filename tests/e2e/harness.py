@@ -347,6 +347,29 @@ def check_split_work(exp, out, label):
     return summary
 
 
+def private_runtime_dir(work):
+    """A runtime directory of this test's own under WORK, in the environment
+    the GDBs and programs it runs inherit: the session directories there
+    are this test's (other tests' samplers run beside it)."""
+    path = tempfile.mkdtemp(prefix="runtime-", dir=work)
+    os.environ["XDG_RUNTIME_DIR"] = path
+    return path
+
+
+def session_sampler_pid(runtime_dir, timeout_s=30.0):
+    """The pid of the sampler process recording from RUNTIME_DIR (its
+    session token, "sampler-PID"), waiting for it to start; None if none
+    did within TIMEOUT_S."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for session in os.listdir(runtime_dir):
+            for name in os.listdir(os.path.join(runtime_dir, session)):
+                if name.startswith("sampler-"):
+                    return int(name[len("sampler-"):])
+        time.sleep(0.01)
+    return None
+
+
 def cleanup(path):
     if not failures:
         shutil.rmtree(path, ignore_errors=True)

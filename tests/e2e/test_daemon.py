@@ -9,10 +9,9 @@ says so once, and log.xml warns (before: nothing was said)."""
 
 import os
 import re
-import tempfile
 import time
 
-from harness import check, cleanup, er_dump, finish, program, run_gdb, workdir
+from harness import check, cleanup, er_dump, finish, private_runtime_dir, program, run_gdb, workdir
 
 work = workdir()
 truth = os.path.join(work, "daemon.truth")
@@ -27,7 +26,7 @@ check("were not recorded: the sampler inside the program records the program onl
 # From outside, the starter leaving at once; this test's own runtime
 # directory shows when the sampler has ended (it removes its token).  Four
 # runs: the race lost one run in 2 to 6 here.
-os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="runtime-", dir=work)
+RUNTIME = private_runtime_dir(work)
 for n in range(4):
     left = os.path.join(work, "left%d" % n)
     os.makedirs(left)
@@ -35,9 +34,9 @@ for n in range(4):
     out = run_gdb(["collector enable", "run"], [program("daemonize"), truth, "1.0", "leave"], cwd=left)
     print(out)
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and os.listdir(os.environ["XDG_RUNTIME_DIR"]):
+    while time.monotonic() < deadline and os.listdir(RUNTIME):
         time.sleep(0.1)
-    check(os.listdir(os.environ["XDG_RUNTIME_DIR"]) == [], "run %d: the sampler process ended after the daemon" % n)
+    check(os.listdir(RUNTIME) == [], "run %d: the sampler process ended after the daemon" % n)
     daemon_cpu = float(re.search(r"daemon_cpu=([0-9.]+)", open(truth).read()).group(1)) if os.path.exists(truth) \
         else 0
     summary, _, _ = er_dump(os.path.join(left, "test.1.er", "_f1_f1.er"), expect_status=None)

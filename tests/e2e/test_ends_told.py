@@ -13,25 +13,14 @@ program with it): the experiment says the program ended without exiting
 import os
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 
-from harness import COLLECTOR_GDB, check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, workdir
+from harness import (COLLECTOR_GDB, check, cleanup, er_dump, finish, gprofng_functions, private_runtime_dir, program,
+                     run_gdb, session_sampler_pid, workdir)
 
 work = workdir()
-os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="runtime-", dir=work)  # this test's samplers only
-
-
-def sampler_pid(timeout_s=30.0):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        for session in os.listdir(os.environ["XDG_RUNTIME_DIR"]):
-            for name in os.listdir(os.path.join(os.environ["XDG_RUNTIME_DIR"], session)):
-                if name.startswith("sampler-"):
-                    return int(name[len("sampler-"):])
-        time.sleep(0.01)
-    return None
+RUNTIME = private_runtime_dir(work)  # this test's samplers only
 
 
 killed = []
@@ -40,7 +29,7 @@ killed = []
 def kill_sampler_once_recording(profile):
     """Kills the sampler once some samples reached PROFILE (a loaded machine
     may start the program late), mid-run."""
-    pid = sampler_pid()
+    pid = session_sampler_pid(RUNTIME)
     deadline = time.monotonic() + 30
     while pid is not None and time.monotonic() < deadline and \
             not (os.path.exists(profile) and os.path.getsize(profile) > 4096):
@@ -75,7 +64,7 @@ check(total > 0 and abs(total - float(summary.get("cpu_seconds", 0))) < 0.011,
 gdb = subprocess.Popen(["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB, "-ex", "collector store experiment gdb_killed.er",
                         "-ex", "collector enable", "-ex", "run", "--args", program("split_work"), "3.0", "0"],
                        cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-check(sampler_pid() is not None, "the program runs under the collector")
+check(session_sampler_pid(RUNTIME) is not None, "the program runs under the collector")
 time.sleep(0.8)
 gdb.kill()
 gdb.wait()

@@ -9,35 +9,21 @@ instead of 20 %.)"""
 import os
 import re
 import signal
-import tempfile
 import threading
 import time
 
-from harness import (SPLIT_WORK_SHARES, Z, check, check_shares, cleanup, er_dump, finish, gprofng_functions, program,
-                     run_gdb, skip_part, true_cpu_seconds, workdir)
+from harness import (SPLIT_WORK_SHARES, Z, check, check_shares, cleanup, er_dump, finish, gprofng_functions,
+                     private_runtime_dir, program, run_gdb, session_sampler_pid, skip_part, true_cpu_seconds, workdir)
 
 work = workdir()
-# A runtime directory of this test's own: the sampler's token there names it
-# (other tests' samplers run beside this one).
-os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="runtime-", dir=work)
-
-
-def sampler_pid(timeout_s=30.0):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        for session in os.listdir(os.environ["XDG_RUNTIME_DIR"]):
-            for name in os.listdir(os.path.join(os.environ["XDG_RUNTIME_DIR"], session)):
-                if name.startswith("sampler-"):
-                    return int(name[len("sampler-"):])
-        time.sleep(0.02)
-    return None
+RUNTIME = private_runtime_dir(work)  # the sampler's token there names it
 
 
 stopped = []
 
 
 def stop_sampler_for_a_while():
-    pid = sampler_pid()
+    pid = session_sampler_pid(RUNTIME)
     if pid is None:
         return
     time.sleep(0.5)

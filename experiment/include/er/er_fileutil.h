@@ -16,6 +16,12 @@ int er_write_all(int fd, const void *bytes, size_t len);
 /* Reads PATH (a /proc file, whose size is known only by reading it) into
  * OUT, at most LEN - 1 bytes, and NUL-terminates: the byte count, or -1. */
 long er_read_text(const char *path, char *out, size_t len);
+/* A /proc/.../stat file read into TEXT: its fields after the command (the
+ * state first; the command may hold spaces and parentheses), or NULL. */
+const char *er_proc_stat_fields(const char *path, char *text, size_t len);
+/* The process or thread of STAT_PATH exists and has not ended (a zombie
+ * has). */
+int er_proc_alive(const char *stat_path);
 
 /* Opens PATH for reading only when it is a regular file (never blocks on
  * a FIFO or device a damaged or hostile map.xml may name): a descriptor,
