@@ -195,11 +195,14 @@ int main(int argc, char **argv)
   if (exp.cwd != NULL)
     printf("cwd: %s\n", exp.cwd); /* its bytes, as the program had them */
   printf("closed: %s\n", exp.has_run && exp.has_exit ? "yes" : "no");
-  printf("ended_by: %s\n", !exp.has_exit      ? "nothing (still running, killed or crashed)"
-                            : exp.ended_by_exec ? "exec"
-                            : exp.ended_killed  ? "killed (the program ended without exiting)"
-                            : exp.ended_sampler_died ? "the sampler process died (end marked by GDB)"
-                                                : "exit");
+  if (exp.has_exit && exp.ended_early != NULL)
+    printf("ended_by: the collector, before the program (%s)\n", exp.ended_early);
+  else
+    printf("ended_by: %s\n", !exp.has_exit      ? "nothing (still running, killed or crashed)"
+                              : exp.ended_by_exec ? "exec"
+                              : exp.ended_killed  ? "killed (the program ended without exiting)"
+                              : exp.ended_sampler_died ? "the sampler process died (end marked by GDB)"
+                                                  : "exit");
   printf("ptimer_us: %ld\n", exp.ptimer_us);
   printf("clock_packets: %zu\n", exp.n_clock);
   printf("ticks: %zu\n", ticks);

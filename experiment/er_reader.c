@@ -109,6 +109,11 @@ static void parse_log_element(void *ctx, xmlNode *el)
     const char *how = er_xml_attr(el, "how", v, sizeof v);
     exp->ended_killed = how != NULL && strcmp(how, "killed") == 0;
     exp->ended_sampler_died = how != NULL && strcmp(how, "sampler") == 0;
+    free(exp->ended_early);
+    char why[512];
+    exp->ended_early = how != NULL && strcmp(how, "collector") == 0
+                           ? strdup(er_xml_attr(el, "why", why, sizeof why) ? why : "")
+                           : NULL;
     exp->exit_tstamp = tstamp_of(el);
   } else if (er_xml_is(el, "event", "exec_error")) {
     exp->has_exit = 0; /* the exec failed: the experiment went on */
@@ -417,6 +422,7 @@ void er_experiment_close(struct er_experiment *exp)
 {
   free(exp->path);
   free(exp->cwd);
+  free(exp->ended_early);
   for (size_t i = 0; i < exp->n_comments; i++)
     free(exp->comments[i]);
   for (size_t i = 0; i < exp->n_sample_events; i++)

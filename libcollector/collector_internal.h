@@ -362,7 +362,8 @@ void col_log_sample_with_event_at(const char *label, const char *event_xml, int6
 void col_log_comment(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void col_log_warning(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void col_log_final_warning(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void col_log_exit(void);
+/* ENDED_EARLY: why the collection ended while the program ran on, or NULL. */
+void col_log_exit(const char *ended_early);
 void col_log_close(void);
 /* Removes what a failed col_log_open created. */
 void col_log_discard(void);
@@ -374,6 +375,8 @@ extern uint64_t col_status_answer;
 /* What the user gets less of, said in the status file (note=) for GDB's
  * closing line: a trace ring or control page that could not be made. */
 extern char col_status_note[512];
+/* One more such point, after those already there ("; " between them). */
+void col_status_add_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- clock_writer.c / trace_writer.c: packets and their stacks ----------- */
 
@@ -597,7 +600,8 @@ enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_C
                         COL_CTL_INTERPOSED /* after an attach: "SLOTS OBJECTS UNREADABLE FIRST-UNREADABLE" */,
                         COL_CTL_FUNC_LOAD /* collector_func_load: "VADDR(hex) SIZE TSTAMP NAME" */,
                         COL_CTL_FUNC_UNLOAD /* collector_func_unload: "VADDR(hex)" */,
-                        COL_CTL_UNLOADED /* dlclose unmapped an object: its code's start, "VADDR(hex)" */ };
+                        COL_CTL_UNLOADED /* dlclose unmapped an object: its code's start, "VADDR(hex)" */,
+                        COL_CTL_TRACE_UNMAPPED /* the runtime could not map the trace ring: err */ };
 
 #define COL_CONTROL_SLOTS 64
 struct col_control_record {

@@ -33,6 +33,20 @@ def live_pid():
     return inferior.pid if inferior.pid and inferior.threads() else 0
 
 
+def other_user(pid):
+    """The user name or id PID's files are opened as, when it is not GDB's
+    (root's GDB recording another user's process); else None."""
+    fields = proc_status(pid)
+    ids = fields.get("Uid", "").split()[3:4] + fields.get("Gid", "").split()[3:4]
+    if len(ids) < 2 or (ids[0] == str(os.geteuid()) and ids[1] == str(os.getegid())):
+        return None
+    try:
+        import pwd
+        return "%s (uid %s)" % (pwd.getpwuid(int(ids[0])).pw_name, ids[0])
+    except (KeyError, ValueError):
+        return "uid %s" % ids[0]
+
+
 def _process_gone(pid):
     return not process_alive(pid) or live_pid() != pid
 
@@ -82,6 +96,7 @@ class ProcessCalls(CallSession):
 class Attacher:
     def __init__(self, runtime_path):
         self.runtime_path = runtime_path
+        self.start_error = None
 
     def _check_process(self, pid):
         kind, libc, loader = native.process_kind(pid)
@@ -185,10 +200,21 @@ class Attacher:
                                    "begun is incomplete." % (pid, what))
             raise gdb.GdbError("collector: %s failed in process %d: %s" % (what, pid, error))
 
+    def _start_error(self, pid):
+        """Why the runtime could not join the sampler process (its
+        gdbcol_start_error), or None."""
+        address = native.process_symbol(pid, self.runtime_path, "gdbcol_start_error")
+        if not address:
+            return None
+        text = bytes(gdb.selected_inferior().read_memory(address, 400)).split(b"\0", 1)[0]
+        return os.fsdecode(text) or None
+
     def start(self, settings, status_path):
-        """Starts an experiment in the live process; returns 0 (started) or
-        1 (one was already running and goes on)."""
+        """Starts an experiment in the live process; returns 0 (started),
+        1 (one was already running and goes on) or -1 (start_error, or the
+        status file, says why)."""
         pid = live_pid()
+        self.start_error = None
         variables = self._settings(settings, status_path)
 
         def action(calls):
@@ -209,6 +235,16 @@ class Attacher:
                 variables["GDBCOL_CLOCK_SOURCE"] = "process"
             elif variables.get("GDBCOL_CLOCK_SOURCE", "") in ("", "process"):
                 variables["GDBCOL_CLOCK_SOURCE"] = "inside"
+            owner = other_user(pid)
+            if not busy and owner and variables["GDBCOL_CLOCK_SOURCE"] != "process":
+                # The runtime would write the experiment itself, with the
+                # process's rights, into GDB's user's directory and files.
+                raise gdb.GdbError(
+                    "collector enable: process %d runs as %s, not as GDB's user; sampling from inside it "
+                    "(GDBCOL_CLOCK_SOURCE, or the fallback when the sampler process cannot start) would have "
+                    "the program write the experiment with that user's rights. Unset GDBCOL_CLOCK_SOURCE to "
+                    "record from the sampler process, or run GDB as that user. Nothing was started."
+                    % (pid, owner))
             start = self._runtime(pid, "gdbcol_attach_start")
             # One line a setting: a value that is not plain text goes encoded
             # (a newline in a path would end its line).
@@ -216,6 +252,7 @@ class Attacher:
             outcome = int(calls.run("((int (*)(const char *))0x%x)((const char *)0x%x)"
                                     % (start, calls.string(text))))
             if outcome < 0 and variables["GDBCOL_CLOCK_SOURCE"] == "process":
+                self.start_error = self._start_error(pid)
                 sampler_process.stop(read_status(status_path))
             return outcome
 

@@ -116,11 +116,17 @@ directory" says otherwise.  Collection stays enabled for later runs until
         if problems:
             raise gdb.GdbError("collector enable: " + "; ".join(problems) + ". Nothing was started.")
         state.session.forget()
+        if attach.other_user(pid):
+            unreachable = state.session.reachable_by_others()
+            if unreachable:
+                raise gdb.GdbError("collector enable: process %d runs as %s, and %s. Nothing was started."
+                                   % (pid, attach.other_user(pid), unreachable))
         outcome = state.attacher.start(state.settings, state.session.status_path)
         st = state.session.status()
         if outcome < 0 or st.get("state") == "error":
             raise gdb.GdbError("collector enable: no experiment in process %d: %s"
-                               % (pid, st.get("detail", "the runtime did not start")))
+                               % (pid, state.attacher.start_error or st.get("detail") or
+                                  "the runtime did not start"))
         # Later runs of the program are recorded too, as in launch mode; this
         # also keeps the runtime's signals passing through GDB.
         state.arming.arm(state.settings, state.session.status_path)

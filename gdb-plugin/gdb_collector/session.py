@@ -20,6 +20,9 @@ SAMPLER_CLOSE_WAIT_S = 60
 TIMER_SIGNAL = 61
 # The sampler process takes GDB's requests within a cycle (50 ms).
 STATUS_MOVE_WAIT_S = 5
+# How a status's closed detail names the program's own ends (the others,
+# such as "collector disable", ended the experiment while it ran on).
+PROGRAM_ENDS = ("exit", "_exit", "_Exit", "killed", "")
 
 
 def read_status(path):
@@ -156,6 +159,20 @@ def _session_parent():
     return None
 
 
+def _others_can_reach(path):
+    """True when every directory above PATH lets any user through."""
+    parent = os.path.dirname(os.path.abspath(path))
+    while True:
+        try:
+            if not os.stat(parent).st_mode & 0o001:
+                return False
+        except OSError:
+            return False
+        if parent == "/":
+            return True
+        parent = os.path.dirname(parent)
+
+
 def _member_pid(name):
     """The pid in a session member's token (gdb-PID, sampler-PID), or None."""
     role, _, pid = name.partition("-")
@@ -169,11 +186,30 @@ class Session:
     removes its token, then the directory if no live member's is left."""
 
     def __init__(self):
-        self._dir = tempfile.mkdtemp(prefix="gdbcol-", dir=_session_parent())
-        self.status_path = os.path.join(self._dir, "status")
+        self._earlier = []  # (directory, token) this session left for another
         self.last_reported = None
-        self._token = os.path.join(self._dir, "gdb-%d" % os.getpid())
+        self._enter(tempfile.mkdtemp(prefix="gdbcol-", dir=_session_parent()))
+
+    def _enter(self, directory):
+        self._dir = directory
+        self.status_path = os.path.join(directory, "status")
+        self._token = os.path.join(directory, "gdb-%d" % os.getpid())
         os.close(os.open(self._token, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+
+    def reachable_by_others(self):
+        """Root's GDB recording another user's process: that process's
+        runtime opens the session's control page and trace ring (made its
+        own by the sampler process), so it must be able to pass through the
+        session's directory, though not to list or change it (mode 711).
+        A runtime directory of mode 700 (root's /run/user/0) lets no one
+        through: the session moves to /dev/shm.  None, or why it cannot."""
+        if not _others_can_reach(self._dir):
+            if not (os.path.isdir("/dev/shm") and _others_can_reach("/dev/shm/x")):
+                return "no directory other users can reach holds the collector's shared files (/dev/shm is missing)"
+            self._earlier.append((self._dir, self._token))
+            self._enter(tempfile.mkdtemp(prefix="gdbcol-", dir="/dev/shm"))
+        os.chmod(self._dir, 0o711)
+        return None
 
     def status(self):
         return read_status(self.status_path)
@@ -189,13 +225,14 @@ class Session:
         """At GDB's exit: GDB leaves the session's directory, which goes
         unless a sampler process still records from it (after a detach; its
         descendants may still need the control page and the trace ring)."""
-        try:
-            os.unlink(self._token)
-            members = [pid for pid in map(_member_pid, os.listdir(self._dir)) if pid and process_alive(pid)]
-        except OSError:
-            members = []
-        if not members:
-            shutil.rmtree(self._dir, ignore_errors=True)
+        for directory, token in self._earlier + [(self._dir, self._token)]:
+            try:
+                os.unlink(token)
+                members = [pid for pid in map(_member_pid, os.listdir(directory)) if pid and process_alive(pid)]
+            except OSError:
+                members = []
+            if not members:
+                shutil.rmtree(directory, ignore_errors=True)
 
     def forget(self):
         try:
@@ -244,6 +281,8 @@ class Session:
             say(look_at_it(path))
         elif state == "closed":
             say("collector: experiment %s closed (%s).\n" % (path, closed_summary(st)))
+            if st.get("detail", "exit") not in PROGRAM_ENDS:
+                say("collector: it ended before the program did: %s.\n" % st["detail"])
             say(clock_source_note(st))
             say(look_at_it(path))
         elif state == "exec":

@@ -136,6 +136,14 @@ void col_experiment_finish_after_exec(const char *what)
 
 int col_end_without_exit;
 
+/* The program's own ends (exit, _exit, _Exit; "killed" is told apart
+ * above): any other reason ended the experiment while the program ran on. */
+static int program_ended(const char *why)
+{
+  return strcmp(why, "exit") == 0 || strcmp(why, "_exit") == 0 || strcmp(why, "_Exit") == 0 ||
+         strcmp(why, "killed") == 0;
+}
+
 void col_experiment_finish(const char *why)
 {
   if (col_end_without_exit) {
@@ -143,6 +151,9 @@ void col_experiment_finish(const char *why)
                     "that ran it) or crashed; what was recorded up to its end is intact");
     why = "killed";
   }
+  const char *ended_early = program_ended(why) ? NULL : why;
+  if (ended_early != NULL) /* log.xml's closing event is named "exit" whatever ended it */
+    col_log_comment("The experiment ended before the program did (%s); the program ran on unrecorded", why);
   col_describe_clock_sources();
   describe_sampler_cost();
   if (col_lost_samples > 0)
@@ -153,7 +164,7 @@ void col_experiment_finish(const char *why)
                           "more than log.xml's samples", (unsigned long long)col_exp.samples_dropped,
                           strerror(col_write_errno() ? col_write_errno() : ENOSPC));
   col_log_final_sample("collector_close_experiment");
-  col_log_exit();
+  col_log_exit(ended_early);
   col_modules_close();
   col_experiment_archive();
   col_status_write(&col_cfg, "closed", why);

@@ -256,14 +256,21 @@ void col_log_final_warning(int id, const char *fmt, ...)
   va_end(ap);
 }
 
-void col_log_exit(void)
+void col_log_exit(const char *ended_early)
 {
-  char ts[32], line[128];
+  char ts[32], why[400], line[600];
   er_format_tstamp(ts, sizeof ts, col_hrtime() - col_exp.run_tstamp);
-  /* how="killed": the end came without the program's exit (gprofng reads
-   * the event as an end all the same; our reader says how it ended). */
-  snprintf(line, sizeof line, "<event kind=\"exit\" tstamp=\"%s\"%s/>\n", ts,
-           col_end_without_exit ? " how=\"killed\"" : "");
+  /* how="killed": the end came without the program's exit; how="collector"
+   * why="...": the collection ended while the program ran on (gprofng
+   * reads either as an end all the same; our reader says how it ended). */
+  if (col_end_without_exit)
+    snprintf(line, sizeof line, "<event kind=\"exit\" tstamp=\"%s\" how=\"killed\"/>\n", ts);
+  else if (ended_early != NULL) {
+    er_xml_escape(ended_early, why, sizeof why);
+    snprintf(line, sizeof line, "<event kind=\"exit\" tstamp=\"%s\" how=\"collector\" why=\"%s\"/>\n", ts, why);
+  }
+  else
+    snprintf(line, sizeof line, "<event kind=\"exit\" tstamp=\"%s\"/>\n", ts);
   struct line_request req = {line, 1};
   col_on_runtime_thread(write_line, &req);
 }
@@ -388,6 +395,18 @@ static void write_status(void *p)
 
 uint64_t col_status_answer;
 char col_status_note[512];
+
+void col_status_add_note(const char *fmt, ...)
+{
+  size_t used = strlen(col_status_note);
+  if (used > 0 && used + 2 < sizeof col_status_note)
+    used += (size_t)snprintf(col_status_note + used, sizeof col_status_note - used, "; ");
+  va_list ap;
+  va_start(ap, fmt);
+  if (used < sizeof col_status_note)
+    vsnprintf(col_status_note + used, sizeof col_status_note - used, fmt, ap);
+  va_end(ap);
+}
 uint64_t col_unsampled_ns; /* runtime/blocked_signal.c's, said in the status */
 unsigned col_blocking_threads;
 

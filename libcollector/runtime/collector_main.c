@@ -4,6 +4,7 @@
  * everything written is already complete on disk (see experiment_log.c and
  * the sampler's flush cycle). */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,8 +54,8 @@ static void finish_experiment(void)
     col_log_warning(200, "%u process(es) the program forked were not recorded: the sampler inside the program "
                     "records the program only; where perf events are allowed, the sampler process records "
                     "descendants too", forks);
-    snprintf(col_status_note, sizeof col_status_note, "%u process(es) it forked not recorded (sampled from "
-             "inside: only the sampler process follows descendants)", forks);
+    col_status_add_note("%u process(es) it forked not recorded (sampled from inside: only the sampler process "
+                        "follows descendants)", forks);
   }
   col_experiment_finish(close_reason);
 }
@@ -100,10 +101,20 @@ static int start_experiment(void)
  * still profiles. */
 static void forked_child(void);
 
+/* Why the last start in a running process failed where the status file is
+ * the sampler process's, not ours: GDB reads it from memory. */
+char gdbcol_start_error[400];
+
 static void serve_from_outside(enum col_start_how how)
 {
-  if (col_control_attach(col_cfg.status_path) != 0)
+  int rc = col_control_attach(col_cfg.status_path);
+  if (rc != 0) {
+    char page[PATH_MAX + 16];
+    col_control_path(page, sizeof page, col_cfg.status_path);
+    snprintf(gdbcol_start_error, sizeof gdbcol_start_error, "the process could not open the collector's control "
+             "page %.300s: %s", page, strerror(-rc));
     return;
+  }
   owner_pid = getpid();
   __atomic_store_n(&state, STATE_COLLECTING, __ATOMIC_RELEASE);
   col_sources_start(how);
@@ -223,6 +234,7 @@ int gdbcol_attach_start(const char *settings)
   }
   __atomic_store_n(&state, STATE_INERT, __ATOMIC_RELEASE);
   col_cfg = requested;
+  gdbcol_start_error[0] = '\0';
   if (col_cfg.sampled_outside) {
     serve_from_outside(COL_START_ATTACH);
     if (!col_collecting())

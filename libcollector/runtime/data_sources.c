@@ -12,6 +12,7 @@
  * record carries; a source's pause hook only saves the program the work
  * of recording what would be dropped. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <unistd.h>
 
 #include "collector_internal.h"
@@ -71,8 +72,11 @@ static int traced_calls_wanted(void)
 static void traced_calls_start(enum col_start_how how)
 {
   col_trace_record_pause(0);
-  if (col_trace_attach(col_cfg.status_path) == 0)
+  int rc = col_trace_attach(col_cfg.status_path);
+  if (rc == 0)
     col_trace_record_init();
+  else if (rc != -ENOENT) /* no ring: no tracing asked for, or the sampler said why */
+    col_control_post(COL_CTL_TRACE_UNMAPPED, "", -rc);
 }
 
 static void traced_calls_pause(void)

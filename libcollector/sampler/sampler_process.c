@@ -240,6 +240,29 @@ static void serve_descendants(void)
   }
 }
 
+/* Root's GDB recording another user's process: the files its runtime maps
+ * (the control page, the trace ring) become that user's, as the kernel
+ * checks them against its file-system ids.  The experiment stays GDB's
+ * user's: we write it. */
+static void share_files_with_target(void)
+{
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)col_target_pid);
+  FILE *f = fopen(path, "re");
+  if (f == NULL)
+    return;
+  long ids[2] = {-1, -1}; /* the file-system uid and gid: the 4th of each line */
+  while (fgets(line, sizeof line, f) != NULL) {
+    long real, eff, saved, fs;
+    int which = strncmp(line, "Uid:", 4) == 0 ? 0 : strncmp(line, "Gid:", 4) == 0 ? 1 : -1;
+    if (which >= 0 && sscanf(line + 4, "%ld %ld %ld %ld", &real, &eff, &saved, &fs) == 4)
+      ids[which] = fs;
+  }
+  fclose(f);
+  if (ids[0] >= 0 && ids[1] >= 0 && ((uid_t)ids[0] != geteuid() || (gid_t)ids[1] != getegid()))
+    col_shared_file_owner((uid_t)ids[0], (gid_t)ids[1]);
+}
+
 static void quiet_standard_descriptors(int keep)
 {
   int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -335,11 +358,12 @@ int main(int argc, char **argv)
   sampler.tid_seen = calloc(sampler.tid_seen_bits / 8, 1);
   snprintf(first_status_path, sizeof first_status_path, "%s", col_cfg.status_path);
   session_dir_join(first_status_path);
+  if (sampler.attached && geteuid() == 0)
+    share_files_with_target();
   int control_rc = col_cfg.status_path[0] != '\0' ? col_control_create(col_cfg.status_path) : 0;
   if (control_rc != 0) /* before "ready": the runtime maps it at start; without it, it stays inert */
-    snprintf(col_status_note, sizeof col_status_note, "the control page could not be made beside %.300s (%s): the "
-             "program's requests (its exit, pause, sample points) are not seen", col_cfg.status_path,
-             strerror(-control_rc));
+    col_status_add_note("the control page could not be made beside %.300s (%s): the program's requests (its exit, "
+                        "pause, sample points) are not seen", col_cfg.status_path, strerror(-control_rc));
   char trace_err[PATH_MAX + 100] = "";
   if (sampler_trace_begin(trace_err, sizeof trace_err) != 0)
     col_tracing_off(&col_cfg); /* said in the experiment's log below */
@@ -373,7 +397,8 @@ int main(int argc, char **argv)
   while (!ended && !sampler.finished) {
     int n = epoll_wait(epoll_fd, events, 64, CYCLE_MS);
     if (terminated) {
-      sampler.close_reason = "the sampler process was asked to end";
+      sampler.close_reason = "the sampler process was asked to end: by GDB when the runtime in the program "
+                             "could not join it, or by a signal a user sent";
       sampler.closing_at = col_hrtime();
       sampler.finished = 1;
     }

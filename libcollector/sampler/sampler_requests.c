@@ -203,6 +203,9 @@ static void on_request(const struct col_control_record *r, void *unused)
     snprintf(col_cfg.status_path, sizeof col_cfg.status_path, "%s", r->text);
     col_status_write(&col_cfg, "active", NULL);
     break;
+  case COL_CTL_TRACE_UNMAPPED:
+    sampler_trace_unmapped(r->err);
+    break;
   case COL_CTL_EXEC_FAILED:
     what = request_variant(r->text, variant, sizeof variant);
     col_experiment_exec_event("exec_error", variant, what, sampler.exec_count);

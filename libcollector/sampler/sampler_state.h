@@ -71,6 +71,8 @@ void sampler_take_trace(int64_t newest);
 void sampler_trace_rearm(void); /* after a round: wake me when the ring fills again */
 void sampler_trace_from_pipe(const unsigned char *rec, uint16_t size);
 void sampler_trace_describe(void);
+/* The program's runtime could not map the trace ring (errno ERR): said. */
+void sampler_trace_unmapped(int err);
 /* sampler_writer_main.c: never returns (see sampler_writers.h). */
 void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp, int after_exec,
                            const char *comm);

@@ -4,12 +4,14 @@
  * or passes a descendant's to its writer, in time order with the rings'
  * records (a stack's libraries are known by then). */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "collector_internal.h"
@@ -22,6 +24,47 @@
 
 static int64_t calibrated_ns;
 static char begin_error[PATH_MAX + 200]; /* why tracing could not start */
+static char ring_in_program[400];        /* what mapping the ring costs or did to the program */
+
+#define MB(bytes) ((double)(bytes) / (1024.0 * 1024.0))
+
+/* The program's address-space limit (ulimit -v) in bytes, or 0 when it
+ * has none (or it cannot be read). */
+static unsigned long long address_space_limit(void)
+{
+  struct rlimit lim;
+  if (prlimit(col_target_pid, RLIMIT_AS, NULL, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
+    return 0;
+  return (unsigned long long)lim.rlim_cur;
+}
+
+/* The ring is mapped into the program, so it counts against the program's
+ * address-space limit: the program has that much less, and is told so
+ * (unless it could not map the ring at all: sampler_trace_unmapped). */
+static void note_address_space_limit(void)
+{
+  unsigned long long limit = address_space_limit();
+  if (limit == 0)
+    return;
+  snprintf(ring_in_program, sizeof ring_in_program, "the trace ring (%.1f MB, mapped into the program) counts "
+           "against its address-space limit (ulimit -v: %.0f MB): the program can allocate that much less",
+           MB(sizeof *col_trace), MB(limit));
+}
+
+void sampler_trace_unmapped(int err)
+{
+  char kinds[100];
+  col_tracing_text(&col_cfg, kinds, sizeof kinds);
+  if (islower((unsigned char)kinds[1])) /* mid-sentence in GDB's closing line ("I/O" stays) */
+    kinds[0] = (char)tolower((unsigned char)kinds[0]);
+  unsigned long long limit = address_space_limit();
+  char because[160] = "";
+  if (err == ENOMEM && limit > 0)
+    snprintf(because, sizeof because, " (its address-space limit, ulimit -v, is %.0f MB: raise it by %.0f MB)",
+             MB(limit), MB(sizeof *col_trace) + 1);
+  snprintf(ring_in_program, sizeof ring_in_program, "%s recorded nothing: the program could not map the trace "
+           "ring (%.1f MB): %s%s", kinds, MB(sizeof *col_trace), strerror(err), because);
+}
 
 /* The average cost of a traced call that does not wait (lock, unlock, the
  * clock read twice), times the documented factor: waits shorter than
@@ -54,9 +97,10 @@ int sampler_trace_begin(char *err, size_t err_len)
     char kinds[100];
     col_tracing_text(&col_cfg, kinds, sizeof kinds);
     snprintf(begin_error, sizeof begin_error, "%s is off: %s", kinds, err);
-    snprintf(col_status_note, sizeof col_status_note, "%.500s", begin_error); /* GDB says it too */
+    col_status_add_note("%.500s", begin_error); /* GDB says it too */
     return -1;
   }
+  note_address_space_limit();
   return 0;
 }
 
@@ -183,6 +227,10 @@ void sampler_trace_describe(void)
 {
   if (begin_error[0] != '\0')
     col_log_warning(200, "%s", begin_error);
+  if (ring_in_program[0] != '\0') { /* before the status that closes the experiment */
+    col_status_add_note("%s", ring_in_program);
+    col_log_warning(200, "%c%s", toupper((unsigned char)ring_in_program[0]), ring_in_program + 1);
+  }
   uint64_t dropped = col_trace != NULL ? __atomic_load_n(&col_trace->dropped, __ATOMIC_RELAXED) : 0;
   if (col_cfg.iotrace)
     col_log_comment("I/O tracing: %llu event(s) written, %llu not written", (unsigned long long)col_io_events_written,

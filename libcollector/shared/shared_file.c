@@ -15,6 +15,18 @@ static struct {
   ino_t ino;
 } created[MAX_CREATED];
 static int n_created;
+static struct {
+  int set;
+  uid_t uid;
+  gid_t gid;
+} owner;
+
+void col_shared_file_owner(uid_t uid, gid_t gid)
+{
+  owner.set = 1;
+  owner.uid = uid;
+  owner.gid = gid;
+}
 
 static void remember(int fd)
 {
@@ -51,7 +63,9 @@ int col_shared_file_create(const char *path, size_t size, enum col_shared_backin
   if (fd < 0)
     return -errno;
   remember(fd);
-  int rc = ftruncate(fd, (off_t)size) == 0 ? 0 : -errno;
+  int rc = !owner.set || fchown(fd, owner.uid, owner.gid) == 0 ? 0 : -errno;
+  if (rc == 0 && ftruncate(fd, (off_t)size) != 0)
+    rc = -errno;
   if (rc == 0 && backing == COL_SHARED_RESIDENT)
     rc = -posix_fallocate(fd, 0, (off_t)size);
   void *p = rc == 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, map_flags(backing), fd, 0) : MAP_FAILED;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* SPARSE: pages are made as they are first written.  RESIDENT: the file's
  * blocks are allocated at creation and every mapping is populated at once,
@@ -23,6 +24,10 @@ int col_shared_file_create(const char *path, size_t size, enum col_shared_backin
  * MAGIC: 0 and *OUT, or -errno (-EINVAL: not ours, or not ready). */
 int col_shared_file_attach(const char *path, size_t size, uint64_t magic, enum col_shared_backing backing,
                            void **out);
+/* Files created from now on belong to UID:GID (mode 0600 still): when
+ * root's GDB records another user's process, that process's runtime must
+ * open them, and only it (its files, not the session's directory). */
+void col_shared_file_owner(uid_t uid, gid_t gid);
 /* The creator, at its end: PATH removed if it is still the file this
  * process created there (a later run of the session may have made its
  * own under the same name). */

@@ -88,6 +88,7 @@ struct er_experiment {
   int ended_by_exec; /* the end is an exec_start event */
   int ended_killed;  /* the end came without the program's exit (killed, crashed) */
   int ended_sampler_died; /* its writer died; GDB marked the end at the last record */
+  char *ended_early;      /* why the collection ended while the program ran on, or NULL */
   int64_t run_tstamp;
   size_t n_sample_events;
   char **sample_labels; /* label of each sample event, in order */
