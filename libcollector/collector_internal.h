@@ -111,6 +111,8 @@ void col_config_scrub_environment(void);
 /* Whether CFG records data KIND, and the attributes of its <profile> block. */
 int col_kind_on(const struct col_config *cfg, enum er_kind kind);
 void col_kind_attributes(const struct col_config *cfg, enum er_kind kind, char *out, size_t len);
+/* 1 << enum er_kind for each kind the tracing wrappers record that is on. */
+uint32_t col_traced_kinds(const struct col_config *cfg);
 /* Nonzero when a kind recorded by the tracing wrappers is on. */
 int col_tracing_on(const struct col_config *cfg);
 /* Those kinds turned off (tracing could not start). */
@@ -161,8 +163,11 @@ struct col_thread {
   timer_t timer;
   struct col_sample_ring *ring;
   uintptr_t stack_lo, stack_hi;
+  int64_t timer_cpu_ns; /* the thread's CPU time its samples stand for so far (its handler's) */
   /* statistics, written by the sampler thread */
   uint64_t samples, lost;
+  uint64_t ticks; /* the samples' weights: intervals of CPU time */
+  uint64_t last_stack_id; /* its last sample's stack (data.frameinfo), for its end's */
   uint64_t cpu_ns_seen;    /* its CPU time at the last check (blocked_signal.c) */
   int blocks_timer_signal; /* seen blocking COL_TIMER_SIGNAL */
 };
@@ -240,7 +245,10 @@ int col_perf_parse_sample(const unsigned char *rec, size_t len, struct col_captu
 int col_timer_install_handler(void);
 int col_timer_open(struct col_thread *t, long interval_us);
 void col_timer_close(struct col_thread *t);
-size_t col_timer_drain(struct col_thread *t, col_capture_fn fn, void *arg);
+size_t col_timer_drain(struct col_thread *t);
+/* On an ending thread (its timer deleted): its CPU time since its last
+ * sample, as one more sample at its last stack. */
+void col_timer_finish_thread(struct col_thread *t);
 /* The real-time signal the fallback uses; the plugin tells GDB to pass it. */
 #define COL_TIMER_SIGNAL 61
 
@@ -406,7 +414,8 @@ int col_data_writers_start(void);
 void col_data_writers_flush(void);
 void col_data_writers_abandon(int err);
 struct col_trace_event;
-/* A traced event unwound and written (synctrace, iotrace). */
+/* A traced event unwound and written: its kind's packet, the common header
+ * then its payload. */
 void col_trace_writer_write(const struct col_trace_event *e);
 int col_trace_writer_start(void);
 void col_trace_writer_flush(void);
@@ -414,19 +423,18 @@ void col_trace_writer_count(void);
 void col_trace_writer_abandon(int err);
 /* Events of a traced kind, or counter overflows, written so far. */
 uint64_t col_kind_events_written(enum er_kind kind);
-extern uint64_t col_trace_events_written, col_trace_events_not_written; /* synctrace */
-extern uint64_t col_heap_events_written, col_heap_events_not_written;
+/* Per data kind written here: packets written and not written (the latter
+ * counted as they happen; the former updated by col_trace_writer_count). */
+extern uint64_t col_kind_written[ER_N_KINDS], col_kind_not_written[ER_N_KINDS];
 /* trace_writer.c, counter overflows (hwcounters): CAP's overflow of
  * counter TAG, standing for EVENTS events, unwound into PCS (room for
  * ER_MAX_STACK_DEPTH + 2); returns the stack's depth.  The packet alone:
  * a thread tail's, with a stack known already. */
-extern uint64_t col_overflows_written, col_overflows_not_written;
 size_t col_counter_writer_write(const struct col_capture *cap, uint32_t tag, uint64_t events, uint64_t *pcs);
 void col_counter_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t tag, uint64_t events,
                                const uint64_t *pcs, size_t n);
 /* How traced events' stacks came: walked on the program's thread, or unwound here from a copy. */
 extern uint64_t col_trace_stacks_walked_here, col_trace_stacks_from_copies;
-extern uint64_t col_io_events_written, col_io_events_not_written;
 
 /* ---- sampler_thread.c ----------------------------------------------------- */
 
@@ -457,9 +465,14 @@ void col_clock_writer_write(const struct col_capture *cap, void *arg);
 /* The same, giving the stack it wrote in PCS (room for
  * ER_MAX_STACK_DEPTH + 2 frames); its depth, 0 when nothing was written. */
 size_t col_clock_writer_write_stack(const struct col_capture *cap, uint64_t *pcs);
-/* A packet of TICKS clock ticks for a stack already unwound. */
-void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
-                             size_t n);
+/* The same, giving the id of the stack it wrote (data.frameinfo's), 0
+ * when nothing was written. */
+uint64_t col_clock_writer_write_id(const struct col_capture *cap);
+/* A packet of TICKS clock ticks for a stack already unwound (PCS), or
+ * recorded already (FRINFO): the stack's id, 0 when nothing was written. */
+uint64_t col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
+                                 size_t n);
+uint64_t col_clock_writer_packet_id(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, uint64_t frinfo);
 /* Writes what was appended; the counts below; gives up what was not
  * written (its stacks were lost). */
 void col_clock_writer_flush(void);
@@ -469,6 +482,8 @@ void col_clock_writer_abandon(int err);
 int col_clock_writer_wants_rescan(void);
 /* Clock packets on disk; captures lost to a write error. */
 extern uint64_t col_samples_written, col_samples_not_written;
+/* The intervals of CPU time the packets appended stand for (their NTICK). */
+extern uint64_t col_ticks_appended;
 extern uint64_t col_lost_samples;
 /* CPU time the sampler thread itself used (set when it finishes). */
 extern double col_sampler_cpu_seconds, col_sampler_system_share;

@@ -11,6 +11,7 @@
 #include "er/er_format.h"
 
 uint64_t col_samples_written, col_samples_not_written;
+uint64_t col_ticks_appended; /* the packets' NTICK: intervals of CPU time, for the status's cpu_ms */
 uint64_t col_lost_samples; /* the kernel's or a ring's, never written */
 static uint64_t lost_counted;
 static struct er_cursor *profile_out;
@@ -18,7 +19,7 @@ static int rescan_wanted;
 
 int col_clock_writer_start(void)
 {
-  col_samples_written = col_samples_not_written = lost_counted = 0;
+  col_samples_written = col_samples_not_written = lost_counted = col_ticks_appended = 0;
   rescan_wanted = 0;
   if (profile_out == NULL)
     profile_out = col_map_zeroed(sizeof *profile_out);
@@ -56,14 +57,10 @@ int col_writer_wanted_at(int64_t tstamp)
   return 1;
 }
 
-void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
-                             size_t n)
+/* The packet of a stack recorded already (FRINFO), its time wanted:
+ * FRINFO, or 0 when nothing was written. */
+static uint64_t append_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, uint64_t frinfo)
 {
-  if (!col_writer_wanted_at(tstamp))
-    return;
-  if (n > 0 && !col_modules_knows_pc(pcs[0]))
-    rescan_wanted = 1; /* probably a library loaded since the last scan */
-  uint64_t frinfo = col_writer_stack_id(pcs, n);
   struct er_clock_packet p;
   /* A stack reaches disk before its users: data.frameinfo is flushed before
    * profile, at the end of each cycle and before profile writes out a full
@@ -71,7 +68,7 @@ void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t t
    * packet pointing at nothing. */
   if (!col_writer_may_append(profile_out, frinfo, sizeof p)) {
     count_unwritten();
-    return;
+    return 0;
   }
   memset(&p, 0, sizeof p);
   p.tsize = sizeof p;
@@ -82,8 +79,31 @@ void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t t
   p.frinfo = frinfo;
   p.mstate = ER_MSTATE_LINUX_CPU;
   p.ntick = (int32_t)ticks;
-  if (er_cursor_append(profile_out, &p, sizeof p) != 0)
+  if (er_cursor_append(profile_out, &p, sizeof p) != 0) {
     count_unwritten();
+    return 0;
+  }
+  col_ticks_appended += ticks;
+  return frinfo;
+}
+
+uint64_t col_clock_writer_packet_id(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, uint64_t frinfo)
+{
+  return col_writer_wanted_at(tstamp) ? append_packet(tid, cpu, tstamp, ticks, frinfo) : 0;
+}
+
+static uint64_t append_with_stack(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
+                                  size_t n)
+{
+  if (n > 0 && !col_modules_knows_pc(pcs[0]))
+    rescan_wanted = 1; /* probably a library loaded since the last scan */
+  return append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id(pcs, n));
+}
+
+uint64_t col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
+                                 size_t n)
+{
+  return col_writer_wanted_at(tstamp) ? append_with_stack(tid, cpu, tstamp, ticks, pcs, n) : 0;
 }
 
 size_t col_clock_writer_write_stack(const struct col_capture *cap, uint64_t *pcs)
@@ -91,14 +111,23 @@ size_t col_clock_writer_write_stack(const struct col_capture *cap, uint64_t *pcs
   if (!col_writer_wanted_at(cap->tstamp))
     return 0;
   size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
-  col_clock_writer_packet(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n);
+  append_with_stack(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n);
   return n;
+}
+
+uint64_t col_clock_writer_write_id(const struct col_capture *cap)
+{
+  if (!col_writer_wanted_at(cap->tstamp))
+    return 0;
+  uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
+  size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
+  return append_with_stack(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n);
 }
 
 void col_clock_writer_write(const struct col_capture *cap, void *arg)
 {
-  uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
-  col_clock_writer_write_stack(cap, pcs);
+  (void)arg;
+  col_clock_writer_write_id(cap);
 }
 
 void col_clock_writer_flush(void)

@@ -250,9 +250,19 @@ void col_kind_attributes(const struct col_config *cfg, enum er_kind kind, char *
   }
 }
 
+uint32_t col_traced_kinds(const struct col_config *cfg)
+{
+  static const enum er_kind traced[] = {ER_KIND_SYNC, ER_KIND_IO, ER_KIND_HEAP}; /* through the trace ring */
+  uint32_t kinds = 0;
+  for (size_t i = 0; i < sizeof traced / sizeof traced[0]; i++)
+    if (col_kind_on(cfg, traced[i]))
+      kinds |= 1u << traced[i];
+  return kinds;
+}
+
 int col_tracing_on(const struct col_config *cfg)
 {
-  return cfg->synctrace || cfg->iotrace || cfg->heaptrace;
+  return col_traced_kinds(cfg) != 0;
 }
 
 void col_tracing_off(struct col_config *cfg)

@@ -356,7 +356,7 @@ static void write_status(void *p)
                    control, (unsigned long long)col_descendants_seen,
                    (unsigned long long)(col_descendant_samples * (uint64_t)req->cfg->clock_interval_us / 1000),
                    (unsigned long long)col_descendant_experiments, col_exec_followed,
-                   (unsigned long long)(g->profile_packets * (uint64_t)(req->cfg->clock_interval_us > 0
+                   (unsigned long long)(col_ticks_appended * (uint64_t)(req->cfg->clock_interval_us > 0
                                                                           ? req->cfg->clock_interval_us : 0) / 1000),
                    (unsigned long long)col_threads_seen, (unsigned long long)col_records_lost,
                    (unsigned long long)(col_unwind_stats.by_rules + col_unwind_stats.by_libunwind +

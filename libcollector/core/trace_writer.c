@@ -13,59 +13,50 @@
 #include <string.h>
 
 #include "collector_internal.h"
+#include "er/er_data_kinds.h"
 #include "er/er_format.h"
 #include "trace_ring.h"
 
-uint64_t col_trace_events_written, col_trace_events_not_written;
-uint64_t col_io_events_written, col_io_events_not_written;
-uint64_t col_heap_events_written, col_heap_events_not_written;
+uint64_t col_kind_written[ER_N_KINDS], col_kind_not_written[ER_N_KINDS];
 uint64_t col_trace_stacks_walked_here, col_trace_stacks_from_copies;
-uint64_t col_overflows_written, col_overflows_not_written;
 
-/* The counters' output, beside the traced kinds' (enum col_trace_kind starts at 1). */
-#define COUNTER_OUTPUT 0
-
-/* One output per traced kind, and the counters': its file, its cursor, its counts. */
+/* One output per data kind written here (the traced kinds' and the
+ * counters'): its file, its cursor, what it lost so far. */
 struct trace_output {
-  uint32_t kind;
-  struct er_datafile *file;
   struct er_cursor *cursor;
-  uint64_t *written, *not_written;
   uint64_t lost_counted;
 };
-static struct trace_output outputs[] = {
-    {COL_TRACE_SYNC, &col_exp.data[ER_KIND_SYNC], NULL, &col_trace_events_written, &col_trace_events_not_written, 0},
-    {COL_TRACE_IO, &col_exp.data[ER_KIND_IO], NULL, &col_io_events_written, &col_io_events_not_written, 0},
-    {COL_TRACE_HEAP, &col_exp.data[ER_KIND_HEAP], NULL, &col_heap_events_written, &col_heap_events_not_written, 0},
-    {COUNTER_OUTPUT, &col_exp.data[ER_KIND_HWC], NULL, &col_overflows_written, &col_overflows_not_written, 0},
-};
-#define N_OUTPUTS (sizeof outputs / sizeof outputs[0])
+static struct trace_output outputs[ER_N_KINDS];
+
+static int written_here(int kind)
+{
+  return kind != ER_KIND_CLOCK; /* the clock writer's own (clock_writer.c) */
+}
 
 int col_trace_writer_start(void)
 {
-  for (size_t i = 0; i < N_OUTPUTS; i++) {
-    struct trace_output *o = &outputs[i];
-    *o->written = *o->not_written = o->lost_counted = 0;
-    if (o->file->fd < 0)
+  for (int k = 0; k < ER_N_KINDS; k++) {
+    struct trace_output *o = &outputs[k];
+    col_kind_written[k] = col_kind_not_written[k] = o->lost_counted = 0;
+    if (!written_here(k) || col_exp.data[k].fd < 0)
       continue;
     if (o->cursor == NULL && (o->cursor = col_map_zeroed(sizeof *o->cursor)) == NULL)
       return -ENOMEM;
-    er_cursor_init(o->cursor, o->file);
+    er_cursor_init(o->cursor, &col_exp.data[k]);
   }
   return 0;
 }
 
-static int output_open(const struct trace_output *o)
+static int output_open(int kind)
 {
-  return o->cursor != NULL && o->cursor->file == o->file && o->file->fd >= 0;
+  const struct trace_output *o = &outputs[kind];
+  return written_here(kind) && o->cursor != NULL && o->cursor->file == &col_exp.data[kind] &&
+         col_exp.data[kind].fd >= 0;
 }
 
-static struct trace_output *output_for(uint32_t kind)
+static struct trace_output *output_for(unsigned kind)
 {
-  for (size_t i = 0; i < N_OUTPUTS; i++)
-    if (outputs[i].kind == kind)
-      return output_open(&outputs[i]) ? &outputs[i] : NULL;
-  return NULL;
+  return kind < ER_N_KINDS && output_open((int)kind) ? &outputs[kind] : NULL;
 }
 
 /* The rule of each frame of a stack just unwound from a copy, for the
@@ -110,93 +101,66 @@ static uint64_t event_stack(const struct col_trace_event *e)
   return col_writer_stack_id(pcs, n);
 }
 
-/* The common header of both packets. */
-#define FILL_HEADER(p, size, kind, e, frinfo) \
-  do {                                         \
-    (p)->tsize = (uint16_t)(size);             \
-    (p)->type = (kind);                        \
-    (p)->lwpid = (p)->thrid = (uint64_t)(e)->tid; \
-    (p)->cpuid = (e)->cpu;                     \
-    (p)->tstamp = (e)->end;                    \
-    (p)->frinfo = (frinfo);                    \
-  } while (0)
+static void fill_header(struct er_common_packet *p, size_t size, unsigned kind, pid_t tid, uint32_t cpu,
+                        int64_t tstamp, uint64_t frinfo)
+{
+  p->tsize = (uint16_t)size;
+  p->type = er_kinds[kind].packet_type;
+  p->lwpid = p->thrid = (uint64_t)tid;
+  p->cpuid = cpu;
+  p->tstamp = tstamp;
+  p->frinfo = frinfo;
+}
 
+/* The packet is the common header, then the event's payload as the kind's
+ * wrapper made it (rounded up to 8 bytes, at least the kind's size). */
 void col_trace_writer_write(const struct col_trace_event *e)
 {
   struct trace_output *o = output_for(e->kind);
-  if (o == NULL || !col_writer_wanted_at(e->end))
+  if (o == NULL || !col_writer_wanted_at(e->end) || e->payload_len > sizeof e->payload)
     return;
   union {
-    struct er_sync_packet sync;
-    struct er_io_packet io;
-    struct er_heap_packet heap;
-    unsigned char bytes[sizeof(struct er_io_packet) + sizeof e->name];
+    struct er_common_packet header;
+    unsigned char bytes[ER_PACKET_HEADER_SIZE + COL_TRACE_PAYLOAD_ROOM(COL_TRACE_PAYLOAD_MAX)];
   } p;
-  size_t size = e->kind == COL_TRACE_HEAP ? sizeof p.heap : sizeof p.sync;
-  if (e->kind == COL_TRACE_IO) {
-    size_t name_len = strnlen(e->name, sizeof e->name - 1);
-    size = (offsetof(struct er_io_packet, iofname) + name_len + 1 + 7) & ~(size_t)7;
-    if (size < sizeof p.io)
-      size = sizeof p.io;
-  }
+  size_t size = ER_PACKET_HEADER_SIZE + COL_TRACE_PAYLOAD_ROOM(e->payload_len);
+  if (size < er_kinds[e->kind].packet_size)
+    size = er_kinds[e->kind].packet_size;
   uint64_t frinfo = event_stack(e);
   if (!col_writer_may_append(o->cursor, frinfo, size)) {
-    (*o->not_written)++;
+    col_kind_not_written[e->kind]++;
     return;
   }
   memset(&p, 0, size);
-  if (e->kind == COL_TRACE_SYNC) {
-    FILL_HEADER(&p.sync, size, ER_PKT_SYNC, e, frinfo);
-    p.sync.srqst = e->start;
-    p.sync.sobj = e->object;
-  } else if (e->kind == COL_TRACE_HEAP) {
-    FILL_HEADER(&p.heap, size, ER_PKT_HEAP, e, frinfo);
-    p.heap.htype = e->iotype;
-    p.heap.hsize = (uint64_t)e->nbytes;
-    p.heap.hvaddr = e->object;
-    p.heap.hovaddr = e->old_object;
-  } else {
-    FILL_HEADER(&p.io, size, ER_PKT_IOTRACE, e, frinfo);
-    p.io.iotype = e->iotype;
-    p.io.iofd = e->fd;
-    p.io.ionbyte = e->nbytes;
-    p.io.iorqst = e->start;
-    p.io.iofd_original = e->ofd;
-    p.io.iofstype = ER_IO_UNKNOWN_FSTYPE;
-    memcpy(p.bytes + offsetof(struct er_io_packet, iofname), e->name, strnlen(e->name, sizeof e->name - 1));
-  }
+  fill_header(&p.header, size, e->kind, e->tid, e->cpu, e->end, frinfo);
+  memcpy(p.bytes + ER_PACKET_HEADER_SIZE, e->payload, e->payload_len);
   if (er_cursor_append(o->cursor, &p, size) != 0)
-    (*o->not_written)++;
+    col_kind_not_written[e->kind]++;
 }
 
 void col_counter_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t tag, uint64_t events,
                                const uint64_t *pcs, size_t n)
 {
-  struct trace_output *o = output_for(COUNTER_OUTPUT);
+  struct trace_output *o = output_for(ER_KIND_HWC);
   if (o == NULL || !col_writer_wanted_at(tstamp))
     return;
   uint64_t frinfo = col_writer_stack_id(pcs, n);
   struct er_hwc_packet p;
   if (!col_writer_may_append(o->cursor, frinfo, sizeof p)) {
-    (*o->not_written)++;
+    col_kind_not_written[ER_KIND_HWC]++;
     return;
   }
   memset(&p, 0, sizeof p);
-  p.tsize = sizeof p;
-  p.type = ER_PKT_HW;
-  p.lwpid = p.thrid = (uint64_t)tid;
-  p.cpuid = cpu;
-  p.tstamp = tstamp;
-  p.frinfo = frinfo;
+  fill_header((struct er_common_packet *)(void *)&p, sizeof p, ER_KIND_HWC, tid, cpu, tstamp, frinfo);
   p.hwctag = tag;
   p.hwcint = events;
   if (er_cursor_append(o->cursor, &p, sizeof p) != 0)
-    (*o->not_written)++;
+    col_kind_not_written[ER_KIND_HWC]++;
 }
 
 size_t col_counter_writer_write(const struct col_capture *cap, uint32_t tag, uint64_t events, uint64_t *pcs)
 {
-  if (output_for(COUNTER_OUTPUT) == NULL || !col_writer_wanted_at(cap->tstamp))
+  if (output_for(ER_KIND_HWC) == NULL || !col_writer_wanted_at(cap->tstamp))
     return 0;
   size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
   col_counter_writer_packet(cap->tid, cap->cpu, cap->tstamp, tag, events, pcs, n);
@@ -205,34 +169,31 @@ size_t col_counter_writer_write(const struct col_capture *cap, uint32_t tag, uin
 
 void col_trace_writer_flush(void)
 {
-  for (size_t i = 0; i < N_OUTPUTS; i++)
-    if (output_open(&outputs[i]))
-      er_cursor_flush(outputs[i].cursor);
+  for (int k = 0; k < ER_N_KINDS; k++)
+    if (output_open(k))
+      er_cursor_flush(outputs[k].cursor);
 }
 
 void col_trace_writer_count(void)
 {
-  for (size_t i = 0; i < N_OUTPUTS; i++) {
-    struct trace_output *o = &outputs[i];
-    if (!output_open(o))
+  for (int k = 0; k < ER_N_KINDS; k++) {
+    struct trace_output *o = &outputs[k];
+    if (!output_open(k))
       continue;
-    *o->written = o->cursor->written;
-    *o->not_written += o->cursor->lost - o->lost_counted;
+    col_kind_written[k] = o->cursor->written;
+    col_kind_not_written[k] += o->cursor->lost - o->lost_counted;
     o->lost_counted = o->cursor->lost;
   }
 }
 
 uint64_t col_kind_events_written(enum er_kind kind)
 {
-  for (size_t i = 0; i < N_OUTPUTS; i++)
-    if (outputs[i].file == &col_exp.data[kind])
-      return *outputs[i].written;
-  return 0;
+  return written_here(kind) ? col_kind_written[kind] : 0;
 }
 
 void col_trace_writer_abandon(int err)
 {
-  for (size_t i = 0; i < N_OUTPUTS; i++)
-    if (output_open(&outputs[i]))
-      er_cursor_abandon(outputs[i].cursor, err);
+  for (int k = 0; k < ER_N_KINDS; k++)
+    if (output_open(k))
+      er_cursor_abandon(outputs[k].cursor, err);
 }

@@ -125,7 +125,7 @@ static void resolve(void)
 static int heap_traced(void)
 {
   struct col_trace_ring *t = col_trace; /* the kind's own flag first: off, that is the only test */
-  return t != NULL && t->heap_on && col_trace_here() != NULL;
+  return col_trace_kind_on(t, ER_KIND_HEAP) && col_trace_here() != NULL;
 }
 
 /* The real call of a traced wrapper, with this thread's tracing held off
@@ -139,16 +139,23 @@ static int heap_traced(void)
     rc_;                          \
   })
 
+/* The heap packet's fields as the event's payload. */
+static inline __attribute__((always_inline)) void record_heap(int64_t tstamp, int type, uint64_t size,
+                                                              uint64_t block, uint64_t old, uint64_t ip,
+                                                              uint64_t sp, uint64_t bp)
+{
+  struct er_heap_packet p = {.htype = type, .hsize = size, .hvaddr = block, .hovaddr = old};
+  struct col_trace_fields f = COL_TRACE_PACKET(ER_KIND_HEAP, tstamp, tstamp, &p, sizeof p);
+  col_trace_record(&f, ip, sp, bp);
+}
+
 /* One event, recorded from the wrapper's own frame (the unwinder's leaf). */
 #define RECORD_HEAP(tstamp_, type_, size_, block_, old_)                                   \
   do {                                                                                     \
     uint64_t ip_, sp_, bp_;                                                                \
     HERE(ip_, sp_, bp_);                                                                   \
-    struct col_trace_fields f_ = {.kind = COL_TRACE_HEAP, .start = (tstamp_), .end = (tstamp_), \
-                                  .iotype = (type_), .nbytes = (int64_t)(size_),          \
-                                  .object = (uint64_t)(uintptr_t)(block_),                 \
-                                  .old_object = (uint64_t)(uintptr_t)(old_), .fd = -1, .ofd = -1}; \
-    col_trace_record(&f_, ip_, sp_, bp_);                                                  \
+    record_heap((tstamp_), (type_), (size_), (uint64_t)(uintptr_t)(block_),               \
+                (uint64_t)(uintptr_t)(old_), ip_, sp_, bp_);                               \
   } while (0)
 
 /* An allocation: the call, then (traced) its block stamped after it. */
@@ -196,19 +203,11 @@ static void *out_of_arena(void *block, size_t size)
 static void *record_realloc(void *old, void *block, size_t size, uint64_t ip, uint64_t sp, uint64_t bp)
 {
   int64_t now = col_hrtime();
-  struct col_trace_fields f = {.kind = COL_TRACE_HEAP, .start = now, .end = now, .fd = -1, .ofd = -1};
-  if (block != NULL) {
-    f.iotype = ER_HEAP_REALLOC;
-    f.nbytes = (int64_t)size;
-    f.object = (uint64_t)(uintptr_t)block;
-    f.old_object = (uint64_t)(uintptr_t)old;
-  } else if (old != NULL && size == 0) {
-    f.iotype = ER_HEAP_FREE; /* glibc frees the block and returns NULL */
-    f.object = (uint64_t)(uintptr_t)old;
-  } else {
-    return block; /* failed: the old block stays */
-  }
-  col_trace_record(&f, ip, sp, bp);
+  if (block != NULL)
+    record_heap(now, ER_HEAP_REALLOC, size, (uint64_t)(uintptr_t)block, (uint64_t)(uintptr_t)old, ip, sp, bp);
+  else if (old != NULL && size == 0) /* glibc frees the block and returns NULL */
+    record_heap(now, ER_HEAP_FREE, 0, (uint64_t)(uintptr_t)old, 0, ip, sp, bp);
+  /* else failed: the old block stays */
   return block;
 }
 

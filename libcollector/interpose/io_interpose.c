@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "er/er_format.h"
 #include "interposed.h"
 #include "trace_record.h"
 
@@ -35,7 +37,36 @@ enum { IO_READ = 0, IO_WRITE = 1, IO_OPEN = 2, IO_CLOSE = 3, IO_OTHER = 4, IO_ER
 static int io_traced(void)
 {
   struct col_trace_ring *t = col_trace; /* the kind's own flag first: off, that is the only test */
-  return t != NULL && t->io_on && col_trace_here() != NULL;
+  return col_trace_kind_on(t, ER_KIND_IO) && col_trace_here() != NULL;
+}
+
+/* What a wrapper says of its call (the I/O packet's fields). */
+struct io_fields {
+  int64_t start, end;
+  int32_t iotype, fd, ofd;
+  int64_t nbytes;
+  const char *name; /* an open's path, or what it made; else NULL */
+};
+
+/* The I/O packet's fields and the name as the event's payload. */
+static void record_io(const struct io_fields *io, uint64_t ip, uint64_t sp, uint64_t bp)
+{
+  union {
+    struct er_io_packet p;
+    unsigned char bytes[ER_PACKET_HEADER_SIZE + COL_TRACE_PAYLOAD_MAX];
+  } u;
+  u.p.iotype = io->iotype;
+  u.p.iofd = io->fd;
+  u.p.ionbyte = io->nbytes;
+  u.p.iorqst = io->start;
+  u.p.iofd_original = io->ofd;
+  u.p.iofstype = ER_IO_UNKNOWN_FSTYPE;
+  size_t at = offsetof(struct er_io_packet, iofname), end = sizeof u.bytes - 1;
+  for (const char *c = io->name; c != NULL && *c != '\0' && at < end; c++)
+    u.bytes[at++] = (unsigned char)*c;
+  u.bytes[at++] = '\0';
+  struct col_trace_fields f = COL_TRACE_PACKET(ER_KIND_IO, io->start, io->end, &u, at);
+  col_trace_record(&f, ip, sp, bp);
 }
 
 /* A traced call: the clock around it, then one event.  DESCRIBE fills
@@ -50,10 +81,9 @@ static int io_traced(void)
     int64_t end_ = col_hrtime();                                            \
     int err_ = errno;                                                       \
     HERE(ip_, sp_, bp_);                                                    \
-    struct col_trace_fields f_ = {.kind = COL_TRACE_IO, .start = start_,   \
-                                  .end = end_, .fd = -1, .ofd = -1};        \
+    struct io_fields f_ = {.start = start_, .end = end_, .fd = -1, .ofd = -1}; \
     describe;                                                               \
-    col_trace_record(&f_, ip_, sp_, bp_);                                   \
+    record_io(&f_, ip_, sp_, bp_);                                          \
     errno = err_;                                                           \
     return rc_;                                                             \
   } while (0)
@@ -426,17 +456,17 @@ int col_wrap_dup3(int old, int new, int flags)
 }
 
 /* A pipe makes two descriptors: one event for each end, named as such. */
-static void record_pipe_ends(const struct col_trace_fields *made, const int *ends, uint64_t ip, uint64_t sp,
+static void record_pipe_ends(const struct io_fields *made, const int *ends, uint64_t ip, uint64_t sp,
                              uint64_t bp)
 {
-  struct col_trace_fields end = *made;
+  struct io_fields end = *made;
   end.fd = ends[0];
   end.name = "<pipe: read end>";
-  col_trace_record(&end, ip, sp, bp);
+  record_io(&end, ip, sp, bp);
   end.fd = ends[1];
   end.name = "<pipe: write end>";
   end.start = end.end; /* the call's time counted once */
-  col_trace_record(&end, ip, sp, bp);
+  record_io(&end, ip, sp, bp);
 }
 
 #define PIPE_ENDS(ends)                                     \

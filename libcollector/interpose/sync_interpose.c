@@ -30,7 +30,7 @@
 static int sync_traced(void)
 {
   struct col_trace_ring *t = col_trace; /* the kind's own flag first: off, that is the only test */
-  return t != NULL && t->sync_threshold_ns >= 0 && col_trace_here() != NULL;
+  return col_trace_kind_on(t, ER_KIND_SYNC) && col_trace_here() != NULL;
 }
 
 __attribute__((noinline)) static void record_wait(const void *object, int64_t start, int64_t end, uint64_t ip,
@@ -38,8 +38,8 @@ __attribute__((noinline)) static void record_wait(const void *object, int64_t st
 {
   if (end - start < col_trace->sync_threshold_ns)
     return;
-  struct col_trace_fields f = {.kind = COL_TRACE_SYNC, .start = start, .end = end,
-                               .object = (uint64_t)(uintptr_t)object};
+  struct er_sync_packet p = {.srqst = start, .sobj = (uint64_t)(uintptr_t)object};
+  struct col_trace_fields f = COL_TRACE_PACKET(ER_KIND_SYNC, start, end, &p, sizeof p);
   col_trace_record(&f, ip, sp, bp);
 }
 

@@ -59,7 +59,7 @@ static int flush(struct col_trace_lane *l, const struct col_lane_origin *o)
   e->space = o->space;
   e->n_pcs = 0;
   e->start = e->end = l->first_end; /* each record has its own times */
-  e->name[0] = '\0';
+  e->payload_len = 0;
   memcpy(e->stack, l->data, l->used);
   e->stack_len = l->used;
   col_trace_commit(e);
@@ -76,7 +76,8 @@ static void close_window(struct col_trace_lane *l, uint32_t seq)
 int col_lane_record(const struct col_trace_fields *f, const uint64_t *pcs, size_t n, const struct col_lane_origin *o)
 {
   struct col_trace_ring *t = col_trace;
-  size_t size = sizeof(struct col_trace_compact) + n * sizeof *pcs;
+  size_t room = COL_TRACE_PAYLOAD_ROOM(f->payload_len);
+  size_t size = sizeof(struct col_trace_compact) + room + n * sizeof *pcs;
   if (t == NULL || t->lanes_pid != o->pid || size > COL_TRACE_LANE_BYTES)
     return 0;
   struct col_trace_lane *l = my_lane;
@@ -102,18 +103,14 @@ int col_lane_record(const struct col_trace_fields *f, const uint64_t *pcs, size_
   struct col_trace_compact *c = (struct col_trace_compact *)(void *)(l->data + l->used);
   c->size = (uint32_t)size;
   c->kind = f->kind;
+  c->payload_len = f->payload_len;
   c->tid = o->tid;
   c->cpu = o->cpu;
   c->start = f->start;
   c->end = f->end;
-  c->object = f->object;
-  c->old_object = f->old_object;
-  c->iotype = f->iotype;
-  c->fd = f->fd;
-  c->ofd = f->ofd;
   c->n_pcs = (uint32_t)n;
-  c->nbytes = f->nbytes;
-  memcpy(c->pcs, pcs, n * sizeof *pcs);
+  memcpy(c->data, f->payload, f->payload_len);
+  memcpy(c->data + room, pcs, n * sizeof *pcs);
   if (l->used == 0)
     l->first_end = f->end;
   l->used += (uint32_t)size;

@@ -217,7 +217,7 @@ static int record_in_lane(const struct col_trace_fields *f, uint64_t ip, uint64_
 {
   uint64_t pcs[LANE_DEPTH];
   size_t n = walk_here(ip, sp, bp, top, pcs, LANE_DEPTH);
-  if (n == 0 || n == LANE_DEPTH || f->name != NULL)
+  if (n == 0 || n == LANE_DEPTH)
     return 0;
   int cpu = sched_getcpu();
   struct col_lane_origin o = {my_pid != 0 ? my_pid : getpid(), thread_id(), cpu < 0 ? 0 : (uint32_t)cpu, my_space};
@@ -252,16 +252,9 @@ void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp
     e->cpu = cpu < 0 ? 0 : (uint32_t)cpu;
     e->start = f->start;
     e->end = f->end;
-    e->object = f->object;
-    e->old_object = f->old_object;
-    e->iotype = f->iotype;
-    e->fd = f->fd;
-    e->ofd = f->ofd;
-    e->nbytes = f->nbytes;
-    size_t n = 0;
-    for (const char *p = f->name; p != NULL && *p != '\0' && n < sizeof e->name - 1; p++)
-      e->name[n++] = *p;
-    e->name[n] = '\0';
+    size_t payload_len = f->payload_len <= sizeof e->payload ? f->payload_len : sizeof e->payload;
+    memcpy(e->payload, f->payload, payload_len);
+    e->payload_len = (uint16_t)payload_len;
     e->ip = ip;
     e->sp = sp;
     e->bp = bp;

@@ -1,5 +1,5 @@
 /* Recording traced events on the program's own threads (trace_record.c),
- * shared by the tracing wrappers (synchronization waits, I/O): the
+ * shared by the tracing wrappers of every kind: the
  * wrapper's registers, a per-thread guard
  * (the runtime's own calls, a wrapper reached again while recording, are
  * not traced), and the event with its stack copy onto the trace ring.
@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "er/er_format.h"
 #include "trace_ring.h"
 
 /* The wrapper's registers, read where it stands (the unwinder starts in
@@ -35,14 +36,18 @@ extern __thread int col_trace_slot_state __attribute__((tls_model("initial-exec"
  * only, no system call (an event's pid says whose it is). */
 struct col_trace_ring *col_trace_here(void);
 
+/* One event: its kind (enum er_kind), span and payload (the bytes of its
+ * packet after the common header; COL_TRACE_PACKET makes them from a
+ * packet struct the wrapper filled). */
 struct col_trace_fields {
-  uint32_t kind; /* enum col_trace_kind */
+  uint16_t kind;
+  uint16_t payload_len;
   int64_t start, end;
-  uint64_t object, old_object;
-  int32_t iotype, fd, ofd; /* heap: iotype is the format's HTYPE */
-  int64_t nbytes;
-  const char *name; /* OPEN: the path; else NULL */
+  const void *payload;
 };
+#define COL_TRACE_PACKET(kind_, start_, end_, packet_, packet_size_)                       \
+  ((struct col_trace_fields){(kind_), (uint16_t)((packet_size_) - ER_PACKET_HEADER_SIZE), \
+                             (start_), (end_), (const unsigned char *)(packet_) + ER_PACKET_HEADER_SIZE})
 
 /* Once the ring is mapped: the ids events carry, and their reset in a
  * fork's child. */

@@ -52,7 +52,7 @@ uint64_t col_blocked_signal_unsampled(const struct col_thread *t)
 {
   if (!t->blocks_timer_signal)
     return 0;
-  uint64_t sampled = t->samples * (uint64_t)col_cfg.clock_interval_us * 1000;
+  uint64_t sampled = t->ticks * (uint64_t)col_cfg.clock_interval_us * 1000;
   return t->cpu_ns_seen > sampled ? t->cpu_ns_seen - sampled : 0;
 }
 

@@ -153,6 +153,8 @@ void col_clock_stop_thread(struct col_thread *t)
   if (t == NULL || __atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) != 1)
     return;
   stop_source(t);
+  if (t->source == COL_SOURCE_TIMER && t->tid == gettid())
+    col_timer_finish_thread(t); /* on the thread itself: what it ran since its last sample */
   /* The sampler drains what is left, then frees the slot. */
   __atomic_store_n(&t->retired, 1, __ATOMIC_RELEASE);
   col_sampler_poke();

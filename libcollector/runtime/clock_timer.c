@@ -1,8 +1,11 @@
 /* Fallback clock source for kernels or containers that refuse
  * perf_event_open: a per-thread POSIX timer on the thread's CPU-time clock
  * that sends COL_TIMER_SIGNAL to that thread.  CPU-time timers are checked
- * at the scheduler tick, so short intervals fire less often than asked;
- * each sample is weighted by 1 + si_overrun so the CPU time stays true.
+ * at the scheduler tick, so short intervals fire less often than asked,
+ * and under load a signal comes late: each sample is weighted by the
+ * thread's CPU time since the last one, read in the handler (its
+ * remainder carried to the next), so the CPU time stays true.  Weighting
+ * by 1 + si_overrun lost a tenth of it with the CPUs busy.
  *
  * A real-time signal of our own, not SIGPROF, so the program's own SIGPROF
  * handler and ITIMER_PROF keep working.  The handler only copies registers
@@ -42,6 +45,28 @@ static void copy_registers(const ucontext_t *uc, struct col_regs *regs)
     regs->r[PERF_REG_X86_R8 + i] = (uint64_t)g[high[i]];
 }
 
+static int64_t thread_cpu_ns(clockid_t clock)
+{
+  struct timespec ts;
+  return clock_gettime(clock, &ts) == 0 ? (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec : -1;
+}
+
+/* The intervals of CPU time the calling thread ran since its last sample
+ * (rounded; at least 1: the timer fired), taken off what is left. */
+static uint32_t cpu_intervals(struct col_thread *t)
+{
+  int64_t interval = (int64_t)col_cfg.clock_interval_us * 1000, now = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+  if (interval <= 0 || now < 0)
+    return 1;
+  int64_t n = (now - t->timer_cpu_ns + interval / 2) / interval;
+  if (n < 1)
+    n = 1;
+  if (n > 1000000)
+    n = 1000000;
+  t->timer_cpu_ns += n * interval;
+  return (uint32_t)n;
+}
+
 static void on_timer_signal(int sig, siginfo_t *info, void *context)
 {
   int saved_errno = errno;
@@ -51,7 +76,7 @@ static void on_timer_signal(int sig, siginfo_t *info, void *context)
     cap.tid = t->tid;
     cap.cpu = (uint32_t)sched_getcpu();
     cap.tstamp = col_hrtime();
-    cap.weight = 1 + (uint32_t)(info->si_overrun > 0 ? info->si_overrun : 0);
+    cap.weight = cpu_intervals(t);
     copy_registers(context, &cap.regs);
     uintptr_t sp = (uintptr_t)cap.regs.r[PERF_REG_X86_SP];
     cap.stack = (const unsigned char *)sp;
@@ -103,6 +128,8 @@ int col_timer_open(struct col_thread *t, long interval_us)
   if (timer_create(thread_cpu_clock(t->tid), &sev, &t->timer) != 0) {
     return -errno;
   }
+  int64_t cpu_now = thread_cpu_ns(thread_cpu_clock(t->tid));
+  t->timer_cpu_ns = cpu_now > 0 ? cpu_now : 0; /* its samples stand for what it runs from now */
   struct itimerspec its;
   its.it_interval.tv_sec = interval_us / 1000000;
   its.it_interval.tv_nsec = (interval_us % 1000000) * 1000;
@@ -121,19 +148,51 @@ void col_timer_close(struct col_thread *t)
     timer_delete(t->timer);
 }
 
-struct drain_context {
-  struct col_thread *thread;
-  col_capture_fn fn;
-  void *arg;
-};
+/* A thread's end: the CPU time it ran since its last sample (under load,
+ * up to several intervals: the signals come late), as a last capture with
+ * no registers that stands for it, drawn at the thread's last stack.  On
+ * the ending thread, its timer deleted and the signal blocked: nothing
+ * else pushes to its ring now. */
+void col_timer_finish_thread(struct col_thread *t)
+{
+  int64_t interval = (int64_t)col_cfg.clock_interval_us * 1000, now = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+  if (t->ring == NULL || interval <= 0 || now < 0)
+    return;
+  int64_t n = (now - t->timer_cpu_ns + interval / 2) / interval;
+  if (n < 1)
+    return;
+  sigset_t timer_signal, saved;
+  sigemptyset(&timer_signal);
+  sigaddset(&timer_signal, COL_TIMER_SIGNAL);
+  pthread_sigmask(SIG_BLOCK, &timer_signal, &saved);
+  struct col_capture cap;
+  memset(&cap, 0, sizeof cap);
+  cap.tid = t->tid;
+  cap.cpu = (uint32_t)sched_getcpu();
+  cap.tstamp = col_hrtime();
+  cap.weight = (uint32_t)(n < 1000000 ? n : 1000000);
+  if (col_ring_push(t->ring, &cap) == 0)
+    t->timer_cpu_ns += n * interval;
+  pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
 
 /* A thread armed from outside (after an attach, or by the task scan) has
  * no known stack bounds, so its handler copies no stack; its first sample
- * tells where the stack is. */
-static void learn_stack_bounds(const struct col_capture *cap, void *p)
+ * tells where the stack is.  A capture with no registers is the thread's
+ * end (col_timer_finish_thread): its last stack again. */
+static void write_capture(const struct col_capture *cap, void *p)
 {
-  struct drain_context *ctx = p;
-  struct col_thread *t = ctx->thread;
+  struct col_thread *t = p;
+  if (cap->regs.r[PERF_REG_X86_IP] == 0 && cap->regs.r[PERF_REG_X86_SP] == 0) {
+    /* Not for a thread that blocked the signal: that time stays counted as
+     * unsampled (blocked_signal.c), not drawn at some earlier stack. */
+    if (t->last_stack_id != 0 && !t->blocks_timer_signal) {
+      t->ticks += cap->weight;
+      col_clock_writer_packet_id(cap->tid, cap->cpu, cap->tstamp, cap->weight, t->last_stack_id);
+    }
+    return;
+  }
+  t->ticks += cap->weight;
   if (t->stack_hi == 0) {
     uint64_t lo, hi;
     if (col_modules_range_at(cap->regs.r[PERF_REG_X86_SP], &lo, &hi) == 0) {
@@ -141,15 +200,16 @@ static void learn_stack_bounds(const struct col_capture *cap, void *p)
       __atomic_store_n(&t->stack_hi, (uintptr_t)hi, __ATOMIC_RELEASE); /* publishes both */
     }
   }
-  ctx->fn(cap, ctx->arg);
+  uint64_t id = col_clock_writer_write_id(cap);
+  if (id != 0)
+    t->last_stack_id = id;
 }
 
-size_t col_timer_drain(struct col_thread *t, col_capture_fn fn, void *arg)
+size_t col_timer_drain(struct col_thread *t)
 {
   if (t->ring == NULL)
     return 0;
-  struct drain_context ctx = {t, fn, arg};
-  size_t n = col_ring_drain(t->ring, learn_stack_bounds, &ctx);
+  size_t n = col_ring_drain(t->ring, write_capture, t);
   t->samples += n;
   return n;
 }

@@ -60,7 +60,7 @@ static void drain_thread(struct col_thread *t)
   if (t->source == COL_SOURCE_PERF)
     col_perf_drain(t, col_clock_writer_write, NULL);
   else if (t->source == COL_SOURCE_TIMER)
-    col_timer_drain(t, col_clock_writer_write, NULL);
+    col_timer_drain(t);
 }
 
 static void retire_thread(struct col_thread *t)

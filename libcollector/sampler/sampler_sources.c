@@ -109,8 +109,8 @@ static void describe_counters(void)
   col_log_comment("Counters: %s; perf_event overflow samples into the clock's per-CPU rings (registers and "
                   "stack copies, no signals, nothing inside the program); %llu overflow(s) written, %llu not "
                   "written; %llu of them for threads' tails (each ended thread's count, read by the kernel, "
-                  "less its overflows: %llu read(s))", list, (unsigned long long)col_overflows_written,
-                  (unsigned long long)col_overflows_not_written, (unsigned long long)tails_stats.counter_samples_added,
+                  "less its overflows: %llu read(s))", list, (unsigned long long)col_kind_written[ER_KIND_HWC],
+                  (unsigned long long)col_kind_not_written[ER_KIND_HWC], (unsigned long long)tails_stats.counter_samples_added,
                   (unsigned long long)tails_stats.counter_reads);
   if (sampler_counters_refused > 0)
     col_log_final_warning(200, "the kernel refused %u counter event(s) (perf_event_open: %s); those counts are "

@@ -91,7 +91,7 @@ int sampler_trace_begin(char *err, size_t err_len)
   int64_t threshold = !col_cfg.synctrace ? -1
                       : col_cfg.sync_threshold_us >= 0 ? col_cfg.sync_threshold_us * 1000
                                                        : (calibrated_ns = calibrate());
-  int rc = col_trace_create(col_cfg.status_path, threshold, col_cfg.iotrace, col_cfg.heaptrace, col_target_pid);
+  int rc = col_trace_create(col_cfg.status_path, col_traced_kinds(&col_cfg), threshold, col_target_pid);
   if (rc != 0) {
     snprintf(err, err_len, "cannot create the trace ring beside %s: %s", col_cfg.status_path, strerror(-rc));
     char kinds[100];
@@ -113,7 +113,9 @@ static void unpack_records(const unsigned char *data, size_t len, pid_t pid, uin
   static struct col_trace_event e;
   for (size_t at = 0; at + sizeof(struct col_trace_compact) <= len;) {
     const struct col_trace_compact *c = (const struct col_trace_compact *)(const void *)(data + at);
-    if (c->size < sizeof *c || c->size > len - at || c->n_pcs > (c->size - sizeof *c) / sizeof(uint64_t))
+    size_t room = COL_TRACE_PAYLOAD_ROOM(c->payload_len);
+    if (c->size < sizeof *c || c->size > len - at || c->payload_len > sizeof e.payload ||
+        room > c->size - sizeof *c || c->n_pcs > (c->size - sizeof *c - room) / sizeof(uint64_t))
       return; /* damaged: the rest cannot be framed */
     memset(&e, 0, offsetof(struct col_trace_event, stack));
     e.kind = c->kind;
@@ -123,15 +125,11 @@ static void unpack_records(const unsigned char *data, size_t len, pid_t pid, uin
     e.space = space;
     e.start = c->start;
     e.end = c->end;
-    e.object = c->object;
-    e.old_object = c->old_object;
-    e.iotype = c->iotype;
-    e.fd = c->fd;
-    e.ofd = c->ofd;
-    e.nbytes = c->nbytes;
+    e.payload_len = c->payload_len;
+    memcpy(e.payload, c->data, c->payload_len);
     e.n_pcs = c->n_pcs;
     e.stack_len = c->n_pcs * (uint32_t)sizeof(uint64_t);
-    memcpy(e.stack, c->pcs, e.stack_len);
+    memcpy(e.stack, c->data + room, e.stack_len);
     on_event(&e, NULL);
     at += c->size;
   }
@@ -217,7 +215,7 @@ void sampler_trace_from_pipe(const unsigned char *rec, uint16_t size)
   size_t len = size - at;
   memset(&e, 0, offsetof(struct col_trace_event, stack));
   memcpy(&e, rec + at, len < sizeof e ? len : sizeof e);
-  if (e.stack_len > len - offsetof(struct col_trace_event, stack))
+  if (e.stack_len > len - offsetof(struct col_trace_event, stack) || e.payload_len > sizeof e.payload)
     return;
   if (e.end < sampler.closing_at)
     col_trace_writer_write(&e);
@@ -232,26 +230,26 @@ void sampler_trace_describe(void)
     col_log_warning(200, "%c%s", toupper((unsigned char)ring_in_program[0]), ring_in_program + 1);
   }
   uint64_t dropped = col_trace != NULL ? __atomic_load_n(&col_trace->dropped, __ATOMIC_RELAXED) : 0;
-  if (col_cfg.iotrace)
-    col_log_comment("I/O tracing: %llu event(s) written, %llu not written", (unsigned long long)col_io_events_written,
-                    (unsigned long long)col_io_events_not_written);
-  if (col_cfg.heaptrace)
-    col_log_comment("Heap tracing: %llu event(s) written, %llu not written",
-                    (unsigned long long)col_heap_events_written, (unsigned long long)col_heap_events_not_written);
-  if (col_tracing_on(&col_cfg)) {
+  uint32_t traced = col_traced_kinds(&col_cfg);
+  for (int k = 0; k < ER_N_KINDS; k++)
+    if (traced >> k & 1u && k != ER_KIND_SYNC) /* the waits' line comes last, after its threshold */
+      col_log_comment("%s: %llu event(s) written, %llu not written", er_kinds[k].title,
+                      (unsigned long long)col_kind_written[k], (unsigned long long)col_kind_not_written[k]);
+  if (traced != 0) {
     col_log_comment("Tracing: %llu event(s) lost to a full trace ring", (unsigned long long)dropped);
     col_log_comment("Tracing: %llu event stack(s) walked on the program's own threads with the frame rules "
                     "published to them, %llu unwound here from stack copies (%u rule(s) published)",
                     (unsigned long long)col_trace_stacks_walked_here, (unsigned long long)col_trace_stacks_from_copies,
                     col_trace != NULL ? __atomic_load_n(&col_trace->rules_published, __ATOMIC_RELAXED) : 0);
   }
-  if (!col_cfg.synctrace)
+  if (!(traced >> ER_KIND_SYNC & 1u))
     return;
   if (col_cfg.sync_threshold_us < 0)
     col_log_comment("Synchronization-wait tracing: threshold calibrated to %lld ns (%d x an uncontended lock and "
                     "unlock with two clock reads)", (long long)(col_trace != NULL ? col_trace->sync_threshold_ns
                                                                                   : calibrated_ns),
                     CALIBRATION_FACTOR);
-  col_log_comment("Synchronization-wait tracing: %llu event(s) written, %llu not written",
-                  (unsigned long long)col_trace_events_written, (unsigned long long)col_trace_events_not_written);
+  col_log_comment("%s: %llu event(s) written, %llu not written", er_kinds[ER_KIND_SYNC].title,
+                  (unsigned long long)col_kind_written[ER_KIND_SYNC],
+                  (unsigned long long)col_kind_not_written[ER_KIND_SYNC]);
 }

@@ -15,7 +15,7 @@
 #include "slot_ring.h"
 #include "trace_ring.h"
 
-#define TRACE_MAGIC 0x6764627472633031ULL /* "gdbtrc01" */
+#define TRACE_MAGIC 0x6764627472633032ULL /* "gdbtrc02": the layout of trace_ring.h */
 
 struct col_trace_ring *col_trace;
 
@@ -24,7 +24,7 @@ void col_trace_path(char *out, size_t len, const char *status_path)
   snprintf(out, len, "%s.trace", status_path);
 }
 
-int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_on, int heap_on, pid_t lanes_pid)
+int col_trace_create(const char *status_path, uint32_t traced_kinds, int64_t sync_threshold_ns, pid_t lanes_pid)
 {
   char path[PATH_MAX + 16];
   col_trace_path(path, sizeof path, status_path);
@@ -34,8 +34,7 @@ int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_
     return rc;
   struct col_trace_ring *ring = p;
   ring->sync_threshold_ns = sync_threshold_ns;
-  ring->io_on = io_on;
-  ring->heap_on = heap_on;
+  ring->traced_kinds = traced_kinds;
   ring->lanes_pid = lanes_pid;
   ring->sampler_pid = getpid();
   ring->wake_armed = 1;

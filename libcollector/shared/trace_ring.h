@@ -1,5 +1,5 @@
 /* The trace ring (trace_ring.c): events the runtime's wrappers record on
- * the program's own threads (synchronization waits; later heap and I/O),
+ * the program's own threads (synchronization waits, I/O, heap),
  * each with its registers and a copy of the stack, for the sampler process
  * to unwind and write, as it does the kernel's clock samples.  A file
  * beside the control page, mapped by both; the program keeps no
@@ -12,45 +12,48 @@
 #include <signal.h>
 #include <sys/types.h>
 
-/* BATCH: a lane's records (below), flushed into one slot. */
-enum col_trace_kind { COL_TRACE_SYNC = 1, COL_TRACE_IO = 2, COL_TRACE_HEAP = 3, COL_TRACE_BATCH = 4 };
+/* An event's kind is its data kind (enum er_kind: the data file and packet
+ * it becomes); BATCH: a lane's records (below), flushed into one slot. */
+#define COL_TRACE_BATCH 0xFFFFu
 
 #define COL_TRACE_STACK_MAX 8192
 #define COL_TRACE_SLOTS 1024
 #define COL_SHARED_RULE_SLOTS 8192 /* power of two */
+/* The most payload an event carries: an I/O packet's fields and a path. */
+#define COL_TRACE_PAYLOAD_MAX 320
 
+/* Nothing here knows a kind's fields: an event carries its kind and its
+ * payload, the bytes of its packet after the common header (er_format.h),
+ * which the kind's wrapper fills and the writer appends as they are. */
 struct col_trace_event {
-  uint32_t ready; /* atomic: filled, not yet taken */
-  uint32_t kind;  /* enum col_trace_kind */
+  uint32_t ready;       /* atomic: filled, not yet taken */
+  uint16_t kind;        /* enum er_kind, or COL_TRACE_BATCH */
+  uint16_t payload_len; /* bytes of payload[] */
   int32_t pid, tid;
   uint32_t cpu, stack_len;
   uint32_t space;  /* the address space it was recorded in (col_trace_space) */
   uint32_t n_pcs;  /* > 0: stack[] holds the call stack the thread walked itself, leaf first, not a copy */
   int64_t start, end; /* the call's span (the experiment clock) */
-  uint64_t object;    /* what it waited on; heap: the block */
-  uint64_t old_object; /* heap: the block a realloc replaced; the length a munmap unmapped */
-  int32_t iotype, fd, ofd; /* I/O: the format's IOTYPE, the descriptor, the original of a dup; heap: HTYPE */
-  int32_t pad;
-  int64_t nbytes;      /* I/O: bytes moved; heap: the size asked for */
-  char name[256];          /* I/O open: the path */
+  unsigned char payload[COL_TRACE_PAYLOAD_MAX] __attribute__((aligned(8)));
   uint64_t ip, sp, bp; /* in the wrapper, where the stack copy starts */
   unsigned char stack[COL_TRACE_STACK_MAX];
 };
 
 /* A traced call whose thread walked its own stack, as kept in a lane and
- * flushed in a BATCH slot: the event's fields and its return addresses. */
+ * flushed in a BATCH slot: then its payload (rounded up to 8 bytes) and
+ * its return addresses. */
 struct col_trace_compact {
-  uint32_t size; /* bytes, with the addresses; a multiple of 8 */
-  uint32_t kind; /* enum col_trace_kind */
+  uint32_t size; /* bytes, with the payload and the addresses; a multiple of 8 */
+  uint16_t kind; /* enum er_kind */
+  uint16_t payload_len;
   int32_t tid;
   uint32_t cpu;
   int64_t start, end;
-  uint64_t object, old_object;
-  int32_t iotype, fd, ofd;
   uint32_t n_pcs;
-  int64_t nbytes;
-  uint64_t pcs[];
+  uint32_t pad;
+  unsigned char data[]; /* payload, then uint64_t pcs[n_pcs] */
 };
+#define COL_TRACE_PAYLOAD_ROOM(len) (((size_t)(len) + 7) & ~(size_t)7)
 
 /* A thread's lane (trace_lanes.c): its walked events gathered where only
  * it writes, and flushed into one ring slot when full or old, so that the
@@ -79,8 +82,7 @@ struct col_trace_ring {
   uint64_t read_index __attribute__((aligned(64)));  /* atomic */
   uint64_t dropped __attribute__((aligned(64)));     /* atomic */
   int64_t sync_threshold_ns; /* the sampler sets it (calibrated or asked for) before the program runs */
-  int32_t io_on;             /* I/O calls traced (all of them) */
-  int32_t heap_on;           /* allocations and frees traced */
+  uint32_t traced_kinds;     /* 1 << enum er_kind for each kind the wrappers record */
   int32_t pad;
   int32_t sampler_pid;       /* woken (SIGURG) when the ring fills faster than its cycle drains it */
   uint32_t wake_armed;       /* atomic: the sampler re-arms it after each drain; read first, written rarely */
@@ -121,9 +123,16 @@ int col_trace_published_rule(uint32_t space, uint64_t lookup_pc, struct col_fram
 void col_trace_path(char *out, size_t len, const char *status_path);
 /* The signal that wakes the sampler when an eighth of the ring is used. */
 #define COL_TRACE_WAKE_SIGNAL SIGURG
-/* The sampler process creates it, the runtime maps it (0 or -errno). */
-/* SYNC_THRESHOLD_NS < 0: waits not traced. */
-int col_trace_create(const char *status_path, int64_t sync_threshold_ns, int io_on, int heap_on, pid_t lanes_pid);
+/* The sampler process creates it, the runtime maps it (0 or -errno).
+ * TRACED_KINDS: 1 << enum er_kind for each kind recorded; synchronization
+ * waits shorter than SYNC_THRESHOLD_NS are not. */
+int col_trace_create(const char *status_path, uint32_t traced_kinds, int64_t sync_threshold_ns, pid_t lanes_pid);
+/* Whether the wrappers of KIND record now (a load and a test: the only
+ * cost of a wrapper whose kind is off). */
+static inline int col_trace_kind_on(const struct col_trace_ring *t, unsigned kind)
+{
+  return t != NULL && (t->traced_kinds >> kind & 1u);
+}
 int col_trace_attach(const char *status_path);
 /* On a program thread: a slot to fill; then col_trace_commit.  When the
  * ring is full the thread wakes the sampler and waits for a slot (tracing

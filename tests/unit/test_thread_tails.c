@@ -19,7 +19,8 @@
 static uint64_t packets, packets_at_start_fn, deepest, packets_at_early_fn;
 static uint64_t start_fn = 0x401000, early_fn = 0x402000;
 
-void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs, size_t n)
+uint64_t col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
+                                 size_t n)
 {
   packets += ticks;
   if (n == 1 && pcs[0] == start_fn)
@@ -27,6 +28,7 @@ void col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t t
   if (n > 0 && pcs[0] == early_fn)
     packets_at_early_fn += ticks;
   deepest = n > deepest ? n : deepest;
+  return 1;
 }
 
 static uint64_t counter_packets[2], counter_events[2];

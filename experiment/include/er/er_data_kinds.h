@@ -34,6 +34,7 @@ struct er_kind_desc {
    * the top level of log.xml, then one empty <profile name="hwcounter" …/>
    * per counter, which the caller gives as the block's ATTRIBUTES. */
   int counters;
+  const char *title; /* what log.xml's comments and messages call it */
 };
 
 extern const struct er_kind_desc er_kinds[ER_N_KINDS];

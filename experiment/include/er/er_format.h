@@ -64,6 +64,14 @@ _Static_assert(sizeof(struct er_clock_packet) == 56, "clock packet is 56 bytes")
   int64_t tstamp;        \
   uint64_t frinfo
 
+/* The tracing packets as one: the common header, then the kind's own
+ * fields (the payload a traced event carries). */
+struct er_common_packet {
+  ER_COMMON_HEADER;
+};
+#define ER_PACKET_HEADER_SIZE 48
+_Static_assert(sizeof(struct er_common_packet) == ER_PACKET_HEADER_SIZE, "the common header is 48 bytes");
+
 /* Synchronization wait packet, kind 2, 64 bytes (§5.5): the common
  * 48-byte header (naturally aligned), then when the wait began and what it
  * waited on.  TSTAMP is when the wait ended. */
