@@ -512,6 +512,10 @@ void col_calls_serve(void);
  * the reason in the status file); end it (closing records, archive,
  * status "closed" with WHY). */
 int col_experiment_open_files(void);
+/* Whether WHY, an experiment's close reason, is the program's own end
+ * (exit, _exit, _Exit, killed); any other (collector disable, the API's
+ * terminate, the sampler told to end) ended it while the program ran on. */
+int col_close_is_program_end(const char *why);
 void col_experiment_finish(const char *why);
 /* Set before col_experiment_finish when the program ended without exiting
  * (killed, crashed): said in log.xml (a warning, the exit event's

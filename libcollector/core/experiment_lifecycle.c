@@ -136,9 +136,7 @@ void col_experiment_finish_after_exec(const char *what)
 
 int col_end_without_exit;
 
-/* The program's own ends (exit, _exit, _Exit; "killed" is told apart
- * above): any other reason ended the experiment while the program ran on. */
-static int program_ended(const char *why)
+int col_close_is_program_end(const char *why)
 {
   return strcmp(why, "exit") == 0 || strcmp(why, "_exit") == 0 || strcmp(why, "_Exit") == 0 ||
          strcmp(why, "killed") == 0;
@@ -151,7 +149,7 @@ void col_experiment_finish(const char *why)
                     "that ran it) or crashed; what was recorded up to its end is intact");
     why = "killed";
   }
-  const char *ended_early = program_ended(why) ? NULL : why;
+  const char *ended_early = col_close_is_program_end(why) ? NULL : why;
   if (ended_early != NULL) /* log.xml's closing event is named "exit" whatever ended it */
     col_log_comment("The experiment ended before the program did (%s); the program ran on unrecorded", why);
   col_describe_clock_sources();

@@ -408,8 +408,12 @@ int main(int argc, char **argv)
     answer_status_request(drain_rings(0));
   }
   finish(ended);
-  if (ended)
-    serve_descendants(); /* the program exited: its descendants run on */
+  /* The program exited: its descendants run on.  Its runtime's request to
+   * close at exit may come a round before the process is gone (then the
+   * loop ends on the request): the same end.  A daemon's grandchild was
+   * lost so, its route closed at once (1 run in 25 with the CPUs busy). */
+  if (ended || (sampler.close_requested && col_close_is_program_end(sampler.close_reason)))
+    serve_descendants();
   writers_wait(1);       /* else (disable, a signal) theirs end with it */
   remove_shared_files();
   return 0;

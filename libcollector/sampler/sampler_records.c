@@ -116,6 +116,11 @@ static void on_thread_record(const unsigned char *rec, uint16_t type, uint16_t s
     return;
   sampler.last_record_at = t;
   uint64_t totals[ER_HWC_MAX_COUNTERS];
+  /* A short thread can end before its creator posts the function it
+   * starts in (pthread_create returns after the thread ran): the posts
+   * that came since the cycle's start, before its tail is placed. */
+  if (type == PERF_RECORD_EXIT && col_control != NULL)
+    col_control_take_thread_starts(tails_on_thread_start);
   if (type == PERF_RECORD_EXIT) /* its counts are in its parent events' now */
     tails_on_thread_exit((pid_t)ids[1], cpu, t, sampler_counter_totals(totals, t) == 0 ? totals : NULL);
   else

@@ -3,12 +3,15 @@
  * CPU, then writes its CPU time to TRUTH_FILE.  The program waits for the
  * truth file (so the run lasts as long as the daemon's work), unless
  * "leave" is given: then it ends as soon as the middle process has, as a
- * daemon's starter does.
- *   daemonize TRUTH_FILE [SECONDS] [leave] */
+ * daemon's starter does.  "leave-slowly": the same, but the starter has
+ * touched 1 GiB first, so that its exit (the kernel unmapping it) lasts
+ * well past its runtime's request to close the experiment.
+ *   daemonize TRUTH_FILE [SECONDS] [leave|leave-slowly] */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,6 +58,13 @@ int main(int argc, char **argv)
     _exit(0);
   }
   waitpid(child, NULL, 0);
+  if (argc > 3 && strcmp(argv[3], "leave-slowly") == 0) {
+    size_t bytes = (size_t)1 << 30;
+    char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    for (size_t at = 0; p != MAP_FAILED && at < bytes; at += 4096)
+      p[at] = 1;
+    return 0;
+  }
   if (argc > 3 && argv[3][0] == 'l')
     return 0;
   for (int i = 0; i < 600 && access(argv[1], F_OK) != 0; i++)
