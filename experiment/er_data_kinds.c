@@ -56,15 +56,15 @@ static const struct er_field_desc hwc_fields[] = {
 
 const struct er_kind_desc er_kinds[ER_N_KINDS] = {
     [ER_KIND_CLOCK] = {"profile", "GDBCOL_CLOCK_US", "profile", ER_PKT_CLOCK, sizeof(struct er_clock_packet), 0,
-                       "Clock profiling data", FIELDS(clock_fields), 0, "Clock profiling"},
+                       "Clock profiling data", FIELDS(clock_fields), 0, "Clock profiling", 0, NULL, NULL},
     [ER_KIND_SYNC] = {"synctrace", "GDBCOL_SYNCTRACE", "synctrace", ER_PKT_SYNC, sizeof(struct er_sync_packet), 0,
-                      "Synchronization tracing data", FIELDS(sync_fields), 0, "Synchronization-wait tracing"},
+                      "Synchronization tracing data", FIELDS(sync_fields), 0, "Synchronization-wait tracing", 1, "synchronization wait", "synchronization waits"},
     [ER_KIND_IO] = {"iotrace", "GDBCOL_IOTRACE", "iotrace", ER_PKT_IOTRACE, sizeof(struct er_io_packet), 1,
-                    "IO tracing data", FIELDS(io_fields), 0, "I/O tracing"},
+                    "IO tracing data", FIELDS(io_fields), 0, "I/O tracing", 1, "I/O call", "I/O calls"},
     [ER_KIND_HEAP] = {"heaptrace", "GDBCOL_HEAPTRACE", "heaptrace", ER_PKT_HEAP, sizeof(struct er_heap_packet), 0,
-                      "Heap tracing data", FIELDS(heap_fields), 0, "Heap tracing"},
+                      "Heap tracing data", FIELDS(heap_fields), 0, "Heap tracing", 1, "allocation or free", "allocations and frees"},
     [ER_KIND_HWC] = {"hwcounters", "GDBCOL_HWC", "hwprofile", ER_PKT_HW, sizeof(struct er_hwc_packet), 0,
-                     "Hardware counter profiling data", FIELDS(hwc_fields), 1, "Counter profiling"},
+                     "Hardware counter profiling data", FIELDS(hwc_fields), 1, "Counter profiling", 0, "counter overflow sample", "counter overflow samples"},
 };
 
 const struct er_kind_desc *er_kind_named(const char *name)

@@ -190,12 +190,17 @@ int gdbcol_hwc_event(int i, char *out, int out_len)
 /* Data kind I of the table the writer and the reader use (er_data_kinds.h):
  * its <profile> name, the runtime setting and the collector subcommand,
  * each into a buffer of LEN bytes; 0, or -1 past the last kind. */
-int gdbcol_data_kind(int i, char *name, char *setting, char *command, int len)
+/* The I-th data kind's names: NAMES gets its <profile> name, setting,
+ * subcommand, title, one event and many events, each in LEN bytes, one
+ * after the other. */
+int gdbcol_data_kind(int i, char *names, int len, int *traced)
 {
-  if (i < 0 || i >= ER_N_KINDS)
+  if (i < 0 || i >= ER_N_KINDS || len <= 0)
     return -1;
-  snprintf(name, (size_t)len, "%s", er_kinds[i].name);
-  snprintf(setting, (size_t)len, "%s", er_kinds[i].setting);
-  snprintf(command, (size_t)len, "%s", er_kinds[i].command);
+  const struct er_kind_desc *k = &er_kinds[i];
+  const char *fields[] = {k->name, k->setting, k->command, k->title, k->event_one, k->event_many};
+  for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
+    snprintf(names + f * (size_t)len, (size_t)len, "%s", fields[f] ? fields[f] : "");
+  *traced = k->traced;
   return 0;
 }

@@ -89,9 +89,7 @@ struct col_config {
   int archive_mode;           /* enum er_archive_mode, applied at the end */
   char group_path[PATH_MAX];  /* experiment group to join; may be empty */
   char runtime_objects[4096]; /* GDBCOL_RUNTIME_OBJECTS: the runtime's own libraries, ':'-separated */
-  int synctrace;              /* GDBCOL_SYNCTRACE: synchronization waits traced */
-  int iotrace;                /* GDBCOL_IOTRACE: I/O calls traced */
-  int heaptrace;              /* GDBCOL_HEAPTRACE: allocations and frees traced */
+  uint32_t traced_kinds;      /* 1 << enum er_kind for each traced kind on (its setting, er_data_kinds.h) */
   int n_hwc;                  /* GDBCOL_HWC: the counters profiled (tag = index) */
   struct er_hwc_resolved hwc[ER_HWC_MAX_COUNTERS];
   long sync_threshold_us;     /* waits at least this long; -1: calibrated */

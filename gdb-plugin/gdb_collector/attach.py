@@ -132,7 +132,7 @@ class Attacher:
         chose a clock source inside the program; True when it started.  The
         launcher's rule too (gdbcol_launch.c): a kind's variable is off when
         empty, 0 or off."""
-        any_on = any(variables.get(setting, "") not in ("", "0", "off") for _, setting, _ in native.data_kinds())
+        any_on = any(variables.get(setting, "") not in ("", "0", "off") for setting in (kind.setting for kind in native.data_kinds()))
         if not any_on or variables.get("GDBCOL_CLOCK_SOURCE", "process") not in ("", "process"):
             return False
         if sampler_process.start(self.runtime_path, pid, variables):

@@ -11,6 +11,7 @@ import gdb
 
 from . import attach, gdb_state, native, outside
 from .session import clock_source_note, closed_summary, look_at_it, write_error_text
+from .settings import on_off_traced_kinds
 from .text import say
 
 SETTING_IGNORED = "Warning: an experiment is active; settings apply to the next experiment. Ignored: %s\n"
@@ -422,14 +423,13 @@ def live_progress(state, status):
     return result
 
 
-# dbx's `collector show CATEGORY`: the lines of `collector show` each shows.
+# dbx's `collector show CATEGORY`: the lines of `collector show` each shows
+# (with the traced kinds that are only on or off: show_categories()).
 SHOW_CATEGORIES = {
     "all": None,
     "profile": ("Clock profiling", "Stack copy", "Call-stack depth"),
     "hwprofile": ("HW counter profiling",),
     "synctrace": ("Sync wait tracing",),
-    "iotrace": ("I/O tracing",),
-    "heaptrace": ("Heap tracing",),
     "mpitrace": ("MPI tracing",),
     "tha": ("Thread analyzer",),
     "sample": ("Sample points", "Sample points at GDB stops"),
@@ -438,6 +438,17 @@ SHOW_CATEGORIES = {
     "descendants": ("Descendants",),
     "store": ("Store directory", "Experiment name", "Experiment group"),
 }
+
+
+def show_categories():
+    """SHOW_CATEGORIES with each on-or-off traced kind after synctrace, its
+    line named by the kinds' table."""
+    categories = {}
+    for name, lines in SHOW_CATEGORIES.items():
+        categories[name] = lines
+        if name == "synctrace":
+            categories.update({kind.command: (kind.title,) for kind in on_off_traced_kinds()})
+    return categories
 
 
 class ShowCommand(_Subcommand):
@@ -452,10 +463,11 @@ Without a category (or with all), every setting, one a line."""
 
     def invoke(self, arg, from_tty):
         words = gdb.string_to_argv(arg)
-        if len(words) > 1 or (words and words[0] not in SHOW_CATEGORIES):
+        categories = show_categories()
+        if len(words) > 1 or (words and words[0] not in categories):
             raise gdb.GdbError("collector show takes one of: %s (got \"%s\")."
-                               % (", ".join(SHOW_CATEGORIES), arg.strip()))
-        prefixes = SHOW_CATEGORIES[words[0]] if words else None
+                               % (", ".join(categories), arg.strip()))
+        prefixes = categories[words[0]] if words else None
         lines = ["Collector:              %s" % ("enabled" if self.state.arming.armed else "disabled")]
         lines += self.state.settings.describe(gdb_state.inferior_env).split("\n")
         lines.append("Sample points at GDB stops (dbxsample): %s"
@@ -465,7 +477,7 @@ Without a category (or with all), every setting, one a line."""
                 say(line + "\n")
 
     def complete(self, text, word):
-        return [c for c in SHOW_CATEGORIES if c.startswith(word or "")]
+        return [c for c in show_categories() if c.startswith(word or "")]
 
 
 class VersionCommand(_Subcommand):

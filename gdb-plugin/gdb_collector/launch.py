@@ -37,7 +37,7 @@ LAUNCH_VARIABLES = (
 
 
 def env_variables():
-    return LAUNCH_VARIABLES + tuple(setting for _, setting, _ in native.data_kinds())
+    return LAUNCH_VARIABLES + tuple(kind.setting for kind in native.data_kinds())
 
 # The fallback clock source's signal (COL_TIMER_SIGNAL in the runtime).
 RUNTIME_SIGNALS = ("SIG61",)

@@ -2,6 +2,7 @@
 live in C (experiment/), shared with the runtime and unit-tested there, so
 the plugin never re-implements them."""
 
+import collections
 import ctypes
 import os
 
@@ -15,6 +16,9 @@ class TimerSpec:
         self.interval_us = interval_us
         self.raised_to_minimum = raised
         self.rounded_down = rounded
+
+
+DataKind = collections.namedtuple("DataKind", "name setting command title one many traced")
 
 
 def load(path):
@@ -50,7 +54,7 @@ def load(path):
     lib.gdbcol_hwc_sources.argtypes = [ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_hwc_sources.restype = None
     lib.gdbcol_hwc_preset.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
-    lib.gdbcol_data_kind.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+    lib.gdbcol_data_kind.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]
     lib.gdbcol_watchdog_start.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
     _lib = lib
 
@@ -213,10 +217,15 @@ def watchdog_stop():
 
 def data_kinds():
     """The experiment's data kinds, from the table the writer and the reader
-    use: [(profile name, runtime setting, collector subcommand)]."""
-    kinds = []
+    use: DataKind(name: its <profile> name, setting: the runtime's
+    variable, command: the collector subcommand, title: what messages call
+    it, one, many: what its events are called ("" for the clock), traced:
+    recorded by the runtime's wrappers, on or off)."""
+    kinds, width = [], 64
     while True:
-        name, setting, command = (ctypes.create_string_buffer(64) for _ in range(3))
-        if _lib.gdbcol_data_kind(len(kinds), name, setting, command, 64) != 0:
+        names = ctypes.create_string_buffer(width * 6)
+        traced = ctypes.c_int()
+        if _lib.gdbcol_data_kind(len(kinds), names, width, ctypes.byref(traced)) != 0:
             return kinds
-        kinds.append((name.value.decode(), setting.value.decode(), command.value.decode()))
+        fields = [names.raw[i * width:(i + 1) * width].split(b"\0", 1)[0].decode() for i in range(6)]
+        kinds.append(DataKind(*fields, bool(traced.value)))

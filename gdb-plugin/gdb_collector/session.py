@@ -61,12 +61,6 @@ def _size(count):
     return "%.1f MB" % (count / (1024.0 * 1024.0))
 
 
-# Each data kind beyond the clock, as the status file counts its events
-# (the kind's data file name + "_events", present when the kind is on).
-TRACED_KINDS = (("synctrace_events", "synchronization wait", "synchronization waits"),
-                ("iotrace_events", "I/O call", "I/O calls"),
-                ("heaptrace_events", "allocation or free", "allocations and frees"),
-                ("hwcounters_events", "counter overflow sample", "counter overflow samples"))
 
 
 def closed_summary(status):
@@ -79,10 +73,13 @@ def closed_summary(status):
     if failure:
         text = "%s samples written; %s captured sample(s) not written: %s" % (
             samples, status.get("not_written", "0"), write_error_text(failure))
-    for key, one, many in TRACED_KINDS:
-        if key in status:
+    # Each data kind beyond the clock, as the status file counts its events
+    # (the kind's data file name + "_events", present when the kind is on).
+    for kind in native.data_kinds():
+        key = kind.name + "_events"
+        if kind.one and key in status:
             count = _number(status, key)
-            text += "; %d %s" % (count, one if count == 1 else many)
+            text += "; %d %s" % (count, kind.one if count == 1 else kind.many)
     cpu_ms, threads = _number(status, "cpu_ms"), _number(status, "threads")
     if cpu_ms:
         text += "; %.2f s of CPU%s" % (cpu_ms / 1000.0, " in %d thread%s" % (threads, "s" if threads > 1 else "")

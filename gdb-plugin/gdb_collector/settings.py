@@ -71,8 +71,8 @@ class Settings:
         self.hwc_counters = None  # canonical list, None: the default counters
         self.synctrace = False
         self.synctrace_threshold = "calibrate"  # or microseconds as an int
-        self.iotrace = False
-        self.heaptrace = False
+        for kind in on_off_traced_kinds():  # iotrace, heaptrace, ...: on or off, nothing more
+            setattr(self, kind.command, False)
         self.mpitrace = False
         self.tha = "off"
 
@@ -242,11 +242,10 @@ class Settings:
         values = {
             "profile": str(self.clock_interval_us if self.clock_for_experiment() else 0),
             "synctrace": str(self.synctrace_threshold) if self.synctrace else "off",
-            "iotrace": "on" if self.iotrace else "off",
-            "heaptrace": "on" if self.heaptrace else "off",
             "hwprofile": (self.hwc_counters or default_counters()) if self.hwprofile else "",
         }
-        return {setting: values[command] for _, setting, command in native.data_kinds()}
+        values.update({kind.command: "on" if getattr(self, kind.command) else "off" for kind in on_off_traced_kinds()})
+        return {kind.setting: values[kind.command] for kind in native.data_kinds()}
 
     def describe(self, environment=_no_environment):
         """`collector show`: every setting, one a line."""
@@ -278,8 +277,9 @@ class Settings:
                 "HW counter profiling:   %s, counters %s"
                 % (_on_off(self.hwprofile), self.hwc_counters or "(default: %s)" % default_counters()),
                 "Sync wait tracing:      %s, threshold %s" % (_on_off(self.synctrace), threshold),
-                "I/O tracing:            %s" % _on_off(self.iotrace),
-                "Heap tracing:           %s" % _on_off(self.heaptrace),
+            ] + [
+                "%-24s%s" % (kind.title + ":", _on_off(getattr(self, kind.command))) for kind in on_off_traced_kinds()
+            ] + [
                 "MPI tracing:            %s%s" % (_on_off(self.mpitrace), later),
                 "Thread analyzer (tha):  %s%s" % (self.tha, later),
                 "Sample points:          %s" % self.describe_sampling(),
@@ -291,6 +291,12 @@ class Settings:
                 "Experiment group:       %s" % (self.group or "(none)"),
             ]
         )
+
+
+def on_off_traced_kinds():
+    """The traced kinds that are only on or off (synctrace has a threshold
+    too): one setting each, named after its subcommand."""
+    return [kind for kind in native.data_kinds() if kind.traced and kind.command != "synctrace"]
 
 
 def _environment_number(environment, name, least, most):

@@ -25,6 +25,7 @@
  *                           when there was none)
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,19 +151,20 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
   cfg->archive_mode = archive < 0 ? ER_ARCHIVE_ON : archive;
   load_group(cfg, get("GDBCOL_GROUP", source));
   copy_setting(get, source, "GDBCOL_DESCENDANTS", cfg->descendants, sizeof cfg->descendants);
-  /* off, calibrate, or a threshold in microseconds (0: every wait) */
-  const char *sync = get("GDBCOL_SYNCTRACE", source);
-  cfg->synctrace = sync != NULL && sync[0] != '\0' && strcmp(sync, "off") != 0;
+  cfg->traced_kinds = 0;
+  for (int k = 0; k < ER_N_KINDS; k++) {
+    const char *v = er_kinds[k].traced ? get(er_kinds[k].setting, source) : NULL;
+    if (v != NULL && v[0] != '\0' && strcmp(v, "off") != 0)
+      cfg->traced_kinds |= 1u << k;
+  }
+  /* Synchronization waits: calibrate, or a threshold in microseconds (0: every wait). */
+  const char *sync = get(er_kinds[ER_KIND_SYNC].setting, source);
   cfg->sync_threshold_us = -1;
-  if (cfg->synctrace && strcmp(sync, "calibrate") != 0) {
+  if (col_kind_on(cfg, ER_KIND_SYNC) && strcmp(sync, "calibrate") != 0) {
     char *end;
     long us = strtol(sync, &end, 10);
     cfg->sync_threshold_us = (*end == '\0' && us >= 0) ? us : -1;
   }
-  const char *io = get("GDBCOL_IOTRACE", source);
-  cfg->iotrace = io != NULL && strcmp(io, "on") == 0;
-  const char *heap = get("GDBCOL_HEAPTRACE", source);
-  cfg->heaptrace = heap != NULL && strcmp(heap, "on") == 0;
   load_counters(cfg, get("GDBCOL_HWC", source), get("GDBCOL_HWC_NATIVE", source));
 }
 
@@ -212,11 +214,10 @@ void col_config_parse(struct col_config *cfg, const char *text)
 
 int col_kind_on(const struct col_config *cfg, enum er_kind kind)
 {
+  if (er_kinds[kind].traced)
+    return (int)(cfg->traced_kinds >> kind & 1u);
   switch (kind) {
   case ER_KIND_CLOCK: return cfg->clock_interval_us > 0;
-  case ER_KIND_SYNC: return cfg->synctrace;
-  case ER_KIND_IO: return cfg->iotrace;
-  case ER_KIND_HEAP: return cfg->heaptrace;
   case ER_KIND_HWC: return cfg->n_hwc > 0;
   default: return 0;
   }
@@ -252,12 +253,7 @@ void col_kind_attributes(const struct col_config *cfg, enum er_kind kind, char *
 
 uint32_t col_traced_kinds(const struct col_config *cfg)
 {
-  static const enum er_kind traced[] = {ER_KIND_SYNC, ER_KIND_IO, ER_KIND_HEAP}; /* through the trace ring */
-  uint32_t kinds = 0;
-  for (size_t i = 0; i < sizeof traced / sizeof traced[0]; i++)
-    if (col_kind_on(cfg, traced[i]))
-      kinds |= 1u << traced[i];
-  return kinds;
+  return cfg->traced_kinds;
 }
 
 int col_tracing_on(const struct col_config *cfg)
@@ -267,29 +263,32 @@ int col_tracing_on(const struct col_config *cfg)
 
 void col_tracing_off(struct col_config *cfg)
 {
-  cfg->synctrace = cfg->iotrace = cfg->heaptrace = 0;
+  cfg->traced_kinds = 0;
 }
 
 void col_tracing_text(const struct col_config *cfg, char *out, size_t len)
 {
-  const char *names[3];
-  int n = 0;
-  if (cfg->synctrace)
-    names[n++] = "Synchronization-wait";
-  if (cfg->iotrace)
-    names[n++] = "I/O";
-  if (cfg->heaptrace) {
-    names[n] = n == 0 ? "Heap" : "heap";
+  /* "Synchronization-wait, I/O and heap tracing": each kind's title less
+   * its " tracing", lower case after the first where it reads so. */
+  size_t at = 0, n = 0, total = 0;
+  for (int k = 0; k < ER_N_KINDS; k++)
+    total += col_kind_on(cfg, (enum er_kind)k) && er_kinds[k].traced;
+  out[0] = '\0';
+  for (int k = 0; k < ER_N_KINDS && at < len; k++) {
+    if (!er_kinds[k].traced || !col_kind_on(cfg, (enum er_kind)k))
+      continue;
+    const char *title = er_kinds[k].title;
+    size_t name_len = strlen(title) - (strlen(title) > 8 && strcmp(title + strlen(title) - 8, " tracing") == 0 ? 8 : 0);
+    const char *sep = n == 0 ? "" : n + 1 == total ? " and " : ", ";
+    int w = snprintf(out + at, len - at, "%s%.*s", sep, (int)name_len, title);
+    if (w < 0)
+      break;
+    if (n > 0 && at + strlen(sep) < len && islower((unsigned char)title[1]))
+      out[at + strlen(sep)] = (char)tolower((unsigned char)title[0]);
+    at += (size_t)w;
     n++;
   }
-  if (n == 0)
-    snprintf(out, len, "no tracing");
-  else if (n == 1)
-    snprintf(out, len, "%s tracing", names[0]);
-  else if (n == 2)
-    snprintf(out, len, "%s and %s tracing", names[0], names[1]);
-  else
-    snprintf(out, len, "%s, %s and %s tracing", names[0], names[1], names[2]);
+  snprintf(out + (at < len ? at : len - 1), len - (at < len ? at : len - 1), "%s", n == 0 ? "no tracing" : " tracing");
 }
 
 /* The settings the launcher puts in the environment besides each data

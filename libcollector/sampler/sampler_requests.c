@@ -183,8 +183,9 @@ static void on_request(const struct col_control_record *r, void *unused)
                     "start) were put in %u GOT slot(s) of %u loaded object(s), and objects loaded later get theirs "
                     "at their load. Calls that do not go through a GOT are not seen: calls inside libc itself (stdio's "
                     "own reads and writes), statically linked code, and calls already waiting when GDB attached",
-                    col_cfg.synctrace ? "synchronization waits, " : "", col_cfg.iotrace ? "I/O, " : "",
-                    col_cfg.heaptrace ? "allocations, frees, " : "", slots,
+                    col_kind_on(&col_cfg, ER_KIND_SYNC) ? "synchronization waits, " : "",
+                    col_kind_on(&col_cfg, ER_KIND_IO) ? "I/O, " : "",
+                    col_kind_on(&col_cfg, ER_KIND_HEAP) ? "allocations, frees, " : "", slots,
                     objects);
     if (unreadable > 0)
       col_log_warning(200, "%u loaded object(s) could not be patched after the attach (no dynamic symbol table "

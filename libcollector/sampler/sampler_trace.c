@@ -88,7 +88,7 @@ int sampler_trace_begin(char *err, size_t err_len)
 {
   if (!col_tracing_on(&col_cfg) || col_cfg.status_path[0] == '\0')
     return 0;
-  int64_t threshold = !col_cfg.synctrace ? -1
+  int64_t threshold = !col_kind_on(&col_cfg, ER_KIND_SYNC) ? -1
                       : col_cfg.sync_threshold_us >= 0 ? col_cfg.sync_threshold_us * 1000
                                                        : (calibrated_ns = calibrate());
   int rc = col_trace_create(col_cfg.status_path, col_traced_kinds(&col_cfg), threshold, col_target_pid);

@@ -35,6 +35,12 @@ struct er_kind_desc {
    * per counter, which the caller gives as the block's ATTRIBUTES. */
   int counters;
   const char *title; /* what log.xml's comments and messages call it */
+  /* Recorded by the runtime's wrappers as events on the trace ring (its
+   * setting: on unless empty or "off"), not sampled by the kernel. */
+  int traced;
+  /* What one of its packets stands for, and many (GDB's closing line:
+   * "12 allocations and frees"); NULL for the clock (said in seconds). */
+  const char *event_one, *event_many;
 };
 
 extern const struct er_kind_desc er_kinds[ER_N_KINDS];
