@@ -1,12 +1,15 @@
 /* Entry points of libgdbcol-shared.so, called from the GDB plugin through
  * ctypes.  Thin wrappers with plain C types only. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "er/er_abandoned.h"
 #include "er/er_archive.h"
 #include "er/er_data_kinds.h"
+#include "er/er_defaults.h"
 #include "er/er_follow.h"
+#include "er/er_gdb_layout.h"
 #include "er/er_group.h"
 #include "er/er_hwc_access.h"
 #include "er/er_hwc_events.h"
@@ -203,4 +206,49 @@ int gdbcol_data_kind(int i, char *names, int len, int *traced)
     snprintf(names + f * (size_t)len, (size_t)len, "%s", fields[f] ? fields[f] : "");
   *traced = k->traced;
   return 0;
+}
+
+/* The memory GDB reads and writes directly (er/er_gdb_layout.h): the I-th
+ * entry's name ("control.debugger_stops", "progress.size", ...) into NAME
+ * and its offset (or the struct's size) into *OFFSET; -1 past the last. */
+int gdbcol_layout(int i, char *name, int len, long *offset)
+{
+#define AT(prefix, type, field) {prefix "." #field, offsetof(type, field)}
+  static const struct {
+    const char *name;
+    size_t offset;
+  } entries[] = {
+      AT("control", struct er_control_head, magic),
+      AT("control", struct er_control_head, write_index),
+      AT("control", struct er_control_head, read_index),
+      AT("control", struct er_control_head, debugger_stops),
+      AT("control", struct er_control_head, status_asked),
+      AT("progress", struct er_progress, profile_packets),
+      AT("progress", struct er_progress, sample_points),
+      AT("progress", struct er_progress, data_bytes),
+      AT("progress", struct er_progress, limit_reached),
+      AT("progress", struct er_progress, paused),
+      AT("progress", struct er_progress, write_errno),
+      AT("progress", struct er_progress, samples_not_written),
+      {"progress.size", sizeof(struct er_progress)},
+  };
+#undef AT
+  if (i < 0 || (size_t)i >= sizeof entries / sizeof entries[0] || len <= 0)
+    return -1;
+  snprintf(name, (size_t)len, "%s", entries[i].name);
+  *offset = (long)entries[i].offset;
+  return 0;
+}
+
+/* A setting's default, as the runtime applies it when the setting is
+ * absent: "limit_mb", "sample_period_ms", "clock_us"; -1 for another name. */
+long gdbcol_setting_default(const char *name)
+{
+  if (strcmp(name, "limit_mb") == 0)
+    return ER_DEFAULT_LIMIT_MB;
+  if (strcmp(name, "sample_period_ms") == 0)
+    return ER_DEFAULT_SAMPLE_PERIOD_MS;
+  if (strcmp(name, "clock_us") == 0)
+    return ER_TIMER_ON_US;
+  return -1;
 }

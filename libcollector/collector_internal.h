@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include "er/er_data_kinds.h"
+#include "er/er_gdb_layout.h"
 #include "er/er_hwc_events.h"
 #include "er/er_datafile.h"
 #include "er/er_recordfile.h"
@@ -595,16 +596,8 @@ void col_limit_note(void);
 
 /* What `collector status` reads from a stopped process with a plain memory
  * read (no inferior call); the sampler refreshes it every cycle. */
-struct col_progress {
-  uint64_t profile_packets;
-  uint64_t sample_points;
-  uint64_t data_bytes;
-  uint64_t limit_reached;
-  uint64_t paused;
-  uint64_t write_errno;         /* what stopped writing (ENOSPC ...); 0: nothing */
-  uint64_t samples_not_written; /* captured but lost to that error */
-};
-extern struct col_progress gdbcol_progress;
+/* The runtime's counters GDB reads at a stop (er/er_gdb_layout.h). */
+extern struct er_progress gdbcol_progress;
 void col_progress_refresh(void);
 /* For the end-of-run summary: threads seen and records the kernel lost
  * (the sampler process counts them). */

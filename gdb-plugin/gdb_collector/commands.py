@@ -405,8 +405,10 @@ def live_progress(state, status):
     status file (up to a second old) when memory cannot be read."""
     if outside.sampled_outside(status):
         status = _current_status(state, status)
-    fields = ("samples", "sample_points", "data_bytes", "limit_reached", "paused", "write_errno",
-              "samples_not_written")
+    # The status file's names for the counters; the runtime's own in memory.
+    fields = {"samples": "profile_packets", "sample_points": "sample_points", "data_bytes": "data_bytes",
+              "limit_reached": "limit_reached", "paused": "paused", "write_errno": "write_errno",
+              "samples_not_written": "samples_not_written"}
     result = {name: int(status.get(name, "0") or 0) for name in fields if name != "paused"}
     result["samples_not_written"] = int(status.get("not_written", "0") or 0)
     result["paused"] = status.get("detail") == "paused"
@@ -414,11 +416,12 @@ def live_progress(state, status):
     address = 0 if outside.sampled_outside(status) else state.attacher.exported_address("gdbcol_progress")
     if address:
         try:
-            raw = bytes(gdb.selected_inferior().read_memory(address, 8 * len(fields)))
+            where = native.layout()
+            raw = bytes(gdb.selected_inferior().read_memory(address, where["progress.size"]))
         except gdb.error:
             return result
-        values = [int.from_bytes(raw[8 * i:8 * i + 8], "little") for i in range(len(fields))]
-        result = dict(zip(fields, values))
+        result = {name: int.from_bytes(raw[where["progress." + member]:where["progress." + member] + 8], "little")
+                  for name, member in fields.items()}
         result["paused"] = bool(result["paused"])
     return result
 

@@ -55,6 +55,9 @@ def load(path):
     lib.gdbcol_hwc_sources.restype = None
     lib.gdbcol_hwc_preset.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_data_kind.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]
+    lib.gdbcol_layout.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_long)]
+    lib.gdbcol_setting_default.argtypes = [ctypes.c_char_p]
+    lib.gdbcol_setting_default.restype = ctypes.c_long
     lib.gdbcol_watchdog_start.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
     _lib = lib
 
@@ -229,3 +232,27 @@ def data_kinds():
             return kinds
         fields = [names.raw[i * width:(i + 1) * width].split(b"\0", 1)[0].decode() for i in range(6)]
         kinds.append(DataKind(*fields, bool(traced.value)))
+
+_layout = None
+
+
+def layout():
+    """Where GDB reads and writes the runtime's memory and the control page
+    directly: {"control.debugger_stops": offset, "progress.size": bytes,
+    ...}, from the C structs (er_gdb_layout.h)."""
+    global _layout
+    if _layout is None:
+        entries, name, offset = {}, ctypes.create_string_buffer(64), ctypes.c_long()
+        while _lib.gdbcol_layout(len(entries), name, len(name), ctypes.byref(offset)) == 0:
+            entries[name.value.decode()] = offset.value
+        _layout = entries
+    return _layout
+
+
+def setting_default(name):
+    """The runtime's default for NAME ("limit_mb", "sample_period_ms",
+    "clock_us"), from the C constants (er_defaults.h, er_timer_spec.h)."""
+    value = _lib.gdbcol_setting_default(name.encode())
+    if value < 0:
+        raise ValueError("no default for " + name)
+    return value

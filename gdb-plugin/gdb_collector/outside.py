@@ -6,14 +6,16 @@ resume, sample record, disable) on the page and the sampler process takes
 them within a cycle; GDB waits until it has, so that the next command sees
 their effect.  GDB's stop counter (dbxsample) is written on the page
 directly: the sampler process cannot read the program's memory.  Layout:
-struct col_control_page in libcollector/collector_internal.h."""
+the head of struct col_control_page, at the offsets native.layout() gives
+(experiment/include/er/er_gdb_layout.h)."""
 
 import mmap
 import os
 import struct
 import time
 
-WRITE_INDEX, READ_INDEX, DEBUGGER_STOPS, STATUS_ASKED = 8, 16, 32, 40
+from . import native
+
 CONSUME_WAIT_S = 5.0
 
 
@@ -44,8 +46,9 @@ class ControlPage:
 
     def add_stop(self):
         def bump(page):
-            count = struct.unpack_from("<Q", page, DEBUGGER_STOPS)[0]
-            struct.pack_into("<Q", page, DEBUGGER_STOPS, (count + 1) % (1 << 64))
+            at = native.layout()["control.debugger_stops"]
+            count = struct.unpack_from("<Q", page, at)[0]
+            struct.pack_into("<Q", page, at, (count + 1) % (1 << 64))
         self._with_page(bump)
 
     def ask_status(self):
@@ -53,8 +56,9 @@ class ControlPage:
         drains its rings first); the number to wait for in the file's
         status_answer, or None without a page."""
         def bump(page):
-            asked = (struct.unpack_from("<Q", page, STATUS_ASKED)[0] + 1) % (1 << 64)
-            struct.pack_into("<Q", page, STATUS_ASKED, asked)
+            at = native.layout()["control.status_asked"]
+            asked = (struct.unpack_from("<Q", page, at)[0] + 1) % (1 << 64)
+            struct.pack_into("<Q", page, at, asked)
             return asked
         return self._with_page(bump)
 
@@ -63,7 +67,9 @@ class ControlPage:
         deadline = time.monotonic() + CONSUME_WAIT_S
 
         def pending(page):
-            written, read = struct.unpack_from("<QQ", page, WRITE_INDEX)
+            where = native.layout()
+            written = struct.unpack_from("<Q", page, where["control.write_index"])[0]
+            read = struct.unpack_from("<Q", page, where["control.read_index"])[0]
             return written != read
         while self._with_page(pending) and time.monotonic() < deadline:
             time.sleep(0.01)

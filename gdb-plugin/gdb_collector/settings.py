@@ -6,7 +6,6 @@ import os
 
 from . import native, values
 
-DEFAULT_LIMIT_MB = 2000  # dbx's default
 # Call-stack depth: the most frames a stack keeps (gprofng's collector's
 # ceiling, ER_MAX_STACK_DEPTH), and the environment variables its users set:
 # GPROFNG_MAX_CALL_STACK_DEPTH (frames) and dbx's SP_COLLECTOR_STACKBUFSZ
@@ -54,15 +53,15 @@ class Settings:
     def __init__(self):
         self.clock_profiling = True
         self.clock_asked = False  # the user set clock profiling (collector profile ...)
-        self.clock_interval_us = 10007  # ER_TIMER_ON_US
+        self.clock_interval_us = native.setting_default("clock_us")
         self.stack_bytes = None  # None: the runtime's default copy per sample
         self.max_frames = None  # None: MAX_FRAMES, or GPROFNG_MAX_CALL_STACK_DEPTH
         self.store_directory = None  # None: the program's working directory
         self.experiment_name = None  # None: the next test.N.er
         self.group = None  # None: no experiment group
         self.sample_periodic = True
-        self.sample_period_ms = 1000
-        self.limit_mb = DEFAULT_LIMIT_MB  # 0: no limit
+        self.sample_period_ms = native.setting_default("sample_period_ms")
+        self.limit_mb = native.setting_default("limit_mb")  # 0: no limit
         self.archive = "on"
         self.descendants = "on"
         # Data kinds whose collection later versions add: their settings are

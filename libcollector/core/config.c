@@ -31,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "er/er_defaults.h"
 #include "collector_internal.h"
 #include "er/er_archive.h"
 #include "er/er_group.h"
@@ -41,7 +42,7 @@ struct col_config col_cfg;
 
 #define DEFAULT_STACK_BYTES ER_STACK_COPY_DEFAULT
 #define MAX_STACK_BYTES ER_STACK_COPY_MAX /* perf's limit for sample_stack_user */
-#define DEFAULT_LIMIT_MB 2000  /* dbx's default */
+#define DEFAULT_LIMIT_MB ER_DEFAULT_LIMIT_MB
 
 /* A setting's value, decoded (er_value_decode): a few at a time are in
  * use (load_settings reads each once), so a small ring of buffers. */
@@ -136,7 +137,7 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
   cfg->force_timer_source = source_name != NULL && strcmp(source_name, "timer") == 0;
   cfg->sampled_outside = source_name != NULL && strcmp(source_name, "process") == 0;
   const char *period = get("GDBCOL_SAMPLE_PERIOD_MS", source);
-  cfg->sample_period_ms = period ? atol(period) : 1000; /* dbx: periodic, 1 s */
+  cfg->sample_period_ms = period ? atol(period) : ER_DEFAULT_SAMPLE_PERIOD_MS;
   if (cfg->sample_period_ms < 0)
     cfg->sample_period_ms = 0;
   const char *check = get("GDBCOL_UNWIND_CHECK", source);

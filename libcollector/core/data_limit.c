@@ -20,7 +20,7 @@
 static struct er_budget budget;
 static int limit_logged;
 
-struct col_progress gdbcol_progress;
+struct er_progress gdbcol_progress;
 
 void col_limit_start(long mb)
 {

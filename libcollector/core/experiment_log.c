@@ -342,7 +342,7 @@ static void write_status(void *p)
   char tmp[PATH_MAX + 32];
   snprintf(tmp, sizeof tmp, "%s.%d.tmp", req->cfg->status_path, (int)gettid());
   col_progress_refresh();
-  const struct col_progress *g = &gdbcol_progress;
+  const struct er_progress *g = &gdbcol_progress;
   int n = snprintf(text, sizeof text,
                    "state=%s\npid=%d\nexperiment=%s\nsamples=%llu\nsample_points=%llu\ndata_bytes=%llu\n"
                    "limit_mb=%ld\nlimit_reached=%llu\nwrite_errno=%llu\nnot_written=%llu\nsampler_pid=%d\ncontrol=%s\n"

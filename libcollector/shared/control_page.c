@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -17,6 +18,18 @@
 #include "collector_internal.h"
 #include "shared_file.h"
 #include "slot_ring.h"
+
+/* GDB's plugin writes and reads the page's head at the offsets of
+ * er/er_gdb_layout.h. */
+#define SAME_OFFSET(field) \
+  _Static_assert(offsetof(struct col_control_page, field) == offsetof(struct er_control_head, field), \
+                 "the control page's " #field " where GDB looks for it")
+SAME_OFFSET(magic);
+SAME_OFFSET(write_index);
+SAME_OFFSET(read_index);
+SAME_OFFSET(dropped);
+SAME_OFFSET(debugger_stops);
+SAME_OFFSET(status_asked);
 
 #define CONTROL_MAGIC 0x67646263746c3032ULL /* "gdbctl02": the layout of collector_internal.h */
 
