@@ -1,28 +1,15 @@
-/* Internal interfaces of the runtime (libcollector.so), which lives inside
- * the profiled process.
- *
- * Structure (one responsibility a file):
- *   collector_main.c  lifecycle: constructor, open/close of the experiment
- *   config.c          settings from the environment the plugin prepared
- *   experiment_log.c  log.xml, overview, status file
- *   module_map.c      /proc/self/maps -> map.xml
- *   threads.c         per-thread state table
- *   clock_source.c    picks a clock source per thread
- *   clock_perf.c      kernel-side sampling (perf_event task-clock + stack copy)
- *   clock_timer.c     fallback: per-thread POSIX CPU timer + signal
- *   sample_ring.c     lock-free per-thread ring the timer handler writes
- *   unwind_walk.c     walking copied stacks: cached frame rules first
- *   unwind_rules.c    frame rules per code address, from .eh_frame (libdw)
- *   unwind_copy.c     libunwind over copied stacks, for everything else
- *   sampler_thread.c  the runtime's one thread: drains, unwinds, writes;
- *                     the only holder of the runtime's descriptors
- *   runtime_calls.c   other threads' file work, run on that thread
- *   interpose.c       pthread_create, _exit
+/* What crosses libcollector's folders (libcollector/README.md has the
+ * map: core/, shared/, unwind/ run in both the program's runtime and the
+ * sampler process; runtime/ and interpose/ only in the program; sampler/
+ * only in the sampler process).  Folder-local interfaces live in their
+ * folder's own headers (shared/trace_ring.h, interpose/trace_record.h,
+ * sampler/sampler_state.h, ...).
  *
  * Data flow: a clock source captures (registers, raw stack bytes) for a
- * thread; the sampler thread turns each capture into a call stack and a
- * clock packet.  Nothing but capturing happens in a signal handler, and no
- * capture path takes a lock or allocates. */
+ * thread, a tracing wrapper records an event with its payload; the
+ * sampler process (or, in the fallback, the runtime's thread) turns each
+ * into a call stack and a packet.  Nothing but capturing happens in a
+ * signal handler, and no capture path takes a lock or allocates. */
 #ifndef COLLECTOR_INTERNAL_H
 #define COLLECTOR_INTERNAL_H
 

@@ -64,8 +64,9 @@ class Settings:
         self.limit_mb = native.setting_default("limit_mb")  # 0: no limit
         self.archive = "on"
         self.descendants = "on"
-        # Data kinds whose collection later versions add: their settings are
-        # kept and shown, and enabling one is refused plainly (data_kinds.py).
+        # The data kinds' settings (the traced on/off kinds from the kinds'
+        # table, below); mpitrace and tha are kept and shown, and turning
+        # them on is refused plainly until they are built (data_kinds.py).
         self.hwprofile = False
         self.hwc_counters = None  # canonical list, None: the default counters
         self.synctrace = False

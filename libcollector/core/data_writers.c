@@ -15,7 +15,7 @@ struct data_writer {
 static const struct data_writer writers[] = {
     {"clock packets (profile)", col_clock_writer_start, col_clock_writer_flush, col_clock_writer_count,
      col_clock_writer_abandon},
-    {"traced events (synctrace, iotrace, heaptrace) and counter overflows (hwcounters)", col_trace_writer_start,
+    {"traced events (every traced kind) and counter overflows (hwcounters)", col_trace_writer_start,
      col_trace_writer_flush, col_trace_writer_count, col_trace_writer_abandon},
 };
 #define N_WRITERS (sizeof writers / sizeof writers[0])

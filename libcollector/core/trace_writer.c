@@ -1,7 +1,9 @@
-/* Trace packets (synctrace, iotrace, heaptrace): each event the runtime recorded on a program
- * thread is unwound from its registers and stack copy, as a clock sample
- * is, its stack recorded once in data.frameinfo (shared with the clock
- * writer, flushed first), and its packet appended.  Counter packets
+/* Trace packets: each event a tracing wrapper recorded on a program
+ * thread (any traced kind: its payload is its packet after the common
+ * header) is unwound from its registers and stack copy as a clock sample
+ * is, or taken as the stack the thread walked itself, its stack recorded
+ * once in data.frameinfo (shared with the clock writer, flushed first),
+ * and its packet appended to its kind's file.  Counter packets
  * (hwcounters) go through the same outputs: each overflow unwound as a
  * clock sample is, with its counter's tag and the events it stands for.
  * Runs where the clock writer runs (the sampler process, a descendant's

@@ -62,7 +62,7 @@ static void clock_inside_thread_stop(pid_t tid)
   col_clock_stop_thread(col_thread_find(tid));
 }
 
-/* ---- traced calls (synctrace, iotrace): events onto the trace ring -------- */
+/* ---- traced calls (every traced kind): events onto the trace ring -------- */
 
 static int traced_calls_wanted(void)
 {
@@ -92,7 +92,7 @@ static void traced_calls_resume(void)
 static const struct data_source sources[] = {
     {"clock samples from inside the program (timers or perf events per thread)", clock_inside_wanted,
      clock_inside_start, clock_inside_thread_start, clock_inside_thread_stop, NULL, NULL, NULL},
-    {"traced calls (synchronization waits, I/O) onto the trace ring", traced_calls_wanted, traced_calls_start,
+    {"traced calls (every traced kind) onto the trace ring", traced_calls_wanted, traced_calls_start,
      NULL, NULL, traced_calls_pause, traced_calls_resume, NULL},
 };
 #define N_SOURCES (sizeof sources / sizeof sources[0])
