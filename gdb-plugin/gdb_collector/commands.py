@@ -1,4 +1,4 @@
-"""The `collector` command set (see ../shared/docs/collector-commands.md).
+"""The `collector` command set (dbx's collector commands; docs/design.md and README.md say what each does here).
 
 Each subcommand is its own gdb.Command, so `help collector` lists them and
 TAB completes them.  Syntax errors are gdb.GdbError (they stop a script, as

@@ -1,7 +1,7 @@
 """Calling functions in a live process safely: choosing the thread, bounding
 the call with a watchdog, and the GDB settings every call needs.
 
-Why the thread matters (measured, ../shared/docs/runtime-techniques.md §4):
+Why the thread matters (measured; docs/design.md, "Attach mode"):
 a call that needs a lock the borrowed thread already holds (an allocator
 arena, the dynamic loader's lock) never returns.  The other threads run
 during the call (scheduler-locking off), so a lock another thread holds is

@@ -1,5 +1,5 @@
 """dbx's obsolete collector commands, accepted so old scripts keep running
-(../shared/docs/collector-commands.md): enable_once and address_space warn
+(as dbx documents them): enable_once and address_space warn
 and do nothing; close and quit act as disable while an experiment is
 active, and warn otherwise."""
 

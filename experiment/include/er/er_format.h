@@ -1,7 +1,7 @@
 /* Binary layouts of the experiment files, as gprofng 2.40 reads them.
  *
- * The authority is ../shared/docs/experiment-format.md; section numbers
- * below refer to it.  Everything is little-endian, 64-bit (wsize="64").
+ * The format as this project writes and reads it is docs/experiment-format.md;
+ * "§N" in comments (here and across the tree) refers to its sections.  Everything is little-endian, 64-bit (wsize="64").
  * Writer and reader share these definitions so that a layout mistake shows
  * up in the round-trip unit tests rather than as silent zeros in gprofng.  */
 #ifndef ER_FORMAT_H
