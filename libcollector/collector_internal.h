@@ -543,10 +543,8 @@ void col_sources_resume(void);
 /* The experiment ends (the program may run on). */
 void col_sources_stop(void);
 
-/* ---- experiment_control.c ------------------------------------------------ */
+/* ---- core/experiment_control.c: pause state where the files are written -- */
 
-void col_pause(const char *reason);
-void col_resume(void);
 /* Where the files are written: pause or resume as of TSTAMP. */
 void col_pause_at(const char *reason, int64_t tstamp);
 void col_resume_at(int64_t tstamp);
@@ -556,13 +554,21 @@ int col_outside(void);
 /* Collecting, in this process or the one it was forked from (no system
  * call: for the wrappers' fast paths). */
 int col_active(void);
-void col_sample(const char *name);
 int col_is_paused(void);
 /* Nonzero when a capture taken at TSTAMP fell in a paused interval. */
 int col_paused_at(int64_t tstamp);
 /* A new experiment starts unpaused. */
-void col_control_reset(void);
-/* Sampler: a sample when GDB stopped the process since the last cycle. */
+void col_pause_reset(void);
+
+/* ---- runtime/program_requests.c: the program's and GDB's requests -------- */
+
+void col_pause(const char *reason);
+void col_resume(void);
+void col_sample(const char *name);
+/* A new experiment: unpaused, GDB's stops counted from now. */
+void col_requests_reset(void);
+/* The runtime's thread: a sample when GDB stopped the process since the
+ * last cycle. */
 void col_control_note_stops(void);
 
 /* ---- data_limit.c ---------------------------------------------------------- */

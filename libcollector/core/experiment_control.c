@@ -1,6 +1,7 @@
-/* Controlling an open experiment from GDB (inferior calls) and from the
- * program (the Collector API, libcollectorAPI.so): pause, resume, a labelled
- * sample, the end of the experiment.
+/* Pausing and resuming where the experiment's files are written (the
+ * program's runtime, or the sampler process that applies the program's
+ * requests at the times they carry); the requests themselves come from
+ * runtime/program_requests.c.
  *
  * Pausing stops profile data, not the experiment: samples go on, and
  * log.xml carries pause/resume events (gprofng subtracts paused time from
@@ -15,17 +16,12 @@
 #include "collector_internal.h"
 #include "er/er_text.h"
 
-volatile uint64_t gdbcol_debugger_stops;
-
 /* The last pause interval [start, end); end = INT64_MAX while paused. */
 static int64_t pause_start = INT64_MAX, pause_end = INT64_MAX;
 static int paused;
 
-static uint64_t stops_seen;
-
-void col_control_reset(void)
+void col_pause_reset(void)
 {
-  stops_seen = gdbcol_debugger_stops;
   __atomic_store_n(&paused, 0, __ATOMIC_RELEASE);
   __atomic_store_n(&pause_start, INT64_MAX, __ATOMIC_RELEASE);
   __atomic_store_n(&pause_end, INT64_MAX, __ATOMIC_RELEASE);
@@ -70,52 +66,4 @@ void col_resume_at(int64_t tstamp)
   __atomic_store_n(&pause_end, tstamp, __ATOMIC_RELEASE);
   col_log_sample_with_event_at("collector_resume", "<event kind=\"resume\" tstamp=\"%s\"/>\n", tstamp);
   col_status_write(&col_cfg, "active", NULL);
-}
-
-/* Outside: the sampler process applies the request at the time it carries. */
-void col_pause(const char *reason)
-{
-  if (!col_collecting())
-    return;
-  if (col_outside())
-    col_control_post(COL_CTL_PAUSE, reason, 0);
-  else
-    col_pause_at(reason, col_hrtime());
-}
-
-void col_resume(void)
-{
-  if (!col_collecting())
-    return;
-  if (col_outside())
-    col_control_post(COL_CTL_RESUME, NULL, 0);
-  else
-    col_resume_at(col_hrtime());
-}
-
-void col_sample(const char *name)
-{
-  if (!col_collecting())
-    return;
-  const char *label = name != NULL && name[0] != '\0' ? name : "manual";
-  if (col_outside())
-    col_control_post(COL_CTL_SAMPLE, label, 0);
-  else
-    col_log_sample(label);
-}
-
-/* ---- sample points at GDB stops (dbxsample) -------------------------------- */
-
-/* GDB adds one to gdbcol_debugger_stops (a memory write, never a call)
- * each time it stops the process.  The whole process is frozen while
- * stopped, so the sampler, noticing the change on its first cycle after the
- * resume, records usage exactly as it was at the stop. */
-
-void col_control_note_stops(void)
-{
-  uint64_t now = gdbcol_debugger_stops;
-  if (now != stops_seen) {
-    stops_seen = now;
-    col_sample("gdb_stop");
-  }
 }

@@ -66,7 +66,7 @@ static int start_experiment(void)
 {
   memset(&col_clock_stats, 0, sizeof col_clock_stats);
   memset(&col_unwind_stats, 0, sizeof col_unwind_stats);
-  col_control_reset();
+  col_requests_reset();
   col_unwind_check_mode(col_cfg.check_unwinder);
   owner_pid = getpid();
   /* Traced events go through the sampler process (it unwinds and writes

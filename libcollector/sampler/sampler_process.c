@@ -59,16 +59,6 @@
 
 static volatile sig_atomic_t terminated; /* SIGTERM, SIGINT */
 
-int col_collecting(void)
-{
-  return sampler.started && !sampler.finished;
-}
-
-void col_close_experiment(const char *why)
-{
-  sampler.finished = 1; /* the main loop ends the experiment */
-}
-
 static int64_t last_status, last_periodic, last_flush;
 
 /* Data reach the files every FLUSH_EVERY_NS (and at the end), not every

@@ -1,0 +1,64 @@
+/* What the program (the Collector API) and GDB (inferior calls, its stop
+ * counter) ask of the experiment from inside the program: pause, resume, a
+ * labelled sample.  Posted on the control page when the sampler process
+ * writes the experiment, applied here (core/experiment_control.c) when the
+ * program samples itself. */
+#include "collector_internal.h"
+
+volatile uint64_t gdbcol_debugger_stops;
+
+static uint64_t stops_seen;
+
+void col_requests_reset(void)
+{
+  col_pause_reset();
+  stops_seen = gdbcol_debugger_stops;
+}
+
+/* Outside: the sampler process applies the request at the time it carries. */
+void col_pause(const char *reason)
+{
+  if (!col_collecting())
+    return;
+  if (col_outside())
+    col_control_post(COL_CTL_PAUSE, reason, 0);
+  else
+    col_pause_at(reason, col_hrtime());
+}
+
+void col_resume(void)
+{
+  if (!col_collecting())
+    return;
+  if (col_outside())
+    col_control_post(COL_CTL_RESUME, NULL, 0);
+  else
+    col_resume_at(col_hrtime());
+}
+
+void col_sample(const char *name)
+{
+  if (!col_collecting())
+    return;
+  const char *label = name != NULL && name[0] != '\0' ? name : "manual";
+  if (col_outside())
+    col_control_post(COL_CTL_SAMPLE, label, 0);
+  else
+    col_log_sample(label);
+}
+
+/* ---- sample points at GDB stops (dbxsample) -------------------------------- */
+
+/* GDB adds one to gdbcol_debugger_stops (a memory write, never a call)
+ * each time it stops the process.  The whole process is frozen while
+ * stopped, so the sampler, noticing the change on its first cycle after the
+ * resume, records usage exactly as it was at the stop. */
+
+void col_control_note_stops(void)
+{
+  uint64_t now = gdbcol_debugger_stops;
+  if (now != stops_seen) {
+    stops_seen = now;
+    col_sample("gdb_stop");
+  }
+}
