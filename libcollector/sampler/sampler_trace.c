@@ -111,28 +111,7 @@ static void on_event(const struct col_trace_event *e, void *unused);
 static void unpack_records(const unsigned char *data, size_t len, pid_t pid, uint32_t space)
 {
   static struct col_trace_event e;
-  for (size_t at = 0; at + sizeof(struct col_trace_compact) <= len;) {
-    const struct col_trace_compact *c = (const struct col_trace_compact *)(const void *)(data + at);
-    size_t room = COL_TRACE_PAYLOAD_ROOM(c->payload_len);
-    if (c->size < sizeof *c || c->size > len - at || c->payload_len > sizeof e.payload ||
-        room > c->size - sizeof *c || c->n_pcs > (c->size - sizeof *c - room) / sizeof(uint64_t))
-      return; /* damaged: the rest cannot be framed */
-    memset(&e, 0, offsetof(struct col_trace_event, stack));
-    e.kind = c->kind;
-    e.pid = pid;
-    e.tid = c->tid;
-    e.cpu = c->cpu;
-    e.space = space;
-    e.start = c->start;
-    e.end = c->end;
-    e.payload_len = c->payload_len;
-    memcpy(e.payload, c->data, c->payload_len);
-    e.n_pcs = c->n_pcs;
-    e.stack_len = c->n_pcs * (uint32_t)sizeof(uint64_t);
-    memcpy(e.stack, c->data + room, e.stack_len);
-    on_event(&e, NULL);
-    at += c->size;
-  }
+  col_trace_unpack(data, len, pid, space, &e, on_event, NULL);
 }
 
 static void on_event(const struct col_trace_event *e, void *unused)

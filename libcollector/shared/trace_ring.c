@@ -5,7 +5,9 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -160,5 +162,34 @@ size_t col_trace_take(int64_t newest, pid_t walked_pid, void (*fn)(const struct 
   size_t n = col_ring_take_while(&v, take_event, &t);
   if (n > 0)
     slots_freed(col_trace);
+  return n;
+}
+
+size_t col_trace_unpack(const unsigned char *data, size_t len, pid_t pid, uint32_t space, struct col_trace_event *e,
+                        void (*fn)(const struct col_trace_event *e, void *arg), void *arg)
+{
+  size_t n = 0;
+  for (size_t at = 0; at + sizeof(struct col_trace_compact) <= len; n++) {
+    const struct col_trace_compact *c = (const struct col_trace_compact *)(const void *)(data + at);
+    size_t room = COL_TRACE_PAYLOAD_ROOM(c->payload_len);
+    if (c->size < sizeof *c || c->size > len - at || c->payload_len > sizeof e->payload ||
+        room > c->size - sizeof *c || c->n_pcs > (c->size - sizeof *c - room) / sizeof(uint64_t))
+      break; /* damaged: the rest cannot be framed */
+    memset(e, 0, offsetof(struct col_trace_event, stack));
+    e->kind = c->kind;
+    e->pid = pid;
+    e->tid = c->tid;
+    e->cpu = c->cpu;
+    e->space = space;
+    e->start = c->start;
+    e->end = c->end;
+    e->payload_len = c->payload_len;
+    memcpy(e->payload, c->data, c->payload_len);
+    e->n_pcs = c->n_pcs;
+    e->stack_len = c->n_pcs * (uint32_t)sizeof(uint64_t);
+    memcpy(e->stack, c->data + room, e->stack_len);
+    fn(e, arg);
+    at += c->size;
+  }
   return n;
 }

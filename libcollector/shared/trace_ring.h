@@ -148,6 +148,12 @@ void col_trace_commit(struct col_trace_event *e);
  * taken at once: they need no mapping record to be unwound. */
 size_t col_trace_take(int64_t newest, pid_t walked_pid, void (*fn)(const struct col_trace_event *e, void *arg),
                       void *arg);
+/* The events packed in a lane's records (DATA, LEN bytes: a BATCH slot's
+ * stack[], or a lane's data) as whole events of process PID and address
+ * space SPACE, each built in *E and given to FN, in order; stops at a
+ * record that cannot be framed.  How many. */
+size_t col_trace_unpack(const unsigned char *data, size_t len, pid_t pid, uint32_t space, struct col_trace_event *e,
+                        void (*fn)(const struct col_trace_event *e, void *arg), void *arg);
 /* The sampler: wake me again when the ring fills; and wake the threads
  * waiting for slots when the last take freed some. */
 void col_trace_rearm(void);
