@@ -596,68 +596,6 @@ void col_progress_refresh(void);
  * (the sampler process counts them). */
 extern uint64_t col_threads_seen, col_records_lost;
 
-/* ---- control_page.c: the runtime and the sampler process ------------------- */
-
-enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_CTL_CLOSE, COL_CTL_EXEC_START,
-                        COL_CTL_EXEC_FAILED, COL_CTL_STATUS_FILE, COL_CTL_SPAWN, COL_CTL_SPAWN_DONE,
-                        COL_CTL_INTERPOSED /* after an attach: "SLOTS OBJECTS UNREADABLE FIRST-UNREADABLE" */,
-                        COL_CTL_FUNC_LOAD /* collector_func_load: "VADDR(hex) SIZE TSTAMP NAME" */,
-                        COL_CTL_FUNC_UNLOAD /* collector_func_unload: "VADDR(hex)" */,
-                        COL_CTL_UNLOADED /* dlclose unmapped an object: its code's start, "VADDR(hex)" */,
-                        COL_CTL_TRACE_UNMAPPED /* the runtime could not map the trace ring: err */ };
-
-#define COL_CONTROL_SLOTS 64
-struct col_control_record {
-  uint32_t ready; /* atomic: filled, not yet taken */
-  uint32_t kind;  /* enum col_control_kind */
-  int64_t tstamp; /* when the program asked (the experiment clock) */
-  int32_t err;    /* EXEC_FAILED: errno */
-  int32_t pid, tid; /* who asked */
-  char text[108]; /* label, pause reason, program exec'd or spawned, why it closed */
-};
-/* A thread the program created, and the function it starts in: the
- * sampler's stack for a thread too short for any sample (sampler_tails.c). */
-#define COL_THREAD_STARTS 4096
-struct col_thread_start {
-  uint32_t ready; /* atomic */
-  int32_t tid;
-  uint64_t start;
-};
-struct col_control_page {
-  uint64_t magic;
-  uint64_t write_index, read_index; /* atomic */
-  uint64_t dropped;                 /* posts refused: the ring was full */
-  uint64_t debugger_stops;          /* GDB adds one at each stop (dbxsample) */
-  uint64_t status_asked;            /* GDB adds one to ask for a status current to now (collector status) */
-  struct col_control_record slots[COL_CONTROL_SLOTS];
-  uint64_t starts_written, starts_read, starts_dropped; /* atomic */
-  struct col_thread_start starts[COL_THREAD_STARTS];
-  /* The founder's experiment, once the sampler opened it: where the
-   * runtime writes dyntext (collector_func_load's code bytes). */
-  char experiment_path[PATH_MAX];
-  int64_t experiment_run_tstamp; /* its run event's time (dyntext's times are relative to it) */
-};
-
-extern struct col_control_page *col_control;
-/* Its path, in the sampler process (the status file names it). */
-extern char col_control_file[];
-/* Where the page lives for the status file STATUS_PATH. */
-void col_control_path(char *out, size_t len, const char *status_path);
-/* The sampler process creates it; the runtime maps it (no descriptor kept). */
-int col_control_create(const char *status_path);
-int col_control_attach(const char *status_path);
-/* A new thread TID starting in START (pthread_create, outside mode). */
-void col_control_post_thread_start(pid_t tid, uint64_t start);
-/* The sampler process: FN for every thread start posted, in order. */
-size_t col_control_take_thread_starts(void (*fn)(pid_t tid, uint64_t start));
-/* Async-signal-safe.  0, or -ENOSPC when the ring is full (counted). */
-int col_control_post(enum col_control_kind kind, const char *text, int err);
-/* The same with "VARIANT:WHAT" as the text (exec, spawn); safe in a child
- * between fork and exec. */
-int col_control_post_variant(enum col_control_kind kind, const char *variant, const char *what, int err);
-/* The sampler process: FN for every complete record, in order. */
-size_t col_control_take(void (*fn)(const struct col_control_record *r, void *arg), void *arg);
-
 /* ---- runtime/dynamic_functions.c: the Collector API for generated code --- */
 
 /* Oracle's Lineno: a code offset and its source line. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "collector_internal.h"
+#include "control_page.h"
 #include "er/er_text.h"
 
 /* The last pause interval [start, end); end = INT64_MAX while paused. */

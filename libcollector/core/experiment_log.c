@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "control_page.h"
 #include "er/er_fileutil.h"
 #include "er/er_naming.h"
 #include "er/er_overview.h"

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "control_page.h"
 #include "interposed.h"
 
 typedef col_fn_pthread_create pthread_create_fn;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "control_page.h"
 #include "interposed.h"
 
 /* The objects a list walk keeps (on the caller's stack: 2 KiB); beyond

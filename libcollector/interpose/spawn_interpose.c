@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "control_page.h"
 #include "interposed.h"
 
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "control_page.h"
 #include "trace_record.h"
 #include "trace_ring.h"
 #include "er/er_archive.h"

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "control_page.h"
 #include "trace_record.h"
 #include "trace_ring.h"
 

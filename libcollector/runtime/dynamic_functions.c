@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "control_page.h"
 
 #define DT_HEADER 1
 #define DT_CODE 2

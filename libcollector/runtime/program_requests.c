@@ -4,6 +4,7 @@
  * writes the experiment, applied here (core/experiment_control.c) when the
  * program samples itself. */
 #include "collector_internal.h"
+#include "control_page.h"
 
 volatile uint64_t gdbcol_debugger_stops;
 

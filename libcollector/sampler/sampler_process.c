@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "control_page.h"
 #include "shared_file.h"
 #include "er/er_archive.h"
 #include "er/er_format.h"

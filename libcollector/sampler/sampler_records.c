@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "control_page.h"
 #include <sys/mman.h>
 
 #include "er/er_format.h"

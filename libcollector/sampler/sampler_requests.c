@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "control_page.h"
 #include "sampler_events.h"
 #include "sampler_spawns.h"
 #include "sampler_state.h"

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "control_page.h"
 #include "er/er_archive.h"
 #include "sampler_events.h"
 #include "sampler_state.h"

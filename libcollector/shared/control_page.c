@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "control_page.h"
 #include "shared_file.h"
 #include "slot_ring.h"
 
