@@ -25,6 +25,13 @@ import gdb
 from . import native
 from .gdb_state import GdbSettings, handle_signals, restore_signal_states, signal_states
 
+# A thread with a frame in the collector's runtime: its own thread (the
+# in-process sampler), or a program thread inside a traced call, waiting
+# for the trace ring (heap tracing of a tight allocation loop faster than
+# the sampler process drains it).
+IN_RUNTIME = ("is inside the collector's runtime (its own thread, or waiting in a traced call for the "
+              "trace ring to drain)")
+
 # System calls a thread can be blocked in without holding any library lock.
 HARMLESS_SYSCALLS = {0, 7, 23, 34, 35, 43, 45, 47, 61, 128, 130, 230, 232, 270, 271, 281, 288, 441}
 # Library functions that only wrap those system calls.
@@ -102,7 +109,7 @@ def examine_thread(thread, blocked, library_paths, own_paths=()):
             break
         where = _real(gdb.solib_name(pc))
         if where in own_paths:
-            return ThreadReport(thread, False, index, "is the collector's own thread")
+            return ThreadReport(thread, False, index, IN_RUNTIME)
         in_library = where in library_paths
         if in_library:
             if leading and blocked and name in SYSCALL_WRAPPERS:
@@ -225,7 +232,7 @@ class CallSession:
                     return report
             last_reasons = ["thread %d %s" % (r.thread.num, r.reason) for r in reports]
             # Every thread is inside the library: run one out of it.
-            candidates = [r for r in reports if r.reason != "is the collector's own thread"]
+            candidates = [r for r in reports if r.reason != IN_RUNTIME]
             if not candidates:
                 break
             victim = min(candidates, key=lambda r: r.unsafe_frame)
