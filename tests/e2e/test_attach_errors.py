@@ -90,8 +90,9 @@ else:
     skip_part("the full-disk case (cannot mount a file system here)")
 
 # A call that never returns (pause) is interrupted by the watchdog; the
-# process goes on and exits normally.
-target = Background([program("sleeper"), "3"], cwd=work)
+# process goes on and exits normally.  It sleeps 10 s: with 3, a loaded
+# machine started GDB after it had ended (a zombie GDB could not attach).
+target = Background([program("sleeper"), "10"], cwd=work)
 script = "\n".join([
     "python",
     "from gdb_collector import native",
