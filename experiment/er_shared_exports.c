@@ -191,11 +191,9 @@ int gdbcol_hwc_event(int i, char *out, int out_len)
 }
 
 /* Data kind I of the table the writer and the reader use (er_data_kinds.h):
- * its <profile> name, the runtime setting and the collector subcommand,
- * each into a buffer of LEN bytes; 0, or -1 past the last kind. */
-/* The I-th data kind's names: NAMES gets its <profile> name, setting,
- * subcommand, title, one event and many events, each in LEN bytes, one
- * after the other. */
+ * NAMES gets its <profile> name, setting, subcommand, title, one event and
+ * many events, each in LEN bytes, one after the other, and *TRACED whether
+ * its wrappers record it; 0, or -1 past the last kind. */
 int gdbcol_data_kind(int i, char *names, int len, int *traced)
 {
   if (i < 0 || i >= ER_N_KINDS || len <= 0)

@@ -117,11 +117,11 @@ directory" says otherwise.  Collection stays enabled for later runs until
         if problems:
             raise gdb.GdbError("collector enable: " + "; ".join(problems) + ". Nothing was started.")
         state.session.forget()
-        if attach.other_user(pid):
-            unreachable = state.session.reachable_by_others()
-            if unreachable:
-                raise gdb.GdbError("collector enable: process %d runs as %s, and %s. Nothing was started."
-                                   % (pid, attach.other_user(pid), unreachable))
+        owner = attach.other_user(pid)
+        unreachable = state.session.reachable_by_others() if owner else None
+        if unreachable:
+            raise gdb.GdbError("collector enable: process %d runs as %s, and %s. Nothing was started."
+                               % (pid, owner, unreachable))
         outcome = state.attacher.start(state.settings, state.session.status_path)
         st = state.session.status()
         if outcome < 0 or st.get("state") == "error":

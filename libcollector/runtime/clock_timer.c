@@ -51,18 +51,30 @@ static int64_t thread_cpu_ns(clockid_t clock)
   return clock_gettime(clock, &ts) == 0 ? (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec : -1;
 }
 
-/* The intervals of CPU time the calling thread ran since its last sample
- * (rounded; at least 1: the timer fired), taken off what is left. */
+#define MAX_WEIGHT 1000000
+
+/* The intervals of CPU time the calling thread T ran that its samples do
+ * not stand for yet (rounded, at most MAX_WEIGHT), the interval in ns in
+ * *INTERVAL; -1 when they cannot be known. */
+static int64_t intervals_unsampled(const struct col_thread *t, int64_t *interval)
+{
+  int64_t now = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+  *interval = (int64_t)col_cfg.clock_interval_us * 1000;
+  if (*interval <= 0 || now < 0)
+    return -1;
+  int64_t n = (now - t->timer_cpu_ns + *interval / 2) / *interval;
+  return n < MAX_WEIGHT ? n : MAX_WEIGHT;
+}
+
+/* A sample's weight: what the thread ran since its last one (at least 1:
+ * the timer fired), taken off what is left. */
 static uint32_t cpu_intervals(struct col_thread *t)
 {
-  int64_t interval = (int64_t)col_cfg.clock_interval_us * 1000, now = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-  if (interval <= 0 || now < 0)
+  int64_t interval, n = intervals_unsampled(t, &interval);
+  if (n < 0)
     return 1;
-  int64_t n = (now - t->timer_cpu_ns + interval / 2) / interval;
   if (n < 1)
     n = 1;
-  if (n > 1000000)
-    n = 1000000;
   t->timer_cpu_ns += n * interval;
   return (uint32_t)n;
 }
@@ -155,10 +167,7 @@ void col_timer_close(struct col_thread *t)
  * else pushes to its ring now. */
 void col_timer_finish_thread(struct col_thread *t)
 {
-  int64_t interval = (int64_t)col_cfg.clock_interval_us * 1000, now = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-  if (t->ring == NULL || interval <= 0 || now < 0)
-    return;
-  int64_t n = (now - t->timer_cpu_ns + interval / 2) / interval;
+  int64_t interval, n = t->ring != NULL ? intervals_unsampled(t, &interval) : -1;
   if (n < 1)
     return;
   sigset_t timer_signal, saved;
@@ -170,7 +179,7 @@ void col_timer_finish_thread(struct col_thread *t)
   cap.tid = t->tid;
   cap.cpu = (uint32_t)sched_getcpu();
   cap.tstamp = col_hrtime();
-  cap.weight = (uint32_t)(n < 1000000 ? n : 1000000);
+  cap.weight = (uint32_t)n;
   if (col_ring_push(t->ring, &cap) == 0)
     t->timer_cpu_ns += n * interval;
   pthread_sigmask(SIG_SETMASK, &saved, NULL);

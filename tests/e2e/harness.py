@@ -8,6 +8,7 @@ Paths come from the environment that CMake's add_test sets:
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -192,6 +193,25 @@ class Background:
         """(exit status, the rest of its output)."""
         out, _ = self.proc.communicate(timeout=timeout)
         return self.proc.returncode, out
+
+
+def stop_attach_target(target, busy):
+    """Ends an attach_target run (SIGUSR1) and checks that its exit status
+    and last line are its own; returns its output and the truth it
+    measured: each function's thread CPU since the runtime appeared
+    ({} when it said none).  BUSY: its main thread churned malloc too."""
+    target.proc.send_signal(signal.SIGUSR1)
+    status, out = target.finish()
+    print(out)
+    check(status == 3, "the program's exit status is unchanged (%s)" % status)
+    check(out.strip().endswith("attach_target: finished, 3 workers, late threads started: yes"),
+          "the program's output is unchanged")
+    m = re.search(r"cpu_since_runtime compute=([0-9.]+) churn=([0-9.]+) main=([0-9.]+)", out)
+    check(m is not None, "the program measured its threads' CPU since the attach")
+    if m is None:
+        return out, {}
+    return out, {"compute_loop": float(m.group(1)),
+                 "churn_malloc": float(m.group(2)) + (float(m.group(3)) if busy else 0)}
 
 
 def attach_gdb(pid, commands, cwd, timeout=120, prefix=()):

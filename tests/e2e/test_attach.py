@@ -8,12 +8,10 @@ the program's output and exit status are what they are without GDB.
                                   timer: the POSIX-timer fallback source"""
 
 import os
-import re
-import signal
 import sys
 
 from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, gprofng_functions, program,
-                     sampling_seconds, wait_for_data, workdir)
+                     sampling_seconds, stop_attach_target, wait_for_data, workdir)
 
 busy = sys.argv[1:] == ["busy"]
 timer = sys.argv[1:] == ["timer"]
@@ -40,18 +38,9 @@ check("experiment %s closed" % os.path.join(work, "test.1.er") in second,
 check("recording %s" % os.path.join(work, "test.2.er") in second, "a second enable starts test.2.er")
 # Half a second of samples and a thread born after the attach, then the end.
 check(wait_for_data(os.path.join(work, "test.2.er"), enough), "test.2.er: samples and a late thread's, while it runs")
-target.proc.send_signal(signal.SIGUSR1)
-status, out = target.finish()
-print(out)
-check(status == 3, "the program's exit status is unchanged (%s)" % status)
-check(out.strip().endswith("attach_target: finished, 3 workers, late threads started: yes"),
-      "the program's output is unchanged")
 # The truth: each group's thread CPU since the runtime appeared (the first
 # attach), which test.1.er and test.2.er share between them.
-m = re.search(r"cpu_since_runtime compute=([0-9.]+) churn=([0-9.]+) main=([0-9.]+)", out)
-check(m is not None, "the program measured its threads' CPU since the attach")
-truth = {"compute_loop": float(m.group(1)), "churn_malloc": float(m.group(2)) + (float(m.group(3)) if busy else 0)} \
-    if m else {}
+out, truth = stop_attach_target(target, busy)
 recorded = {}
 
 for name, closer in (("test.1.er", "collector disable"), ("test.2.er", "exit")):
