@@ -25,12 +25,14 @@ import gdb
 from . import native
 from .gdb_state import GdbSettings, handle_signals, restore_signal_states, signal_states
 
-# A thread with a frame in the collector's runtime: its own thread (the
-# in-process sampler), or a program thread inside a traced call, waiting
-# for the trace ring (heap tracing of a tight allocation loop faster than
-# the sampler process drains it).
-IN_RUNTIME = ("is inside the collector's runtime (its own thread, or waiting in a traced call for the "
-              "trace ring to drain)")
+# The runtime's own thread (the in-process sampler): every frame is the
+# runtime's or the thread-start frames; calls wait for that very thread.
+IN_RUNTIME = "is the collector's own thread"
+# A program thread inside a traced call, e.g. waiting for the trace ring
+# (heap tracing of a tight allocation loop faster than the sampler process
+# drains it; the wait holds no lock and ends within a second): like a
+# thread inside the C library, it is run out of the call first.
+IN_TRACED_CALL = "is inside a traced call (in the collector's runtime)"
 
 # System calls a thread can be blocked in without holding any library lock.
 HARMLESS_SYSCALLS = {0, 7, 23, 34, 35, 43, 45, 47, 61, 128, 130, 230, 232, 270, 271, 281, 288, 441}
@@ -96,11 +98,14 @@ class ThreadReport:
 
 def examine_thread(thread, blocked, library_paths, own_paths=()):
     """Looks at THREAD's frames (the caller restores the selected thread);
-    BLOCKED: the kernel says it sits in one of HARMLESS_SYSCALLS.  A thread
-    with a frame in OWN_PATHS (the collector's runtime: its sampler thread)
-    never lends itself: the calls wait for that very thread."""
+    BLOCKED: the kernel says it sits in one of HARMLESS_SYSCALLS.  A frame
+    in OWN_PATHS (the collector's runtime) makes the thread unsafe like a
+    library frame when program code called it (a traced call); a thread
+    with no program frame under its runtime frames is the runtime's own and
+    never lends itself."""
     thread.switch()
     frame, index, leading, outermost_unsafe, reason = gdb.newest_frame(), 0, True, None, ""
+    in_runtime, called_by_program = False, False
     while frame is not None and index < FRAMES_LOOKED_AT:
         try:
             pc = frame.pc()
@@ -108,10 +113,12 @@ def examine_thread(thread, blocked, library_paths, own_paths=()):
         except gdb.error:
             break
         where = _real(gdb.solib_name(pc))
-        if where in own_paths:
-            return ThreadReport(thread, False, index, IN_RUNTIME)
         in_library = where in library_paths
-        if in_library:
+        if where in own_paths:
+            in_runtime, leading = True, False
+            outermost_unsafe = index
+            reason = reason or IN_TRACED_CALL
+        elif in_library:
             if leading and blocked and name in SYSCALL_WRAPPERS:
                 pass  # the wrapper of the harmless system call it sits in
             elif name not in THREAD_START_FRAMES:
@@ -119,11 +126,14 @@ def examine_thread(thread, blocked, library_paths, own_paths=()):
                 reason = reason or "in %s" % (frame.name() or "the C library")
         else:
             leading = False
+            called_by_program = called_by_program or in_runtime
         index += 1
         try:
             frame = frame.older()
         except gdb.error:
             break
+    if in_runtime and not called_by_program:
+        return ThreadReport(thread, False, outermost_unsafe, IN_RUNTIME)
     return ThreadReport(thread, outermost_unsafe is None, outermost_unsafe, reason)
 
 
@@ -157,6 +167,7 @@ class CallSession:
         self.settings.set("unwindonsignal", "on")
         self.settings.set("scheduler-locking", "off")
         self.settings.set("print thread-events", "off")
+        self.settings.set("suppress-cli-notifications", "on")
         self.settings.set("confirm", "off")
         # The runtime's libraries need no symbols in GDB (addresses come
         # from the files): not reading them keeps the process stopped less.
@@ -231,15 +242,20 @@ class CallSession:
                     thread.switch()
                     return report
             last_reasons = ["thread %d %s" % (r.thread.num, r.reason) for r in reports]
-            # Every thread is inside the library: run one out of it.
+            # Every thread is inside the library or a traced call: run one
+            # out of it.
             candidates = [r for r in reports if r.reason != IN_RUNTIME]
             if not candidates:
                 break
             victim = min(candidates, key=lambda r: r.unsafe_frame)
             victim.thread.switch()
             gdb.execute("frame %d" % victim.unsafe_frame, to_string=True)
+            if gdb.selected_frame().older() is None:
+                break
             try:
-                self.run("finish", evaluate=False)
+                # `advance` to where that frame returns, not `finish`: finish
+                # would add the returned value to the user's value history.
+                self.run("advance *0x%x" % gdb.selected_frame().older().pc(), evaluate=False)
             except CallTimeout:
                 pass  # it did not leave in time; look again, maybe another will
             except gdb.error:

@@ -38,6 +38,9 @@ def check(condition, message):
 
 def finish():
     if failures:
+        # Listed again at the end: a CI log keeps only the tail.
+        for message in failures:
+            print("FAILED: " + message)
         print("%d check(s) failed" % len(failures))
         sys.exit(1)
     print("all checks passed")
@@ -274,6 +277,15 @@ def wait_for_data(path, enough=lambda summary, funcs: int(summary.get("ticks", 0
             return True
         time.sleep(0.05)
     return False
+
+
+def wait_closed(*paths, timeout_s=30.0):
+    """Until every experiment in PATHS reads closed.  A process that ran on
+    after GDB detached ends on its own: the sampler process closes its
+    experiment a little after the exit, once the process is gone.  False at
+    the timeout (the checks that follow then say what is missing)."""
+    closed = lambda summary, funcs: summary.get("closed") == "yes"
+    return all(wait_for_data(path, closed, timeout_s) for path in paths)
 
 
 def check_recorded(path, label):

@@ -11,7 +11,7 @@ import os
 import sys
 
 from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, gprofng_functions, program,
-                     sampling_seconds, stop_attach_target, wait_for_data, workdir)
+                     sampling_seconds, stop_attach_target, wait_closed, wait_for_data, workdir)
 
 busy = sys.argv[1:] == ["busy"]
 timer = sys.argv[1:] == ["timer"]
@@ -41,6 +41,7 @@ check(wait_for_data(os.path.join(work, "test.2.er"), enough), "test.2.er: sample
 # The truth: each group's thread CPU since the runtime appeared (the first
 # attach), which test.1.er and test.2.er share between them.
 out, truth = stop_attach_target(target, busy)
+wait_closed(os.path.join(work, "test.2.er"))
 recorded = {}
 
 for name, closer in (("test.1.er", "collector disable"), ("test.2.er", "exit")):

@@ -6,7 +6,7 @@ experiment (work after it is not recorded)."""
 import os
 import subprocess
 
-from harness import Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, workdir
+from harness import Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, wait_closed, workdir
 
 work = workdir()
 alone = subprocess.run([program("api_user")], capture_output=True, text=True, cwd=work)
@@ -47,6 +47,7 @@ out = attach_gdb(target.pid, ["collector enable", "detach"], cwd=work)
 print(out)
 status, rest = target.finish()
 check(status == 0 and "api_user done" in rest, "attach: the program ends normally")
+wait_closed(os.path.join(work, "test.3.er"))
 check_experiment("attach", os.path.join(work, "test.3.er"))
 cleanup(work)
 finish()

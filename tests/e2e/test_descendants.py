@@ -7,10 +7,9 @@ and the children's known work in the right shares, spawns back to back
 
 import os
 import re
-import time
 
 from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb,
-                     sampling_seconds, workdir)
+                     sampling_seconds, wait_closed, workdir)
 
 
 DESC = program("descendants")
@@ -53,10 +52,7 @@ print(out)
 status, rest = target.finish()
 print(rest)
 attached = os.path.join(work, "test.2.er")
-for _ in range(100):  # the sampler closes the tree a little after the exit
-    if er_dump(attached, expect_status=None)[0].get("closed") == "yes":
-        break
-    time.sleep(0.1)
+wait_closed(attached)
 check(status == 0 and "children=5" in rest, "attach: the program's output is unchanged")
 names = all_closed(attached, "attach")
 check(names == sorted("_f%d.er" % i for i in range(1, 6)), "attach: the five children are _f1.er to _f5.er")

@@ -8,10 +8,9 @@ environment.  Checked with our reader and with gprofng, at launch and
 after `gdb -p`."""
 
 import os
-import time
 
 from harness import Background, attach_gdb, check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, \
-    workdir
+    wait_closed, workdir
 
 TREE = program("api_tree")
 MS = 200
@@ -100,11 +99,7 @@ status, rest = target.finish()
 print(rest)
 check(status == 0 and "children=2" in rest and "env_clean=1" in rest, "attach: output unchanged, clean environment")
 attached = os.path.join(work, "test.3.er")
-for _ in range(100):  # the sampler closes the tree a little after the exit
-    if er_dump(attached, expect_status=None)[0].get("closed") == "yes" and all(
-            er_dump(os.path.join(attached, n), expect_status=None)[0].get("closed") == "yes" for n in sub_experiments(attached)):
-        break
-    time.sleep(0.1)
+wait_closed(attached) and wait_closed(*(os.path.join(attached, n) for n in sub_experiments(attached)))
 check_tree("attach", attached)
 
 cleanup(work)

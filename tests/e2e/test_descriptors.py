@@ -11,7 +11,7 @@ import os
 import re
 
 from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb,
-                     sampling_seconds, shared_workdir, true_cpu_seconds, unprivileged_prefix)
+                     sampling_seconds, shared_workdir, true_cpu_seconds, unprivileged_prefix, wait_closed)
 
 
 def check_experiment(exp, label, cpu, gdb_out=None):
@@ -59,6 +59,7 @@ for mode in ("closeall", "dup2"):
     check(status == 0 and "files intact: 20" in rest, "%s: all 20 of the program's files intact (exit %s)" % (label, status))
     # The program works only once the runtime is there: the experiment
     # holds all its CPU time, within what sampling allows.
+    wait_closed(os.path.join(work, "test.1.er"))
     summary, _, raw = er_dump(os.path.join(work, "test.1.er"))
     print(raw)
     check(summary.get("closed") == "yes", "%s: experiment closed at the program's exit" % label)

@@ -10,7 +10,7 @@ import re
 import subprocess
 import time
 
-from harness import Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, wait_for_data, workdir
+from harness import Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, wait_closed, wait_for_data, workdir
 
 
 def check_exec_experiment(exp, label, out):
@@ -39,10 +39,7 @@ for n, how in enumerate(("execl", "execv", "execvp", "execle")):
     check("killed or crashed" not in out, "%s: not reported as killed or crashed" % how)
     check_exec_experiment(exp, how, out)
     # The new image (descendants on, the default) is _x1.er inside it.
-    for _ in range(50):  # its writer closes it when the new program's exit record arrives
-        if er_dump(os.path.join(exp, "_x1.er"), expect_status=None)[0].get("closed") == "yes":
-            break
-        time.sleep(0.1)
+    wait_closed(os.path.join(exp, "_x1.er"))  # its writer closes it when the new program's exit record arrives
     check("It is recorded as _x1.er inside it." in out and
           er_dump(os.path.join(exp, "_x1.er"))[0].get("closed") == "yes",
           "%s: the new program is recorded as _x1.er, closed" % how)

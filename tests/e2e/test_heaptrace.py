@@ -8,7 +8,8 @@ leaks per allocator) and with our reader (per allocating function): exact,
 no false leak (gprofng's own collector shows every moved realloc as a
 leak and misses posix_memalign and aligned_alloc).  Then: four threads
 churning for 2 s (exact totals, no deadlock); malloc in a signal handler
-and fork from a multithreaded state; a live two-thread malloc loop traced
+and fork from a multithreaded state; `collector disable` while the only
+thread is inside a traced call; a live two-thread malloc loop traced
 after `gdb -p` and ended by `collector disable` from a second GDB
 session; pause, the data limit, sampling from inside; and an ordinary
 user."""
@@ -142,6 +143,20 @@ check_recorded(inside, "sampling from inside")
 check("exited normally" in out and not os.path.exists(os.path.join(inside, "heaptrace")) and
       "Heap tracing was asked for but needs the sampler process" in er_dump(inside)[2],
       "sampling from inside: no heaptrace file, and log.xml says why")
+
+# `collector disable` while the only thread is inside a traced call (what
+# a second GDB met when every thread of a tight allocation loop waited for
+# the trace ring to drain; here a breakpoint in the runtime puts it there):
+# GDB runs the thread out of the call, then closes the experiment.
+out = run_gdb(["collector heaptrace on", "collector store experiment in_call.er", "collector enable",
+               "set breakpoint pending on", "break col_trace_reserve", "run", "collector disable", "continue"],
+              [PROGRAM], cwd=work)
+print(out)
+in_call = os.path.join(work, "in_call.er")
+check(re.search(r"experiment \S*in_call.er closed \(.* 1 allocation or free", out) is not None and
+      "could safely run a call" not in out and "exited normally" in out,
+      "a thread inside a traced call: run out of it, the experiment closed with its one allocation")
+check(er_dump(in_call)[0].get("closed") == "yes", "a thread inside a traced call: the experiment reads closed")
 
 # Four threads churning malloc/free for 2 s: every allocation recorded, no
 # leak (each thread frees what it holds), no deadlock.

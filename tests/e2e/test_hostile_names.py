@@ -14,7 +14,7 @@ import os
 import shutil
 import subprocess
 
-from harness import BUILD, COLLECTOR_GDB, ER_DUMP, check, cleanup, finish, program, workdir
+from harness import COLLECTOR_GDB, ER_DUMP, check, cleanup, finish, program, workdir
 
 work = os.fsencode(workdir())
 

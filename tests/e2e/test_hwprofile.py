@@ -10,11 +10,10 @@ as an ordinary user."""
 import os
 import re
 import subprocess
-import time
 
-from harness import (BUILD, PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_TYPE_SOFTWARE, Background, attach_gdb, check,
+from harness import (BUILD, Background, PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_TYPE_SOFTWARE, attach_gdb, check,
                      cleanup, er_dump, finish, kernel_counts, program, run_gdb, shared_workdir, skip_part,
-                     unprivileged_prefix, workdir)
+                     unprivileged_prefix, wait_closed, workdir)
 
 PROGRAM = program("counters")
 PAGES = 20000
@@ -88,10 +87,7 @@ out = attach_gdb(target.pid, ["collector hwprofile counter page-faults,100", "co
 print(out)
 status, rest = target.finish()
 attached = os.path.join(work, "test.3.er")
-for _ in range(100):  # the sampler process closes it when the program has ended
-    if er_dump(attached, expect_status=None)[0].get("closed") == "yes":
-        break
-    time.sleep(0.1)
+wait_closed(attached)
 rows = counter_rows(er_dump(attached)[2], "page-faults")
 # (within 5 %: each CPU's event overflows on its own count, so a function
 # that runs on both CPUs can be one overflow short per CPU)

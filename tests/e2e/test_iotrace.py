@@ -11,10 +11,9 @@ when iotrace is off; and as an unprivileged user."""
 import os
 import re
 import subprocess
-import time
 
 from harness import (Background, attach_gdb, check, check_recorded, cleanup, er_dump, finish, program, run_gdb,
-                     shared_workdir, unprivileged_prefix, workdir)
+                     shared_workdir, unprivileged_prefix, wait_closed, workdir)
 
 PROGRAM = program("io_activity")
 OUTPUT = "read_alpha=16384 stdio_gamma=700 text_epsilon=84 open_error=1"
@@ -153,10 +152,7 @@ print(out)
 status, rest = target.finish()
 check(status == 0 and OUTPUT in rest, "attach: the program ends normally, its output unchanged")
 attached = os.path.join(work, "test.6.er")
-for _ in range(100):  # the sampler process closes it when the program has ended
-    if er_dump(attached, expect_status=None)[0].get("closed") == "yes":
-        break
-    time.sleep(0.1)
+wait_closed(attached)
 check_run("attach", attached)
 raw = er_dump(attached)[2]
 m = re.search(r"\(I/O, exec, spawn, thread start\) were put in (\d+) GOT slot\(s\) of (\d+) loaded object", raw)

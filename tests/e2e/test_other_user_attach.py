@@ -23,7 +23,7 @@ import re
 import signal
 
 from harness import (Background, attach_gdb, check, check_shares, cleanup, er_dump, finish, gprofng_functions,
-                     program, skip_test, stop_attach_target, unprivileged_prefix, wait_for_data, workdir)
+                     program, skip_test, stop_attach_target, unprivileged_prefix, wait_closed, wait_for_data, workdir)
 
 if os.geteuid() != 0:
     skip_test("recording another user's process needs root's GDB (run the suite as root)")
@@ -65,6 +65,7 @@ check("no experiment" not in out, "no refusal")
 enough = lambda summary, funcs: int(summary.get("ticks", 0)) >= 300
 check(wait_for_data(exp, enough), "samples arrive while it runs")
 _, truth = stop_attach_target(target, busy=True)
+wait_closed(exp)
 
 summary, funcs, raw = er_dump(exp)
 print(raw)

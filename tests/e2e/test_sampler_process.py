@@ -12,7 +12,7 @@ import os
 import re
 
 from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, gprofng_functions, prefix_beside,
-                     program, run_gdb, shared_workdir, true_cpu_seconds, unprivileged_prefix, wait_for_data)
+                     program, run_gdb, shared_workdir, true_cpu_seconds, unprivileged_prefix, wait_closed)
 
 PROCESS = "set environment GDBCOL_CLOCK_SOURCE=process"
 
@@ -72,8 +72,7 @@ def single_threaded_attach(work, name, label, prefix=()):
     print(rest)
     check(status == 0 and "threads=1 single_threaded=1" in rest,
           "%s: the process has one thread and stays single-threaded (%s)" % (label, rest.strip()))
-    # The sampler process closes it a little after the exit: waited for.
-    wait_for_data(os.path.join(work, name), lambda summary, funcs: summary.get("closed") == "yes")
+    wait_closed(os.path.join(work, name))
     summary, funcs, raw = er_dump(os.path.join(work, name))
     print(raw)
     check(summary.get("closed") == "yes", "%s: the sampler process closed the experiment at the exit" % label)

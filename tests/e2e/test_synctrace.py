@@ -13,10 +13,9 @@ program's output unchanged, waits recorded."""
 import os
 import re
 import subprocess
-import time
 
 from harness import (Background, attach_gdb, check, check_recorded, cleanup, er_dump, finish, program, run_gdb,
-                     shared_workdir, unprivileged_prefix, workdir)
+                     shared_workdir, unprivileged_prefix, wait_closed, workdir)
 
 PROGRAM = program("sync_waits")
 WAITS = ("wait_for_mutex", "wait_for_condition", "wait_for_semaphore", "wait_for_join")
@@ -102,10 +101,7 @@ status, rest = target.finish()
 print(rest)
 check(status == 0 and "wait_for_join=" in rest, "attach: the program ends normally, its output unchanged")
 attached = os.path.join(work, "test.5.er")
-for _ in range(100):
-    if er_dump(attached, expect_status=None)[0].get("closed") == "yes":
-        break
-    time.sleep(0.1)
+wait_closed(attached)
 check_run("attach", attached, measured(rest))
 
 # collector disable puts every patched GOT slot back: the program's slots

@@ -10,7 +10,7 @@ import os
 import re
 
 from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb,
-                     shared_workdir, unprivileged_prefix)
+                     shared_workdir, unprivileged_prefix, wait_closed)
 
 MIX = program("thread_mix")
 experiments = iter("test.%d.er" % n for n in range(1, 100))
@@ -70,6 +70,7 @@ name = next(experiments)
 check("recording %s" % os.path.join(work, name) in out, "attach: recording %s" % name)
 status, rest = target.finish()
 print(rest)
+wait_closed(os.path.join(work, name))
 check_groups(rest, os.path.join(work, name), "attach, 10 ms, 1000 threads of 1 ms")
 
 # 2000 threads, 200 alive at once.  What profiling costs the program is a

@@ -8,9 +8,8 @@ for the clock and counters."""
 import os
 import re
 import subprocess
-import time
 
-from harness import Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, workdir
+from harness import Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, wait_closed, workdir
 
 work = workdir()
 
@@ -76,9 +75,7 @@ out = attach_gdb(target.pid, ["collector profile off", "collector heaptrace on",
 print(out)
 target.finish()
 exp = os.path.join(attach_dir, "test.1.er")
-deadline = time.monotonic() + 30
-while time.monotonic() < deadline and 'kind="exit"' not in open(os.path.join(exp, "log.xml")).read():
-    time.sleep(0.1)  # the sampler closes it a little after the program's end
+wait_closed(exp)
 summary, _, _ = er_dump(exp)
 total = gprofng_total(exp, "i.heapalloccnt")
 check(int(summary.get("heap_allocations", 0)) > 1000 and total is not None and
