@@ -7,7 +7,14 @@
 #include <errno.h>
 #include <string.h>
 
-#include "collector_internal.h"
+#include "core/capture.h"
+#include "core/clock_writer.h"
+#include "core/data_limit.h"
+#include "core/data_writers.h"
+#include "core/experiment_control.h"
+#include "core/experiment_log.h"
+#include "core/module_map.h"
+#include "unwind/unwind.h"
 #include "er/er_format.h"
 
 uint64_t col_samples_written, col_samples_not_written;

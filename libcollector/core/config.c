@@ -32,8 +32,9 @@
 #include <unistd.h>
 
 #include "er/er_defaults.h"
-#include "collector_internal.h"
+#include "core/config.h"
 #include "er/er_archive.h"
+#include "er/er_format.h"
 #include "er/er_group.h"
 #include "er/er_text.h"
 #include "er/er_timer_spec.h"

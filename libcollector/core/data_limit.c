@@ -12,7 +12,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "collector_internal.h"
+#include "core/clock_writer.h"
+#include "core/config.h"
+#include "core/data_limit.h"
+#include "core/experiment_control.h"
+#include "core/experiment_log.h"
 #include "er/er_datafile.h"
 
 #define MEGABYTE (1024ULL * 1024ULL)

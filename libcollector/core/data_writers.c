@@ -2,7 +2,8 @@
  * behind the stack store they share: started together with an experiment,
  * flushed together after their stacks, given up together when a stack
  * could not be written.  A new kind's writer is one entry here. */
-#include "collector_internal.h"
+#include "core/clock_writer.h"
+#include "core/data_writers.h"
 
 struct data_writer {
   const char *what;

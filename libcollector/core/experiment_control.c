@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collector_internal.h"
+#include "core/config.h"
+#include "core/experiment_control.h"
+#include "core/experiment_log.h"
+#include "core/target.h"
 #include "control_page.h"
 #include "er/er_text.h"
 

@@ -9,7 +9,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/clock_writer.h"
+#include "core/config.h"
+#include "core/data_limit.h"
+#include "core/experiment_lifecycle.h"
+#include "core/experiment_log.h"
+#include "core/hrtime.h"
+#include "core/module_map.h"
+#include "core/runtime_calls.h"
+#include "core/sampler_cost.h"
+#include "core/target.h"
+#include "core/thread_slot.h"
+#include "unwind/clock_perf.h"
+#include "unwind/unwind.h"
 #include "er/er_archive.h"
 #include "er/er_group.h"
 #include "er/er_text.h"

@@ -17,7 +17,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/clock_writer.h"
+#include "core/config.h"
+#include "core/data_limit.h"
+#include "core/data_writers.h"
+#include "core/experiment_control.h"
+#include "core/experiment_lifecycle.h"
+#include "core/experiment_log.h"
+#include "core/hrtime.h"
+#include "core/runtime_calls.h"
+#include "core/target.h"
+#include "unwind/clock_perf.h"
+#include "unwind/unwind.h"
 #include "control_page.h"
 #include "er/er_fileutil.h"
 #include "er/er_naming.h"

@@ -14,7 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/config.h"
+#include "core/data_limit.h"
+#include "core/hrtime.h"
+#include "core/module_map.h"
+#include "core/target.h"
 #include "er/er_fileutil.h"
 #include "er/er_recordfile.h"
 #include "er/er_text.h"

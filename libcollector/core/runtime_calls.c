@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/runtime_calls.h"
 #include "libc_condvar.h"
 
 /* A caller whose call has not started after this long (the runtime

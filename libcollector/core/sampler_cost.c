@@ -4,7 +4,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "collector_internal.h"
+#include "core/sampler_cost.h"
 
 double col_sampler_cpu_seconds; /* what the sampling cost, reported at the end */
 double col_sampler_system_share; /* of that, the part the kernel charged as system time */

@@ -5,7 +5,10 @@
 #include <errno.h>
 #include <sys/mman.h>
 
-#include "collector_internal.h"
+#include "core/data_limit.h"
+#include "core/data_writers.h"
+#include "core/experiment_log.h"
+#include "core/module_map.h"
 #include "er/er_stacks.h"
 
 static struct er_cursor *frames_out;

@@ -8,7 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/experiment_lifecycle.h"
+#include "core/target.h"
 #include "er/er_fileutil.h"
 
 pid_t col_target_pid; /* 0: this process */

@@ -14,7 +14,10 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "collector_internal.h"
+#include "core/capture.h"
+#include "core/data_writers.h"
+#include "core/experiment_log.h"
+#include "unwind/unwind.h"
 #include "er/er_data_kinds.h"
 #include "er/er_format.h"
 #include "trace_ring.h"

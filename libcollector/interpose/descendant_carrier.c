@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector_internal.h"
+#include "interpose/descendant_carrier.h"
 
 #define CARRIER_VARIABLE "GDBCOL_DESCENDANT"
 

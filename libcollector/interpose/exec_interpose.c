@@ -16,7 +16,8 @@
 #include <stdarg.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "interpose/descendant_carrier.h"
+#include "runtime/collector_main.h"
 #include "interposed.h"
 
 

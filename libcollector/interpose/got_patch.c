@@ -20,7 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "interpose/got_patch.h"
 #include "interposed.h"
 #include "interposed_list.h"
 #include "libc_condvar.h"

@@ -28,7 +28,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/hrtime.h"
+#include "er/er_data_kinds.h"
 #include "er/er_format.h"
 #include "interposed.h"
 #include "trace_record.h"

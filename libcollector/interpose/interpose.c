@@ -15,7 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/config.h"
+#include "core/experiment_control.h"
+#include "interpose/descendant_carrier.h"
+#include "interpose/real_calls.h"
+#include "runtime/collector_main.h"
+#include "runtime/data_sources.h"
 #include "control_page.h"
 #include "interposed.h"
 

@@ -16,7 +16,11 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/experiment_control.h"
+#include "core/module_map.h"
+#include "core/runtime_calls.h"
+#include "runtime/collector_main.h"
+#include "unwind/unwind.h"
 #include "control_page.h"
 #include "interposed.h"
 

@@ -26,7 +26,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/experiment_control.h"
+#include "core/runtime_calls.h"
+#include "interpose/descendant_carrier.h"
+#include "runtime/collector_main.h"
 #include "control_page.h"
 #include "interposed.h"
 

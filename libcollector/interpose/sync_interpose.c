@@ -22,7 +22,8 @@
 #include <semaphore.h>
 #include <time.h>
 
-#include "collector_internal.h"
+#include "core/hrtime.h"
+#include "er/er_data_kinds.h"
 #include "interposed.h"
 #include "trace_record.h"
 

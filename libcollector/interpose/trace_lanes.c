@@ -14,7 +14,6 @@
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "collector_internal.h"
 #include "trace_lanes.h"
 
 #define TRACE_LANE_MAX_AGE_NS 20000000LL /* an idle thread's events wait at most for its next one */

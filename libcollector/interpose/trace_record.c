@@ -9,7 +9,11 @@
 
 #include <asm/perf_regs.h>
 
-#include "collector_internal.h"
+#include "core/capture.h"
+#include "core/config.h"
+#include "core/runtime_calls.h"
+#include "runtime/collector_main.h"
+#include "unwind/unwind.h"
 #include "er/er_format.h"
 #include "trace_lanes.h"
 #include "trace_record.h"

@@ -12,7 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/config.h"
+#include "core/experiment_log.h"
+#include "core/thread_slot.h"
+#include "runtime/clock_sources.h"
+#include "runtime/threads.h"
 #include "er/er_fileutil.h"
 
 /* TID's CPU time in ns and whether it blocks the timer signal; -1 when

@@ -8,7 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/config.h"
+#include "core/module_map.h"
+#include "core/runtime_calls.h"
+#include "core/thread_slot.h"
+#include "runtime/clock_sources.h"
+#include "runtime/sampler_thread.h"
+#include "runtime/threads.h"
+#include "unwind/clock_perf.h"
 
 size_t col_stack_copy_bytes;
 

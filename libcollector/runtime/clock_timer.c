@@ -22,7 +22,14 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/capture.h"
+#include "core/clock_writer.h"
+#include "core/config.h"
+#include "core/hrtime.h"
+#include "core/module_map.h"
+#include "core/thread_slot.h"
+#include "runtime/clock_sources.h"
+#include "runtime/threads.h"
 
 #define RING_BYTES (256 * 1024)
 

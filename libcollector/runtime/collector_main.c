@@ -11,7 +11,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/config.h"
+#include "core/experiment_control.h"
+#include "core/experiment_lifecycle.h"
+#include "core/experiment_log.h"
+#include "core/runtime_calls.h"
+#include "interpose/descendant_carrier.h"
+#include "interpose/got_patch.h"
+#include "runtime/collector_main.h"
+#include "runtime/data_sources.h"
+#include "runtime/program_requests.h"
+#include "runtime/sampler_thread.h"
+#include "unwind/clock_perf.h"
+#include "unwind/unwind.h"
 #include "control_page.h"
 #include "trace_record.h"
 #include "trace_ring.h"

@@ -15,7 +15,12 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/config.h"
+#include "core/runtime_calls.h"
+#include "runtime/clock_sources.h"
+#include "runtime/data_sources.h"
+#include "runtime/sampler_thread.h"
+#include "runtime/threads.h"
 #include "control_page.h"
 #include "trace_record.h"
 #include "trace_ring.h"

@@ -22,7 +22,14 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/experiment_control.h"
+#include "core/experiment_log.h"
+#include "core/hrtime.h"
+#include "core/module_map.h"
+#include "core/runtime_calls.h"
+#include "interpose/descendant_carrier.h"
+#include "runtime/collector_main.h"
+#include "runtime/dynamic_functions.h"
 #include "control_page.h"
 
 #define DT_HEADER 1

@@ -3,7 +3,12 @@
  * (gdbcol_api_*).  A pause reaches the data sources running here first, so
  * that they stop recording, then the experiment (its log, or the sampler
  * process's). */
-#include "collector_internal.h"
+#include <stddef.h>
+
+#include "runtime/collector_main.h"
+#include "runtime/data_sources.h"
+#include "runtime/dynamic_functions.h"
+#include "runtime/program_requests.h"
 
 static void pause_sources_and_experiment(const char *reason)
 {

@@ -3,7 +3,11 @@
  * labelled sample.  Posted on the control page when the sampler process
  * writes the experiment, applied here (core/experiment_control.c) when the
  * program samples itself. */
-#include "collector_internal.h"
+#include "core/experiment_control.h"
+#include "core/experiment_log.h"
+#include "core/hrtime.h"
+#include "runtime/collector_main.h"
+#include "runtime/program_requests.h"
 #include "control_page.h"
 
 volatile uint64_t gdbcol_debugger_stops;

@@ -6,7 +6,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "collector_internal.h"
+#include "core/capture.h"
+#include "runtime/clock_sources.h"
 
 struct col_sample_ring {
   uint64_t head; /* written by the producer */

@@ -16,7 +16,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/thread_slot.h"
+#include "runtime/clock_sources.h"
+#include "runtime/collector_main.h"
+#include "runtime/threads.h"
 
 #define MAX_TASKS COL_MAX_THREADS
 

@@ -13,7 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/thread_slot.h"
+#include "runtime/threads.h"
 
 struct col_thread col_threads[COL_MAX_THREADS];
 static int high_water; /* slots at or above it were never used */

@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector_internal.h"
+#include "core/config.h"
+#include "core/experiment_lifecycle.h"
+#include "core/experiment_log.h"
+#include "core/target.h"
 #include "sampler_descendants.h"
 
 #define MAX_NAMES 6

@@ -26,7 +26,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/config.h"
+#include "unwind/clock_perf.h"
 #include "sampler_events.h"
 
 struct sampler_ring sampler_rings[SAMPLER_MAX_RINGS];

@@ -7,7 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/hrtime.h"
+#include "unwind/clock_perf.h"
 #include "sampler_events.h"
 #include "sampler_state.h"
 

@@ -41,7 +41,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/clock_writer.h"
+#include "core/config.h"
+#include "core/data_limit.h"
+#include "core/data_writers.h"
+#include "core/experiment_lifecycle.h"
+#include "core/experiment_log.h"
+#include "core/hrtime.h"
+#include "core/module_map.h"
+#include "core/runtime_calls.h"
+#include "core/sampler_cost.h"
+#include "core/target.h"
+#include "unwind/unwind.h"
 #include "control_page.h"
 #include "shared_file.h"
 #include "er/er_archive.h"

@@ -10,7 +10,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/capture.h"
+#include "core/clock_writer.h"
+#include "core/config.h"
+#include "core/data_limit.h"
+#include "core/data_writers.h"
+#include "core/experiment_lifecycle.h"
+#include "core/experiment_log.h"
+#include "core/module_map.h"
+#include "core/target.h"
+#include "unwind/clock_perf.h"
+#include "unwind/unwind.h"
 #include "control_page.h"
 #include <sys/mman.h>
 

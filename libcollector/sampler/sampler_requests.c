@@ -10,7 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/config.h"
+#include "core/data_writers.h"
+#include "core/experiment_control.h"
+#include "core/experiment_lifecycle.h"
+#include "core/experiment_log.h"
+#include "core/hrtime.h"
+#include "core/module_map.h"
+#include "core/target.h"
 #include "control_page.h"
 #include "sampler_events.h"
 #include "sampler_spawns.h"

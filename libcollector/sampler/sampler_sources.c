@@ -5,10 +5,14 @@
  * end each says in log.xml what it recorded and lost.  A counter source
  * (hardware or kernel software events) is one more entry. */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/config.h"
+#include "core/data_writers.h"
+#include "core/experiment_log.h"
+#include "core/sampler_cost.h"
 #include "sampler_descendants.h"
 #include "sampler_events.h"
 #include "sampler_state.h"

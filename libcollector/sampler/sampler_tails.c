@@ -66,8 +66,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/capture.h"
+#include "core/clock_writer.h"
+#include "core/data_writers.h"
 #include "er/er_format.h"
+#include "er/er_hwc_events.h"
 #include "sampler_tails.h"
 
 #define RECENT_STACKS 4

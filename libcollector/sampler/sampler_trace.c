@@ -14,7 +14,11 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "collector_internal.h"
+#include "core/config.h"
+#include "core/data_writers.h"
+#include "core/experiment_log.h"
+#include "core/hrtime.h"
+#include "core/target.h"
 #include "sampler_state.h"
 #include "sampler_writers.h"
 #include "trace_ring.h"

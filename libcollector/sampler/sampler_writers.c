@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "unwind/clock_perf.h"
 #include "sampler_writers.h"
 
 #define BUCKETS 1024

@@ -6,7 +6,6 @@
 
 #include <linux/perf_event.h>
 
-#include "collector_internal.h"
 #include "control_page.h"
 #include <stdint.h>
 #include <sys/types.h>

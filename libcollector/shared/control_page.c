@@ -15,8 +15,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/hrtime.h"
 #include "control_page.h"
+#include "er/er_gdb_layout.h"
 #include "shared_file.h"
 #include "slot_ring.h"
 
@@ -32,7 +33,7 @@ SAME_OFFSET(dropped);
 SAME_OFFSET(debugger_stops);
 SAME_OFFSET(status_asked);
 
-#define CONTROL_MAGIC 0x67646263746c3032ULL /* "gdbctl02": the layout of collector_internal.h */
+#define CONTROL_MAGIC 0x67646263746c3032ULL /* "gdbctl02": the layout of shared/control_page.h */
 
 struct col_control_page *col_control;
 char col_control_file[PATH_MAX + 16]; /* the sampler process's, for the status file */

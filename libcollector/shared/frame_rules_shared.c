@@ -20,7 +20,7 @@
 #define _GNU_SOURCE
 #include <stdint.h>
 
-#include "collector_internal.h"
+#include "unwind/unwind.h"
 #include "trace_ring.h"
 
 #define SPACE_SHIFT 48 /* user addresses are below 2^47 */

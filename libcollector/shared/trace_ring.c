@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
 #include "shared_file.h"
 #include "slot_ring.h"
 #include "trace_ring.h"

@@ -14,7 +14,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/capture.h"
+#include "core/thread_slot.h"
+#include "unwind/clock_perf.h"
 
 /* Registers the unwinder needs: the general registers and IP; the segment
  * registers are not sampled by the kernel on x86_64. */

@@ -17,7 +17,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/capture.h"
+#include "unwind/unwind.h"
 #include "walk_rules.h"
 #include "er/er_format.h"
 

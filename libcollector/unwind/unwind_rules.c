@@ -25,7 +25,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collector_internal.h"
+#include "core/module_map.h"
+#include "core/target.h"
+#include "unwind/unwind.h"
 
 #define DWARF_REG_RBP 6
 #define DWARF_REG_RSP 7

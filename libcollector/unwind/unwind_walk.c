@@ -11,7 +11,10 @@
 #include <asm/perf_regs.h>
 #include <string.h>
 
-#include "collector_internal.h"
+#include "core/capture.h"
+#include "core/config.h"
+#include "core/target.h"
+#include "unwind/unwind.h"
 #include "er/er_format.h"
 #include "walk_rules.h"
 

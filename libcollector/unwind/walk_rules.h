@@ -9,7 +9,8 @@
 #include <asm/perf_regs.h>
 #include <string.h>
 
-#include "collector_internal.h"
+#include "core/capture.h"
+#include "unwind/unwind.h"
 #include "er/er_format.h"
 
 enum col_walk_result { COL_WALK_NEEDS_LIBUNWIND, COL_WALK_DONE };

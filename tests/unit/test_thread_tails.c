@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector_internal.h"
+#include "core/capture.h"
+#include "core/clock_writer.h"
+#include "core/data_writers.h"
+#include "er/er_hwc_events.h"
 #include "sampler_tails.h"
 #include "test_util.h"
 

@@ -14,7 +14,8 @@
 #include <string.h>
 #include <ucontext.h>
 
-#include "collector_internal.h"
+#include "core/capture.h"
+#include "unwind/unwind.h"
 #include "er/er_format.h"
 #include "test_util.h"
 

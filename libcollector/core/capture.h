@@ -1,0 +1,32 @@
+/* One sample as a clock source captured it: registers and raw stack
+ * bytes, for the unwinder. */
+#ifndef COL_CORE_CAPTURE_H
+#define COL_CORE_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Registers in perf's x86_64 numbering (asm/perf_regs.h), so both clock
+ * sources hand the unwinder the same layout. */
+#define COL_NREGS 24
+struct col_regs {
+  uint64_t r[COL_NREGS];
+};
+
+/* One captured sample, ready for unwinding. */
+struct col_capture {
+  pid_t tid;
+  uint32_t cpu;
+  int64_t tstamp;
+  uint32_t weight; /* clock ticks this sample stands for (1 + overruns) */
+  uint64_t period; /* perf: the event's period (ns of CPU time); 0 in a counter's samples */
+  struct col_regs regs;
+  const unsigned char *stack; /* bytes from regs.r[SP] upward */
+  size_t stack_len;
+  uint64_t event_id; /* perf: the id of the event that took it */
+};
+
+typedef void (*col_capture_fn)(const struct col_capture *cap, void *arg);
+
+#endif

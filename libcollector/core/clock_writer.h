@@ -1,0 +1,38 @@
+/* Clock captures into data.frameinfo and profile packets. */
+#ifndef COL_CORE_CLOCK_WRITER_H
+#define COL_CORE_CLOCK_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/capture.h"
+
+int col_clock_writer_start(void);
+/* A col_capture_fn: unwinds CAP and appends its packet (and new stack). */
+void col_clock_writer_write(const struct col_capture *cap, void *arg);
+/* The same, giving the stack it wrote in PCS (room for
+ * ER_MAX_STACK_DEPTH + 2 frames); its depth, 0 when nothing was written. */
+size_t col_clock_writer_write_stack(const struct col_capture *cap, uint64_t *pcs);
+/* The same, giving the id of the stack it wrote (data.frameinfo's), 0
+ * when nothing was written. */
+uint64_t col_clock_writer_write_id(const struct col_capture *cap);
+/* A packet of TICKS clock ticks for a stack already unwound (PCS), or
+ * recorded already (FRINFO): the stack's id, 0 when nothing was written. */
+uint64_t col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
+                                 size_t n);
+uint64_t col_clock_writer_packet_id(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, uint64_t frinfo);
+/* Writes what was appended; the counts below; gives up what was not
+ * written (its stacks were lost). */
+void col_clock_writer_flush(void);
+void col_clock_writer_count(void);
+void col_clock_writer_abandon(int err);
+/* Nonzero (once) when a sample's PC was outside every known mapping. */
+int col_clock_writer_wants_rescan(void);
+/* Clock packets on disk; captures lost to a write error. */
+extern uint64_t col_samples_written, col_samples_not_written;
+/* The intervals of CPU time the packets appended stand for (their NTICK). */
+extern uint64_t col_ticks_appended;
+extern uint64_t col_lost_samples;
+
+#endif

@@ -1,0 +1,63 @@
+/* The experiment's directory, log.xml, overview and the status file
+ * GDB reads. */
+#ifndef COL_CORE_EXPERIMENT_LOG_H
+#define COL_CORE_EXPERIMENT_LOG_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "er/er_recordfile.h"
+#include "er/er_datafile.h"
+#include "er/er_data_kinds.h"
+#include "core/config.h"
+
+struct col_experiment {
+  int dirfd;
+  char path[PATH_MAX];
+  struct er_recordfile log, overview;
+  int64_t run_tstamp;
+  int next_sample_id;
+  uint64_t samples_dropped; /* sample points that could not be written */
+  struct er_datafile frameinfo;
+  struct er_datafile data[ER_N_KINDS]; /* each data kind's file (er_data_kinds.h) */
+};
+
+extern struct col_experiment col_exp;
+
+int col_log_open(const struct col_config *cfg, char *err, size_t err_len);
+/* KIND's <profile> block, with ATTRIBUTES in its opening tag. */
+void col_log_kind_block(enum er_kind kind, const char *attributes);
+void col_log_settings(const struct col_config *cfg);
+/* These run on the runtime's thread (handed to it from elsewhere).  FINAL
+ * records close the experiment and may use the files' closing reserve. */
+void col_log_sample(const char *label);
+void col_log_sample_at(const char *label, int64_t tstamp);
+void col_log_final_sample(const char *label);
+/* A sample preceded by an event line (pause, resume) with the same time:
+ * EVENT_XML is a format with one %s for the timestamp. */
+void col_log_sample_with_event_at(const char *label, const char *event_xml, int64_t tstamp);
+void col_log_comment(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void col_log_warning(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void col_log_final_warning(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* ENDED_EARLY: why the collection ended while the program ran on, or NULL. */
+void col_log_exit(const char *ended_early);
+void col_log_close(void);
+/* Removes what a failed col_log_open created. */
+void col_log_discard(void);
+/* The status file the plugin reads ("key=value" lines), replaced atomically. */
+void col_status_write(const struct col_config *cfg, const char *state, const char *detail);
+/* The last of GDB's requests for a current status (control page's
+ * status_asked) the file answers: written as status_answer. */
+extern uint64_t col_status_answer;
+/* What the user gets less of, said in the status file (note=) for GDB's
+ * closing line: a trace ring or control page that could not be made. */
+extern char col_status_note[512];
+/* One more such point, after those already there ("; " between them). */
+void col_status_add_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* CPU time of threads that blocked the timer signal (the fallback could
+ * not sample it) and how many did: runtime/blocked_signal.c counts them,
+ * the status file says them. */
+extern uint64_t col_unsampled_ns;
+extern unsigned col_blocking_threads;
+
+#endif

@@ -1,0 +1,40 @@
+/* A sampled thread's slot: its clock source's state and statistics
+ * (the runtime's thread table holds them; the perf source reads them). */
+#ifndef COL_CORE_THREAD_SLOT_H
+#define COL_CORE_THREAD_SLOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* The real-time signal the fallback uses; the plugin tells GDB to pass it. */
+#define COL_TIMER_SIGNAL 61
+
+enum col_source_kind { COL_SOURCE_NONE, COL_SOURCE_PERF, COL_SOURCE_TIMER };
+
+struct col_sample_ring;
+
+struct col_thread {
+  int in_use;         /* atomic: slot taken */
+  int retired;        /* atomic: thread gone, slot waits for a final drain */
+  pid_t tid;
+  enum col_source_kind source;
+  /* perf source */
+  int perf_fd;
+  void *perf_ring;
+  size_t perf_ring_bytes;
+  /* timer source */
+  timer_t timer;
+  struct col_sample_ring *ring;
+  uintptr_t stack_lo, stack_hi;
+  int64_t timer_cpu_ns; /* the thread's CPU time its samples stand for so far (its handler's) */
+  /* statistics, written by the sampler thread */
+  uint64_t samples, lost;
+  uint64_t ticks; /* the samples' weights: intervals of CPU time */
+  uint64_t last_stack_id; /* its last sample's stack (data.frameinfo), for its end's */
+  uint64_t cpu_ns_seen;    /* its CPU time at the last check (blocked_signal.c) */
+  int blocks_timer_signal; /* seen blocking COL_TIMER_SIGNAL */
+};
+
+#endif

@@ -1,0 +1,36 @@
+/* Starting and stopping each thread's clock source in the program: perf
+ * events, or the CPU-time timer fallback and its per-thread sample rings. */
+#ifndef COL_RUNTIME_CLOCK_SOURCES_H
+#define COL_RUNTIME_CLOCK_SOURCES_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "core/capture.h"
+#include "core/thread_slot.h"
+
+/* clock_source.c: start sampling the calling thread (or TID) with the best
+ * available source.  Returns 0 or -errno. */
+int col_clock_start_thread(pid_t tid);
+void col_clock_stop_thread(struct col_thread *t);
+void col_clock_stop_all(void);
+/* clock_timer.c */
+int col_timer_install_handler(void);
+int col_timer_open(struct col_thread *t, long interval_us);
+void col_timer_close(struct col_thread *t);
+size_t col_timer_drain(struct col_thread *t);
+/* On an ending thread (its timer deleted): its CPU time since its last
+ * sample, as one more sample at its last stack. */
+void col_timer_finish_thread(struct col_thread *t);
+
+/* sample_ring.c: single producer (a thread's signal handler), single
+ * consumer (the sampler thread). */
+struct col_sample_ring *col_ring_create(size_t bytes);
+/* Rings are never unmapped: a late signal handler may still be writing to
+ * one after its slot was released.  A slot keeps its ring for reuse. */
+void col_ring_reset(struct col_sample_ring *ring);
+/* Producer side, async-signal-safe.  Returns 0, or -1 when full. */
+int col_ring_push(struct col_sample_ring *ring, const struct col_capture *cap);
+size_t col_ring_drain(struct col_sample_ring *ring, col_capture_fn fn, void *arg);
+
+#endif

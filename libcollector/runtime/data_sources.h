@@ -1,0 +1,18 @@
+/* The data sources the settings ask for, started and stopped in the program. */
+#ifndef COL_RUNTIME_DATA_SOURCES_H
+#define COL_RUNTIME_DATA_SOURCES_H
+
+#include <sys/types.h>
+
+enum col_start_how { COL_START_LAUNCH, COL_START_ATTACH, COL_START_DESCENDANT };
+/* Starts the sources the settings (col_cfg) ask for. */
+void col_sources_start(enum col_start_how how);
+/* A program thread starts (on itself): nonzero when it must report its end. */
+int col_sources_thread_start(pid_t tid);
+void col_sources_thread_stop(pid_t tid);
+void col_sources_pause(void);
+void col_sources_resume(void);
+/* The experiment ends (the program may run on). */
+void col_sources_stop(void);
+
+#endif

@@ -1,0 +1,46 @@
+/* Unwinding a capture into a call stack: cached frame rules first,
+ * libunwind for what they cannot follow. */
+#ifndef COL_UNWIND_UNWIND_H
+#define COL_UNWIND_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/capture.h"
+
+/* Unwinds CAP into PCS (leaf first; callers as call-site addresses).  Adds
+ * the truncated or unwind-failed marker when the walk ends early.  Cached
+ * frame rules first, libunwind for what they cannot follow. */
+size_t col_unwind(const struct col_capture *cap, uint64_t *pcs, size_t max);
+/* Nonzero: also unwind every sample with libunwind and count disagreements. */
+void col_unwind_check_mode(int enabled);
+struct col_unwind_stats {
+  uint64_t by_rules, by_libunwind, disagreements;
+  uint64_t truncated; /* stacks cut where the stack copy ended */
+  uint64_t truncated_depth; /* stacks cut at the frame limit (col_cfg.max_frames) */
+  uint64_t stopped; /* another process's stacks the rules could not finish */
+};
+extern struct col_unwind_stats col_unwind_stats;
+
+/* How to find the caller's frame from one code address (x86_64). */
+enum col_rule_kind { COL_RULE_COMPLEX, COL_RULE_SIMPLE, COL_RULE_OUTERMOST };
+enum col_cfa_base { COL_CFA_FROM_SP, COL_CFA_FROM_BP };
+enum col_bp_rule { COL_BP_SAME, COL_BP_SAVED, COL_BP_LOST };
+struct col_frame_rule {
+  unsigned char kind, cfa_base, bp; /* enums above */
+  int32_t cfa_offset;               /* CFA = base register + offset */
+  int32_t bp_offset;                /* COL_BP_SAVED: caller's RBP at CFA + offset */
+};
+/* Where a walk (walk_rules.h) gets each frame's rule: 1 with *OUT filled, 0 when unknown. */
+typedef int (*col_rule_source)(uint64_t lookup_pc, struct col_frame_rule *out, void *arg);
+/* The rule at LOOKUP_PC (a leaf PC or a call site), cached. */
+const struct col_frame_rule *col_frame_rule_for(uint64_t lookup_pc);
+void col_frame_rules_forget(void);
+
+int col_unwind_init(void);
+/* Drops cached unwind info after the set of loaded objects changed. */
+void col_unwind_forget_modules(void);
+/* The libunwind walk (DWARF CFI interpreted at every step). */
+size_t col_unwind_libunwind(const struct col_capture *cap, uint64_t *pcs, size_t max);
+
+#endif
