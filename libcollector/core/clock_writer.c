@@ -10,10 +10,10 @@
 #include "core/capture.h"
 #include "core/clock_writer.h"
 #include "core/data_limit.h"
-#include "core/data_writers.h"
 #include "core/experiment_control.h"
 #include "core/experiment_log.h"
 #include "core/module_map.h"
+#include "core/stack_store.h"
 #include "unwind/unwind.h"
 #include "er/er_format.h"
 

@@ -8,6 +8,9 @@
 
 #include "core/capture.h"
 
+/* Nonzero when data stamped TSTAMP is to be written (not paused, within
+ * the limit; counted when kept out). */
+int col_writer_wanted_at(int64_t tstamp);
 int col_clock_writer_start(void);
 /* A col_capture_fn: unwinds CAP and appends its packet (and new stack). */
 void col_clock_writer_write(const struct col_capture *cap, void *arg);

@@ -12,10 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/clock_writer.h"
-#include "core/config.h"
 #include "core/data_limit.h"
-#include "core/experiment_control.h"
 #include "core/experiment_log.h"
 #include "er/er_datafile.h"
 
@@ -23,8 +20,6 @@
 
 static struct er_budget budget;
 static int limit_logged;
-
-struct er_progress gdbcol_progress;
 
 void col_limit_start(long mb)
 {
@@ -66,10 +61,10 @@ int col_write_errno(void)
   return err;
 }
 
-void col_limit_note(void)
+int col_limit_note(void)
 {
   if (limit_logged || !col_limit_reached())
-    return;
+    return 0;
   limit_logged = 1;
   int err = col_data_stop_errno();
   if (err != 0) {
@@ -77,29 +72,10 @@ void col_limit_note(void)
                           "recorded before that point is complete, sample points go on while there is room",
                           strerror(err));
     col_log_sample("data_write_failed");
-    col_status_write(&col_cfg, "active", NULL);
-    return;
+    return 1;
   }
   col_log_warning(14, "profile data at the %ld MB limit (collector limit); no more profile data is recorded, "
                   "sample points go on", (long)(budget.limit_bytes / MEGABYTE));
   col_log_sample("data_limit_reached");
-  col_status_write(&col_cfg, "active", NULL);
-}
-
-/* Several threads refresh it (the sampler, GDB's calls, the API): each
- * field is stored whole, so a reader never sees a torn number. */
-uint64_t col_threads_seen, col_records_lost;
-
-void col_progress_refresh(void)
-{
-  int next_id = __atomic_load_n(&col_exp.next_sample_id, __ATOMIC_RELAXED);
-  __atomic_store_n(&gdbcol_progress.profile_packets, __atomic_load_n(&col_samples_written, __ATOMIC_RELAXED),
-                   __ATOMIC_RELAXED);
-  __atomic_store_n(&gdbcol_progress.sample_points, next_id > 0 ? (uint64_t)next_id - 1 : 0, __ATOMIC_RELAXED);
-  __atomic_store_n(&gdbcol_progress.data_bytes, col_data_bytes(), __ATOMIC_RELAXED);
-  __atomic_store_n(&gdbcol_progress.limit_reached, (uint64_t)(col_limit_reached() && col_data_stop_errno() == 0),
-                   __ATOMIC_RELAXED);
-  __atomic_store_n(&gdbcol_progress.paused, (uint64_t)col_is_paused(), __ATOMIC_RELAXED);
-  __atomic_store_n(&gdbcol_progress.write_errno, (uint64_t)col_write_errno(), __ATOMIC_RELAXED);
-  __atomic_store_n(&gdbcol_progress.samples_not_written, col_samples_not_written, __ATOMIC_RELAXED);
+  return 1;
 }

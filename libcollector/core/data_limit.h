@@ -18,16 +18,8 @@ void col_data_stop(int err);
 int col_data_stop_errno(void);
 /* The first write error of any of the experiment's files, 0 when none. */
 int col_write_errno(void);
-/* Sampler: logs (once) that the limit was reached. */
-void col_limit_note(void);
-
-/* What `collector status` reads from a stopped process with a plain memory
- * read (no inferior call); the sampler refreshes it every cycle. */
-/* The runtime's counters GDB reads at a stop (er/er_gdb_layout.h). */
-extern struct er_progress gdbcol_progress;
-void col_progress_refresh(void);
-/* For the end-of-run summary: threads seen and records the kernel lost
- * (the sampler process counts them). */
-extern uint64_t col_threads_seen, col_records_lost;
+/* Sampler: logs (once) that the limit was reached; nonzero when it did
+ * (the caller then writes the status file). */
+int col_limit_note(void);
 
 #endif

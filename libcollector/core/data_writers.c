@@ -4,6 +4,8 @@
  * could not be written.  A new kind's writer is one entry here. */
 #include "core/clock_writer.h"
 #include "core/data_writers.h"
+#include "core/stack_store.h"
+#include "core/trace_writer.h"
 
 struct data_writer {
   const char *what;
@@ -23,7 +25,7 @@ static const struct data_writer writers[] = {
 
 int col_data_writers_start(void)
 {
-  int rc = col_stack_store_start();
+  int rc = col_stack_store_start(col_data_writers_abandon);
   for (size_t i = 0; i < N_WRITERS && rc == 0; i++)
     rc = writers[i].start();
   return rc;

@@ -47,11 +47,11 @@ int col_outside(void)
   return col_cfg.sampled_outside && col_control != NULL && col_target_pid == 0;
 }
 
-void col_pause_at(const char *reason, int64_t tstamp)
+int col_pause_at(const char *reason, int64_t tstamp)
 {
   int expected = 0;
   if (!__atomic_compare_exchange_n(&paused, &expected, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    return; /* pausing twice is silently ignored */
+    return 0; /* pausing twice is silently ignored */
   char label[300], name[300], event[400];
   snprintf(label, sizeof label, "collector_pause(%s)", reason);
   er_xml_escape(reason, name, sizeof name);
@@ -59,15 +59,15 @@ void col_pause_at(const char *reason, int64_t tstamp)
   __atomic_store_n(&pause_end, INT64_MAX, __ATOMIC_RELEASE);
   __atomic_store_n(&pause_start, tstamp, __ATOMIC_RELEASE);
   col_log_sample_with_event_at(label, event, tstamp);
-  col_status_write(&col_cfg, "active", NULL); /* says "paused" */
+  return 1;
 }
 
-void col_resume_at(int64_t tstamp)
+int col_resume_at(int64_t tstamp)
 {
   int expected = 1;
   if (!__atomic_compare_exchange_n(&paused, &expected, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    return;
+    return 0;
   __atomic_store_n(&pause_end, tstamp, __ATOMIC_RELEASE);
   col_log_sample_with_event_at("collector_resume", "<event kind=\"resume\" tstamp=\"%s\"/>\n", tstamp);
-  col_status_write(&col_cfg, "active", NULL);
+  return 1;
 }

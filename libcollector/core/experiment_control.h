@@ -4,9 +4,10 @@
 
 #include <stdint.h>
 
-/* Where the files are written: pause or resume as of TSTAMP. */
-void col_pause_at(const char *reason, int64_t tstamp);
-void col_resume_at(int64_t tstamp);
+/* Where the files are written: pause or resume as of TSTAMP.  Nonzero
+ * when the state changed (the caller then writes the status file). */
+int col_pause_at(const char *reason, int64_t tstamp);
+int col_resume_at(int64_t tstamp);
 /* Nonzero in a program whose experiment the sampler process writes: the
  * runtime posts requests on the control page instead. */
 int col_outside(void);

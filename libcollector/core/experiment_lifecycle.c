@@ -18,6 +18,7 @@
 #include "core/module_map.h"
 #include "core/runtime_calls.h"
 #include "core/sampler_cost.h"
+#include "core/status_file.h"
 #include "core/target.h"
 #include "core/thread_slot.h"
 #include "unwind/clock_perf.h"
@@ -174,7 +175,7 @@ void col_experiment_finish(const char *why)
                           "more than log.xml's samples", (unsigned long long)col_exp.samples_dropped,
                           strerror(col_write_errno() ? col_write_errno() : ENOSPC));
   col_log_final_sample("collector_close_experiment");
-  col_log_exit(ended_early);
+  col_log_exit(col_end_without_exit, ended_early);
   col_modules_close();
   col_experiment_archive();
   col_status_write(&col_cfg, "closed", why);

@@ -1,4 +1,4 @@
-/* log.xml (§3), overview (§7) and the status file the plugin reads.
+/* log.xml (§3) and overview (§7).
  * Every write is one complete line (or record), written whole or not at
  * all (er_recordfile), so the experiment can be read at any moment, also
  * after the process is killed or the disk filled up.
@@ -17,18 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/clock_writer.h"
 #include "core/config.h"
-#include "core/data_limit.h"
-#include "core/data_writers.h"
-#include "core/experiment_control.h"
-#include "core/experiment_lifecycle.h"
 #include "core/experiment_log.h"
 #include "core/hrtime.h"
 #include "core/runtime_calls.h"
 #include "core/target.h"
-#include "unwind/clock_perf.h"
-#include "unwind/unwind.h"
 #include "control_page.h"
 #include "er/er_fileutil.h"
 #include "er/er_naming.h"
@@ -268,14 +261,14 @@ void col_log_final_warning(int id, const char *fmt, ...)
   va_end(ap);
 }
 
-void col_log_exit(const char *ended_early)
+void col_log_exit(int killed, const char *ended_early)
 {
   char ts[32], why[400], line[600];
   er_format_tstamp(ts, sizeof ts, col_hrtime() - col_exp.run_tstamp);
   /* how="killed": the end came without the program's exit; how="collector"
    * why="...": the collection ended while the program ran on (gprofng
    * reads either as an end all the same; our reader says how it ended). */
-  if (col_end_without_exit)
+  if (killed)
     snprintf(line, sizeof line, "<event kind=\"exit\" tstamp=\"%s\" how=\"killed\"/>\n", ts);
   else if (ended_early != NULL) {
     er_xml_escape(ended_early, why, sizeof why);
@@ -313,122 +306,4 @@ void col_log_close(void)
   er_datafile_close(&col_exp.frameinfo);
   for (int k = 0; k < ER_N_KINDS; k++)
     er_datafile_close(&col_exp.data[k]);
-}
-
-struct status_request {
-  const struct col_config *cfg;
-  const char *state, *detail;
-};
-
-/* Who samples the clock: the sampler process outside the program, or
- * inside it a perf task-clock per thread or, where the kernel refuses perf
- * events (perf_errno says why), CPU-time timers and a signal.  GDB tells
- * the user what the fallback costs and how to get more. */
-static const char *clock_source(void)
-{
-  if (col_target_pid != 0)
-    return "sampler-process";
-  if (col_clock_stats.timer_threads > 0)
-    return "timer";
-  return col_clock_stats.perf_threads > 0 ? "perf-in-process" : "";
-}
-
-/* The sampler every second, GDB's calls and the API all report here; the
- * runtime's thread writes the file.  An active experiment with no other
- * detail reports whether it is paused, whoever asks. */
-static void write_status(void *p)
-{
-  const struct status_request *req = p;
-  const char *detail = req->detail;
-  if (detail == NULL && strcmp(req->state, "active") == 0 && col_is_paused())
-    detail = "paused";
-  /* Paths and the detail as GDB reads them back (er_value_encode: a
-   * newline in a path would end its line).  Static: one status at a time
-   * (the runtime thread's, or the caller's when there is none). */
-  static pthread_mutex_t status_lock = PTHREAD_MUTEX_INITIALIZER;
-  static char experiment[PATH_MAX * 2 + 8], control[PATH_MAX * 2 + 8], detail_text[1024], text[PATH_MAX * 6];
-  pthread_mutex_lock(&status_lock);
-  er_value_encode(col_exp.path, experiment, sizeof experiment);
-  er_value_encode(col_target_pid != 0 ? col_control_file : "", control, sizeof control);
-  er_value_encode(detail ? detail : "", detail_text, sizeof detail_text);
-  char tmp[PATH_MAX + 32];
-  snprintf(tmp, sizeof tmp, "%s.%d.tmp", req->cfg->status_path, (int)gettid());
-  col_progress_refresh();
-  const struct er_progress *g = &gdbcol_progress;
-  int n = snprintf(text, sizeof text,
-                   "state=%s\npid=%d\nexperiment=%s\nsamples=%llu\nsample_points=%llu\ndata_bytes=%llu\n"
-                   "limit_mb=%ld\nlimit_reached=%llu\nwrite_errno=%llu\nnot_written=%llu\nsampler_pid=%d\ncontrol=%s\n"
-                   "descendants=%llu\ndescendant_cpu_ms=%llu\ndescendant_experiments=%llu\nexec_followed=%d\n"
-                   "cpu_ms=%llu\nthreads=%llu\nlost=%llu\nstacks=%llu\ntruncated=%llu\nclock_source=%s\n"
-                   "perf_errno=%d\ndetail=%s\n",
-                   req->state, col_target(), experiment, (unsigned long long)g->profile_packets,
-                   (unsigned long long)g->sample_points, (unsigned long long)g->data_bytes, req->cfg->limit_mb,
-                   (unsigned long long)g->limit_reached, (unsigned long long)g->write_errno,
-                   (unsigned long long)g->samples_not_written, col_target_pid != 0 ? (int)getpid() : 0,
-                   control, (unsigned long long)col_descendants_seen,
-                   (unsigned long long)(col_descendant_samples * (uint64_t)req->cfg->clock_interval_us / 1000),
-                   (unsigned long long)col_descendant_experiments, col_exec_followed,
-                   (unsigned long long)(col_ticks_appended * (uint64_t)(req->cfg->clock_interval_us > 0
-                                                                          ? req->cfg->clock_interval_us : 0) / 1000),
-                   (unsigned long long)col_threads_seen, (unsigned long long)col_records_lost,
-                   (unsigned long long)(col_unwind_stats.by_rules + col_unwind_stats.by_libunwind +
-                                        col_unwind_stats.stopped),
-                   (unsigned long long)col_unwind_stats.truncated, clock_source(), col_clock_stats.last_perf_errno,
-                   detail_text);
-  if (n > 0 && n < (int)sizeof text)
-    n += snprintf(text + n, sizeof text - (size_t)n, "status_answer=%llu\ntruncated_depth=%llu\nmax_frames=%ld\n",
-                  (unsigned long long)col_status_answer, (unsigned long long)col_unwind_stats.truncated_depth,
-                  req->cfg->max_frames);
-  if (n > 0 && n < (int)sizeof text && col_status_note[0] != '\0') {
-    static char note[sizeof col_status_note * 2 + 8];
-    er_value_encode(col_status_note, note, sizeof note);
-    n += snprintf(text + n, sizeof text - (size_t)n, "note=%s\n", note);
-  }
-  if (n > 0 && n < (int)sizeof text && col_blocking_threads > 0)
-    n += snprintf(text + n, sizeof text - (size_t)n, "unsampled_ms=%llu\nblocking_threads=%u\n",
-                  (unsigned long long)(col_unsampled_ns / 1000000), col_blocking_threads);
-  /* What each data kind on recorded (GDB's closing line says it): the
-   * clock's interval (0: off), each other kind's events under its name. */
-  if (n > 0 && n < (int)sizeof text)
-    n += snprintf(text + n, sizeof text - (size_t)n, "clock_us=%ld\n", req->cfg->clock_interval_us);
-  col_trace_writer_count();
-  for (int k = 0; k < ER_N_KINDS; k++)
-    if (k != ER_KIND_CLOCK && col_kind_on(req->cfg, (enum er_kind)k) && n > 0 && n < (int)sizeof text)
-      n += snprintf(text + n, sizeof text - (size_t)n, "%s_events=%llu\n", er_kinds[k].name,
-                    (unsigned long long)col_kind_events_written((enum er_kind)k));
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  int ok = fd >= 0 && er_write_all(fd, text, (size_t)(n < (int)sizeof text ? n : (int)sizeof text - 1)) == 0;
-  if (fd >= 0)
-    close(fd);
-  if (fd >= 0 && (!ok || rename(tmp, req->cfg->status_path) != 0))
-    unlink(tmp);
-  pthread_mutex_unlock(&status_lock);
-}
-
-uint64_t col_status_answer;
-char col_status_note[512];
-
-void col_status_add_note(const char *fmt, ...)
-{
-  size_t used = strlen(col_status_note);
-  if (used > 0 && used + 2 < sizeof col_status_note)
-    used += (size_t)snprintf(col_status_note + used, sizeof col_status_note - used, "; ");
-  va_list ap;
-  va_start(ap, fmt);
-  if (used < sizeof col_status_note)
-    vsnprintf(col_status_note + used, sizeof col_status_note - used, fmt, ap);
-  va_end(ap);
-}
-uint64_t col_unsampled_ns; /* runtime/blocked_signal.c's, said in the status */
-unsigned col_blocking_threads;
-
-void col_status_write(const struct col_config *cfg, const char *state, const char *detail)
-{
-  if (cfg->status_path[0] == '\0')
-    return;
-  struct status_request req = {cfg, state, detail};
-  /* Without the runtime's thread (it could not start, or the experiment
-   * is over) the caller writes: a fresh descriptor, used at once. */
-  if (col_on_runtime_thread(write_status, &req) != 0)
-    write_status(&req);
 }

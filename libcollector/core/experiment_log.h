@@ -1,5 +1,4 @@
-/* The experiment's directory, log.xml, overview and the status file
- * GDB reads. */
+/* The experiment's directory, log.xml and overview. */
 #ifndef COL_CORE_EXPERIMENT_LOG_H
 #define COL_CORE_EXPERIMENT_LOG_H
 
@@ -39,25 +38,12 @@ void col_log_sample_with_event_at(const char *label, const char *event_xml, int6
 void col_log_comment(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void col_log_warning(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void col_log_final_warning(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* ENDED_EARLY: why the collection ended while the program ran on, or NULL. */
-void col_log_exit(const char *ended_early);
+/* The exit event: KILLED, the program ended without exiting (how="killed");
+ * else ENDED_EARLY, why the collection ended while the program ran on
+ * (how="collector"), or NULL. */
+void col_log_exit(int killed, const char *ended_early);
 void col_log_close(void);
 /* Removes what a failed col_log_open created. */
 void col_log_discard(void);
-/* The status file the plugin reads ("key=value" lines), replaced atomically. */
-void col_status_write(const struct col_config *cfg, const char *state, const char *detail);
-/* The last of GDB's requests for a current status (control page's
- * status_asked) the file answers: written as status_answer. */
-extern uint64_t col_status_answer;
-/* What the user gets less of, said in the status file (note=) for GDB's
- * closing line: a trace ring or control page that could not be made. */
-extern char col_status_note[512];
-/* One more such point, after those already there ("; " between them). */
-void col_status_add_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* CPU time of threads that blocked the timer signal (the fallback could
- * not sample it) and how many did: runtime/blocked_signal.c counts them,
- * the status file says them. */
-extern uint64_t col_unsampled_ns;
-extern unsigned col_blocking_threads;
 
 #endif

@@ -6,9 +6,9 @@
 #include <sys/mman.h>
 
 #include "core/data_limit.h"
-#include "core/data_writers.h"
 #include "core/experiment_log.h"
 #include "core/module_map.h"
+#include "core/stack_store.h"
 #include "er/er_stacks.h"
 
 static struct er_cursor *frames_out;
@@ -21,8 +21,11 @@ void *col_map_zeroed(size_t bytes)
   return p == MAP_FAILED ? NULL : p;
 }
 
-int col_stack_store_start(void)
+static void (*lost_stack)(int err);
+
+int col_stack_store_start(void (*on_lost_stack)(int err))
 {
+  lost_stack = on_lost_stack;
   frames_lost_seen = 0;
   if (frames_out == NULL)
     frames_out = col_map_zeroed(sizeof *frames_out);
@@ -63,6 +66,6 @@ int col_writer_stacks_on_disk(void)
     return 1;
   frames_lost_seen = frames_out->lost;
   int err = er_budget_stop_errno(frames_out->file->budget);
-  col_data_writers_abandon(rc != 0 ? -rc : err != 0 ? err : ENOSPC);
+  lost_stack(rc != 0 ? -rc : err != 0 ? err : ENOSPC);
   return 0;
 }

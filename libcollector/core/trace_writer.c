@@ -15,8 +15,10 @@
 #include <string.h>
 
 #include "core/capture.h"
-#include "core/data_writers.h"
+#include "core/clock_writer.h"
 #include "core/experiment_log.h"
+#include "core/stack_store.h"
+#include "core/trace_writer.h"
 #include "unwind/unwind.h"
 #include "er/er_data_kinds.h"
 #include "er/er_format.h"

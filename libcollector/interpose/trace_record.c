@@ -14,10 +14,10 @@
 #include "core/runtime_calls.h"
 #include "runtime/collector_main.h"
 #include "unwind/unwind.h"
+#include "unwind/walk_rules.h"
 #include "er/er_format.h"
 #include "trace_lanes.h"
 #include "trace_record.h"
-#include "walk_rules.h"
 
 /* Set while the recorder itself calls interposed functions (reading
  * /proc/self/maps): those calls are not traced. */

@@ -14,8 +14,8 @@
 
 #include "core/config.h"
 #include "core/experiment_log.h"
+#include "core/status_file.h"
 #include "core/thread_slot.h"
-#include "runtime/clock_sources.h"
 #include "runtime/threads.h"
 #include "er/er_fileutil.h"
 

@@ -16,6 +16,7 @@
 #include "core/experiment_lifecycle.h"
 #include "core/experiment_log.h"
 #include "core/runtime_calls.h"
+#include "core/status_file.h"
 #include "interpose/descendant_carrier.h"
 #include "interpose/got_patch.h"
 #include "runtime/collector_main.h"

@@ -3,9 +3,11 @@
  * labelled sample.  Posted on the control page when the sampler process
  * writes the experiment, applied here (core/experiment_control.c) when the
  * program samples itself. */
+#include "core/config.h"
 #include "core/experiment_control.h"
 #include "core/experiment_log.h"
 #include "core/hrtime.h"
+#include "core/status_file.h"
 #include "runtime/collector_main.h"
 #include "runtime/program_requests.h"
 #include "control_page.h"
@@ -27,8 +29,8 @@ void col_pause(const char *reason)
     return;
   if (col_outside())
     col_control_post(COL_CTL_PAUSE, reason, 0);
-  else
-    col_pause_at(reason, col_hrtime());
+  else if (col_pause_at(reason, col_hrtime()))
+    col_status_write(&col_cfg, "active", NULL); /* says "paused" */
 }
 
 void col_resume(void)
@@ -37,8 +39,8 @@ void col_resume(void)
     return;
   if (col_outside())
     col_control_post(COL_CTL_RESUME, NULL, 0);
-  else
-    col_resume_at(col_hrtime());
+  else if (col_resume_at(col_hrtime()))
+    col_status_write(&col_cfg, "active", NULL);
 }
 
 void col_sample(const char *name)

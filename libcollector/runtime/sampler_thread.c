@@ -40,6 +40,7 @@
 #include "core/module_map.h"
 #include "core/runtime_calls.h"
 #include "core/sampler_cost.h"
+#include "core/status_file.h"
 #include "core/thread_slot.h"
 #include "interpose/got_patch.h"
 #include "interpose/real_calls.h"
@@ -187,9 +188,9 @@ static void drain_all(void)
   for (size_t i = 0; i < N_SOURCES; i++)
     sources[i].cycle(now);
   col_data_writers_flush();
-  col_limit_note();
+  int limit_noted = col_limit_note();
   col_progress_refresh();
-  if (now - last_status > STATUS_EVERY_NS) {
+  if (limit_noted || now - last_status > STATUS_EVERY_NS) {
     col_status_write(&col_cfg, "active", NULL);
     last_status = now;
   }

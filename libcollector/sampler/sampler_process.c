@@ -51,6 +51,7 @@
 #include "core/module_map.h"
 #include "core/runtime_calls.h"
 #include "core/sampler_cost.h"
+#include "core/status_file.h"
 #include "core/target.h"
 #include "unwind/unwind.h"
 #include "control_page.h"
@@ -90,13 +91,13 @@ static int64_t drain_rings(int force_flush)
     col_data_writers_flush();
     last_flush = now;
   }
-  col_limit_note();
+  int limit_noted = col_limit_note();
   if (col_cfg.sample_period_ms > 0 && now - last_periodic >= col_cfg.sample_period_ms * 1000000LL) {
     col_log_sample("periodic");
     last_periodic = now;
   }
   col_progress_refresh();
-  if (now - last_status > STATUS_EVERY_NS) {
+  if (limit_noted || now - last_status > STATUS_EVERY_NS) {
     col_status_write(&col_cfg, "active", NULL);
     last_status = now;
   }

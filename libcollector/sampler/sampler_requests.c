@@ -17,6 +17,7 @@
 #include "core/experiment_log.h"
 #include "core/hrtime.h"
 #include "core/module_map.h"
+#include "core/status_file.h"
 #include "core/target.h"
 #include "control_page.h"
 #include "sampler_events.h"
@@ -49,10 +50,12 @@ void sampler_apply_request(const struct col_control_record *r)
     col_log_sample_at(r->text, r->tstamp);
     break;
   case COL_CTL_PAUSE:
-    col_pause_at(r->text, r->tstamp);
+    if (col_pause_at(r->text, r->tstamp))
+      col_status_write(&col_cfg, "active", NULL); /* says "paused" */
     break;
   case COL_CTL_RESUME:
-    col_resume_at(r->tstamp);
+    if (col_resume_at(r->tstamp))
+      col_status_write(&col_cfg, "active", NULL);
     break;
   case COL_CTL_FUNC_LOAD: {
     unsigned long long vaddr = 0;

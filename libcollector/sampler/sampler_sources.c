@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "core/config.h"
-#include "core/data_writers.h"
 #include "core/experiment_log.h"
 #include "core/sampler_cost.h"
+#include "core/trace_writer.h"
 #include "sampler_descendants.h"
 #include "sampler_events.h"
 #include "sampler_state.h"

@@ -68,7 +68,7 @@
 
 #include "core/capture.h"
 #include "core/clock_writer.h"
-#include "core/data_writers.h"
+#include "core/trace_writer.h"
 #include "er/er_format.h"
 #include "er/er_hwc_events.h"
 #include "sampler_tails.h"

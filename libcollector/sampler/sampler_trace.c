@@ -15,10 +15,11 @@
 #include <time.h>
 
 #include "core/config.h"
-#include "core/data_writers.h"
 #include "core/experiment_log.h"
 #include "core/hrtime.h"
+#include "core/status_file.h"
 #include "core/target.h"
+#include "core/trace_writer.h"
 #include "sampler_state.h"
 #include "sampler_writers.h"
 #include "trace_ring.h"

@@ -12,6 +12,8 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include "unwind/unwind.h"
+
 /* An event's kind is its data kind (enum er_kind: the data file and packet
  * it becomes); BATCH: a lane's records (below), flushed into one slot. */
 #define COL_TRACE_BATCH 0xFFFFu

@@ -19,7 +19,7 @@
 
 #include "core/capture.h"
 #include "unwind/unwind.h"
-#include "walk_rules.h"
+#include "unwind/walk_rules.h"
 #include "er/er_format.h"
 
 static unw_addr_space_t address_space;

@@ -15,8 +15,8 @@
 #include "core/config.h"
 #include "core/target.h"
 #include "unwind/unwind.h"
+#include "unwind/walk_rules.h"
 #include "er/er_format.h"
-#include "walk_rules.h"
 
 struct col_unwind_stats col_unwind_stats;
 static int check_both;

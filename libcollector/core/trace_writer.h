@@ -1,0 +1,36 @@
+/* Traced events (every traced kind) and counter overflows into their
+ * kinds' data files, with their stacks. */
+#ifndef COL_CORE_TRACE_WRITER_H
+#define COL_CORE_TRACE_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/capture.h"
+#include "er/er_data_kinds.h"
+
+struct col_trace_event;
+/* A traced event unwound and written: its kind's packet, the common header
+ * then its payload. */
+void col_trace_writer_write(const struct col_trace_event *e);
+int col_trace_writer_start(void);
+void col_trace_writer_flush(void);
+void col_trace_writer_count(void);
+void col_trace_writer_abandon(int err);
+/* Events of a traced kind, or counter overflows, written so far. */
+uint64_t col_kind_events_written(enum er_kind kind);
+/* Per data kind written here: packets written and not written (the latter
+ * counted as they happen; the former updated by col_trace_writer_count). */
+extern uint64_t col_kind_written[ER_N_KINDS], col_kind_not_written[ER_N_KINDS];
+/* trace_writer.c, counter overflows (hwcounters): CAP's overflow of
+ * counter TAG, standing for EVENTS events, unwound into PCS (room for
+ * ER_MAX_STACK_DEPTH + 2); returns the stack's depth.  The packet alone:
+ * a thread tail's, with a stack known already. */
+size_t col_counter_writer_write(const struct col_capture *cap, uint32_t tag, uint64_t events, uint64_t *pcs);
+void col_counter_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t tag, uint64_t events,
+                               const uint64_t *pcs, size_t n);
+/* How traced events' stacks came: walked on the program's thread, or unwound here from a copy. */
+extern uint64_t col_trace_stacks_walked_here, col_trace_stacks_from_copies;
+
+#endif
