@@ -338,12 +338,6 @@ static void collect_hwc(const unsigned char *p, uint16_t type, uint16_t size, vo
   exp->hwc_samples[exp->n_hwc_samples++] = s;
 }
 
-static int by_frame_uid(const void *a, const void *b)
-{
-  uint64_t x = ((const struct er_stack *)a)->frame_uid, y = ((const struct er_stack *)b)->frame_uid;
-  return x < y ? -1 : x > y;
-}
-
 static void walk_file(const char *dir, const char *name, struct er_experiment *exp,
                       void (*fn)(const unsigned char *, uint16_t, uint16_t, void *))
 {
@@ -400,7 +394,7 @@ int er_experiment_open(const char *path, struct er_experiment *exp, char *err, s
   }
   walk_file(path, "data.frameinfo", exp, collect_frame);
   if (exp->n_stacks > 0)
-    qsort(exp->stacks, exp->n_stacks, sizeof *exp->stacks, by_frame_uid);
+    qsort(exp->stacks, exp->n_stacks, sizeof *exp->stacks, er_stack_by_frame_uid);
   /* Each kind's file (the clock's is read even when log.xml does not
    * declare it: er-dump reports what it holds). */
   static void (*const collectors[ER_N_KINDS])(const unsigned char *, uint16_t, uint16_t, void *) = {
@@ -456,33 +450,3 @@ void er_experiment_close(struct er_experiment *exp)
   memset(exp, 0, sizeof *exp);
 }
 
-const struct er_stack *er_experiment_stack(const struct er_experiment *exp, uint64_t frame_uid)
-{
-  struct er_stack key = {frame_uid, 0, NULL};
-  if (exp->n_stacks == 0)
-    return NULL;
-  return bsearch(&key, exp->stacks, exp->n_stacks, sizeof key, by_frame_uid);
-}
-
-const struct er_code_region *er_experiment_code_region(const struct er_experiment *exp, uint64_t pc)
-{
-  for (size_t i = exp->n_code_regions; i-- > 0;) {
-    const struct er_code_region *r = &exp->code_regions[i];
-    if (pc >= r->vaddr && pc - r->vaddr < r->size)
-      return r;
-  }
-  return NULL;
-}
-
-const struct er_segment *er_experiment_segment(const struct er_experiment *exp, uint64_t pc)
-{
-  const struct er_segment *tagged = er_pc_segment_tag(exp, pc);
-  if (tagged != NULL)
-    return tagged;
-  for (size_t i = exp->n_segments; i-- > 0;) {
-    const struct er_segment *s = &exp->segments[i];
-    if (pc >= s->vaddr && pc - s->vaddr < s->size)
-      return s;
-  }
-  return NULL;
-}

@@ -12,9 +12,7 @@
 #include <string.h>
 
 #include "er/er_reader.h"
-
-#define TAG_SHIFT 48
-#define TAG_MAX 0x3FFFu /* 14 bits: below the special values' high bits */
+#include "er_pc_tag.h"
 
 static int is_code(const struct er_segment *s)
 {
@@ -76,18 +74,6 @@ static const struct er_segment *segment_at(const struct resolver *r, uint64_t pc
       later = s;
   }
   return later;
-}
-
-uint64_t er_pc_address(uint64_t pc)
-{
-  uint64_t tag = pc >> TAG_SHIFT;
-  return tag != 0 && tag <= TAG_MAX ? pc & ((1ULL << TAG_SHIFT) - 1) : pc;
-}
-
-const struct er_segment *er_pc_segment_tag(const struct er_experiment *exp, uint64_t pc)
-{
-  uint64_t tag = pc >> TAG_SHIFT;
-  return tag != 0 && tag <= TAG_MAX && tag <= exp->n_segments ? &exp->segments[tag - 1] : NULL;
 }
 
 /* The frame uid of a stack like FRINFO's, with the addresses that ran in an

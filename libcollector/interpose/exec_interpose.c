@@ -17,25 +17,22 @@
 #include <unistd.h>
 
 #include "interpose/descendant_carrier.h"
-#include "runtime/collector_main.h"
+#include "interpose/runtime_hooks.h"
 #include "interposed.h"
-
 
 extern char **environ;
 
 /* Brackets the real call: a record before, and one after if it returned. */
 #define AROUND_EXEC(variant, what, call)                \
   do {                                                  \
-    int ours_ = col_exec_starting(variant, what);       \
+    int ours_ = col_hooks.exec_starting(variant, what); \
     int rc_ = (call);                                   \
     int err_ = errno;                                   \
     if (ours_)                                          \
-      col_exec_failed(variant, what, err_);             \
+      col_hooks.exec_failed(variant, what, err_);       \
     errno = err_;                                       \
     return rc_;                                         \
   } while (0)
-
-
 
 int col_wrap_execve(const char *path, char *const argv[], char *const envp[]);
 int col_wrap_execvp(const char *file, char *const argv[]);

@@ -19,8 +19,8 @@
 #include "core/experiment_control.h"
 #include "interpose/descendant_carrier.h"
 #include "interpose/real_calls.h"
-#include "runtime/collector_main.h"
-#include "runtime/data_sources.h"
+#include "interpose/runtime_hooks.h"
+#include "runtime/collection_state.h"
 #include "control_page.h"
 #include "interposed.h"
 
@@ -60,7 +60,7 @@ static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 /* Runs when a profiled thread ends (return or pthread_exit). */
 static void on_thread_exit(void *unused)
 {
-  col_sources_thread_stop((pid_t)gettid());
+  col_hooks.thread_stop((pid_t)gettid());
 }
 
 static void make_exit_key(void)
@@ -72,7 +72,7 @@ static void *profiled_thread_start(void *p)
 {
   struct thread_start start = *(struct thread_start *)p;
   free(p);
-  if (col_collecting() && col_sources_thread_start(gettid()))
+  if (col_collecting() && col_hooks.thread_start(gettid()))
     pthread_setspecific(exit_key, &exit_key); /* any value but NULL: the key's destructor runs */
   return start.start(start.arg);
 }
@@ -133,14 +133,14 @@ int col_wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void 
 /* Closes the experiment, then leaves through the real function. */
 void col_wrap__exit(int status)
 {
-  col_close_experiment("_exit");
+  col_hooks.close_experiment("_exit");
   COL_REAL(_exit)(status);
   __builtin_unreachable();
 }
 
 void col_wrap__Exit(int status)
 {
-  col_close_experiment("_Exit");
+  col_hooks.close_experiment("_Exit");
   COL_REAL(_Exit)(status);
   __builtin_unreachable();
 }

@@ -15,10 +15,12 @@
 
 #include "interposed_table.h"
 
-/* col_wrap_NAME, and col_fn_NAME: the type of NAME. */
-#define COL_DECLARE_WRAPPER(name, version, ret, params) \
-  typedef ret(*col_fn_##name) params;                   \
-  ret col_wrap_##name params;
+/* col_wrap_NAME, col_fn_NAME (the type of NAME) and col_version_NAME()
+ * (the symbol version its real function is looked up at, NULL: any). */
+#define COL_DECLARE_WRAPPER(name, version, ret, params)        \
+  typedef ret(*col_fn_##name) params;                          \
+  ret col_wrap_##name params;                                  \
+  static inline const char *col_version_##name(void) { return version; }
 COL_INTERPOSED(COL_DECLARE_WRAPPER)
 #undef COL_DECLARE_WRAPPER
 
@@ -36,8 +38,6 @@ COL_INTERPOSED(COL_DECLARE_WRAPPER)
  * the default scope has it. */
 void *col_real_function(const char *name, void *ours);
 void *col_real_function_version(const char *name, const char *version, void *ours);
-/* NAME's version in the table (NULL: any). */
-const char *col_interposed_version(const char *name);
 
 /* Cached lookup: wrappers run on every call the program makes. */
 #define COL_REAL_CACHED(type, lookup)                       \
@@ -53,7 +53,7 @@ const char *col_interposed_version(const char *name);
 
 /* The real NAME behind our wrapper, at the table's version. */
 #define COL_REAL(name) \
-  COL_REAL_CACHED(col_fn_##name, col_real_function_version(#name, col_interposed_version(#name), (void *)col_wrap_##name))
+  COL_REAL_CACHED(col_fn_##name, col_real_function_version(#name, col_version_##name(), (void *)col_wrap_##name))
 /* A function the runtime calls but does not interpose (a trylock). */
 #define COL_REAL_OTHER(type, name) COL_REAL_CACHED(type, col_real_function(name, NULL))
 

@@ -1,9 +1,6 @@
 /* The table of interposed functions as data (interposed_table.h): what the
- * GOT patching walks and where each wrapper's real function's version is
- * found. */
+ * GOT patching walks. */
 #define _GNU_SOURCE
-#include <string.h>
-
 #include "interposed.h"
 #include "interposed_list.h"
 
@@ -13,11 +10,3 @@ const struct col_interposed col_interposed[] = {
 #undef COL_TABLE_ENTRY
 };
 const size_t col_n_interposed = sizeof col_interposed / sizeof col_interposed[0];
-
-const char *col_interposed_version(const char *name)
-{
-  for (size_t i = 0; i < col_n_interposed; i++)
-    if (strcmp(col_interposed[i].name, name) == 0)
-      return col_interposed[i].version;
-  return NULL;
-}

@@ -19,7 +19,7 @@
 #include "core/experiment_control.h"
 #include "core/module_map.h"
 #include "core/runtime_calls.h"
-#include "runtime/collector_main.h"
+#include "runtime/collection_state.h"
 #include "unwind/unwind.h"
 #include "control_page.h"
 #include "interposed.h"

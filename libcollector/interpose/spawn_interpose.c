@@ -29,7 +29,7 @@
 #include "core/experiment_control.h"
 #include "core/runtime_calls.h"
 #include "interpose/descendant_carrier.h"
-#include "runtime/collector_main.h"
+#include "runtime/collection_state.h"
 #include "control_page.h"
 #include "interposed.h"
 

@@ -18,6 +18,7 @@
 
 #define TRACE_LANE_MAX_AGE_NS 20000000LL /* an idle thread's events wait at most for its next one */
 
+__thread int col_trace_slot_state __attribute__((tls_model("initial-exec")));
 static __thread struct col_trace_lane *my_lane __attribute__((tls_model("initial-exec")));
 static __thread int no_lane __attribute__((tls_model("initial-exec"))); /* none was free */
 

@@ -10,6 +10,15 @@
 #include "trace_ring.h"
 
 /* Who recorded the event. */
+/* Where this thread's recording stands: a signal handler may trace a call
+ * at any point of it.  While the thread holds a slot it has not committed,
+ * the handler's event must not wait for space (the sampler takes slots in
+ * order and would stop at the held one); otherwise it may.  While the
+ * thread writes its lane (trace_lanes.c), the handler's event goes through
+ * the ring. */
+enum col_trace_slot_state { IDLE, WAITING_FOR_SLOT, HOLDING_SLOT, IN_LANE };
+extern __thread int col_trace_slot_state __attribute__((tls_model("initial-exec")));
+
 struct col_lane_origin {
   pid_t pid, tid;
   uint32_t cpu, space;

@@ -12,7 +12,7 @@
 #include "core/capture.h"
 #include "core/config.h"
 #include "core/runtime_calls.h"
-#include "runtime/collector_main.h"
+#include "runtime/collection_state.h"
 #include "unwind/unwind.h"
 #include "unwind/walk_rules.h"
 #include "er/er_format.h"
@@ -22,7 +22,6 @@
 /* Set while the recorder itself calls interposed functions (reading
  * /proc/self/maps): those calls are not traced. */
 __thread int col_tracing_here __attribute__((tls_model("initial-exec")));
-__thread int col_trace_slot_state __attribute__((tls_model("initial-exec")));
 
 /* The mapping the thread's last event's stack was in. */
 static __thread uintptr_t stack_low __attribute__((tls_model("initial-exec")));

@@ -23,14 +23,6 @@
  * realloc): calls made meanwhile are not traced. */
 extern __thread int col_tracing_here __attribute__((tls_model("initial-exec")));
 
-/* Where this thread's recording stands: a signal handler may trace a call
- * at any point of it.  While the thread holds a slot it has not committed,
- * the handler's event must not wait for space (the sampler takes slots in
- * order and would stop at the held one); otherwise it may.  While the
- * thread writes its lane (trace_lanes.c), the handler's event goes through
- * the ring. */
-enum col_trace_slot_state { IDLE, WAITING_FOR_SLOT, HOLDING_SLOT, IN_LANE };
-extern __thread int col_trace_slot_state __attribute__((tls_model("initial-exec")));
 
 /* The ring, when this thread's calls are traced now (else NULL): loads
  * only, no system call (an event's pid says whose it is). */

@@ -13,11 +13,9 @@
 #include "core/runtime_calls.h"
 #include "core/thread_slot.h"
 #include "runtime/clock_sources.h"
-#include "runtime/sampler_thread.h"
+#include "runtime/sampler_wakeup.h"
 #include "runtime/threads.h"
 #include "unwind/clock_perf.h"
-
-size_t col_stack_copy_bytes;
 
 static int timer_handler_ready;
 
@@ -31,7 +29,7 @@ static int start_timer_source(struct col_thread *t, pid_t tid, long interval)
     }
     __atomic_store_n(&timer_handler_ready, 1, __ATOMIC_RELEASE);
   }
-  int rc = col_timer_open(t, interval);
+  int rc = col_timer_open(t, interval, col_cfg.stack_copy_bytes);
   if (rc != 0) {
     col_clock_stats.last_timer_errno = -rc;
     return rc;
@@ -96,7 +94,6 @@ static int arm_thread(pid_t tid, const struct stack_bounds *bounds)
     __atomic_fetch_add(&col_clock_stats.failed_threads, 1, __ATOMIC_RELAXED);
     return -ENOSPC;
   }
-  col_stack_copy_bytes = col_cfg.stack_copy_bytes;
   set_stack_bounds(t, bounds);
   int rc = -ENOSYS;
   if (!col_cfg.force_timer_source) {

@@ -16,7 +16,7 @@ void col_clock_stop_thread(struct col_thread *t);
 void col_clock_stop_all(void);
 /* clock_timer.c */
 int col_timer_install_handler(void);
-int col_timer_open(struct col_thread *t, long interval_us);
+int col_timer_open(struct col_thread *t, long interval_us, size_t stack_bytes);
 void col_timer_close(struct col_thread *t);
 size_t col_timer_drain(struct col_thread *t);
 /* On an ending thread (its timer deleted): its CPU time since its last

@@ -33,7 +33,8 @@
 
 #define RING_BYTES (256 * 1024)
 
-extern size_t col_stack_copy_bytes;
+/* The stack bytes each sample copies (col_timer_open's; the handler reads it). */
+static size_t stack_copy_bytes;
 
 static void copy_registers(const ucontext_t *uc, struct col_regs *regs)
 {
@@ -106,7 +107,7 @@ static void on_timer_signal(int sig, siginfo_t *info, void *context)
     uintptr_t lo = __atomic_load_n(&t->stack_lo, __ATOMIC_RELAXED);
     if (sp >= lo && sp < hi) {
       size_t room = hi - sp;
-      cap.stack_len = room < col_stack_copy_bytes ? room : col_stack_copy_bytes;
+      cap.stack_len = room < stack_copy_bytes ? room : stack_copy_bytes;
     }
     if (col_ring_push(t->ring, &cap) != 0)
       __atomic_fetch_add(&t->lost, cap.weight, __ATOMIC_RELAXED);
@@ -132,8 +133,9 @@ static clockid_t thread_cpu_clock(pid_t tid)
   return (clockid_t)((~(unsigned)tid << 3) | 6);
 }
 
-int col_timer_open(struct col_thread *t, long interval_us)
+int col_timer_open(struct col_thread *t, long interval_us, size_t stack_bytes)
 {
+  stack_copy_bytes = stack_bytes;
   if (t->ring == NULL)
     t->ring = col_ring_create(RING_BYTES);
   if (t->ring == NULL)

@@ -19,6 +19,8 @@
 #include "core/status_file.h"
 #include "interpose/descendant_carrier.h"
 #include "interpose/got_patch.h"
+#include "interpose/runtime_hooks.h"
+#include "runtime/collection_state.h"
 #include "runtime/collector_main.h"
 #include "runtime/data_sources.h"
 #include "runtime/program_requests.h"
@@ -33,20 +35,6 @@
 #include "er/er_text.h"
 
 
-enum { STATE_INERT, STATE_COLLECTING, STATE_CLOSED };
-static int state = STATE_INERT;
-static pid_t owner_pid;
-
-int col_collecting(void)
-{
-  return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == STATE_COLLECTING && getpid() == owner_pid;
-}
-
-int col_active(void)
-{
-  return __atomic_load_n(&state, __ATOMIC_RELAXED) == STATE_COLLECTING;
-}
-
 static const char *close_reason = "exit";
 
 /* Processes the program made while sampled from inside: none of them is
@@ -57,7 +45,7 @@ static unsigned forks_unrecorded;
 
 static void count_fork_in_parent(void)
 {
-  if (col_active() && getpid() == owner_pid)
+  if (col_active() && col_state_owned_here())
     __atomic_add_fetch(&forks_unrecorded, 1, __ATOMIC_RELAXED);
 }
 
@@ -82,7 +70,7 @@ static int start_experiment(void)
   memset(&col_unwind_stats, 0, sizeof col_unwind_stats);
   col_requests_reset();
   col_unwind_check_mode(col_cfg.check_unwinder);
-  owner_pid = getpid();
+  col_state_own();
   /* Traced events go through the sampler process (it unwinds and writes
    * them); sampling from inside, nobody would: said, not declared. */
   char untraced[100] = "";
@@ -105,7 +93,7 @@ static int start_experiment(void)
   if (untraced[0] != '\0')
     col_log_warning(200, "%s was asked for but needs the sampler process, which is not running here (the "
                     "runtime samples from inside the program): nothing traced is recorded", untraced);
-  __atomic_store_n(&state, STATE_COLLECTING, __ATOMIC_RELEASE);
+  col_state_set(COL_STATE_COLLECTING);
   return 0;
 }
 
@@ -129,8 +117,8 @@ static void serve_from_outside(enum col_start_how how)
              "page %.300s: %s", page, strerror(-rc));
     return;
   }
-  owner_pid = getpid();
-  __atomic_store_n(&state, STATE_COLLECTING, __ATOMIC_RELEASE);
+  col_state_own();
+  col_state_set(COL_STATE_COLLECTING);
   col_sources_start(how);
   static int fork_handler_set;
   if (strcmp(col_cfg.descendants, "off") != 0 && !col_carrier_active)
@@ -144,8 +132,8 @@ static void serve_from_outside(enum col_start_how how)
  * (the Collector API, spawns) is its own. */
 static void forked_child(void)
 {
-  if (col_carrier_active && __atomic_load_n(&state, __ATOMIC_ACQUIRE) == STATE_COLLECTING) {
-    owner_pid = getpid();
+  if (col_carrier_active && col_state_collecting_anywhere()) {
+    col_state_own();
     col_is_descendant = 1;
   }
 }
@@ -162,8 +150,16 @@ static void serve_as_descendant(void)
   serve_from_outside(COL_START_DESCENDANT);
 }
 
+/* What the wrappers tell the runtime (interpose/runtime_hooks.h). */
+static void set_hooks(void)
+{
+  col_hooks = (struct col_runtime_hooks){col_sources_thread_start, col_sources_thread_stop, col_close_experiment,
+                                         col_exec_starting, col_exec_failed};
+}
+
 __attribute__((constructor)) static void col_init(void)
 {
+  set_hooks();
   if (!col_config_load(&col_cfg)) {
     serve_as_descendant();
     return;
@@ -238,7 +234,7 @@ int gdbcol_attach_start(const char *settings)
     /* A descendant of a recorded program, attached on its own: it gets an
      * experiment of its own, and passes that one on. */
     col_is_descendant = col_carrier_active = 0;
-    __atomic_store_n(&state, STATE_INERT, __ATOMIC_RELEASE);
+    col_state_set(COL_STATE_INERT);
   }
   if (col_collecting()) {
     /* Still collecting (a GDB attached before and detached): the new GDB
@@ -246,7 +242,7 @@ int gdbcol_attach_start(const char *settings)
     adopt_status_file(requested.status_path);
     return 1;
   }
-  __atomic_store_n(&state, STATE_INERT, __ATOMIC_RELEASE);
+  col_state_set(COL_STATE_INERT);
   col_cfg = requested;
   gdbcol_start_error[0] = '\0';
   if (col_cfg.sampled_outside) {
@@ -325,8 +321,7 @@ void col_close_experiment(const char *why)
 {
   if (!col_collecting())
     return;
-  int expected = STATE_COLLECTING;
-  if (!__atomic_compare_exchange_n(&state, &expected, STATE_CLOSED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+  if (!col_state_close())
     return;
   close_reason = why;
   col_sources_stop();

@@ -19,7 +19,7 @@
 #include "core/runtime_calls.h"
 #include "runtime/clock_sources.h"
 #include "runtime/data_sources.h"
-#include "runtime/sampler_thread.h"
+#include "runtime/sampler_wakeup.h"
 #include "runtime/threads.h"
 #include "control_page.h"
 #include "trace_record.h"

@@ -28,7 +28,7 @@
 #include "core/module_map.h"
 #include "core/runtime_calls.h"
 #include "interpose/descendant_carrier.h"
-#include "runtime/collector_main.h"
+#include "runtime/collection_state.h"
 #include "runtime/dynamic_functions.h"
 #include "control_page.h"
 

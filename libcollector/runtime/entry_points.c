@@ -5,6 +5,7 @@
  * process's). */
 #include <stddef.h>
 
+#include "runtime/collection_state.h"
 #include "runtime/collector_main.h"
 #include "runtime/data_sources.h"
 #include "runtime/dynamic_functions.h"

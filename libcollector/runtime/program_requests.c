@@ -8,7 +8,7 @@
 #include "core/experiment_log.h"
 #include "core/hrtime.h"
 #include "core/status_file.h"
-#include "runtime/collector_main.h"
+#include "runtime/collection_state.h"
 #include "runtime/program_requests.h"
 #include "control_page.h"
 

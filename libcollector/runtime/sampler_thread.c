@@ -23,8 +23,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -47,6 +45,7 @@
 #include "runtime/clock_sources.h"
 #include "runtime/program_requests.h"
 #include "runtime/sampler_thread.h"
+#include "runtime/sampler_wakeup.h"
 #include "runtime/threads.h"
 #include "unwind/clock_perf.h"
 #include "unwind/unwind.h"
@@ -59,17 +58,14 @@
 #define STATUS_EVERY_NS 1000000000LL
 #define THREAD_SCAN_NS 100000000LL
 
-
-static int epoll_fd = -1, wake_fd = -1;
 static pthread_t sampler;
-static int stop_requested, drained, poke_pending;
+static int stop_requested, drained;
 static int (*start_work)(void);
 static void (*finish_work)(void);
 static int start_result, start_reported;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t start_cond = PTHREAD_COND_INITIALIZER;
 static int64_t last_rescan, last_status, last_thread_scan, last_periodic_sample;
-static pid_t sampler_tid;
 static int64_t last_alive_check;
 int col_patch_got; /* injected: keep new objects' GOT slots pointed at us */
 
@@ -89,7 +85,6 @@ static void retire_thread(struct col_thread *t)
     col_perf_release(t);
   col_thread_release(t);
 }
-
 
 /* ---- what the runtime thread serves each cycle, source by source ---------- */
 
@@ -127,7 +122,7 @@ static void clock_cycle(int64_t now)
 {
   int scan = now - last_thread_scan > THREAD_SCAN_NS;
   if (scan) {
-    col_scan_threads(sampler_tid);
+    col_scan_threads(col_sampler_tid());
     last_thread_scan = now;
   }
   for (int i = 0; i < COL_MAX_THREADS; i++) {
@@ -208,19 +203,6 @@ static int take_private_descriptor_table(void)
   return 0;
 }
 
-static int open_wakeup(void)
-{
-  epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-  sigset_t wake;
-  sigemptyset(&wake);
-  sigaddset(&wake, COL_TIMER_SIGNAL);
-  wake_fd = signalfd(-1, &wake, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (epoll_fd < 0 || wake_fd < 0)
-    return -errno;
-  col_sampler_watch_fd(wake_fd);
-  return 0;
-}
-
 static void report_start(int rc)
 {
   pthread_mutex_lock(&start_lock);
@@ -228,23 +210,6 @@ static void report_start(int rc)
   start_reported = 1;
   pthread_cond_broadcast(&start_cond);
   pthread_mutex_unlock(&start_lock);
-}
-
-static void consume_wakeups(void)
-{
-  struct signalfd_siginfo info[16];
-  while (read(wake_fd, info, sizeof info) > 0)
-    ;
-  __atomic_store_n(&poke_pending, 0, __ATOMIC_RELEASE);
-}
-
-static void close_wakeup(void)
-{
-  if (epoll_fd >= 0)
-    close(epoll_fd);
-  if (wake_fd >= 0)
-    close(wake_fd);
-  epoll_fd = wake_fd = -1;
 }
 
 void col_sampler_drain_now(void)
@@ -265,7 +230,7 @@ static int only_runtime_thread_left(void)
   int others = 0;
   for (struct dirent *e; !others && (e = readdir(tasks)) != NULL;) {
     pid_t tid = (pid_t)atoi(e->d_name);
-    if (tid <= 0 || tid == sampler_tid)
+    if (tid <= 0 || tid == col_sampler_tid())
       continue;
     char path[64], stat[512];
     snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
@@ -281,27 +246,22 @@ static void *sampler_main(void *unused)
   prctl(PR_SET_NAME, "gdbcol-sampler");
   last_thread_scan = last_periodic_sample = col_hrtime();
   col_private_descriptors = take_private_descriptor_table() == 0;
-  __atomic_store_n(&sampler_tid, (pid_t)gettid(), __ATOMIC_RELEASE);
-  col_calls_set_runtime_thread(sampler_tid, col_sampler_poke);
-  int rc = open_wakeup();
-  if (rc == 0)
+  int rc = col_wakeup_open();
+  if (rc == 0) {
+    col_calls_set_runtime_thread(col_sampler_tid(), col_sampler_poke);
     rc = start_work();
+  }
   if (rc != 0) {
-    close_wakeup();
     col_calls_set_runtime_thread(0, NULL);
-    __atomic_store_n(&sampler_tid, 0, __ATOMIC_RELEASE);
+    col_wakeup_close();
     report_start(rc);
     return NULL;
   }
   last_rescan = last_status = col_hrtime();
   col_calls_accept(1);
   report_start(0);
-  struct epoll_event events[64];
   while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {
-    int n = epoll_wait(epoll_fd, events, 64, CYCLE_MS);
-    for (int i = 0; i < n; i++)
-      if (events[i].data.fd == wake_fd)
-        consume_wakeups();
+    col_wakeup_wait(CYCLE_MS);
     col_calls_serve();
     drain_all();
     int64_t now = col_hrtime();
@@ -327,9 +287,8 @@ static void *sampler_main(void *unused)
   col_sampler_measure_cost(RUSAGE_THREAD, CLOCK_THREAD_CPUTIME_ID);
   __atomic_store_n(&drained, 1, __ATOMIC_RELEASE);
   finish_work();
-  close_wakeup();
   col_calls_set_runtime_thread(0, NULL);
-  __atomic_store_n(&sampler_tid, 0, __ATOMIC_RELEASE);
+  col_wakeup_close();
   return NULL;
 }
 
@@ -337,7 +296,7 @@ int col_sampler_start(int (*start)(void), void (*finish)(void))
 {
   if (col_sampler_tid() != 0)
     return -EBUSY; /* a previous experiment's thread never finished */
-  stop_requested = drained = poke_pending = 0;
+  stop_requested = drained = 0;
   start_work = start;
   finish_work = finish;
   start_reported = 0;
@@ -366,32 +325,6 @@ int col_sampler_start(int (*start)(void), void (*finish)(void))
   if (rc != 0)
     pthread_join(sampler, NULL);
   return rc;
-}
-
-pid_t col_sampler_tid(void)
-{
-  return __atomic_load_n(&sampler_tid, __ATOMIC_ACQUIRE);
-}
-
-void col_sampler_watch_fd(int fd)
-{
-  struct epoll_event ev;
-  memset(&ev, 0, sizeof ev);
-  ev.events = EPOLLIN;
-  ev.data.fd = fd;
-  epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev);
-}
-
-/* Async-signal-safe.  At most one wake-up is pending at a time, so the
- * user's queue of pending signals is never filled by us. */
-void col_sampler_poke(void)
-{
-  pid_t tid = col_sampler_tid();
-  if (tid != 0 && gettid() != tid && !__atomic_exchange_n(&poke_pending, 1, __ATOMIC_ACQ_REL)) {
-    int saved = errno;
-    syscall(SYS_tgkill, getpid(), tid, COL_TIMER_SIGNAL);
-    errno = saved;
-  }
 }
 
 /* Bounded: never hang the program's exit on the runtime.  The final drain

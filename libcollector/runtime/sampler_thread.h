@@ -9,18 +9,12 @@
  * START there (opening the experiment) and reports START's result; FINISH
  * runs there after the final drain (closing the experiment). */
 int col_sampler_start(int (*start)(void), void (*finish)(void));
-/* The sampler's own thread id (never sampled). */
-pid_t col_sampler_tid(void);
 /* Drains every thread's captures and writes them now (runtime thread). */
 void col_sampler_drain_now(void);
 /* Nonzero after an injection: the sampler keeps GOT slots of objects loaded
  * later pointed at our wrappers. */
 extern int col_patch_got;
-/* Wakes the sampler (a thread ended) without waiting. */
-void col_sampler_poke(void);
 /* Final drain and join; bounded wait.  Returns 0 when the thread finished. */
 int col_sampler_stop(void);
-/* Perf descriptors are watched with epoll so the sampler wakes on data. */
-void col_sampler_watch_fd(int fd);
 
 #endif

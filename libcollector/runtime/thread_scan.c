@@ -18,7 +18,7 @@
 
 #include "core/thread_slot.h"
 #include "runtime/clock_sources.h"
-#include "runtime/collector_main.h"
+#include "runtime/collection_state.h"
 #include "runtime/threads.h"
 
 #define MAX_TASKS COL_MAX_THREADS

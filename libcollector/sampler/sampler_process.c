@@ -193,15 +193,6 @@ static void finish(int program_gone)
 
 static int epoll_fd = -1, pidfd = -1;
 
-/* The status file at the start: the control page and the trace ring are
- * beside it, even after a later GDB session adopts the experiment. */
-static char first_status_path[sizeof col_cfg.status_path];
-
-int sampler_began_beside(const char *status_path)
-{
-  return strcmp(status_path, first_status_path) == 0;
-}
-
 /* The files this process shared with the program's runtime (the control
  * page, the trace ring, which is resident): nothing serves them any more,
  * and the mappings that remain keep their memory until they go.  Then
@@ -210,6 +201,7 @@ int sampler_began_beside(const char *status_path)
 static void remove_shared_files(void)
 {
   char path[PATH_MAX + 16];
+  const char *first_status_path = session_dir_first();
   if (first_status_path[0] == '\0')
     return;
   col_control_path(path, sizeof path, first_status_path);
@@ -221,10 +213,13 @@ static void remove_shared_files(void)
     session_dir_leave(col_cfg.status_path);
 }
 
-void sampler_forget_main_loop(void)
+/* A descendant's writer, in a fork of this process: the founder's loop
+ * (its epoll set, the program's pidfd) is not its own. */
+static void run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp, int after_exec, const char *comm)
 {
   close(epoll_fd);
   close(pidfd);
+  sampler_run_as_writer(pid, lineage, fd, tstamp, after_exec, comm);
 }
 
 /* After the founder's end: its descendants' records still come through the
@@ -359,8 +354,7 @@ int main(int argc, char **argv)
   col_private_descriptors = 1; /* a process of its own */
   sampler.tid_seen_bits = 1u << 22;
   sampler.tid_seen = calloc(sampler.tid_seen_bits / 8, 1);
-  snprintf(first_status_path, sizeof first_status_path, "%s", col_cfg.status_path);
-  session_dir_join(first_status_path);
+  session_dir_begin(col_cfg.status_path);
   if (sampler.attached && geteuid() == 0)
     share_files_with_target();
   int control_rc = col_cfg.status_path[0] != '\0' ? col_control_create(col_cfg.status_path) : 0;
@@ -375,7 +369,7 @@ int main(int argc, char **argv)
   char follow_err[300] = "";
   if (er_follow_parse(col_cfg.descendants, &sampler.follow, follow_err, sizeof follow_err) != 0)
     er_follow_parse("on", &sampler.follow, NULL, 0); /* GDB checked it: only a hand-made setting gets here */
-  writers_init(col_target_pid, sampler_run_as_writer, sampler.follow.mode == ER_FOLLOW_NONE);
+  writers_init(col_target_pid, run_as_writer, sampler.follow.mode == ER_FOLLOW_NONE);
   char err[300];
   if (sampler.tid_seen == NULL || epoll_fd < 0 || pidfd < 0 || col_unwind_init() != 0 ||
       begin(epoll_fd, err, sizeof err) != 0) {

@@ -40,97 +40,6 @@ static const char *request_variant(const char *text, char *variant, size_t len)
   return colon + 1;
 }
 
-void sampler_apply_request(const struct col_control_record *r)
-{
-  static char reason[sizeof r->text];
-  if (!sampler.started)
-    return;
-  switch (r->kind) {
-  case COL_CTL_SAMPLE:
-    col_log_sample_at(r->text, r->tstamp);
-    break;
-  case COL_CTL_PAUSE:
-    if (col_pause_at(r->text, r->tstamp))
-      col_status_write(&col_cfg, "active", NULL); /* says "paused" */
-    break;
-  case COL_CTL_RESUME:
-    if (col_resume_at(r->tstamp))
-      col_status_write(&col_cfg, "active", NULL);
-    break;
-  case COL_CTL_FUNC_LOAD: {
-    unsigned long long vaddr = 0;
-    long long when = 0;
-    int size = 0, name_at = 0;
-    if (sscanf(r->text, "%llx %d %lld %n", &vaddr, &size, &when, &name_at) >= 3 && name_at > 0)
-      col_modules_function(vaddr, (uint64_t)size, r->text + name_at, when);
-    break;
-  }
-  case COL_CTL_FUNC_UNLOAD: {
-    unsigned long long vaddr = 0;
-    if (sscanf(r->text, "%llx", &vaddr) == 1)
-      col_modules_function_gone(vaddr, r->tstamp);
-    break;
-  }
-  case COL_CTL_UNLOADED: {
-    unsigned long long start = 0;
-    if (sscanf(r->text, "%llx", &start) == 1)
-      col_modules_unloaded(start, r->tstamp);
-    break;
-  }
-  case COL_CTL_CLOSE:
-    sampler.close_requested = 1;
-    snprintf(reason, sizeof reason, "%s", r->text);
-    sampler.close_reason = reason;
-    sampler.closing_at = r->tstamp; /* samples taken before it are still written */
-    sampler.finished = 1;
-    break;
-  }
-}
-
-/* A request of a descendant's runtime (or of the program's new image after
- * its exec): its writer applies what concerns its experiment; the exec
- * forms are the kernel's records' business.  Requests are read before the
- * rings: they wait, and go to the writers in time order with the records
- * (sampler_merge.c), so that a writer knows of a pause before the samples
- * after it, and a new process has its writer (its fork or exec record came
- * first).  One that finds no writer waits a while longer, in order. */
-#define HELD_REQUESTS 256
-#define HOLD_NS 2000000000LL
-static struct col_control_record held[HELD_REQUESTS];
-static size_t n_held;
-
-static int forward_request(const struct col_control_record *r)
-{
-  struct sampler_request_record rec = {.header = {SAMPLER_RECORD_REQUEST, 0, sizeof rec}, .request = *r};
-  return writers_forward(r->pid, (const unsigned char *)&rec, sizeof rec);
-}
-
-static void descendant_request(const struct col_control_record *r)
-{
-  if (r->kind != COL_CTL_SAMPLE && r->kind != COL_CTL_PAUSE && r->kind != COL_CTL_RESUME && r->kind != COL_CTL_CLOSE)
-    return;
-  if (n_held < HELD_REQUESTS)
-    held[n_held++] = *r;
-}
-
-void sampler_release_requests(int64_t upto)
-{
-  if (n_held == 0 || held[0].tstamp > upto)
-    return;
-  int64_t too_old = col_hrtime() - HOLD_NS;
-  size_t kept = 0;
-  for (size_t i = 0; i < n_held; i++) {
-    int blocked = held[i].tstamp > upto; /* or an earlier request of the same process still waits */
-    for (size_t j = 0; j < kept && !blocked; j++)
-      blocked = held[j].pid == held[i].pid;
-    if (!blocked && forward_request(&held[i]))
-      continue;
-    if (held[i].tstamp >= too_old)
-      held[kept++] = held[i];
-  }
-  n_held = kept;
-}
-
 /* The program's and GDB's requests, at the times they carry. */
 static void on_request(const struct col_control_record *r, void *unused)
 {
@@ -149,7 +58,7 @@ static void on_request(const struct col_control_record *r, void *unused)
    * is its new image's, whose writer the kernel's exec record starts. */
   int new_image = sampler.exec_pending && r->kind != COL_CTL_EXEC_FAILED;
   if (r->pid != col_target_pid || writers_has_route(r->pid) || new_image) {
-    descendant_request(r);
+    sampler_hold_request(r);
     return;
   }
   if (!sampler.started || sampler.finished)
@@ -209,7 +118,7 @@ static void on_request(const struct col_control_record *r, void *unused)
      * end (the control page and the trace ring are there). */
     if (strcmp(col_cfg.status_path, r->text) != 0) {
       session_dir_join(r->text);
-      if (!sampler_began_beside(col_cfg.status_path))
+      if (!session_dir_began_beside(col_cfg.status_path))
         session_dir_leave(col_cfg.status_path);
     }
     snprintf(col_cfg.status_path, sizeof col_cfg.status_path, "%s", r->text);

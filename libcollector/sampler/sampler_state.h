@@ -36,9 +36,6 @@ struct sampler_state {
 
 extern struct sampler_state sampler;
 
-/* sampler_process.c: STATUS_PATH is the status file the sampler began
- * beside (its control page and trace ring are there). */
-int sampler_began_beside(const char *status_path);
 /* sampler_records.c */
 /* LOST_MAY_BE_SWITCHES: the record's ring holds switches, so a loss it
  * reports may have taken some (the thread tails then drop what spans it). */
@@ -55,11 +52,14 @@ void sampler_drain_ring_records(int64_t newest);
 /* sampler_requests.c: the program's and GDB's requests on the control
  * page, its descendants' too (passed to their writers). */
 void sampler_take_requests(void);
-/* Descendants' requests up to time UPTO go to their writers (called as
- * the merged records pass their time). */
-void sampler_release_requests(int64_t upto);
-/* A sample point, pause, resume or end asked for, in this experiment. */
 struct col_control_record;
+/* sampler_held_requests.c: a descendant's request (or the new image's
+ * after an exec) held; those up to time UPTO go to their writers (called
+ * as the merged records pass their time). */
+void sampler_hold_request(const struct col_control_record *r);
+void sampler_release_requests(int64_t upto);
+/* sampler_apply.c: a sample point, pause, resume or end asked for, in
+ * this experiment. */
 void sampler_apply_request(const struct col_control_record *r);
 /* sampler_trace.c: the trace ring, made before the program runs when a
  * tracing kind is on (0, or -1 with the reason in ERR); its events up to
@@ -81,6 +81,5 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
 void sampler_sources_take(int64_t newest);
 void sampler_describe(void);
 /* sampler_process.c */
-void sampler_forget_main_loop(void); /* a writer: the founder's loop is not its own */
 
 #endif

@@ -59,7 +59,6 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
 {
   static unsigned char buf[WRITER_BUFFER];
   sampler_events_forget();
-  sampler_forget_main_loop();
   col_calls_set_runtime_thread(gettid(), NULL); /* the files are this process's own now */
   sampler.writer_mode = 1;
   sampler.attached = sampler.started = sampler.finished = sampler.start_failed = sampler.exec_pending = 0;

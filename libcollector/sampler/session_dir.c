@@ -103,3 +103,21 @@ void session_dir_leave(const char *status_path)
   }
   closedir(d);
 }
+
+static char first_status_path[PATH_MAX];
+
+void session_dir_begin(const char *status_path)
+{
+  snprintf(first_status_path, sizeof first_status_path, "%s", status_path);
+  session_dir_join(first_status_path);
+}
+
+int session_dir_began_beside(const char *status_path)
+{
+  return strcmp(status_path, first_status_path) == 0;
+}
+
+const char *session_dir_first(void)
+{
+  return first_status_path;
+}

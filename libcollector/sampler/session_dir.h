@@ -14,4 +14,12 @@ void session_dir_join(const char *status_path);
 /* This process leaves it; the last one out removes it. */
 void session_dir_leave(const char *status_path);
 
+/* The sampler process's first session (the status file it began with: the
+ * control page and the trace ring stay beside it, even after a later GDB
+ * session adopts the experiment), joined; and whether STATUS_PATH is in it. */
+void session_dir_begin(const char *status_path);
+int session_dir_began_beside(const char *status_path);
+/* That first status file's path ("" before session_dir_begin). */
+const char *session_dir_first(void);
+
 #endif

@@ -21,8 +21,6 @@
 #include "trace_record.h"
 #include "trace_ring.h"
 
-__thread int col_trace_slot_state; /* the recorder's (trace_record.c), which this test leaves out */
-
 #define THREADS 4
 #define EVENTS 20000
 

@@ -137,6 +137,8 @@ int er_experiment_open_map(const char *path, struct er_experiment *exp, char *er
 void er_experiment_close(struct er_experiment *exp);
 
 const struct er_stack *er_experiment_stack(const struct er_experiment *exp, uint64_t frame_uid);
+/* The order of an experiment's stacks (by frame uid), for qsort and bsearch. */
+int er_stack_by_frame_uid(const void *a, const void *b);
 /* The file-less code region (the vDSO) that holds PC, or NULL. */
 const struct er_code_region *er_experiment_code_region(const struct er_experiment *exp, uint64_t pc);
 /* The segment that maps PC (any mode), or NULL. */

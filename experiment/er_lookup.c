@@ -1,0 +1,56 @@
+/* Looking up what a read experiment holds: a stack by its frame uid, the
+ * segment or generated-code region a PC ran in (a tagged PC: the segment
+ * it was tagged with, er_pc_tag.h). */
+#include <stdlib.h>
+
+#include "er/er_reader.h"
+#include "er_pc_tag.h"
+
+int er_stack_by_frame_uid(const void *a, const void *b)
+{
+  uint64_t x = ((const struct er_stack *)a)->frame_uid, y = ((const struct er_stack *)b)->frame_uid;
+  return x < y ? -1 : x > y;
+}
+
+const struct er_stack *er_experiment_stack(const struct er_experiment *exp, uint64_t frame_uid)
+{
+  struct er_stack key = {frame_uid, 0, NULL};
+  if (exp->n_stacks == 0)
+    return NULL;
+  return bsearch(&key, exp->stacks, exp->n_stacks, sizeof key, er_stack_by_frame_uid);
+}
+
+const struct er_code_region *er_experiment_code_region(const struct er_experiment *exp, uint64_t pc)
+{
+  for (size_t i = exp->n_code_regions; i-- > 0;) {
+    const struct er_code_region *r = &exp->code_regions[i];
+    if (pc >= r->vaddr && pc - r->vaddr < r->size)
+      return r;
+  }
+  return NULL;
+}
+
+const struct er_segment *er_experiment_segment(const struct er_experiment *exp, uint64_t pc)
+{
+  const struct er_segment *tagged = er_pc_segment_tag(exp, pc);
+  if (tagged != NULL)
+    return tagged;
+  for (size_t i = exp->n_segments; i-- > 0;) {
+    const struct er_segment *s = &exp->segments[i];
+    if (pc >= s->vaddr && pc - s->vaddr < s->size)
+      return s;
+  }
+  return NULL;
+}
+
+uint64_t er_pc_address(uint64_t pc)
+{
+  uint64_t tag = pc >> TAG_SHIFT;
+  return tag != 0 && tag <= TAG_MAX ? pc & ((1ULL << TAG_SHIFT) - 1) : pc;
+}
+
+const struct er_segment *er_pc_segment_tag(const struct er_experiment *exp, uint64_t pc)
+{
+  uint64_t tag = pc >> TAG_SHIFT;
+  return tag != 0 && tag <= TAG_MAX && tag <= exp->n_segments ? &exp->segments[tag - 1] : NULL;
+}

@@ -1,0 +1,76 @@
+/* A request applied to the experiment this process writes, at the time
+ * it carries: a sample point, a pause or resume, a function loaded or
+ * unloaded, the end.  The founder applies its program's own (sampler_requests.c);
+ * a descendant's writer those forwarded to it (sampler_records.c). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/data_writers.h"
+#include "core/experiment_control.h"
+#include "core/experiment_lifecycle.h"
+#include "core/experiment_log.h"
+#include "core/hrtime.h"
+#include "core/module_map.h"
+#include "core/status_file.h"
+#include "core/target.h"
+#include "control_page.h"
+#include "sampler_events.h"
+#include "sampler_spawns.h"
+#include "sampler_state.h"
+#include "sampler_tails.h"
+#include "sampler_writers.h"
+#include "session_dir.h"
+
+void sampler_apply_request(const struct col_control_record *r)
+{
+  static char reason[sizeof r->text];
+  if (!sampler.started)
+    return;
+  switch (r->kind) {
+  case COL_CTL_SAMPLE:
+    col_log_sample_at(r->text, r->tstamp);
+    break;
+  case COL_CTL_PAUSE:
+    if (col_pause_at(r->text, r->tstamp))
+      col_status_write(&col_cfg, "active", NULL); /* says "paused" */
+    break;
+  case COL_CTL_RESUME:
+    if (col_resume_at(r->tstamp))
+      col_status_write(&col_cfg, "active", NULL);
+    break;
+  case COL_CTL_FUNC_LOAD: {
+    unsigned long long vaddr = 0;
+    long long when = 0;
+    int size = 0, name_at = 0;
+    if (sscanf(r->text, "%llx %d %lld %n", &vaddr, &size, &when, &name_at) >= 3 && name_at > 0)
+      col_modules_function(vaddr, (uint64_t)size, r->text + name_at, when);
+    break;
+  }
+  case COL_CTL_FUNC_UNLOAD: {
+    unsigned long long vaddr = 0;
+    if (sscanf(r->text, "%llx", &vaddr) == 1)
+      col_modules_function_gone(vaddr, r->tstamp);
+    break;
+  }
+  case COL_CTL_UNLOADED: {
+    unsigned long long start = 0;
+    if (sscanf(r->text, "%llx", &start) == 1)
+      col_modules_unloaded(start, r->tstamp);
+    break;
+  }
+  case COL_CTL_CLOSE:
+    sampler.close_requested = 1;
+    snprintf(reason, sizeof reason, "%s", r->text);
+    sampler.close_reason = reason;
+    sampler.closing_at = r->tstamp; /* samples taken before it are still written */
+    sampler.finished = 1;
+    break;
+  }
+}
