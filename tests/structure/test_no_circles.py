@@ -1,0 +1,124 @@
+"""The tree's dependencies point one way (issue 26): no call circle between
+the files of any binary we build, and no include circle between headers.
+
+Calls: each object file's defined and undefined symbols (nm), per target.
+A file that uses a function or variable another file of the same binary
+defines depends on it; a circle is a strongly connected group of two files
+or more.  Only the project's own names count (col_, gdbcol_, er_,
+sampler_, session_, writers_, tails_, spawns_, trace_): the C library's
+functions the runtime interposes (open, malloc) are not dependencies.
+Includes: every "..." include of the project's headers, resolved as the
+build resolves them."""
+
+import glob
+import os
+import re
+import subprocess
+import sys
+
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("GDBCOL_BUILD", os.path.join(SOURCE, "build"))
+OWN = ("col_", "gdbcol_", "er_", "sampler_", "session_", "writers_", "tails_", "spawns_", "trace_")
+failures = []
+
+
+def circles(edges):
+    """Tarjan's strongly connected components of more than one node."""
+    index, low, stack, on, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    sys.setrecursionlimit(10000)
+    for v in list(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def symbols(obj):
+    defined, used = set(), set()
+    out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "TDBRVWC":
+            defined.add(parts[2])
+        elif len(parts) == 2 and parts[0] == "U":
+            used.add(parts[1])
+    return defined, used
+
+
+def check_target(target_dir):
+    objects = sorted(glob.glob(os.path.join(target_dir, "**", "*.o"), recursive=True))
+    if len(objects) < 2:
+        return 0
+    table = {o: symbols(o) for o in objects}
+    owner = {}
+    for o, (defined, _) in table.items():
+        for s in defined:
+            owner.setdefault(s, o)
+    edges = {o: set() for o in objects}
+    why = {}
+    for o, (_, used) in table.items():
+        for s in used:
+            d = owner.get(s)
+            if d is not None and d != o and s.startswith(OWN):
+                edges[o].add(d)
+                why.setdefault((o, d), []).append(s)
+    name = lambda p: os.path.relpath(p, target_dir).replace(".c.o", ".c")
+    for group in circles(edges):
+        failures.append("%s: call circle between %s (%s)" % (
+            os.path.basename(target_dir), ", ".join(name(g) for g in group),
+            "; ".join("%s -> %s: %s" % (name(a), name(b), ", ".join(sorted(why[(a, b)])[:3]))
+                      for a in group for b in group if (a, b) in why)))
+    return len(objects)
+
+
+targets = sorted(glob.glob(os.path.join(BUILD, "**", "CMakeFiles", "*.dir"), recursive=True))
+targets = [t for t in targets if "/tests/" not in t]
+checked = sum(1 for t in targets if check_target(t) > 0)
+if checked == 0:
+    print("no object files under %s: build first" % BUILD)
+    sys.exit(1)
+
+HEADER_DIRS = ["libcollector", "libcollector/interpose", "libcollector/sampler", "libcollector/shared",
+               "experiment/include", "experiment", "runtime-attach"]
+headers = [os.path.normpath(h) for d in ("libcollector", "experiment", "runtime-attach", "gdb-plugin")
+           for h in glob.glob(os.path.join(SOURCE, d, "**", "*.h"), recursive=True)]
+includes = {}
+for h in headers:
+    includes[h] = set()
+    for inc in re.findall(r'#include "([^"]+)"', open(h, errors="replace").read()):
+        for d in [os.path.dirname(h)] + [os.path.join(SOURCE, x) for x in HEADER_DIRS]:
+            p = os.path.normpath(os.path.join(d, inc))
+            if os.path.exists(p):
+                includes[h].add(p)
+                break
+for h in includes:
+    includes[h] &= set(includes)
+for group in circles(includes):
+    failures.append("include circle: " + ", ".join(os.path.relpath(g, SOURCE) for g in group))
+
+print("%d binaries' objects and %d headers checked" % (checked, len(headers)))
+for f in failures:
+    print("FAILED: " + f)
+sys.exit(1 if failures else 0)
