@@ -17,7 +17,7 @@
 #include "core/hrtime.h"
 #include "core/module_map.h"
 #include "core/runtime_calls.h"
-#include "core/sampler_cost.h"
+#include "core/recording_cost.h"
 #include "core/status_file.h"
 #include "core/target.h"
 #include "core/thread_slot.h"
@@ -53,11 +53,11 @@ static void describe_sampler_cost(void)
   const struct col_unwind_stats *u = &col_unwind_stats;
   col_log_comment("The %s used %.3f s of CPU time (unwinding and writing %llu samples), %.0f %% of it in the "
                   "kernel; it is not sampled itself",
-                  col_target_pid != 0 ? "sampler process" : "runtime's sampler thread", col_sampler_cpu_seconds,
-                  (unsigned long long)col_samples_written, 100 * col_sampler_system_share);
-  if (col_sampler_record_seconds > 0)
+                  col_target_pid != 0 ? "sampler process" : "runtime's sampler thread", col_recording_cpu_seconds,
+                  (unsigned long long)col_samples_written, 100 * col_recording_system_share);
+  if (col_recording_records_seconds > 0)
     col_log_comment("Of that, %.3f s went to reading, unwinding and storing the records; the rest to waiting for "
-                    "them, flushing the files and the status", col_sampler_record_seconds);
+                    "them, flushing the files and the status", col_recording_records_seconds);
   col_log_comment("Unwinding: %llu stack(s) by cached frame rules, %llu by libunwind, %llu stopped where the rules "
                   "end; %llu cut where the stack copy (%zu bytes) ended, %llu at the frame limit (%ld)",
                   (unsigned long long)u->by_rules, (unsigned long long)u->by_libunwind,

@@ -8,7 +8,7 @@
 int col_modules_open(int expdir_fd, int64_t run_tstamp);
 /* Rereads /proc/self/maps and records new mappings and unmaps in map.xml;
  * returns nonzero when executable mappings changed (what the unwinder's
- * caches depend on).  Only the sampler thread (or the opener, before the
+ * caches depend on).  Only the recording thread (or the opener, before the
  * sampler starts) calls this. */
 int col_modules_rescan(void);
 /* PCS, a stack just recorded: a library of the runtime's it runs in is

@@ -1,7 +1,7 @@
 /* Work handed to the runtime's own thread.
  *
  * Every file the runtime writes is opened, written and closed on that
- * thread, which has a descriptor table of its own (sampler_thread.c): the
+ * thread, which has a descriptor table of its own (runtime_thread.c): the
  * program can close, dup2 over or close_range its descriptors as it likes
  * and never reaches ours, and we never reach its.  Other threads (the
  * program's, through the Collector API and the pthread_create wrapper;

@@ -153,7 +153,7 @@ void col_status_add_note(const char *fmt, ...)
     vsnprintf(col_status_note + used, sizeof col_status_note - used, fmt, ap);
   va_end(ap);
 }
-uint64_t col_unsampled_ns; /* runtime/blocked_signal.c's, said in the status */
+uint64_t col_unsampled_ns; /* inprocess/blocked_signal.c's, said in the status */
 unsigned col_blocking_threads;
 
 void col_status_write(const struct col_config *cfg, const char *state, const char *detail)

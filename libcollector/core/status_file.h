@@ -19,7 +19,7 @@ extern char col_status_note[512];
 /* One more such point, after those already there ("; " between them). */
 void col_status_add_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* CPU time of threads that blocked the timer signal (the fallback could
- * not sample it) and how many did: runtime/blocked_signal.c counts them,
+ * not sample it) and how many did: inprocess/blocked_signal.c counts them,
  * the status file says them. */
 extern uint64_t col_unsampled_ns;
 extern unsigned col_blocking_threads;

@@ -2,7 +2,7 @@
  * the process ends (return from main, exit, _exit), and stay out of the way
  * everywhere else.  A crash or kill leaves a readable experiment because
  * everything written is already complete on disk (see experiment_log.c and
- * the sampler's flush cycle). */
+ * the sampler process's or the runtime thread's flush cycle). */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <pthread.h>
@@ -24,7 +24,7 @@
 #include "runtime/collector_main.h"
 #include "runtime/data_sources.h"
 #include "runtime/program_requests.h"
-#include "runtime/sampler_thread.h"
+#include "inprocess/runtime_thread.h"
 #include "unwind/clock_perf.h"
 #include "unwind/unwind.h"
 #include "control_page.h"
@@ -62,7 +62,7 @@ static void finish_experiment(void)
   col_experiment_finish(close_reason);
 }
 
-/* Opens an experiment in this process and starts the sampler: the part
+/* Opens an experiment in this process and starts the runtime thread: the part
  * launch (constructor) and attach (gdbcol_attach_start) share. */
 static int start_experiment(void)
 {
@@ -81,7 +81,7 @@ static int start_experiment(void)
   __atomic_store_n(&forks_unrecorded, 0, __ATOMIC_RELAXED);
   if (!fork_counter_set)
     fork_counter_set = pthread_atfork(NULL, count_fork_in_parent, NULL) == 0;
-  int rc = col_sampler_start(col_experiment_open_files, finish_experiment);
+  int rc = col_runtime_thread_start(col_experiment_open_files, finish_experiment);
   if (rc == -1)
     return -1; /* the status file says why */
   if (rc != 0) {
@@ -197,7 +197,7 @@ void gdbcol_adopt_status(const char *status_path)
 }
 
 /* After an attach, calls the program makes that the experiment must see
- * (exec, and thread creation for the sampler thread) reach the runtime
+ * (exec, and thread creation for the runtime thread) reach the runtime
  * through the GOT, since nothing was preloaded. */
 static void interpose_after_attach(void)
 {
@@ -223,7 +223,7 @@ static void interpose_after_attach(void)
  * config.c).  Returns 0, 1 when an experiment was already being recorded
  * (it goes on, reported in the new status file), or -1 with the reason in
  * the status file.  Runs on a program thread that GDB borrowed, so it only
- * starts things: the sampler thread arms the program's threads.  With
+ * starts things: the runtime thread arms the program's threads.  With
  * GDBCOL_CLOCK_SOURCE=process the sampler process GDB started records the
  * experiment; the runtime only maps its control page, as at launch. */
 int gdbcol_attach_start(const char *settings)
@@ -279,7 +279,7 @@ static int execs_seen;
 static void suspend_for_exec(void *p)
 {
   const struct exec_record *r = p;
-  col_sampler_drain_now();
+  col_runtime_thread_drain_now();
   col_describe_clock_sources();
   col_experiment_exec_event("exec_start", r->variant, r->what, r->exec_count);
   col_log_final_sample("suspend_for_exec");
@@ -332,7 +332,7 @@ void col_close_experiment(const char *why)
   /* The runtime's thread drains, writes the closing records and closes the
    * files; a thread that does not finish in time leaves the experiment
    * readable, without its end records. */
-  col_sampler_stop();
+  col_runtime_thread_stop();
 }
 
 /* Collection ends while the process runs on: the program's calls go to

@@ -17,10 +17,10 @@
 
 #include "core/config.h"
 #include "core/runtime_calls.h"
-#include "runtime/clock_sources.h"
+#include "inprocess/clock_sources.h"
 #include "runtime/data_sources.h"
-#include "runtime/sampler_wakeup.h"
-#include "runtime/threads.h"
+#include "inprocess/runtime_thread_wakeup.h"
+#include "inprocess/threads.h"
 #include "control_page.h"
 #include "trace_record.h"
 #include "trace_ring.h"
@@ -47,7 +47,7 @@ static int clock_inside_wanted(void)
 /* The threads already running when the runtime arrived (runtime thread). */
 static void arm_running_threads(void *unused)
 {
-  col_scan_threads(col_sampler_tid());
+  col_scan_threads(col_runtime_thread_tid());
 }
 
 static void clock_inside_start(enum col_start_how how)

@@ -50,7 +50,7 @@
 #include "core/hrtime.h"
 #include "core/module_map.h"
 #include "core/runtime_calls.h"
-#include "core/sampler_cost.h"
+#include "core/recording_cost.h"
 #include "core/status_file.h"
 #include "core/target.h"
 #include "unwind/unwind.h"
@@ -179,7 +179,7 @@ static void finish(int program_gone)
       col_status_write(&col_cfg, "error", "the program ended before it started (the exec did not happen)");
     return;
   }
-  col_sampler_measure_cost(RUSAGE_SELF, CLOCK_PROCESS_CPUTIME_ID);
+  col_recording_cost_measure(RUSAGE_SELF, CLOCK_PROCESS_CPUTIME_ID);
   sampler_describe();
   if (sampler.exec_pending) {
     col_experiment_finish_after_exec(sampler.exec_what);

@@ -11,7 +11,7 @@
 
 #include "core/config.h"
 #include "core/experiment_log.h"
-#include "core/sampler_cost.h"
+#include "core/recording_cost.h"
 #include "core/trace_writer.h"
 #include "sampler_descendants.h"
 #include "sampler_events.h"
@@ -36,7 +36,7 @@ static void take_ring_records(int64_t newest)
 {
   double cpu_before = col_thread_cpu_seconds();
   sampler_drain_ring_records(newest);
-  col_sampler_record_seconds += col_thread_cpu_seconds() - cpu_before;
+  col_recording_records_seconds += col_thread_cpu_seconds() - cpu_before;
 }
 
 static void take_traced_events(int64_t newest)

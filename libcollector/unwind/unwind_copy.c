@@ -132,7 +132,7 @@ static int no_dynamic_info(unw_addr_space_t as, unw_word_t *addr, void *arg)
  * with the address space's iterate_phdr_function since libunwind 1.8
  * (dl_iterate_phdr itself before), and unw_create_addr_space leaves that
  * hook NULL: without it, the first sample the cached rules hand to
- * libunwind calls address 0 in the sampler thread (Debian 13's libunwind
+ * libunwind calls address 0 in the recording thread (Debian 13's libunwind
  * 1.8.1).  Declared weak, by its link name, so that one binary works with
  * either library, whatever headers it was built with: NULL where the
  * library predates the hook. */

@@ -10,7 +10,9 @@
  * else (signal trampolines, PLT entries, DWARF expressions, code without
  * CFI) is reported as complex and left to libunwind.
  *
- * Only the sampler thread calls into this file; it owns every table. */
+ * Only the thread that records (the sampler process's, or the runtime
+ * thread when sampling from inside) calls into this file; it owns every
+ * table. */
 #define _GNU_SOURCE
 #include <dwarf.h>
 #include <elf.h>
@@ -175,7 +177,7 @@ static struct object_cfi *object_for(uint64_t pc)
   }
   if (col_target_pid != 0)
     return remote_object_for(pc);
-  /* Not in a handler: dl_iterate_phdr's lock is fine in the sampler thread. */
+  /* Not in a handler: dl_iterate_phdr's lock is fine in the recording thread. */
   struct find_object want = {pc, NULL};
   dl_iterate_phdr(find_object_cb, &want);
   return want.found;

@@ -4,7 +4,7 @@
  * chance, as a crash in the profiled program (libunwind 1.8 called a NULL
  * hook of the address space at the first such sample).  Here a capture of
  * this thread's own registers and stack, taken three calls deep below
- * libc's qsort, is unwound with col_unwind_libunwind, as the sampler thread
+ * libc's qsort, is unwound with col_unwind_libunwind, as the thread that records
  * unwinds a timer sample: every caller must be found, through libc's frame. */
 #define _GNU_SOURCE
 #include <asm/perf_regs.h>

@@ -37,16 +37,16 @@
 #include "core/hrtime.h"
 #include "core/module_map.h"
 #include "core/runtime_calls.h"
-#include "core/sampler_cost.h"
+#include "core/recording_cost.h"
 #include "core/status_file.h"
 #include "core/thread_slot.h"
 #include "interpose/got_patch.h"
 #include "interpose/real_calls.h"
-#include "runtime/clock_sources.h"
+#include "inprocess/clock_sources.h"
 #include "runtime/program_requests.h"
-#include "runtime/sampler_thread.h"
-#include "runtime/sampler_wakeup.h"
-#include "runtime/threads.h"
+#include "inprocess/runtime_thread.h"
+#include "inprocess/runtime_thread_wakeup.h"
+#include "inprocess/threads.h"
 #include "unwind/clock_perf.h"
 #include "unwind/unwind.h"
 #include "libc_condvar.h"
@@ -58,7 +58,7 @@
 #define STATUS_EVERY_NS 1000000000LL
 #define THREAD_SCAN_NS 100000000LL
 
-static pthread_t sampler;
+static pthread_t runtime_thread;
 static int stop_requested, drained;
 static int (*start_work)(void);
 static void (*finish_work)(void);
@@ -122,7 +122,7 @@ static void clock_cycle(int64_t now)
 {
   int scan = now - last_thread_scan > THREAD_SCAN_NS;
   if (scan) {
-    col_scan_threads(col_sampler_tid());
+    col_scan_threads(col_runtime_thread_tid());
     last_thread_scan = now;
   }
   for (int i = 0; i < COL_MAX_THREADS; i++) {
@@ -212,7 +212,7 @@ static void report_start(int rc)
   pthread_mutex_unlock(&start_lock);
 }
 
-void col_sampler_drain_now(void)
+void col_runtime_thread_drain_now(void)
 {
   drain_all();
 }
@@ -230,7 +230,7 @@ static int only_runtime_thread_left(void)
   int others = 0;
   for (struct dirent *e; !others && (e = readdir(tasks)) != NULL;) {
     pid_t tid = (pid_t)atoi(e->d_name);
-    if (tid <= 0 || tid == col_sampler_tid())
+    if (tid <= 0 || tid == col_runtime_thread_tid())
       continue;
     char path[64], stat[512];
     snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
@@ -241,14 +241,14 @@ static int only_runtime_thread_left(void)
   return !others;
 }
 
-static void *sampler_main(void *unused)
+static void *runtime_thread_main(void *unused)
 {
-  prctl(PR_SET_NAME, "gdbcol-sampler");
+  prctl(PR_SET_NAME, "gdbcol-runtime");
   last_thread_scan = last_periodic_sample = col_hrtime();
   col_private_descriptors = take_private_descriptor_table() == 0;
   int rc = col_wakeup_open();
   if (rc == 0) {
-    col_calls_set_runtime_thread(col_sampler_tid(), col_sampler_poke);
+    col_calls_set_runtime_thread(col_runtime_thread_tid(), col_runtime_thread_poke);
     rc = start_work();
   }
   if (rc != 0) {
@@ -284,7 +284,7 @@ static void *sampler_main(void *unused)
   for (size_t i = 0; i < N_SOURCES; i++)
     if (sources[i].finish != NULL)
       sources[i].finish();
-  col_sampler_measure_cost(RUSAGE_THREAD, CLOCK_THREAD_CPUTIME_ID);
+  col_recording_cost_measure(RUSAGE_THREAD, CLOCK_THREAD_CPUTIME_ID);
   __atomic_store_n(&drained, 1, __ATOMIC_RELEASE);
   finish_work();
   col_calls_set_runtime_thread(0, NULL);
@@ -292,9 +292,9 @@ static void *sampler_main(void *unused)
   return NULL;
 }
 
-int col_sampler_start(int (*start)(void), void (*finish)(void))
+int col_runtime_thread_start(int (*start)(void), void (*finish)(void))
 {
-  if (col_sampler_tid() != 0)
+  if (col_runtime_thread_tid() != 0)
     return -EBUSY; /* a previous experiment's thread never finished */
   stop_requested = drained = 0;
   start_work = start;
@@ -303,7 +303,7 @@ int col_sampler_start(int (*start)(void), void (*finish)(void))
   col_lost_samples = 0;
   col_unsampled_ns = 0;
   col_blocking_threads = 0;
-  col_sampler_cpu_seconds = 0;
+  col_recording_cpu_seconds = 0;
   if (col_data_writers_start() != 0)
     return -ENOMEM;
   if (col_unwind_init() != 0)
@@ -313,7 +313,7 @@ int col_sampler_start(int (*start)(void), void (*finish)(void))
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old); /* the new thread inherits this */
-  int rc = col_real_pthread_create(&sampler, NULL, sampler_main, NULL);
+  int rc = col_real_pthread_create(&runtime_thread, NULL, runtime_thread_main, NULL);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (rc != 0)
     return -rc;
@@ -323,7 +323,7 @@ int col_sampler_start(int (*start)(void), void (*finish)(void))
   rc = start_result;
   pthread_mutex_unlock(&start_lock);
   if (rc != 0)
-    pthread_join(sampler, NULL);
+    pthread_join(runtime_thread, NULL);
   return rc;
 }
 
@@ -337,13 +337,13 @@ static int join_within(int seconds)
   struct timespec deadline;
   clock_gettime(CLOCK_REALTIME, &deadline);
   deadline.tv_sec += seconds;
-  return pthread_timedjoin_np(sampler, NULL, &deadline);
+  return pthread_timedjoin_np(runtime_thread, NULL, &deadline);
 }
 
-int col_sampler_stop(void)
+int col_runtime_thread_stop(void)
 {
   __atomic_store_n(&stop_requested, 1, __ATOMIC_RELEASE);
-  col_sampler_poke();
+  col_runtime_thread_poke();
   if (join_within(DRAIN_WAIT_S) == 0)
     return 0;
   if (!__atomic_load_n(&drained, __ATOMIC_ACQUIRE) || join_within(FINISH_WAIT_S) != 0)

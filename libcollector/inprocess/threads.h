@@ -1,14 +1,14 @@
 /* The runtime's table of the program's threads, the threads that block
  * the timer signal, and the scan that arms new threads. */
-#ifndef COL_RUNTIME_THREADS_H
-#define COL_RUNTIME_THREADS_H
+#ifndef COL_INPROCESS_THREADS_H
+#define COL_INPROCESS_THREADS_H
 
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "core/thread_slot.h"
 
-/* runtime/blocked_signal.c: threads that block the timer signal are not
+/* inprocess/blocked_signal.c: threads that block the timer signal are not
  * sampled; checked each thread scan, their unsampled CPU counted when they
  * end, said at the experiment's end (log.xml, status unsampled_ms). */
 void col_blocked_signal_check(struct col_thread *t);

@@ -1,13 +1,13 @@
 /* Single-producer single-consumer byte ring for the timer fallback: a
  * thread's signal handler pushes captures (registers + stack bytes), the
- * sampler thread pops them.  Memory comes from mmap, positions are
+ * runtime thread pops them.  Memory comes from mmap, positions are
  * published with release/acquire atomics: no locks, no allocation. */
 #define _GNU_SOURCE
 #include <string.h>
 #include <sys/mman.h>
 
 #include "core/capture.h"
-#include "runtime/clock_sources.h"
+#include "inprocess/clock_sources.h"
 
 struct col_sample_ring {
   uint64_t head; /* written by the producer */
@@ -80,7 +80,7 @@ int col_ring_push(struct col_sample_ring *ring, const struct col_capture *cap)
 
 size_t col_ring_drain(struct col_sample_ring *ring, col_capture_fn fn, void *arg)
 {
-  static unsigned char stack[65536]; /* sampler thread only */
+  static unsigned char stack[65536]; /* runtime thread only */
   uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
   uint64_t tail = ring->tail;
   size_t count = 0;

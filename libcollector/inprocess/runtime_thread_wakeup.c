@@ -1,4 +1,4 @@
-/* The runtime thread's wake-ups (sampler_wakeup.h). */
+/* The runtime thread's wake-ups (runtime_thread_wakeup.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "core/thread_slot.h"
-#include "runtime/sampler_wakeup.h"
+#include "inprocess/runtime_thread_wakeup.h"
 
 static int epoll_fd = -1, wake_fd = -1;
 static int poke_pending;
@@ -28,7 +28,7 @@ int col_wakeup_open(void)
     col_wakeup_close();
     return -err;
   }
-  col_sampler_watch_fd(wake_fd);
+  col_runtime_thread_watch_fd(wake_fd);
   __atomic_store_n(&woken_tid, (pid_t)gettid(), __ATOMIC_RELEASE);
   return 0;
 }
@@ -60,12 +60,12 @@ void col_wakeup_close(void)
   epoll_fd = wake_fd = -1;
 }
 
-pid_t col_sampler_tid(void)
+pid_t col_runtime_thread_tid(void)
 {
   return __atomic_load_n(&woken_tid, __ATOMIC_ACQUIRE);
 }
 
-void col_sampler_watch_fd(int fd)
+void col_runtime_thread_watch_fd(int fd)
 {
   struct epoll_event ev;
   memset(&ev, 0, sizeof ev);
@@ -76,9 +76,9 @@ void col_sampler_watch_fd(int fd)
 
 /* At most one wake-up is pending at a time, so the user's queue of
  * pending signals is never filled by us. */
-void col_sampler_poke(void)
+void col_runtime_thread_poke(void)
 {
-  pid_t tid = col_sampler_tid();
+  pid_t tid = col_runtime_thread_tid();
   if (tid != 0 && gettid() != tid && !__atomic_exchange_n(&poke_pending, 1, __ATOMIC_ACQ_REL)) {
     int saved = errno;
     syscall(SYS_tgkill, getpid(), tid, COL_TIMER_SIGNAL);

@@ -1,8 +1,8 @@
 /* The per-thread state table.  Slots live in static memory so that signal
- * handlers and the sampler thread can reach them without allocation.
+ * handlers and the runtime thread can reach them without allocation.
  *
  * A thread can be armed from two places at once: by itself, as it starts
- * (the pthread_create wrapper), and by the sampler's scan of
+ * (the pthread_create wrapper), and by the runtime thread's scan of
  * /proc/self/task (threads made by other means, and every thread that
  * already ran when the runtime was injected).  Claiming is therefore
  * serialised by a mutex so that a thread never gets two slots.  Neither
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "core/thread_slot.h"
-#include "runtime/threads.h"
+#include "inprocess/threads.h"
 
 struct col_thread col_threads[COL_MAX_THREADS];
 static int high_water; /* slots at or above it were never used */

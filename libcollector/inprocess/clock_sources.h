@@ -1,7 +1,7 @@
 /* Starting and stopping each thread's clock source in the program: perf
  * events, or the CPU-time timer fallback and its per-thread sample rings. */
-#ifndef COL_RUNTIME_CLOCK_SOURCES_H
-#define COL_RUNTIME_CLOCK_SOURCES_H
+#ifndef COL_INPROCESS_CLOCK_SOURCES_H
+#define COL_INPROCESS_CLOCK_SOURCES_H
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -24,7 +24,7 @@ size_t col_timer_drain(struct col_thread *t);
 void col_timer_finish_thread(struct col_thread *t);
 
 /* sample_ring.c: single producer (a thread's signal handler), single
- * consumer (the sampler thread). */
+ * consumer (the runtime thread). */
 struct col_sample_ring *col_ring_create(size_t bytes);
 /* Rings are never unmapped: a late signal handler may still be writing to
  * one after its slot was released.  A slot keeps its ring for reuse. */

@@ -10,7 +10,7 @@
  * A real-time signal of our own, not SIGPROF, so the program's own SIGPROF
  * handler and ITIMER_PROF keep working.  The handler only copies registers
  * and stack bytes into the thread's ring (async-signal-safe: memcpy and
- * atomics); unwinding happens in the sampler thread. */
+ * atomics); unwinding happens in the runtime thread. */
 #define _GNU_SOURCE
 #include <asm/perf_regs.h>
 #include <errno.h>
@@ -28,8 +28,8 @@
 #include "core/hrtime.h"
 #include "core/module_map.h"
 #include "core/thread_slot.h"
-#include "runtime/clock_sources.h"
-#include "runtime/threads.h"
+#include "inprocess/clock_sources.h"
+#include "inprocess/threads.h"
 
 #define RING_BYTES (256 * 1024)
 
@@ -101,7 +101,7 @@ static void on_timer_signal(int sig, siginfo_t *info, void *context)
     uintptr_t sp = (uintptr_t)cap.regs.r[PERF_REG_X86_SP];
     cap.stack = (const unsigned char *)sp;
     cap.stack_len = 0;
-    /* Bounds of a thread armed from outside are learnt by the sampler
+    /* Bounds of a thread armed from outside are learnt by the runtime thread
      * from its first (stackless) sample. */
     uintptr_t hi = __atomic_load_n(&t->stack_hi, __ATOMIC_ACQUIRE); /* stored last */
     uintptr_t lo = __atomic_load_n(&t->stack_lo, __ATOMIC_RELAXED);

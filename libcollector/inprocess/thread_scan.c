@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "core/thread_slot.h"
-#include "runtime/clock_sources.h"
+#include "inprocess/clock_sources.h"
 #include "runtime/collection_state.h"
-#include "runtime/threads.h"
+#include "inprocess/threads.h"
 
 #define MAX_TASKS COL_MAX_THREADS
 
@@ -71,7 +71,7 @@ unsigned col_scan_threads(pid_t skip_tid)
   for (size_t i = 0; i < n; i++)
     if (tasks[i] != skip_tid && !col_thread_known(tasks[i]) && col_clock_start_thread(tasks[i]) == 0)
       armed++;
-  /* Slots of threads that are gone: stop, then let the sampler drain them. */
+  /* Slots of threads that are gone: stop, then let the runtime thread drain them. */
   for (int i = 0; i < COL_MAX_THREADS; i++) {
     struct col_thread *t = &col_threads[i];
     if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == 1 && !__atomic_load_n(&t->retired, __ATOMIC_ACQUIRE) &&

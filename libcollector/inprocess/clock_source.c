@@ -12,9 +12,9 @@
 #include "core/module_map.h"
 #include "core/runtime_calls.h"
 #include "core/thread_slot.h"
-#include "runtime/clock_sources.h"
-#include "runtime/sampler_wakeup.h"
-#include "runtime/threads.h"
+#include "inprocess/clock_sources.h"
+#include "inprocess/runtime_thread_wakeup.h"
+#include "inprocess/threads.h"
 #include "unwind/clock_perf.h"
 
 static int timer_handler_ready;
@@ -112,9 +112,9 @@ static int arm_thread(pid_t tid, const struct stack_bounds *bounds)
     __atomic_fetch_add(&col_clock_stats.failed_threads, 1, __ATOMIC_RELAXED);
     return rc;
   }
-  __atomic_store_n(&t->in_use, 1, __ATOMIC_RELEASE); /* visible to the sampler */
+  __atomic_store_n(&t->in_use, 1, __ATOMIC_RELEASE); /* visible to the runtime thread */
   if (t->source == COL_SOURCE_PERF)
-    col_sampler_watch_fd(t->perf_fd);
+    col_runtime_thread_watch_fd(t->perf_fd);
   return 0;
 }
 
@@ -145,7 +145,7 @@ int col_clock_start_thread(pid_t tid)
 static void stop_source(struct col_thread *t)
 {
   if (t->source == COL_SOURCE_PERF) {
-    if (gettid() == col_sampler_tid())
+    if (gettid() == col_runtime_thread_tid())
       col_perf_close(t);
   }
   else if (t->source == COL_SOURCE_TIMER)
@@ -159,9 +159,9 @@ void col_clock_stop_thread(struct col_thread *t)
   stop_source(t);
   if (t->source == COL_SOURCE_TIMER && t->tid == gettid())
     col_timer_finish_thread(t); /* on the thread itself: what it ran since its last sample */
-  /* The sampler drains what is left, then frees the slot. */
+  /* The runtime thread drains what is left, then frees the slot. */
   __atomic_store_n(&t->retired, 1, __ATOMIC_RELEASE);
-  col_sampler_poke();
+  col_runtime_thread_poke();
 }
 
 void col_clock_stop_all(void)

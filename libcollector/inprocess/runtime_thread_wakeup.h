@@ -1,10 +1,10 @@
-/* How the runtime's own thread (the in-process fallback's sampler) is
+/* How the runtime's own thread (sampling from inside the program) is
  * woken: an epoll set with the perf descriptors it drains and a signalfd
  * for the timer signal other threads send it.  Its own module, below both
  * the clock sources (which watch descriptors and poke it) and the thread
  * itself. */
-#ifndef COL_RUNTIME_SAMPLER_WAKEUP_H
-#define COL_RUNTIME_SAMPLER_WAKEUP_H
+#ifndef COL_INPROCESS_RUNTIME_THREAD_WAKEUP_H
+#define COL_INPROCESS_RUNTIME_THREAD_WAKEUP_H
 
 #include <sys/types.h>
 
@@ -17,10 +17,10 @@ void col_wakeup_wait(int ms);
 void col_wakeup_close(void);
 
 /* The runtime thread's id (0: none; never sampled). */
-pid_t col_sampler_tid(void);
+pid_t col_runtime_thread_tid(void);
 /* Perf descriptors are watched with epoll so the thread wakes on data. */
-void col_sampler_watch_fd(int fd);
+void col_runtime_thread_watch_fd(int fd);
 /* Wakes the thread (a thread ended) without waiting; async-signal-safe. */
-void col_sampler_poke(void);
+void col_runtime_thread_poke(void);
 
 #endif

@@ -16,7 +16,7 @@
 #include "core/experiment_log.h"
 #include "core/status_file.h"
 #include "core/thread_slot.h"
-#include "runtime/threads.h"
+#include "inprocess/threads.h"
 #include "er/er_fileutil.h"
 
 /* TID's CPU time in ns and whether it blocks the timer signal; -1 when
@@ -65,7 +65,7 @@ void col_blocked_signal_describe(void)
   if (col_blocking_threads == 0)
     return;
   col_log_warning(200, "%u thread(s) blocked the collector's timer signal (%d): about %.2f s of their CPU time "
-                  "was not sampled. The in-process sampler cannot sample a thread that blocks it; where perf "
+                  "was not sampled. Sampling from inside the program cannot sample a thread that blocks it; where perf "
                   "events are allowed, the sampler process samples from outside the program", col_blocking_threads,
                   COL_TIMER_SIGNAL, col_unsampled_ns / 1e9);
 }
