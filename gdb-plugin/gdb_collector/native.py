@@ -186,7 +186,7 @@ def next_experiment_name(directory, name):
     return out.value.decode() if rc == 0 else None
 
 
-# Process kinds (runtime-attach/process_inspect.h).
+# Process kinds (gdb-plugin/native/process_inspect.h).
 PROCESS_GLIBC, PROCESS_STATIC, PROCESS_MUSL, PROCESS_OTHER_LIBC, PROCESS_UNREADABLE = range(5)
 
 
@@ -208,7 +208,7 @@ def process_symbol(pid, object_path, name):
 
 
 def watchdog_start(pid, tid, signal_number, timeout_s):
-    """Arms the C watchdog (runtime-attach/call_watchdog.c): it runs while
+    """Arms the C watchdog (gdb-plugin/native/call_watchdog.c): it runs while
     GDB holds Python's lock during an inferior call."""
     return _lib.gdbcol_watchdog_start(pid, tid, signal_number, int(timeout_s * 1000)) == 0
 

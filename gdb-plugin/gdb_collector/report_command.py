@@ -1,5 +1,5 @@
 """`collector report`: where the time went, without leaving GDB.  GDB glue
-only: gdbcol-report (experiment/gdbcol_report.c) reads the experiment and
+only: gdbcol-report (experiment/tools/gdbcol_report.c) reads the experiment and
 names the functions; this command picks the experiment (the one this
 session recorded last, or the one named) and prints what it says."""
 

@@ -7,7 +7,7 @@ text with surrogate escapes.  Into a GDB command a value must never bring
 a newline (the rest would be a second command, `shell` included), and the
 runtime must get the original bytes: values that are not plain printable
 ASCII travel as "hex:" and their bytes (er_value_encode in
-experiment/er_text.c, which the runtime, the launcher and the status file
+experiment/format/er_text.c, which the runtime, the launcher and the status file
 share).  What GDB prints shows such bytes as \\xNN."""
 
 import os

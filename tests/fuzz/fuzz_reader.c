@@ -50,7 +50,7 @@ static void fuzz_symbolize(const struct er_experiment *exp, const struct er_segm
 
 #define er_symbolize fuzz_symbolize
 #define main er_dump_main
-#include "../../experiment/er_dump.c"
+#include "../../experiment/tools/er_dump.c"
 #undef main
 #undef er_symbolize
 

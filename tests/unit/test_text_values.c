@@ -1,4 +1,4 @@
-/* Values and paths as bytes (experiment/er_text.c): what GDB passes through
+/* Values and paths as bytes (experiment/format/er_text.c): what GDB passes through
  * the environment, "NAME=value" lines and the status file comes back with
  * its bytes (a newline, bytes that are not UTF-8, "hex:" itself, spaces at
  * the ends), and every byte a path can hold survives log.xml's escaping and
