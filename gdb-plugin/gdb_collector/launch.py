@@ -39,8 +39,10 @@ LAUNCH_VARIABLES = (
 def env_variables():
     return LAUNCH_VARIABLES + tuple(kind.setting for kind in native.data_kinds())
 
-# The fallback clock source's signal (COL_TIMER_SIGNAL in the runtime).
-RUNTIME_SIGNALS = ("SIG61",)
+
+def runtime_signals():
+    """The signals the runtime uses: its in-process clock source's."""
+    return ("SIG%d" % native.timer_signal(),)
 
 
 def _quote(text):
@@ -61,7 +63,7 @@ class LaunchArming:
         if not self.armed:
             self._saved_wrapper = gdb.parameter("exec-wrapper") or ""
             self._saved_ld_preload = inferior_env("LD_PRELOAD")
-            for sig in RUNTIME_SIGNALS:
+            for sig in runtime_signals():
                 self._saved_signals.update(signal_states(sig))
                 # The runtime's signals must never stop the program in GDB.
                 handle_signals([sig], (False, False, True))

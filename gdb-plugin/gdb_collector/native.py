@@ -236,6 +236,11 @@ def data_kinds():
 _layout = None
 
 
+def timer_signal():
+    """The signal the runtime's in-process clock source uses (er_gdb_layout.h)."""
+    return _lib.gdbcol_timer_signal()
+
+
 def layout():
     """Where GDB reads and writes the runtime's memory and the control page
     directly: {"control.debugger_stops": offset, "progress.size": bytes,
@@ -251,7 +256,9 @@ def layout():
 
 def setting_default(name):
     """The runtime's default for NAME ("limit_mb", "sample_period_ms",
-    "clock_us"), from the C constants (er_defaults.h, er_timer_spec.h)."""
+    "clock_us"; "max_frames", the deepest stack, also the default;
+    "min_frames"), from the C constants (er_defaults.h, er_timer_spec.h,
+    er_format.h)."""
     value = _lib.gdbcol_setting_default(name.encode())
     if value < 0:
         raise ValueError("no default for " + name)

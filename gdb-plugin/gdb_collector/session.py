@@ -16,8 +16,6 @@ from .text import decode_value, say
 
 # Closing includes archiving the load objects (copies with archive copy).
 SAMPLER_CLOSE_WAIT_S = 60
-# The in-process fallback's timer signal (COL_TIMER_SIGNAL: SIGRTMIN + 27).
-TIMER_SIGNAL = 61
 # The sampler process takes GDB's requests within a cycle (50 ms).
 STATUS_MOVE_WAIT_S = 5
 # How a status's closed detail names the program's own ends (the others,
@@ -123,7 +121,7 @@ def clock_source_note(status):
     return ("collector: this user may not open perf events here (perf_event_open: %s), so the program sampled "
             "itself: a CPU-time timer and signal %d in each thread. CPU time is still measured; a thread that "
             "blocks that signal is sampled late. To be sampled from outside the program, as perf does: %s.\n"
-            % (os.strerror(refused), TIMER_SIGNAL, native.perf_access_hint(2)))
+            % (os.strerror(refused), native.timer_signal(), native.perf_access_hint(2)))
 
 
 def look_at_it(path):

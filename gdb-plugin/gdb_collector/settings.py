@@ -11,10 +11,12 @@ from . import native, values
 # GPROFNG_MAX_CALL_STACK_DEPTH (frames) and dbx's SP_COLLECTOR_STACKBUFSZ
 # ("to support deeper stacks", bytes: here the stack copied per sample,
 # which is what limits depth).  Typed settings win over them.
-MIN_FRAMES, MAX_FRAMES = 5, 2048
 FRAMES_VARIABLE, STACK_BUFFER_VARIABLE = "GPROFNG_MAX_CALL_STACK_DEPTH", "SP_COLLECTOR_STACKBUFSZ"
 
 
+def frame_limits():
+    """(least, most) frames a stack may keep; the most is the default."""
+    return native.setting_default("min_frames"), native.setting_default("max_frames")
 def _no_environment(name):
     return None
 
@@ -55,7 +57,7 @@ class Settings:
         self.clock_asked = False  # the user set clock profiling (collector profile ...)
         self.clock_interval_us = native.setting_default("clock_us")
         self.stack_bytes = None  # None: the runtime's default copy per sample
-        self.max_frames = None  # None: MAX_FRAMES, or GPROFNG_MAX_CALL_STACK_DEPTH
+        self.max_frames = None  # None: the most (frame_limits), or GPROFNG_MAX_CALL_STACK_DEPTH
         self.store_directory = None  # None: the program's working directory
         self.experiment_name = None  # None: the next test.N.er
         self.group = None  # None: no experiment group
@@ -121,10 +123,11 @@ class Settings:
     def set_max_frames(self, value):
         """Parses `collector profile depth VALUE`; returns the message."""
         text = value.strip().lower()
+        least, most = frame_limits()
         if text == "default":
             self.max_frames = None
-            return "Call stacks: up to %d frames (the default)." % MAX_FRAMES
-        frames = values.whole_number(text, MIN_FRAMES, MAX_FRAMES, "The call-stack depth in frames", "400")
+            return "Call stacks: up to %d frames (the default)." % most
+        frames = values.whole_number(text, least, most, "The call-stack depth in frames", "400")
         self.max_frames = frames
         return "Call stacks: up to %d frames (deeper ones are cut)." % frames
 
@@ -133,14 +136,15 @@ class Settings:
         each comes from): the typed settings, else the environment
         variables the program is given, else the defaults."""
         frames, frames_from = self.max_frames, "typed"
+        least, most = frame_limits()
         if frames is None:
-            frames, frames_from = _environment_number(environment, FRAMES_VARIABLE, MIN_FRAMES, MAX_FRAMES)
+            frames, frames_from = _environment_number(environment, FRAMES_VARIABLE, least, most)
         copy, copy_from = self.stack_bytes, "typed"
         if copy is None:
             _, least, most = native.stack_copy_limits()
             copy, copy_from = _environment_number(environment, STACK_BUFFER_VARIABLE, least, most)
             copy = copy // 8 * 8 if copy else None
-        return (frames or MAX_FRAMES, frames_from or "default"), (copy, copy_from or "default")
+        return (frames or most, frames_from or "default"), (copy, copy_from or "default")
 
     def set_directory(self, directory):
         path = os.path.abspath(os.path.expanduser(directory))

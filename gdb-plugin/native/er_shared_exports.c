@@ -9,6 +9,7 @@
 #include "er/er_data_kinds.h"
 #include "er/er_defaults.h"
 #include "er/er_follow.h"
+#include "er/er_format.h"
 #include "er/er_gdb_layout.h"
 #include "er/er_group.h"
 #include "er/er_hwc_access.h"
@@ -209,6 +210,12 @@ int gdbcol_data_kind(int i, char *names, int len, int *traced)
 /* The memory GDB reads and writes directly (er/er_gdb_layout.h): the I-th
  * entry's name ("control.debugger_stops", "progress.size", ...) into NAME
  * and its offset (or the struct's size) into *OFFSET; -1 past the last. */
+/* The runtime's timer signal, which GDB passes to the program unseen. */
+int gdbcol_timer_signal(void)
+{
+  return ER_RUNTIME_TIMER_SIGNAL;
+}
+
 int gdbcol_layout(int i, char *name, int len, long *offset)
 {
 #define AT(prefix, type, field) {prefix "." #field, offsetof(type, field)}
@@ -248,5 +255,9 @@ long gdbcol_setting_default(const char *name)
     return ER_DEFAULT_SAMPLE_PERIOD_MS;
   if (strcmp(name, "clock_us") == 0)
     return ER_TIMER_ON_US;
+  if (strcmp(name, "max_frames") == 0)
+    return ER_MAX_STACK_DEPTH; /* also the most a user may ask for */
+  if (strcmp(name, "min_frames") == 0)
+    return ER_MIN_STACK_DEPTH;
   return -1;
 }

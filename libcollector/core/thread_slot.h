@@ -8,8 +8,11 @@
 #include <sys/types.h>
 #include <time.h>
 
-/* The real-time signal the fallback uses; the plugin tells GDB to pass it. */
-#define COL_TIMER_SIGNAL 61
+#include "er/er_gdb_layout.h"
+
+/* The real-time signal sampling from inside uses; the plugin tells GDB to
+ * pass it. */
+#define COL_TIMER_SIGNAL ER_RUNTIME_TIMER_SIGNAL
 
 enum col_source_kind { COL_SOURCE_NONE, COL_SOURCE_PERF, COL_SOURCE_TIMER };
 

@@ -9,6 +9,10 @@
 
 #include <stdint.h>
 
+/* The real-time signal (SIGRTMIN + 27) the runtime's in-process clock
+ * source uses: GDB is told to pass it without stopping (gdbcol_timer_signal). */
+#define ER_RUNTIME_TIMER_SIGNAL 61
+
 /* The first words of the control page (struct col_control_page). */
 struct er_control_head {
   uint64_t magic;
