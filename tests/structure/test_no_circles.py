@@ -67,8 +67,20 @@ def symbols(obj):
     return defined, used
 
 
+def target_objects(target_dir):
+    """The objects the target is linked from now (its link.txt): a build
+    tree keeps the objects of files since renamed or removed."""
+    link = os.path.join(target_dir, "link.txt")
+    if not os.path.exists(link):
+        return []
+    # link.txt runs in the target's build folder: CMakeFiles/NAME.dir/... .o
+    base = os.path.dirname(os.path.dirname(target_dir))
+    words = open(link).read().split()
+    return sorted(os.path.join(base, w) for w in words if w.endswith(".o") and os.path.exists(os.path.join(base, w)))
+
+
 def check_target(target_dir):
-    objects = sorted(glob.glob(os.path.join(target_dir, "**", "*.o"), recursive=True))
+    objects = target_objects(target_dir)
     if len(objects) < 2:
         return 0
     table = {o: symbols(o) for o in objects}
