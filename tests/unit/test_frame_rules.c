@@ -1,0 +1,168 @@
+/* The cached frame rules (unwind/unwind_rules.c) and the walk over them
+ * (unwind_walk.c), without GDB: a capture of this thread's own registers
+ * and stack, taken four calls deep, through a function that keeps no frame
+ * pointer and through libc's qsort, is unwound as the thread that records
+ * unwinds a sample.
+ *   - The rules alone follow it to main (no libunwind fallback), and give
+ *     the same call-site addresses as libunwind interpreting the CFI.
+ *   - The rule read at a function's first instruction, at a call site in a
+ *     function with a frame pointer and in one without, is what the x86-64
+ *     ABI and the compiler say: CFA = RSP + 8; CFA = RBP + 16, caller's RBP
+ *     saved at CFA - 16; CFA = RSP + the frame's size, RBP untouched.
+ *   - A stack copy too short ends the walk with the truncated marker, and
+ *     it is counted. */
+#define _GNU_SOURCE
+#include <asm/perf_regs.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "core/capture.h"
+#include "core/config.h"
+#include "core/hrtime.h"
+#include "core/module_map.h"
+#include "unwind/unwind.h"
+#include "er/er_format.h"
+#include "test_util.h"
+
+/* What the module map needs of the rest of the runtime. */
+struct col_config col_cfg;
+void col_data_stop(int err)
+{
+}
+
+#define COPY_BYTES (32 * 1024)
+static unsigned char stack_copy[COPY_BYTES];
+static struct col_capture cap;
+static int captured;
+
+__attribute__((noinline)) void rules_test_capture(void)
+{
+  ucontext_t uc;
+  getcontext(&uc);
+  if (captured++)
+    return;
+  const greg_t *g = uc.uc_mcontext.gregs;
+  static const struct { int perf, greg; } map[] = {
+    {PERF_REG_X86_AX, REG_RAX}, {PERF_REG_X86_BX, REG_RBX}, {PERF_REG_X86_CX, REG_RCX},
+    {PERF_REG_X86_DX, REG_RDX}, {PERF_REG_X86_SI, REG_RSI}, {PERF_REG_X86_DI, REG_RDI},
+    {PERF_REG_X86_BP, REG_RBP}, {PERF_REG_X86_SP, REG_RSP}, {PERF_REG_X86_IP, REG_RIP},
+    {PERF_REG_X86_R8, REG_R8},   {PERF_REG_X86_R9, REG_R9},   {PERF_REG_X86_R10, REG_R10},
+    {PERF_REG_X86_R11, REG_R11}, {PERF_REG_X86_R12, REG_R12}, {PERF_REG_X86_R13, REG_R13},
+    {PERF_REG_X86_R14, REG_R14}, {PERF_REG_X86_R15, REG_R15}};
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    cap.regs.r[map[i].perf] = (uint64_t)g[map[i].greg];
+  pthread_attr_t attr;
+  void *lo;
+  size_t size;
+  pthread_getattr_np(pthread_self(), &attr);
+  pthread_attr_getstack(&attr, &lo, &size);
+  pthread_attr_destroy(&attr);
+  uintptr_t sp = (uintptr_t)cap.regs.r[PERF_REG_X86_SP], hi = (uintptr_t)lo + size;
+  cap.stack_len = hi - sp < COPY_BYTES ? hi - sp : COPY_BYTES;
+  memcpy(stack_copy, (const void *)sp, cap.stack_len);
+  cap.stack = stack_copy;
+}
+
+__attribute__((noinline)) int rules_test_compare(const void *a, const void *b)
+{
+  rules_test_capture();
+  return *(const int *)a - *(const int *)b;
+}
+
+/* No frame pointer, and a frame of its own (the array): its callers are
+ * found from RSP and the frame's size. */
+__attribute__((noinline, optimize("omit-frame-pointer"))) int rules_test_no_frame_pointer(int seed)
+{
+  volatile int values[40];
+  for (int i = 0; i < 40; i++)
+    values[i] = (seed * 7 + i * 13) % 41;
+  qsort((void *)values, 3, sizeof values[0], rules_test_compare);
+  return values[0] + values[39];
+}
+
+__attribute__((noinline)) int rules_test_with_frame_pointer(int seed)
+{
+  int r = rules_test_no_frame_pointer(seed);
+  __asm__ volatile("" ::: "memory"); /* not a tail call */
+  return r + 1;
+}
+
+static const char *function_at(uint64_t pc)
+{
+  Dl_info info;
+  if (dladdr((void *)(uintptr_t)pc, &info) == 0 || info.dli_sname == NULL)
+    return "?";
+  return info.dli_sname;
+}
+
+static int index_of(const uint64_t *pcs, size_t n, const char *name)
+{
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(function_at(pcs[i]), name) == 0)
+      return (int)i;
+  return -1;
+}
+
+int main(void)
+{
+  CHECK(rules_test_with_frame_pointer(3) > 0);
+  CHECK(captured > 0);
+  char dir[] = "/tmp/gdbcol-frame-rules-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  int dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+  CHECK(col_modules_open(dirfd, col_hrtime()) == 0); /* this process's mappings */
+  CHECK(col_unwind_init() == 0);
+
+  uint64_t pcs[64], other[64];
+  size_t n = col_unwind(&cap, pcs, 64);
+  for (size_t i = 0; i < n; i++)
+    fprintf(stderr, "#%zu 0x%llx %s\n", i, (unsigned long long)pcs[i], function_at(pcs[i]));
+  CHECK(col_unwind_stats.by_rules == 1 && col_unwind_stats.by_libunwind == 0);
+  int compare = index_of(pcs, n, "rules_test_compare"), no_fp = index_of(pcs, n, "rules_test_no_frame_pointer"),
+      with_fp = index_of(pcs, n, "rules_test_with_frame_pointer"), at_main = index_of(pcs, n, "main");
+  CHECK(n > 0 && strcmp(function_at(pcs[0]), "rules_test_capture") == 0);
+  CHECK(compare > 0 && no_fp > compare + 1); /* qsort's own frames between them */
+  CHECK(with_fp == no_fp + 1 && at_main == with_fp + 1);
+  for (size_t i = 0; i < n; i++)
+    CHECK(pcs[i] != ER_PC_UNWIND_FAILED && pcs[i] != ER_PC_TRUNCATED);
+
+  /* libunwind, interpreting the CFI at every step, finds the same frames. */
+  size_t m = col_unwind_libunwind(&cap, other, 64);
+  CHECK(m == n && memcmp(pcs, other, n * sizeof pcs[0]) == 0);
+
+  /* The rules themselves. */
+  const struct col_frame_rule *r = col_frame_rule_for((uint64_t)(uintptr_t)rules_test_with_frame_pointer);
+  CHECK(r->kind == COL_RULE_SIMPLE && r->cfa_base == COL_CFA_FROM_SP && r->cfa_offset == 8 && r->bp == COL_BP_SAME);
+  if (with_fp > 0) {
+    r = col_frame_rule_for(pcs[with_fp]);
+    CHECK(r->kind == COL_RULE_SIMPLE && r->cfa_base == COL_CFA_FROM_BP && r->cfa_offset == 16 &&
+          r->bp == COL_BP_SAVED && r->bp_offset == -16);
+  }
+  if (no_fp > 0) {
+    r = col_frame_rule_for(pcs[no_fp]);
+    fprintf(stderr, "no frame pointer: kind %d base %d offset %d bp %d\n", r->kind, r->cfa_base, r->cfa_offset, r->bp);
+    CHECK(r->kind == COL_RULE_SIMPLE && r->cfa_base == COL_CFA_FROM_SP && r->bp == COL_BP_SAME &&
+          r->cfa_offset >= (int)(40 * sizeof(int)) + 8);
+  }
+
+  /* A copy that ends inside the frames: cut there, marked, counted. */
+  struct col_capture short_cap = cap;
+  short_cap.stack_len = 64;
+  uint64_t before = col_unwind_stats.truncated;
+  size_t k = col_unwind(&short_cap, pcs, 64);
+  CHECK(k > 0 && k < n && pcs[k - 1] == ER_PC_TRUNCATED && col_unwind_stats.truncated == before + 1);
+
+  col_modules_close();
+  close(dirfd);
+  unlinkat(AT_FDCWD, dir, 0);
+  char map[sizeof dir + 16];
+  snprintf(map, sizeof map, "%s/map.xml", dir);
+  unlink(map);
+  rmdir(dir);
+  return TEST_EXIT();
+}
