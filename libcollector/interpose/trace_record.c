@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <asm/perf_regs.h>
@@ -37,10 +39,46 @@ static __thread pid_t my_tid __attribute__((tls_model("initial-exec")));
 /* This address space's id for the shared frame rules (frame_rules_shared.c). */
 static uint32_t my_space;
 
+/* Each thread's last walk of its own stack (walk_rules.h): the next walk
+ * takes the frames it shares with it after re-reading their words.  From
+ * a pool mapped once (no allocation on the recording path), a memo per
+ * thread, claimed at its first event; a thread that finds none free walks
+ * every frame.  A memo whose thread is gone is taken over. */
+#define WALK_MEMOS 256
+struct walk_memo_slot {
+  pid_t owner; /* atomic: 0 free */
+  struct col_walk_memo memo;
+};
+static struct walk_memo_slot *walk_memos;
+static __thread struct col_walk_memo *my_memo __attribute__((tls_model("initial-exec")));
+static __thread int no_memo __attribute__((tls_model("initial-exec")));
+
+static struct col_walk_memo *thread_memo(pid_t tid)
+{
+  if (__builtin_expect(my_memo != NULL, 1) || no_memo || walk_memos == NULL)
+    return my_memo;
+  for (int pass = 0; pass < 2 && my_memo == NULL; pass++)
+    for (size_t i = 0; i < WALK_MEMOS && my_memo == NULL; i++) {
+      struct walk_memo_slot *m = &walk_memos[i];
+      pid_t owner = __atomic_load_n(&m->owner, __ATOMIC_RELAXED);
+      /* First pass: free ones; second: those of threads that ended. */
+      if (pass == 0 ? owner != 0 : owner == 0 || syscall(SYS_tgkill, my_pid, owner, 0) == 0 || errno != ESRCH)
+        continue;
+      if (__atomic_compare_exchange_n(&m->owner, &owner, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+        m->memo.frames = 0;
+        my_memo = &m->memo;
+      }
+    }
+  no_memo = my_memo == NULL;
+  return my_memo;
+}
+
 static void forked(void)
 {
   my_pid = getpid();
   my_tid = 0;
+  if (my_memo != NULL) /* this thread's memo, the only one in use here now */
+    ((struct walk_memo_slot *)((char *)my_memo - offsetof(struct walk_memo_slot, memo)))->owner = gettid();
   my_space = col_trace_new_space(); /* the same layout, but the child's own from now on */
   col_lanes_forked();
 }
@@ -49,6 +87,12 @@ void col_trace_record_init(void)
 {
   static int handler_set;
   my_pid = getpid();
+  if (walk_memos == NULL) {
+    /* The system call itself: mmap here is the traced wrapper. */
+    long pool = syscall(SYS_mmap, NULL, WALK_MEMOS * sizeof *walk_memos, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    walk_memos = pool < 0 && pool > -4096 ? NULL : (struct walk_memo_slot *)pool;
+  }
   my_space = col_trace_new_space();
   if (!handler_set)
     handler_set = pthread_atfork(NULL, NULL, forked) == 0;
@@ -204,8 +248,9 @@ static size_t walk_here(uint64_t ip, uint64_t sp, uint64_t bp, uintptr_t top, ui
   cap.stack = (const unsigned char *)(uintptr_t)sp; /* the live stack: the walk reads only inside it */
   cap.stack_len = top - (uintptr_t)sp;
   size_t n = 0;
-  if (col_walk_with_rules(&cap, shared_rule, NULL, pcs, max, &n) != COL_WALK_DONE)
-    return 0;
+  struct col_walk_memo *memo = thread_memo(thread_id());
+  if (col_walk_with_rules(&cap, shared_rule, NULL, pcs, max, &n, memo) != COL_WALK_DONE)
+    return 0; /* (the memo still holds the last walk that finished) */
   return n;
 }
 

@@ -37,7 +37,7 @@ static inline __attribute__((always_inline)) int cached_rule(uint64_t lookup_pc,
 static enum col_walk_result walk_with_cached_rules(const struct col_capture *cap, uint64_t *pcs, size_t max,
                                                    size_t *count)
 {
-  return col_walk_with_rules(cap, cached_rule, NULL, pcs, max, count);
+  return col_walk_with_rules(cap, cached_rule, NULL, pcs, max, count, NULL);
 }
 
 static size_t unwind(const struct col_capture *cap, uint64_t *pcs, size_t max);

@@ -30,11 +30,66 @@ static inline __attribute__((always_inline)) int col_stack_word(const struct col
   return addr - sp < 8u * 1024 * 1024 ? 0 : -1;
 }
 
+/* A thread's last walk of its own stack, kept to shorten its next one.
+ * Each frame's state (its lookup PC, SP, RBP and whether RBP is known)
+ * and where the walk read its caller's RBP.  A new walk that reaches a
+ * frame in the same state as frame J of the last one, and finds every
+ * stack word the last walk read from there on unchanged, would compute
+ * the same frames from the same rules and words: it takes them from here
+ * (a loop's caller chain, called again and again at the same depth, is
+ * then walked once).  Exact: nothing is assumed that is not re-read. */
+#define COL_WALK_MEMO_FRAMES 64
+enum col_walk_end { COL_WALK_END_NONE, COL_WALK_END_OUTERMOST, COL_WALK_END_ZERO, COL_WALK_END_STACK };
+#define COL_WALK_BP_KNOWN 1u /* in bp_read: RBP was known in this frame */
+#define COL_WALK_BP_WHOLE 2u /* in bp_read: the caller's RBP was read whole (else the read failed) */
+struct col_walk_memo {
+  uint32_t frames; /* frames kept, leaf first; 0: none */
+  uint32_t end;    /* enum col_walk_end: how that walk ended */
+  uint64_t end_at; /* END_ZERO, END_STACK: the address of the word read last */
+  uint64_t pc[COL_WALK_MEMO_FRAMES], sp[COL_WALK_MEMO_FRAMES], bp[COL_WALK_MEMO_FRAMES];
+  /* Where the caller's RBP was read (0: not read), | the flags above. */
+  uint64_t bp_read[COL_WALK_MEMO_FRAMES];
+};
+
+/* The frames of MEMO from J on, when every word the walk read from frame J
+ * outward is what it was: 1 (PCS[N..] filled, *COUNT set), else 0. */
+static inline __attribute__((always_inline)) int col_walk_reuse(const struct col_capture *cap,
+                                                                const struct col_walk_memo *memo, uint32_t j,
+                                                                uint64_t *pcs, size_t n, size_t max, size_t *count)
+{
+  size_t total = n + (memo->frames - 1 - j);
+  if (total > max - 1)
+    return 0; /* the walk would stop at MAX first */
+  uint64_t word;
+  for (uint32_t k = j; k + 1 < memo->frames; k++) {
+    if (col_stack_word(cap, memo->sp[k + 1] - 8, &word) != 1 || word != memo->pc[k + 1] + 1)
+      return 0;
+    uint64_t at = memo->bp_read[k] & ~(uint64_t)7;
+    if (at != 0) {
+      int got = col_stack_word(cap, at, &word);
+      if ((memo->bp_read[k] & COL_WALK_BP_WHOLE) ? got != 1 || word != memo->bp[k + 1] : got == 1)
+        return 0;
+    }
+  }
+  if (memo->end == COL_WALK_END_ZERO && (col_stack_word(cap, memo->end_at, &word) != 1 || word != 0))
+    return 0;
+  if (memo->end == COL_WALK_END_STACK && col_stack_word(cap, memo->end_at, &word) != 0)
+    return 0;
+  for (uint32_t k = j + 1; k < memo->frames; k++)
+    pcs[n++] = memo->pc[k];
+  if (memo->end == COL_WALK_END_STACK)
+    pcs[n++] = ER_PC_TRUNCATED;
+  *count = n;
+  return 1;
+}
+
 /* Follows RULES frame by frame over CAP's stack (a copy, or the live stack
- * of the calling thread: every read is bounded by CAP's stack). */
+ * of the calling thread: every read is bounded by CAP's stack).  MEMO
+ * (NULL: none) is the calling thread's last walk of its own stack: used,
+ * then replaced by this one. */
 static inline __attribute__((always_inline)) enum col_walk_result
 col_walk_with_rules(const struct col_capture *cap, col_rule_source rules, void *arg, uint64_t *pcs, size_t max,
-                    size_t *count)
+                    size_t *count, struct col_walk_memo *memo)
 {
   uint64_t pc = cap->regs.r[PERF_REG_X86_IP], sp = cap->regs.r[PERF_REG_X86_SP];
   uint64_t bp = cap->regs.r[PERF_REG_X86_BP];
@@ -42,13 +97,37 @@ col_walk_with_rules(const struct col_capture *cap, col_rule_source rules, void *
   size_t n = 0;
   pcs[n++] = pc;
   uint64_t lookup = pc; /* the leaf's own PC, then each call site */
+  /* This walk's frames before it met the last walk's (MEMO): their state. */
+  struct {
+    uint64_t sp, bp, bp_read;
+  } fresh[COL_WALK_MEMO_FRAMES];
+  uint32_t cursor = 0, met = UINT32_MAX;
+  int unkept = 0; /* a read the memo cannot describe: this walk is not kept */
+  enum col_walk_end end = COL_WALK_END_NONE;
+  uint64_t end_at = 0;
   for (;;) {
+    if (memo != NULL && n <= COL_WALK_MEMO_FRAMES) {
+      /* The last walk's frames at or above this SP (SPs grow outward). */
+      while (cursor < memo->frames && memo->sp[cursor] < sp)
+        cursor++;
+      if (cursor < memo->frames && memo->sp[cursor] == sp && memo->pc[cursor] == lookup &&
+          (memo->bp_read[cursor] & COL_WALK_BP_KNOWN) == (bp_known ? COL_WALK_BP_KNOWN : 0) &&
+          (!bp_known || memo->bp[cursor] == bp) && col_walk_reuse(cap, memo, cursor, pcs, n, max, count)) {
+        met = cursor;
+        break;
+      }
+      fresh[n - 1].sp = sp;
+      fresh[n - 1].bp = bp;
+      fresh[n - 1].bp_read = bp_known ? COL_WALK_BP_KNOWN : 0;
+    }
     struct col_frame_rule found;
     const struct col_frame_rule *rule = &found;
     if (!rules(lookup, &found, arg))
       return COL_WALK_NEEDS_LIBUNWIND;
-    if (rule->kind == COL_RULE_OUTERMOST)
+    if (rule->kind == COL_RULE_OUTERMOST) {
+      end = COL_WALK_END_OUTERMOST;
       break;
+    }
     *count = n; /* what a walk that stops here found */
     if (rule->kind != COL_RULE_SIMPLE || (rule->cfa_base == COL_CFA_FROM_BP && !bp_known))
       return COL_WALK_NEEDS_LIBUNWIND;
@@ -59,16 +138,27 @@ col_walk_with_rules(const struct col_capture *cap, col_rule_source rules, void *
     int got = col_stack_word(cap, cfa - 8, &ra);
     if (got == 0) {
       pcs[n++] = ER_PC_TRUNCATED; /* deeper than the copy */
+      end = COL_WALK_END_STACK;
+      end_at = cfa - 8;
       break;
     }
     if (got < 0)
       return COL_WALK_NEEDS_LIBUNWIND;
     if (rule->bp == COL_BP_LOST)
       bp_known = 0;
-    else if (rule->bp == COL_BP_SAVED)
-      bp_known = col_stack_word(cap, cfa + (int64_t)rule->bp_offset, &bp) == 1;
-    if (ra == 0)
+    else if (rule->bp == COL_BP_SAVED) {
+      uint64_t at = cfa + (int64_t)rule->bp_offset;
+      bp_known = col_stack_word(cap, at, &bp) == 1;
+      if (memo != NULL && n <= COL_WALK_MEMO_FRAMES) {
+        fresh[n - 1].bp_read |= at | (bp_known ? COL_WALK_BP_WHOLE : 0);
+        unkept |= (at & 7) != 0 || at == 0; /* the flags live in its low bits */
+      }
+    }
+    if (ra == 0) {
+      end = COL_WALK_END_ZERO;
+      end_at = cfa - 8;
       break;
+    }
     if (n == max - 1) {
       pcs[n++] = ER_PC_TRUNCATED;
       break;
@@ -78,6 +168,35 @@ col_walk_with_rules(const struct col_capture *cap, col_rule_source rules, void *
     pcs[n++] = ra - 1;
     lookup = ra - 1;
     sp = cfa;
+  }
+  if (memo != NULL) {
+    /* This walk becomes the last one: its own frames, then those it took
+     * from the last walk (moved to their depth in this one). */
+    size_t own = met != UINT32_MAX ? n - 1 : n - (end == COL_WALK_END_STACK);
+    size_t kept = met != UINT32_MAX ? memo->frames - met : 0;
+    if ((end == COL_WALK_END_NONE && met == UINT32_MAX) || own + kept > COL_WALK_MEMO_FRAMES || unkept) {
+      memo->frames = 0;
+    } else {
+      if (met != UINT32_MAX && met != own) {
+        memmove(&memo->pc[own], &memo->pc[met], kept * sizeof memo->pc[0]);
+        memmove(&memo->sp[own], &memo->sp[met], kept * sizeof memo->sp[0]);
+        memmove(&memo->bp[own], &memo->bp[met], kept * sizeof memo->bp[0]);
+        memmove(&memo->bp_read[own], &memo->bp_read[met], kept * sizeof memo->bp_read[0]);
+      }
+      for (size_t k = 0; k < own; k++) {
+        memo->pc[k] = pcs[k];
+        memo->sp[k] = fresh[k].sp;
+        memo->bp[k] = fresh[k].bp;
+        memo->bp_read[k] = fresh[k].bp_read;
+      }
+      if (met == UINT32_MAX) {
+        memo->end = end;
+        memo->end_at = end_at;
+      }
+      memo->frames = (uint32_t)(own + kept);
+    }
+    if (met != UINT32_MAX)
+      return COL_WALK_DONE; /* *COUNT set by col_walk_reuse */
   }
   *count = n;
   return COL_WALK_DONE;

@@ -10,7 +10,12 @@
  *     ABI and the compiler say: CFA = RSP + 8; CFA = RBP + 16, caller's RBP
  *     saved at CFA - 16; CFA = RSP + the frame's size, RBP untouched.
  *   - A stack copy too short ends the walk with the truncated marker, and
- *     it is counted. */
+ *     it is counted.
+ *   - A walk of the live stack that uses the thread's last walk (the memo
+ *     a program thread keeps when it records traced calls) finds exactly
+ *     what a walk from scratch finds, over thousands of stacks reached by
+ *     random call paths (the same depths through other callers, frames
+ *     with and without a frame pointer), with fewer rule lookups. */
 #define _GNU_SOURCE
 #include <asm/perf_regs.h>
 #include <dlfcn.h>
@@ -26,6 +31,7 @@
 #include "core/hrtime.h"
 #include "core/module_map.h"
 #include "unwind/unwind.h"
+#include "unwind/walk_rules.h"
 #include "er/er_format.h"
 #include "test_util.h"
 
@@ -92,6 +98,88 @@ __attribute__((noinline)) int rules_test_with_frame_pointer(int seed)
   return r + 1;
 }
 
+/* ---- the memo against walks from scratch ---------------------------------- */
+
+static unsigned long lookups;
+
+static int counted_rule(uint64_t lookup_pc, struct col_frame_rule *out, void *arg)
+{
+  lookups++;
+  *out = *col_frame_rule_for(lookup_pc);
+  return out->kind == COL_RULE_SIMPLE || out->kind == COL_RULE_OUTERMOST;
+}
+
+static struct col_walk_memo memo;
+static uintptr_t stack_top;
+static unsigned long walks, differences, lookups_with_memo, lookups_plain;
+
+__attribute__((noinline)) static void compare_walks(void)
+{
+  ucontext_t uc;
+  getcontext(&uc);
+  struct col_capture live;
+  memset(&live, 0, sizeof live);
+  live.regs.r[PERF_REG_X86_IP] = (uint64_t)uc.uc_mcontext.gregs[REG_RIP];
+  live.regs.r[PERF_REG_X86_SP] = (uint64_t)uc.uc_mcontext.gregs[REG_RSP];
+  live.regs.r[PERF_REG_X86_BP] = (uint64_t)uc.uc_mcontext.gregs[REG_RBP];
+  live.stack = (const unsigned char *)(uintptr_t)live.regs.r[PERF_REG_X86_SP];
+  live.stack_len = stack_top - (uintptr_t)live.stack;
+  uint64_t with[64], plain[64];
+  size_t n_with = 0, n_plain = 0;
+  unsigned long before = lookups;
+  enum col_walk_result r1 = col_walk_with_rules(&live, counted_rule, NULL, with, 64, &n_with, &memo);
+  lookups_with_memo += lookups - before;
+  before = lookups;
+  enum col_walk_result r2 = col_walk_with_rules(&live, counted_rule, NULL, plain, 64, &n_plain, NULL);
+  lookups_plain += lookups - before;
+  walks++;
+  if (r1 != r2 || n_with != n_plain || memcmp(with, plain, n_plain * sizeof plain[0]) != 0)
+    differences++;
+}
+
+static unsigned rng = 12345;
+static unsigned next_random(void)
+{
+  rng = rng * 1103515245u + 12345u;
+  return rng >> 8;
+}
+
+__attribute__((noinline)) int path_with_fp(int depth);
+__attribute__((noinline, optimize("omit-frame-pointer"))) int path_no_fp(int depth);
+
+/* Each level goes one level down through one of two functions and two
+ * call sites, or stops and compares: stacks of every depth to 12, the
+ * same depth reached through other callers. */
+__attribute__((noinline)) int path_with_fp(int depth)
+{
+  volatile char pad[24];
+  pad[0] = (char)depth;
+  unsigned r = next_random();
+  if (depth == 0 || r % 5 == 0) {
+    compare_walks();
+    return pad[0];
+  }
+  int v = r & 2 ? path_no_fp(depth - 1) : path_with_fp(depth - 1);
+  if (r & 4)
+    v += path_no_fp(depth - 1); /* a second call site */
+  return v + pad[0];
+}
+
+__attribute__((noinline, optimize("omit-frame-pointer"))) int path_no_fp(int depth)
+{
+  volatile char pad[72];
+  pad[0] = (char)depth;
+  unsigned r = next_random();
+  if (depth == 0 || r % 5 == 0) {
+    compare_walks();
+    return pad[0];
+  }
+  int v = r & 2 ? path_with_fp(depth - 1) : path_no_fp(depth - 1);
+  if (r & 4)
+    v += path_with_fp(depth - 1);
+  return v + pad[0];
+}
+
 static const char *function_at(uint64_t pc)
 {
   Dl_info info;
@@ -156,6 +244,21 @@ int main(void)
   uint64_t before = col_unwind_stats.truncated;
   size_t k = col_unwind(&short_cap, pcs, 64);
   CHECK(k > 0 && k < n && pcs[k - 1] == ER_PC_TRUNCATED && col_unwind_stats.truncated == before + 1);
+
+  /* The memo: the same frames as walks from scratch, every time. */
+  pthread_attr_t attr;
+  void *lo;
+  size_t size;
+  pthread_getattr_np(pthread_self(), &attr);
+  pthread_attr_getstack(&attr, &lo, &size);
+  pthread_attr_destroy(&attr);
+  stack_top = (uintptr_t)lo + size;
+  for (int round = 0; round < 3000; round++)
+    path_with_fp(12);
+  fprintf(stderr, "memo: %lu walks, %lu differences; rule lookups %lu with the memo, %lu from scratch\n", walks,
+          differences, lookups_with_memo, lookups_plain);
+  CHECK(walks > 3000 && differences == 0);
+  CHECK(lookups_with_memo * 2 < lookups_plain); /* the memo was used */
 
   col_modules_close();
   close(dirfd);
