@@ -41,14 +41,16 @@ static inline __attribute__((always_inline)) int col_stack_word(const struct col
 #define COL_WALK_MEMO_FRAMES 64
 enum col_walk_end { COL_WALK_END_NONE, COL_WALK_END_OUTERMOST, COL_WALK_END_ZERO, COL_WALK_END_STACK };
 #define COL_WALK_BP_KNOWN 1u /* in bp_read: RBP was known in this frame */
-#define COL_WALK_BP_WHOLE 2u /* in bp_read: the caller's RBP was read whole (else the read failed) */
 struct col_walk_memo {
-  uint32_t frames; /* frames kept, leaf first; 0: none */
-  uint32_t end;    /* enum col_walk_end: how that walk ended */
-  uint64_t end_at; /* END_ZERO, END_STACK: the address of the word read last */
-  uint64_t pc[COL_WALK_MEMO_FRAMES], sp[COL_WALK_MEMO_FRAMES], bp[COL_WALK_MEMO_FRAMES];
-  /* Where the caller's RBP was read (0: not read), | the flags above. */
-  uint64_t bp_read[COL_WALK_MEMO_FRAMES];
+  uint32_t frames;  /* frames kept, leaf first; 0: none */
+  uint32_t end;     /* enum col_walk_end: how that walk ended */
+  uint64_t end_at;  /* END_ZERO, END_STACK: the address of the word read last */
+  uint64_t highest; /* the highest address any of its reads began at */
+  uint64_t pc[COL_WALK_MEMO_FRAMES]; /* each frame's lookup PC: the walk's result, as returned */
+  struct col_walk_frame {
+    uint64_t sp, bp;
+    uint64_t bp_read; /* where the caller's RBP was read (0: not read), | the flags above */
+  } f[COL_WALK_MEMO_FRAMES];
 };
 
 /* The frames of MEMO from J on, when every word the walk read from frame J
@@ -60,14 +62,21 @@ static inline __attribute__((always_inline)) int col_walk_reuse(const struct col
   size_t total = n + (memo->frames - 1 - j);
   if (total > max - 1)
     return 0; /* the walk would stop at MAX first */
-  uint64_t word;
+  /* Every read from frame J outward lies above its SP (this SP) and at or
+   * below HIGHEST: inside the stack when HIGHEST is. */
+  uint64_t word, sp = cap->regs.r[PERF_REG_X86_SP];
+  if (memo->highest < sp || memo->highest - sp + sizeof word > cap->stack_len)
+    return 0;
+  const unsigned char *base = cap->stack - sp;
   for (uint32_t k = j; k + 1 < memo->frames; k++) {
-    if (col_stack_word(cap, memo->sp[k + 1] - 8, &word) != 1 || word != memo->pc[k + 1] + 1)
+    const struct col_walk_frame *here = &memo->f[k], *caller = &memo->f[k + 1];
+    memcpy(&word, base + caller->sp - 8, sizeof word);
+    if (word != memo->pc[k + 1] + 1)
       return 0;
-    uint64_t at = memo->bp_read[k] & ~(uint64_t)7;
+    uint64_t at = here->bp_read & ~(uint64_t)7;
     if (at != 0) {
-      int got = col_stack_word(cap, at, &word);
-      if ((memo->bp_read[k] & COL_WALK_BP_WHOLE) ? got != 1 || word != memo->bp[k + 1] : got == 1)
+      memcpy(&word, base + at, sizeof word);
+      if (word != caller->bp)
         return 0;
     }
   }
@@ -75,8 +84,8 @@ static inline __attribute__((always_inline)) int col_walk_reuse(const struct col
     return 0;
   if (memo->end == COL_WALK_END_STACK && col_stack_word(cap, memo->end_at, &word) != 0)
     return 0;
-  for (uint32_t k = j + 1; k < memo->frames; k++)
-    pcs[n++] = memo->pc[k];
+  memcpy(pcs + n, memo->pc + j + 1, (memo->frames - 1 - j) * sizeof *pcs);
+  n += memo->frames - 1 - j;
   if (memo->end == COL_WALK_END_STACK)
     pcs[n++] = ER_PC_TRUNCATED;
   *count = n;
@@ -102,17 +111,18 @@ col_walk_with_rules(const struct col_capture *cap, col_rule_source rules, void *
     uint64_t sp, bp, bp_read;
   } fresh[COL_WALK_MEMO_FRAMES];
   uint32_t cursor = 0, met = UINT32_MAX;
+  uint64_t highest = 0; /* the highest address this walk read at */
   int unkept = 0; /* a read the memo cannot describe: this walk is not kept */
   enum col_walk_end end = COL_WALK_END_NONE;
   uint64_t end_at = 0;
   for (;;) {
     if (memo != NULL && n <= COL_WALK_MEMO_FRAMES) {
       /* The last walk's frames at or above this SP (SPs grow outward). */
-      while (cursor < memo->frames && memo->sp[cursor] < sp)
+      while (cursor < memo->frames && memo->f[cursor].sp < sp)
         cursor++;
-      if (cursor < memo->frames && memo->sp[cursor] == sp && memo->pc[cursor] == lookup &&
-          (memo->bp_read[cursor] & COL_WALK_BP_KNOWN) == (bp_known ? COL_WALK_BP_KNOWN : 0) &&
-          (!bp_known || memo->bp[cursor] == bp) && col_walk_reuse(cap, memo, cursor, pcs, n, max, count)) {
+      if (cursor < memo->frames && memo->f[cursor].sp == sp && memo->pc[cursor] == lookup &&
+          (memo->f[cursor].bp_read & COL_WALK_BP_KNOWN) == (bp_known ? COL_WALK_BP_KNOWN : 0) &&
+          (!bp_known || memo->f[cursor].bp == bp) && col_walk_reuse(cap, memo, cursor, pcs, n, max, count)) {
         met = cursor;
         break;
       }
@@ -144,14 +154,17 @@ col_walk_with_rules(const struct col_capture *cap, col_rule_source rules, void *
     }
     if (got < 0)
       return COL_WALK_NEEDS_LIBUNWIND;
+    highest = cfa - 8 > highest ? cfa - 8 : highest;
     if (rule->bp == COL_BP_LOST)
       bp_known = 0;
     else if (rule->bp == COL_BP_SAVED) {
       uint64_t at = cfa + (int64_t)rule->bp_offset;
       bp_known = col_stack_word(cap, at, &bp) == 1;
       if (memo != NULL && n <= COL_WALK_MEMO_FRAMES) {
-        fresh[n - 1].bp_read |= at | (bp_known ? COL_WALK_BP_WHOLE : 0);
-        unkept |= (at & 7) != 0 || at == 0; /* the flags live in its low bits */
+        fresh[n - 1].bp_read |= at;
+        highest = at > highest ? at : highest;
+        /* The flags live in its low bits; a read that failed is not re-read. */
+        unkept |= (at & 7) != 0 || at < sp || !bp_known;
       }
     }
     if (ra == 0) {
@@ -178,20 +191,21 @@ col_walk_with_rules(const struct col_capture *cap, col_rule_source rules, void *
       memo->frames = 0;
     } else {
       if (met != UINT32_MAX && met != own) {
+        memmove(&memo->f[own], &memo->f[met], kept * sizeof memo->f[0]);
         memmove(&memo->pc[own], &memo->pc[met], kept * sizeof memo->pc[0]);
-        memmove(&memo->sp[own], &memo->sp[met], kept * sizeof memo->sp[0]);
-        memmove(&memo->bp[own], &memo->bp[met], kept * sizeof memo->bp[0]);
-        memmove(&memo->bp_read[own], &memo->bp_read[met], kept * sizeof memo->bp_read[0]);
       }
       for (size_t k = 0; k < own; k++) {
         memo->pc[k] = pcs[k];
-        memo->sp[k] = fresh[k].sp;
-        memo->bp[k] = fresh[k].bp;
-        memo->bp_read[k] = fresh[k].bp_read;
+        memo->f[k].sp = fresh[k].sp;
+        memo->f[k].bp = fresh[k].bp;
+        memo->f[k].bp_read = fresh[k].bp_read;
       }
       if (met == UINT32_MAX) {
         memo->end = end;
         memo->end_at = end_at;
+        memo->highest = highest; /* (an END_STACK word is beyond the stack: checked on its own) */
+      } else if (highest > memo->highest) {
+        memo->highest = highest;
       }
       memo->frames = (uint32_t)(own + kept);
     }
