@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/capture.h"
 
@@ -36,6 +37,10 @@ typedef int (*col_rule_source)(uint64_t lookup_pc, struct col_frame_rule *out, v
 /* The rule at LOOKUP_PC (a leaf PC or a call site), cached. */
 const struct col_frame_rule *col_frame_rule_for(uint64_t lookup_pc);
 void col_frame_rules_forget(void);
+/* Thread TID's last walk (walk_rules.h), kept with the rules it was made
+ * with: forgetting them forgets it. */
+struct col_walk_memo;
+struct col_walk_memo *col_walk_memo_of(pid_t tid);
 
 int col_unwind_init(void);
 /* Drops cached unwind info after the set of loaded objects changed. */

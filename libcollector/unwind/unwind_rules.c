@@ -30,6 +30,7 @@
 #include "core/module_map.h"
 #include "core/target.h"
 #include "unwind/unwind.h"
+#include "unwind/walk_rules.h"
 
 #define DWARF_REG_RBP 6
 #define DWARF_REG_RSP 7
@@ -284,10 +285,29 @@ const struct col_frame_rule *col_frame_rule_for(uint64_t lookup_pc)
   return &rule_cache[slot].rule;
 }
 
+/* The last walks of the threads sampled, by thread id (a thread whose
+ * slot another took walks every frame: nothing is wrong, only slower). */
+#define THREAD_MEMOS 64
+static struct thread_memo {
+  pid_t tid;
+  struct col_walk_memo memo;
+} thread_memos[THREAD_MEMOS];
+
+struct col_walk_memo *col_walk_memo_of(pid_t tid)
+{
+  struct thread_memo *m = &thread_memos[(uint32_t)tid % THREAD_MEMOS];
+  if (m->tid != tid) {
+    m->tid = tid;
+    m->memo.frames = 0;
+  }
+  return &m->memo;
+}
+
 void col_frame_rules_forget(void)
 {
   memset(rule_cache, 0, sizeof rule_cache);
   rules_cached = 0;
+  memset(thread_memos, 0, sizeof thread_memos); /* made with the rules forgotten */
   for (size_t i = 0; i < n_objects; i++) {
     if (objects[i].cfi != NULL)
       dwarf_cfi_end(objects[i].cfi);

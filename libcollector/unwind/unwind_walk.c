@@ -7,7 +7,12 @@
  * The fast path follows the frame rules of unwind_rules.c over the stack
  * copy and gives the same call stack; any frame it cannot follow hands the
  * whole sample to libunwind.  GDBCOL_UNWIND_CHECK=1 runs both on every
- * sample and counts disagreements (the tests use it). */
+ * sample and counts disagreements (the tests use it).
+ *
+ * Each thread's last walk is kept (walk_rules.h's memo): a sample whose
+ * stack shares its outer frames with that thread's previous sample takes
+ * them from it once the copy holds the same words there (the same frames
+ * a walk would find, for a fraction of the rule lookups). */
 #include <asm/perf_regs.h>
 #include <string.h>
 
@@ -37,7 +42,7 @@ static inline __attribute__((always_inline)) int cached_rule(uint64_t lookup_pc,
 static enum col_walk_result walk_with_cached_rules(const struct col_capture *cap, uint64_t *pcs, size_t max,
                                                    size_t *count)
 {
-  return col_walk_with_rules(cap, cached_rule, NULL, pcs, max, count, NULL);
+  return col_walk_with_rules(cap, cached_rule, NULL, pcs, max, count, col_walk_memo_of(cap->tid));
 }
 
 static size_t unwind(const struct col_capture *cap, uint64_t *pcs, size_t max);
