@@ -3,7 +3,7 @@ process (breakpoint, step, signal).
 
 No inferior call is made from the stop event (fragile there): the plugin
 adds one to the runtime's gdbcol_debugger_stops counter with a plain memory
-write, and the runtime's sampler records the sample on its first cycle
+write, and the runtime thread records the sample on its first cycle
 after the process resumes.  The whole process was frozen in between, so
 the sample's resource usage is the usage at the stop."""
 

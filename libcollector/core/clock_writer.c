@@ -17,16 +17,17 @@
 #include "unwind/unwind.h"
 #include "er/er_format.h"
 
-uint64_t col_samples_written, col_samples_not_written;
-uint64_t col_ticks_appended; /* the packets' NTICK: intervals of CPU time, for the status's cpu_ms */
-uint64_t col_lost_samples; /* the kernel's or a ring's, never written */
+/* What it wrote and did not (col_clock_writer_describe): written by the
+ * one thread that writes, read by any (the status, GDB's calls). */
+static struct col_clock_figures figures;
 static uint64_t lost_counted;
 static struct er_cursor *profile_out;
 static int rescan_wanted;
 
 int col_clock_writer_start(void)
 {
-  col_samples_written = col_samples_not_written = lost_counted = col_ticks_appended = 0;
+  memset(&figures, 0, sizeof figures);
+  lost_counted = 0;
   rescan_wanted = 0;
   if (profile_out == NULL)
     profile_out = col_map_zeroed(sizeof *profile_out);
@@ -48,7 +49,7 @@ int col_clock_writer_wants_rescan(void)
 static void count_unwritten(void)
 {
   if (col_data_stop_errno() != 0)
-    col_samples_not_written++;
+    __atomic_store_n(&figures.samples_not_written, figures.samples_not_written + 1, __ATOMIC_RELAXED);
 }
 
 /* Nonzero when a sample taken at TSTAMP is to be written (counted when
@@ -90,7 +91,7 @@ static uint64_t append_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t 
     count_unwritten();
     return 0;
   }
-  col_ticks_appended += ticks;
+  __atomic_store_n(&figures.ticks_appended, figures.ticks_appended + ticks, __ATOMIC_RELAXED);
   return frinfo;
 }
 
@@ -145,12 +146,26 @@ void col_clock_writer_flush(void)
 /* Only what reached the file counts (a flush can still fail). */
 void col_clock_writer_count(void)
 {
-  col_samples_written = profile_out->written;
-  col_samples_not_written += profile_out->lost - lost_counted;
+  __atomic_store_n(&figures.samples_written, profile_out->written, __ATOMIC_RELAXED);
+  __atomic_store_n(&figures.samples_not_written, figures.samples_not_written + profile_out->lost - lost_counted,
+                   __ATOMIC_RELAXED);
   lost_counted = profile_out->lost;
 }
 
 void col_clock_writer_abandon(int err)
 {
   er_cursor_abandon(profile_out, err);
+}
+
+void col_clock_writer_count_lost(uint64_t captures)
+{
+  __atomic_store_n(&figures.lost_samples, figures.lost_samples + captures, __ATOMIC_RELAXED);
+}
+
+void col_clock_writer_describe(struct col_clock_figures *out)
+{
+  out->samples_written = __atomic_load_n(&figures.samples_written, __ATOMIC_RELAXED);
+  out->samples_not_written = __atomic_load_n(&figures.samples_not_written, __ATOMIC_RELAXED);
+  out->ticks_appended = __atomic_load_n(&figures.ticks_appended, __ATOMIC_RELAXED);
+  out->lost_samples = __atomic_load_n(&figures.lost_samples, __ATOMIC_RELAXED);
 }

@@ -32,10 +32,17 @@ void col_clock_writer_count(void);
 void col_clock_writer_abandon(int err);
 /* Nonzero (once) when a sample's PC was outside every known mapping. */
 int col_clock_writer_wants_rescan(void);
-/* Clock packets on disk; captures lost to a write error. */
-extern uint64_t col_samples_written, col_samples_not_written;
-/* The intervals of CPU time the packets appended stand for (their NTICK). */
-extern uint64_t col_ticks_appended;
-extern uint64_t col_lost_samples;
+/* What the clock writer did, for the status and log.xml: packets on
+ * disk, captures lost to a write error, the intervals of CPU time the
+ * packets appended stand for (their NTICK), and captures the kernel or a
+ * sample ring lost before they reached it. */
+struct col_clock_figures {
+  uint64_t samples_written, samples_not_written;
+  uint64_t ticks_appended;
+  uint64_t lost_samples;
+};
+void col_clock_writer_describe(struct col_clock_figures *out);
+/* CAPTURES lost before they reached the writer (in-process sample rings). */
+void col_clock_writer_count_lost(uint64_t captures);
 
 #endif

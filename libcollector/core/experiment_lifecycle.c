@@ -48,16 +48,20 @@ void col_describe_clock_sources(void)
                     strerror(s->last_timer_errno ? s->last_timer_errno : s->last_perf_errno));
 }
 
-static void describe_sampler_cost(void)
+static void describe_recording_cost(void)
 {
   const struct col_unwind_stats *u = &col_unwind_stats;
+  struct col_clock_figures clock;
+  col_clock_writer_describe(&clock);
+  struct col_recording_cost cost;
+  col_recording_cost_describe(&cost);
   col_log_comment("The %s used %.3f s of CPU time (unwinding and writing %llu samples), %.0f %% of it in the "
                   "kernel; it is not sampled itself",
-                  col_target_pid != 0 ? "sampler process" : "runtime's sampler thread", col_recording_cpu_seconds,
-                  (unsigned long long)col_samples_written, 100 * col_recording_system_share);
-  if (col_recording_records_seconds > 0)
+                  col_target_pid != 0 ? "sampler process" : "runtime thread", cost.cpu_seconds,
+                  (unsigned long long)clock.samples_written, 100 * cost.system_share);
+  if (cost.records_seconds > 0)
     col_log_comment("Of that, %.3f s went to reading, unwinding and storing the records; the rest to waiting for "
-                    "them, flushing the files and the status", col_recording_records_seconds);
+                    "them, flushing the files and the status", cost.records_seconds);
   col_log_comment("Unwinding: %llu stack(s) by cached frame rules, %llu by libunwind, %llu stopped where the rules "
                   "end; %llu cut where the stack copy (%zu bytes) ended, %llu at the frame limit (%ld)",
                   (unsigned long long)u->by_rules, (unsigned long long)u->by_libunwind,
@@ -140,7 +144,7 @@ int col_experiment_open_files(void)
  * the archive, the status "closed" with WHY. */
 void col_experiment_finish_after_exec(const char *what)
 {
-  describe_sampler_cost();
+  describe_recording_cost();
   col_modules_close();
   col_experiment_archive();
   col_status_write(&col_cfg, "exec", what);
@@ -166,10 +170,12 @@ void col_experiment_finish(const char *why)
   if (ended_early != NULL) /* log.xml's closing event is named "exit" whatever ended it */
     col_log_comment("The experiment ended before the program did (%s); the program ran on unrecorded", why);
   col_describe_clock_sources();
-  describe_sampler_cost();
-  if (col_lost_samples > 0)
+  describe_recording_cost();
+  struct col_clock_figures clock;
+  col_clock_writer_describe(&clock);
+  if (clock.lost_samples > 0)
     col_log_warning(200, "%llu clock sample(s) were lost (ring buffer full); CPU time is under-counted by that much",
-                    (unsigned long long)col_lost_samples);
+                    (unsigned long long)clock.lost_samples);
   if (col_exp.samples_dropped > 0)
     col_log_final_warning(200, "%llu sample point(s) could not be written (%s); the overview may hold one record "
                           "more than log.xml's samples", (unsigned long long)col_exp.samples_dropped,

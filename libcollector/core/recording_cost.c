@@ -1,14 +1,27 @@
-/* What the sampling itself costs (the runtime's sampler thread or the
- * sampler process), reported in log.xml at the end. */
+/* What the recording itself costs (the runtime thread or the sampler
+ * process), reported in log.xml at the end. */
 #define _GNU_SOURCE
 #include <sys/resource.h>
 #include <time.h>
 
 #include "core/recording_cost.h"
 
-double col_recording_cpu_seconds; /* what the sampling cost, reported at the end */
-double col_recording_system_share; /* of that, the part the kernel charged as system time */
-double col_recording_records_seconds;
+static struct col_recording_cost cost;
+
+void col_recording_cost_describe(struct col_recording_cost *out)
+{
+  *out = cost;
+}
+
+void col_recording_cost_reset(void)
+{
+  cost = (struct col_recording_cost){0, 0, 0};
+}
+
+void col_recording_cost_add_records(double seconds)
+{
+  cost.records_seconds += seconds;
+}
 
 double col_thread_cpu_seconds(void)
 {
@@ -25,12 +38,12 @@ void col_recording_cost_measure(int rusage_who, clockid_t cpu_clock)
   struct timespec cpu;
   struct rusage usage;
   clock_gettime(cpu_clock, &cpu);
-  col_recording_cpu_seconds = cpu.tv_sec + cpu.tv_nsec / 1e9;
-  col_recording_system_share = 0;
+  cost.cpu_seconds = cpu.tv_sec + cpu.tv_nsec / 1e9;
+  cost.system_share = 0;
   if (getrusage(rusage_who, &usage) == 0) {
     double user = usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6;
     double system = usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
     if (user + system > 0)
-      col_recording_system_share = system / (user + system);
+      cost.system_share = system / (user + system);
   }
 }

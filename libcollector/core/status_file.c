@@ -38,15 +38,16 @@ uint64_t col_threads_seen, col_records_lost;
 void col_progress_refresh(void)
 {
   int next_id = __atomic_load_n(&col_exp.next_sample_id, __ATOMIC_RELAXED);
-  __atomic_store_n(&gdbcol_progress.profile_packets, __atomic_load_n(&col_samples_written, __ATOMIC_RELAXED),
-                   __ATOMIC_RELAXED);
+  struct col_clock_figures clock;
+  col_clock_writer_describe(&clock);
+  __atomic_store_n(&gdbcol_progress.profile_packets, clock.samples_written, __ATOMIC_RELAXED);
   __atomic_store_n(&gdbcol_progress.sample_points, next_id > 0 ? (uint64_t)next_id - 1 : 0, __ATOMIC_RELAXED);
   __atomic_store_n(&gdbcol_progress.data_bytes, col_data_bytes(), __ATOMIC_RELAXED);
   __atomic_store_n(&gdbcol_progress.limit_reached, (uint64_t)(col_limit_reached() && col_data_stop_errno() == 0),
                    __ATOMIC_RELAXED);
   __atomic_store_n(&gdbcol_progress.paused, (uint64_t)col_is_paused(), __ATOMIC_RELAXED);
   __atomic_store_n(&gdbcol_progress.write_errno, (uint64_t)col_write_errno(), __ATOMIC_RELAXED);
-  __atomic_store_n(&gdbcol_progress.samples_not_written, col_samples_not_written, __ATOMIC_RELAXED);
+  __atomic_store_n(&gdbcol_progress.samples_not_written, clock.samples_not_written, __ATOMIC_RELAXED);
 }
 
 struct status_request {
@@ -76,6 +77,8 @@ static void write_status(void *p)
   const char *detail = req->detail;
   if (detail == NULL && strcmp(req->state, "active") == 0 && col_is_paused())
     detail = "paused";
+  struct col_clock_figures clock;
+  col_clock_writer_describe(&clock);
   /* Paths and the detail as GDB reads them back (er_value_encode: a
    * newline in a path would end its line).  Static: one status at a time
    * (the runtime thread's, or the caller's when there is none). */
@@ -102,7 +105,7 @@ static void write_status(void *p)
                    control, (unsigned long long)col_descendants_seen,
                    (unsigned long long)(col_descendant_samples * (uint64_t)req->cfg->clock_interval_us / 1000),
                    (unsigned long long)col_descendant_experiments, col_exec_followed,
-                   (unsigned long long)(col_ticks_appended * (uint64_t)(req->cfg->clock_interval_us > 0
+                   (unsigned long long)(clock.ticks_appended * (uint64_t)(req->cfg->clock_interval_us > 0
                                                                           ? req->cfg->clock_interval_us : 0) / 1000),
                    (unsigned long long)col_threads_seen, (unsigned long long)col_records_lost,
                    (unsigned long long)(col_unwind_stats.by_rules + col_unwind_stats.by_libunwind +

@@ -24,8 +24,8 @@
 #include "er/er_format.h"
 #include "trace_ring.h"
 
-uint64_t col_kind_written[ER_N_KINDS], col_kind_not_written[ER_N_KINDS];
-uint64_t col_trace_stacks_walked_here, col_trace_stacks_from_copies;
+/* What it wrote and did not (col_trace_writer_describe). */
+static struct col_trace_figures figures;
 
 /* One output per data kind written here (the traced kinds' and the
  * counters'): its file, its cursor, what it lost so far. */
@@ -44,7 +44,7 @@ int col_trace_writer_start(void)
 {
   for (int k = 0; k < ER_N_KINDS; k++) {
     struct trace_output *o = &outputs[k];
-    col_kind_written[k] = col_kind_not_written[k] = o->lost_counted = 0;
+    figures.written[k] = figures.not_written[k] = o->lost_counted = 0;
     if (!written_here(k) || col_exp.data[k].fd < 0)
       continue;
     if (o->cursor == NULL && (o->cursor = col_map_zeroed(sizeof *o->cursor)) == NULL)
@@ -82,7 +82,7 @@ static void publish_rules(uint32_t space, const uint64_t *pcs, size_t n)
 static uint64_t event_stack(const struct col_trace_event *e)
 {
   if (e->n_pcs > 0) { /* walked where it happened */
-    col_trace_stacks_walked_here++;
+    figures.stacks_walked_here++;
     size_t n = e->n_pcs <= e->stack_len / sizeof(uint64_t) ? e->n_pcs : e->stack_len / sizeof(uint64_t);
     uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
     if (n > ER_MAX_STACK_DEPTH + 1)
@@ -103,7 +103,7 @@ static uint64_t event_stack(const struct col_trace_event *e)
   cap.stack_len = e->stack_len;
   uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   size_t n = col_unwind(&cap, pcs, ER_MAX_STACK_DEPTH + 1);
-  col_trace_stacks_from_copies++;
+  figures.stacks_from_copies++;
   publish_rules(e->space, pcs, n);
   return col_writer_stack_id(pcs, n);
 }
@@ -135,14 +135,14 @@ void col_trace_writer_write(const struct col_trace_event *e)
     size = er_kinds[e->kind].packet_size;
   uint64_t frinfo = event_stack(e);
   if (!col_writer_may_append(o->cursor, frinfo, size)) {
-    col_kind_not_written[e->kind]++;
+    figures.not_written[e->kind]++;
     return;
   }
   memset(&p, 0, size);
   fill_header(&p.header, size, e->kind, e->tid, e->cpu, e->end, frinfo);
   memcpy(p.bytes + ER_PACKET_HEADER_SIZE, e->payload, e->payload_len);
   if (er_cursor_append(o->cursor, &p, size) != 0)
-    col_kind_not_written[e->kind]++;
+    figures.not_written[e->kind]++;
 }
 
 void col_counter_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t tag, uint64_t events,
@@ -154,7 +154,7 @@ void col_counter_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t
   uint64_t frinfo = col_writer_stack_id(pcs, n);
   struct er_hwc_packet p;
   if (!col_writer_may_append(o->cursor, frinfo, sizeof p)) {
-    col_kind_not_written[ER_KIND_HWC]++;
+    figures.not_written[ER_KIND_HWC]++;
     return;
   }
   memset(&p, 0, sizeof p);
@@ -162,7 +162,7 @@ void col_counter_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t
   p.hwctag = tag;
   p.hwcint = events;
   if (er_cursor_append(o->cursor, &p, sizeof p) != 0)
-    col_kind_not_written[ER_KIND_HWC]++;
+    figures.not_written[ER_KIND_HWC]++;
 }
 
 size_t col_counter_writer_write(const struct col_capture *cap, uint32_t tag, uint64_t events, uint64_t *pcs)
@@ -187,15 +187,15 @@ void col_trace_writer_count(void)
     struct trace_output *o = &outputs[k];
     if (!output_open(k))
       continue;
-    col_kind_written[k] = o->cursor->written;
-    col_kind_not_written[k] += o->cursor->lost - o->lost_counted;
+    figures.written[k] = o->cursor->written;
+    figures.not_written[k] += o->cursor->lost - o->lost_counted;
     o->lost_counted = o->cursor->lost;
   }
 }
 
 uint64_t col_kind_events_written(enum er_kind kind)
 {
-  return written_here(kind) ? col_kind_written[kind] : 0;
+  return written_here(kind) ? figures.written[kind] : 0;
 }
 
 void col_trace_writer_abandon(int err)
@@ -203,4 +203,9 @@ void col_trace_writer_abandon(int err)
   for (int k = 0; k < ER_N_KINDS; k++)
     if (output_open(k))
       er_cursor_abandon(outputs[k].cursor, err);
+}
+
+void col_trace_writer_describe(struct col_trace_figures *out)
+{
+  *out = figures;
 }

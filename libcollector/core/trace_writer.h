@@ -20,9 +20,15 @@ void col_trace_writer_count(void);
 void col_trace_writer_abandon(int err);
 /* Events of a traced kind, or counter overflows, written so far. */
 uint64_t col_kind_events_written(enum er_kind kind);
-/* Per data kind written here: packets written and not written (the latter
- * counted as they happen; the former updated by col_trace_writer_count). */
-extern uint64_t col_kind_written[ER_N_KINDS], col_kind_not_written[ER_N_KINDS];
+/* What the writer did, for log.xml: per data kind written here, packets
+ * written and not written (the latter counted as they happen; the former
+ * updated by col_trace_writer_count); how traced events' stacks came:
+ * walked on the program's thread, or unwound here from a copy. */
+struct col_trace_figures {
+  uint64_t written[ER_N_KINDS], not_written[ER_N_KINDS];
+  uint64_t stacks_walked_here, stacks_from_copies;
+};
+void col_trace_writer_describe(struct col_trace_figures *out);
 /* trace_writer.c, counter overflows (hwcounters): CAP's overflow of
  * counter TAG, standing for EVENTS events, unwound into PCS (room for
  * ER_MAX_STACK_DEPTH + 2); returns the stack's depth.  The packet alone:
@@ -30,7 +36,5 @@ extern uint64_t col_kind_written[ER_N_KINDS], col_kind_not_written[ER_N_KINDS];
 size_t col_counter_writer_write(const struct col_capture *cap, uint32_t tag, uint64_t events, uint64_t *pcs);
 void col_counter_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t tag, uint64_t events,
                                const uint64_t *pcs, size_t n);
-/* How traced events' stacks came: walked on the program's thread, or unwound here from a copy. */
-extern uint64_t col_trace_stacks_walked_here, col_trace_stacks_from_copies;
 
 #endif

@@ -130,7 +130,7 @@ static void clock_cycle(int64_t now)
     if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) != 1)
       continue;
     if (__atomic_load_n(&t->retired, __ATOMIC_ACQUIRE)) {
-      col_lost_samples += t->lost;
+      col_clock_writer_count_lost(t->lost);
       retire_thread(t);
     } else {
       drain_thread(t);
@@ -152,7 +152,7 @@ static void clock_finish(void)
   for (int i = 0; i < COL_MAX_THREADS; i++) {
     struct col_thread *t = &col_threads[i];
     if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == 1) {
-      col_lost_samples += t->lost;
+      col_clock_writer_count_lost(t->lost);
       col_blocked_signal_check(t); /* its CPU time up to now */
       retire_thread(t);
     }
@@ -300,10 +300,9 @@ int col_runtime_thread_start(int (*start)(void), void (*finish)(void))
   start_work = start;
   finish_work = finish;
   start_reported = 0;
-  col_lost_samples = 0;
   col_unsampled_ns = 0;
   col_blocking_threads = 0;
-  col_recording_cpu_seconds = 0;
+  col_recording_cost_reset();
   if (col_data_writers_start() != 0)
     return -ENOMEM;
   if (col_unwind_init() != 0)

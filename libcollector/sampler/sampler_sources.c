@@ -36,7 +36,7 @@ static void take_ring_records(int64_t newest)
 {
   double cpu_before = col_thread_cpu_seconds();
   sampler_drain_ring_records(newest);
-  col_recording_records_seconds += col_thread_cpu_seconds() - cpu_before;
+  col_recording_cost_add_records(col_thread_cpu_seconds() - cpu_before);
 }
 
 static void take_traced_events(int64_t newest)
@@ -110,11 +110,13 @@ static void describe_counters(void)
                      col_cfg.hwc[i].name, (unsigned long long)col_cfg.hwc[i].interval);
     at += n > 0 ? (size_t)n : 0;
   }
+  struct col_trace_figures written;
+  col_trace_writer_describe(&written);
   col_log_comment("Counters: %s; perf_event overflow samples into the clock's per-CPU rings (registers and "
                   "stack copies, no signals, nothing inside the program); %llu overflow(s) written, %llu not "
                   "written; %llu of them for threads' tails (each ended thread's count, read by the kernel, "
-                  "less its overflows: %llu read(s))", list, (unsigned long long)col_kind_written[ER_KIND_HWC],
-                  (unsigned long long)col_kind_not_written[ER_KIND_HWC], (unsigned long long)tails_stats.counter_samples_added,
+                  "less its overflows: %llu read(s))", list, (unsigned long long)written.written[ER_KIND_HWC],
+                  (unsigned long long)written.not_written[ER_KIND_HWC], (unsigned long long)tails_stats.counter_samples_added,
                   (unsigned long long)tails_stats.counter_reads);
   if (sampler_counters_refused > 0)
     col_log_final_warning(200, "the kernel refused %u counter event(s) (perf_event_open: %s); those counts are "

@@ -215,15 +215,17 @@ void sampler_trace_describe(void)
   }
   uint64_t dropped = col_trace != NULL ? __atomic_load_n(&col_trace->dropped, __ATOMIC_RELAXED) : 0;
   uint32_t traced = col_traced_kinds(&col_cfg);
+  struct col_trace_figures written;
+  col_trace_writer_describe(&written);
   for (int k = 0; k < ER_N_KINDS; k++)
     if (traced >> k & 1u && k != ER_KIND_SYNC) /* the waits' line comes last, after its threshold */
       col_log_comment("%s: %llu event(s) written, %llu not written", er_kinds[k].title,
-                      (unsigned long long)col_kind_written[k], (unsigned long long)col_kind_not_written[k]);
+                      (unsigned long long)written.written[k], (unsigned long long)written.not_written[k]);
   if (traced != 0) {
     col_log_comment("Tracing: %llu event(s) lost to a full trace ring", (unsigned long long)dropped);
     col_log_comment("Tracing: %llu event stack(s) walked on the program's own threads with the frame rules "
                     "published to them, %llu unwound here from stack copies (%u rule(s) published)",
-                    (unsigned long long)col_trace_stacks_walked_here, (unsigned long long)col_trace_stacks_from_copies,
+                    (unsigned long long)written.stacks_walked_here, (unsigned long long)written.stacks_from_copies,
                     col_trace != NULL ? __atomic_load_n(&col_trace->rules_published, __ATOMIC_RELAXED) : 0);
   }
   if (!(traced >> ER_KIND_SYNC & 1u))
@@ -234,6 +236,6 @@ void sampler_trace_describe(void)
                                                                                   : calibrated_ns),
                     CALIBRATION_FACTOR);
   col_log_comment("%s: %llu event(s) written, %llu not written", er_kinds[ER_KIND_SYNC].title,
-                  (unsigned long long)col_kind_written[ER_KIND_SYNC],
-                  (unsigned long long)col_kind_not_written[ER_KIND_SYNC]);
+                  (unsigned long long)written.written[ER_KIND_SYNC],
+                  (unsigned long long)written.not_written[ER_KIND_SYNC]);
 }
