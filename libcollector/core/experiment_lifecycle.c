@@ -50,7 +50,9 @@ void col_describe_clock_sources(void)
 
 static void describe_recording_cost(void)
 {
-  const struct col_unwind_stats *u = &col_unwind_stats;
+  struct col_unwind_stats walks;
+  col_unwind_describe(&walks);
+  const struct col_unwind_stats *u = &walks;
   struct col_clock_figures clock;
   col_clock_writer_describe(&clock);
   struct col_recording_cost cost;

@@ -79,6 +79,8 @@ static void write_status(void *p)
     detail = "paused";
   struct col_clock_figures clock;
   col_clock_writer_describe(&clock);
+  struct col_unwind_stats walks;
+  col_unwind_describe(&walks);
   /* Paths and the detail as GDB reads them back (er_value_encode: a
    * newline in a path would end its line).  Static: one status at a time
    * (the runtime thread's, or the caller's when there is none). */
@@ -108,13 +110,12 @@ static void write_status(void *p)
                    (unsigned long long)(clock.ticks_appended * (uint64_t)(req->cfg->clock_interval_us > 0
                                                                           ? req->cfg->clock_interval_us : 0) / 1000),
                    (unsigned long long)col_threads_seen, (unsigned long long)col_records_lost,
-                   (unsigned long long)(col_unwind_stats.by_rules + col_unwind_stats.by_libunwind +
-                                        col_unwind_stats.stopped),
-                   (unsigned long long)col_unwind_stats.truncated, clock_source(), col_clock_stats.last_perf_errno,
+                   (unsigned long long)(walks.by_rules + walks.by_libunwind + walks.stopped),
+                   (unsigned long long)walks.truncated, clock_source(), col_clock_stats.last_perf_errno,
                    detail_text);
   if (n > 0 && n < (int)sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, "status_answer=%llu\ntruncated_depth=%llu\nmax_frames=%ld\n",
-                  (unsigned long long)col_status_answer, (unsigned long long)col_unwind_stats.truncated_depth,
+                  (unsigned long long)col_status_answer, (unsigned long long)walks.truncated_depth,
                   req->cfg->max_frames);
   if (n > 0 && n < (int)sizeof text && col_status_note[0] != '\0') {
     static char note[sizeof col_status_note * 2 + 8];

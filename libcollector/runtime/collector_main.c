@@ -67,7 +67,7 @@ static void finish_experiment(void)
 static int start_experiment(void)
 {
   memset(&col_clock_stats, 0, sizeof col_clock_stats);
-  memset(&col_unwind_stats, 0, sizeof col_unwind_stats);
+  col_unwind_reset_stats();
   col_requests_reset();
   col_unwind_check_mode(col_cfg.check_unwinder);
   col_state_own();

@@ -21,7 +21,9 @@ struct col_unwind_stats {
   uint64_t truncated_depth; /* stacks cut at the frame limit (col_cfg.max_frames) */
   uint64_t stopped; /* another process's stacks the rules could not finish */
 };
-extern struct col_unwind_stats col_unwind_stats;
+/* The walks' figures so far (for the status and log.xml), and a new start. */
+void col_unwind_describe(struct col_unwind_stats *out);
+void col_unwind_reset_stats(void);
 
 /* How to find the caller's frame from one code address (x86_64). */
 enum col_rule_kind { COL_RULE_COMPLEX, COL_RULE_SIMPLE, COL_RULE_OUTERMOST };

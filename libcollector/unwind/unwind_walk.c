@@ -23,7 +23,17 @@
 #include "unwind/walk_rules.h"
 #include "er/er_format.h"
 
-struct col_unwind_stats col_unwind_stats;
+static struct col_unwind_stats stats;
+
+void col_unwind_describe(struct col_unwind_stats *out)
+{
+  *out = stats;
+}
+
+void col_unwind_reset_stats(void)
+{
+  memset(&stats, 0, sizeof stats);
+}
 static int check_both;
 
 void col_unwind_check_mode(int enabled)
@@ -56,9 +66,9 @@ size_t col_unwind(const struct col_capture *cap, uint64_t *pcs, size_t max)
   size_t n = unwind(cap, pcs, max);
   if (n > 0 && pcs[n - 1] == ER_PC_TRUNCATED) {
     if (n == max)
-      col_unwind_stats.truncated_depth++;
+      stats.truncated_depth++;
     else
-      col_unwind_stats.truncated++;
+      stats.truncated++;
   }
   return n;
 }
@@ -70,19 +80,19 @@ static size_t unwind(const struct col_capture *cap, uint64_t *pcs, size_t max)
     if (col_target_pid != 0) {
       /* Another process: libunwind would read its unwind tables from our
        * own memory.  The frames found so far, then the marker. */
-      col_unwind_stats.stopped++;
+      stats.stopped++;
       pcs[n < max ? n++ : max - 1] = ER_PC_UNWIND_FAILED;
       return n;
     }
-    col_unwind_stats.by_libunwind++;
+    stats.by_libunwind++;
     return col_unwind_libunwind(cap, pcs, max);
   }
-  col_unwind_stats.by_rules++;
+  stats.by_rules++;
   if (check_both) {
     uint64_t other[ER_MAX_STACK_DEPTH + 1];
     size_t m = col_unwind_libunwind(cap, other, max < ER_MAX_STACK_DEPTH + 1 ? max : ER_MAX_STACK_DEPTH + 1);
     if (m != n || memcmp(other, pcs, n * sizeof *pcs) != 0)
-      col_unwind_stats.disagreements++;
+      stats.disagreements++;
   }
   return n;
 }
