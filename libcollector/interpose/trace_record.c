@@ -50,13 +50,15 @@ struct walk_memo_slot {
   struct col_walk_memo memo;
 };
 static struct walk_memo_slot *walk_memos;
-static __thread struct col_walk_memo *my_memo __attribute__((tls_model("initial-exec")));
+static __thread struct walk_memo_slot *my_memo __attribute__((tls_model("initial-exec")));
 static __thread int no_memo __attribute__((tls_model("initial-exec")));
 
 static struct col_walk_memo *thread_memo(pid_t tid)
 {
-  if (__builtin_expect(my_memo != NULL, 1) || no_memo || walk_memos == NULL)
-    return my_memo;
+  if (__builtin_expect(my_memo != NULL, 1))
+    return &my_memo->memo;
+  if (no_memo || walk_memos == NULL)
+    return NULL;
   for (int pass = 0; pass < 2 && my_memo == NULL; pass++)
     for (size_t i = 0; i < WALK_MEMOS && my_memo == NULL; i++) {
       struct walk_memo_slot *m = &walk_memos[i];
@@ -66,11 +68,11 @@ static struct col_walk_memo *thread_memo(pid_t tid)
         continue;
       if (__atomic_compare_exchange_n(&m->owner, &owner, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
         m->memo.frames = 0;
-        my_memo = &m->memo;
+        my_memo = m;
       }
     }
   no_memo = my_memo == NULL;
-  return my_memo;
+  return my_memo != NULL ? &my_memo->memo : NULL;
 }
 
 static void forked(void)
@@ -78,7 +80,7 @@ static void forked(void)
   my_pid = getpid();
   my_tid = 0;
   if (my_memo != NULL) /* this thread's memo, the only one in use here now */
-    ((struct walk_memo_slot *)((char *)my_memo - offsetof(struct walk_memo_slot, memo)))->owner = gettid();
+    my_memo->owner = gettid();
   my_space = col_trace_new_space(); /* the same layout, but the child's own from now on */
   col_lanes_forked();
 }
@@ -88,10 +90,11 @@ void col_trace_record_init(void)
   static int handler_set;
   my_pid = getpid();
   if (walk_memos == NULL) {
-    /* The system call itself: mmap here is the traced wrapper. */
-    long pool = syscall(SYS_mmap, NULL, WALK_MEMOS * sizeof *walk_memos, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    walk_memos = pool < 0 && pool > -4096 ? NULL : (struct walk_memo_slot *)pool;
+    col_tracing_here = 1; /* mmap here is the traced wrapper: the runtime's own is not an event */
+    void *pool = mmap(NULL, WALK_MEMOS * sizeof *walk_memos, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                      -1, 0);
+    col_tracing_here = 0;
+    walk_memos = pool != MAP_FAILED ? pool : NULL;
   }
   my_space = col_trace_new_space();
   if (!handler_set)
