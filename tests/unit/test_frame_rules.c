@@ -33,6 +33,7 @@
 #include "unwind/unwind.h"
 #include "unwind/walk_rules.h"
 #include "er/er_format.h"
+#include "own_stack.h"
 #include "test_util.h"
 
 /* What the module map needs of the rest of the runtime. */
@@ -52,26 +53,7 @@ __attribute__((noinline)) void rules_test_capture(void)
   getcontext(&uc);
   if (captured++)
     return;
-  const greg_t *g = uc.uc_mcontext.gregs;
-  static const struct { int perf, greg; } map[] = {
-    {PERF_REG_X86_AX, REG_RAX}, {PERF_REG_X86_BX, REG_RBX}, {PERF_REG_X86_CX, REG_RCX},
-    {PERF_REG_X86_DX, REG_RDX}, {PERF_REG_X86_SI, REG_RSI}, {PERF_REG_X86_DI, REG_RDI},
-    {PERF_REG_X86_BP, REG_RBP}, {PERF_REG_X86_SP, REG_RSP}, {PERF_REG_X86_IP, REG_RIP},
-    {PERF_REG_X86_R8, REG_R8},   {PERF_REG_X86_R9, REG_R9},   {PERF_REG_X86_R10, REG_R10},
-    {PERF_REG_X86_R11, REG_R11}, {PERF_REG_X86_R12, REG_R12}, {PERF_REG_X86_R13, REG_R13},
-    {PERF_REG_X86_R14, REG_R14}, {PERF_REG_X86_R15, REG_R15}};
-  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    cap.regs.r[map[i].perf] = (uint64_t)g[map[i].greg];
-  pthread_attr_t attr;
-  void *lo;
-  size_t size;
-  pthread_getattr_np(pthread_self(), &attr);
-  pthread_attr_getstack(&attr, &lo, &size);
-  pthread_attr_destroy(&attr);
-  uintptr_t sp = (uintptr_t)cap.regs.r[PERF_REG_X86_SP], hi = (uintptr_t)lo + size;
-  cap.stack_len = hi - sp < COPY_BYTES ? hi - sp : COPY_BYTES;
-  memcpy(stack_copy, (const void *)sp, cap.stack_len);
-  cap.stack = stack_copy;
+  own_stack_capture(&uc, &cap, stack_copy, COPY_BYTES);
 }
 
 __attribute__((noinline)) int rules_test_compare(const void *a, const void *b)
@@ -249,13 +231,7 @@ int main(void)
         (col_unwind_describe(&unwound), unwound.truncated == before + 1));
 
   /* The memo: the same frames as walks from scratch, every time. */
-  pthread_attr_t attr;
-  void *lo;
-  size_t size;
-  pthread_getattr_np(pthread_self(), &attr);
-  pthread_attr_getstack(&attr, &lo, &size);
-  pthread_attr_destroy(&attr);
-  stack_top = (uintptr_t)lo + size;
+  stack_top = own_stack_top();
   for (int round = 0; round < 3000; round++)
     path_with_fp(12);
   fprintf(stderr, "memo: %lu walks, %lu differences; rule lookups %lu with the memo, %lu from scratch\n", walks,

@@ -17,6 +17,7 @@
 #include "core/capture.h"
 #include "unwind/unwind.h"
 #include "er/er_format.h"
+#include "own_stack.h"
 #include "test_util.h"
 
 void col_frame_rules_forget(void)
@@ -34,28 +35,7 @@ __attribute__((noinline)) void unwind_test_capture(void)
   getcontext(&uc); /* the registers as getcontext returns here */
   if (captured++)
     return;
-  const greg_t *g = uc.uc_mcontext.gregs;
-  static const struct { int perf, greg; } map[] = {
-    {PERF_REG_X86_AX, REG_RAX}, {PERF_REG_X86_BX, REG_RBX}, {PERF_REG_X86_CX, REG_RCX},
-    {PERF_REG_X86_DX, REG_RDX}, {PERF_REG_X86_SI, REG_RSI}, {PERF_REG_X86_DI, REG_RDI},
-    {PERF_REG_X86_BP, REG_RBP}, {PERF_REG_X86_SP, REG_RSP}, {PERF_REG_X86_IP, REG_RIP},
-    {PERF_REG_X86_R8, REG_R8},   {PERF_REG_X86_R9, REG_R9},   {PERF_REG_X86_R10, REG_R10},
-    {PERF_REG_X86_R11, REG_R11}, {PERF_REG_X86_R12, REG_R12}, {PERF_REG_X86_R13, REG_R13},
-    {PERF_REG_X86_R14, REG_R14}, {PERF_REG_X86_R15, REG_R15}};
-  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    cap.regs.r[map[i].perf] = (uint64_t)g[map[i].greg];
-  /* The stack from SP upward, as the timer handler copies it (bounded by
-   * this thread's stack). */
-  pthread_attr_t attr;
-  void *lo;
-  size_t size;
-  pthread_getattr_np(pthread_self(), &attr);
-  pthread_attr_getstack(&attr, &lo, &size);
-  pthread_attr_destroy(&attr);
-  uintptr_t sp = (uintptr_t)cap.regs.r[PERF_REG_X86_SP], hi = (uintptr_t)lo + size;
-  cap.stack_len = hi - sp < COPY_BYTES ? hi - sp : COPY_BYTES;
-  memcpy(stack_copy, (const void *)sp, cap.stack_len);
-  cap.stack = stack_copy;
+  own_stack_capture(&uc, &cap, stack_copy, COPY_BYTES);
 }
 
 __attribute__((noinline)) int unwind_test_compare(const void *a, const void *b)
