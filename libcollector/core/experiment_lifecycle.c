@@ -29,9 +29,11 @@
 
 void col_describe_clock_sources(void)
 {
-  struct col_clock_stats *s = &col_clock_stats;
   if (col_cfg.clock_interval_us <= 0)
     return;
+  struct col_clock_source_figures sources;
+  col_clock_source_describe(&sources);
+  const struct col_clock_source_figures *s = &sources;
   if (s->perf_threads > 0)
     col_log_comment("Clock profiling: kernel-side sampling (perf_event task-clock with user stack copies, no "
                     "signals), interval %ld us, %zu-byte stack copies, %s; %u thread(s)",

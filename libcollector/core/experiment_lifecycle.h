@@ -25,12 +25,6 @@ void col_experiment_archive(void);
 void col_experiment_exec_event(const char *kind, const char *variant, const char *what, int exec_count);
 void col_experiment_descendant_event(const char *kind, const char *variant, const char *lineage, const char *what,
                                      int64_t tstamp, int follow);
-/* Descendant processes the sampler process could not record, and their
- * samples (sampler_descendants.c), and those recorded as sub-experiments
- * (sampler_writers.c); 0 elsewhere. */
-extern uint64_t col_descendants_seen, col_descendant_samples, col_descendant_experiments;
-/* The program exec'd and its new image is recorded (_x1.er): the sampler. */
-extern int col_exec_followed;
 /* log.xml comments naming the clock source(s) that ran. */
 void col_describe_clock_sources(void);
 

@@ -3,7 +3,9 @@
  * read.  Both gather the figures of every module (the writers, the data
  * limit, the unwinder, the clock sources, the pause state): this module
  * sits above them all, and none of them calls it; what changes the status
- * (a pause, the data limit) is written by the caller that made the change. */
+ * (a pause, the data limit) is written by the caller that made the change.
+ * The figures of modules linked into one side only (inprocess/, sampler/)
+ * that side hands in (col_status_figures_from). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>
@@ -17,7 +19,6 @@
 #include "core/config.h"
 #include "core/data_limit.h"
 #include "core/experiment_control.h"
-#include "core/experiment_lifecycle.h"
 #include "core/experiment_log.h"
 #include "core/runtime_calls.h"
 #include "core/status_file.h"
@@ -29,11 +30,9 @@
 #include "er/er_fileutil.h"
 #include "er/er_text.h"
 
-struct er_progress gdbcol_progress;
-
 /* Several threads refresh it (the sampler, GDB's calls, the API): each
  * field is stored whole, so a reader never sees a torn number. */
-uint64_t col_threads_seen, col_records_lost;
+struct er_progress gdbcol_progress;
 
 void col_progress_refresh(void)
 {
@@ -59,13 +58,21 @@ struct status_request {
  * inside it a perf task-clock per thread or, where the kernel refuses perf
  * events (perf_errno says why), CPU-time timers and a signal.  GDB tells
  * the user what the fallback costs and how to get more. */
-static const char *clock_source(void)
+static const char *clock_source(const struct col_clock_source_figures *sources)
 {
   if (col_target_pid != 0)
     return "sampler-process";
-  if (col_clock_stats.timer_threads > 0)
+  if (sources->timer_threads > 0)
     return "timer";
-  return col_clock_stats.perf_threads > 0 ? "perf-in-process" : "";
+  return sources->perf_threads > 0 ? "perf-in-process" : "";
+}
+
+/* Set once by the side that records, read by whichever thread writes. */
+static void (*fill_figures)(struct col_status_figures *out);
+
+void col_status_figures_from(void (*fill)(struct col_status_figures *out))
+{
+  __atomic_store_n(&fill_figures, fill, __ATOMIC_RELAXED);
 }
 
 /* The sampler every second, GDB's calls and the API all report here; the
@@ -81,6 +88,12 @@ static void write_status(void *p)
   col_clock_writer_describe(&clock);
   struct col_unwind_stats walks;
   col_unwind_describe(&walks);
+  struct col_clock_source_figures sources;
+  col_clock_source_describe(&sources);
+  struct col_status_figures side = {0};
+  void (*fill)(struct col_status_figures *) = __atomic_load_n(&fill_figures, __ATOMIC_RELAXED);
+  if (fill != NULL)
+    fill(&side);
   /* Paths and the detail as GDB reads them back (er_value_encode: a
    * newline in a path would end its line).  Static: one status at a time
    * (the runtime thread's, or the caller's when there is none). */
@@ -104,14 +117,14 @@ static void write_status(void *p)
                    (unsigned long long)g->sample_points, (unsigned long long)g->data_bytes, req->cfg->limit_mb,
                    (unsigned long long)g->limit_reached, (unsigned long long)g->write_errno,
                    (unsigned long long)g->samples_not_written, col_target_pid != 0 ? (int)getpid() : 0,
-                   control, (unsigned long long)col_descendants_seen,
-                   (unsigned long long)(col_descendant_samples * (uint64_t)req->cfg->clock_interval_us / 1000),
-                   (unsigned long long)col_descendant_experiments, col_exec_followed,
+                   control, (unsigned long long)side.descendants_seen,
+                   (unsigned long long)(side.descendant_samples * (uint64_t)req->cfg->clock_interval_us / 1000),
+                   (unsigned long long)side.descendant_experiments, side.exec_followed,
                    (unsigned long long)(clock.ticks_appended * (uint64_t)(req->cfg->clock_interval_us > 0
                                                                           ? req->cfg->clock_interval_us : 0) / 1000),
-                   (unsigned long long)col_threads_seen, (unsigned long long)col_records_lost,
+                   (unsigned long long)side.threads_seen, (unsigned long long)side.records_lost,
                    (unsigned long long)(walks.by_rules + walks.by_libunwind + walks.stopped),
-                   (unsigned long long)walks.truncated, clock_source(), col_clock_stats.last_perf_errno,
+                   (unsigned long long)walks.truncated, clock_source(&sources), sources.last_perf_errno,
                    detail_text);
   if (n > 0 && n < (int)sizeof text)
     n += snprintf(text + n, sizeof text - (size_t)n, "status_answer=%llu\ntruncated_depth=%llu\nmax_frames=%ld\n",
@@ -122,9 +135,9 @@ static void write_status(void *p)
     er_value_encode(col_status_note, note, sizeof note);
     n += snprintf(text + n, sizeof text - (size_t)n, "note=%s\n", note);
   }
-  if (n > 0 && n < (int)sizeof text && col_blocking_threads > 0)
+  if (n > 0 && n < (int)sizeof text && side.blocking_threads > 0)
     n += snprintf(text + n, sizeof text - (size_t)n, "unsampled_ms=%llu\nblocking_threads=%u\n",
-                  (unsigned long long)(col_unsampled_ns / 1000000), col_blocking_threads);
+                  (unsigned long long)(side.unsampled_ns / 1000000), side.blocking_threads);
   /* What each data kind on recorded (GDB's closing line says it): the
    * clock's interval (0: off), each other kind's events under its name. */
   if (n > 0 && n < (int)sizeof text)
@@ -157,8 +170,6 @@ void col_status_add_note(const char *fmt, ...)
     vsnprintf(col_status_note + used, sizeof col_status_note - used, fmt, ap);
   va_end(ap);
 }
-uint64_t col_unsampled_ns; /* inprocess/blocked_signal.c's, said in the status */
-unsigned col_blocking_threads;
 
 void col_status_write(const struct col_config *cfg, const char *state, const char *detail)
 {

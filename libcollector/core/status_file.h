@@ -18,19 +18,26 @@ extern uint64_t col_status_answer;
 extern char col_status_note[512];
 /* One more such point, after those already there ("; " between them). */
 void col_status_add_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* CPU time of threads that blocked the timer signal (the fallback could
- * not sample it) and how many did: inprocess/blocked_signal.c counts them,
- * the status file says them. */
-extern uint64_t col_unsampled_ns;
-extern unsigned col_blocking_threads;
+/* The figures only the side that records knows: in the program, the CPU
+ * time of threads that blocked the timer signal (the fallback could not
+ * sample it) and how many did (inprocess/); in the sampler process, the
+ * threads it saw, the records the kernel lost, the descendants and the
+ * program's exec (sampler/).  Those a side does not count stay 0. */
+struct col_status_figures {
+  uint64_t unsampled_ns;
+  unsigned blocking_threads;
+  uint64_t threads_seen, records_lost;
+  uint64_t descendants_seen, descendant_samples, descendant_experiments;
+  int exec_followed; /* the program's new image is recorded (_x1.er) */
+};
+/* Each status written asks FILL for them: this file sits above both sides
+ * and is linked into both, so it calls neither; each side hands in its own. */
+void col_status_figures_from(void (*fill)(struct col_status_figures *out));
 
 /* What `collector status` reads from a stopped process with a plain memory
  * read (no inferior call); the sampler refreshes it every cycle. */
 /* The runtime's counters GDB reads at a stop (er/er_gdb_layout.h). */
 extern struct er_progress gdbcol_progress;
 void col_progress_refresh(void);
-/* For the end-of-run summary: threads seen and records the kernel lost
- * (the sampler process counts them). */
-extern uint64_t col_threads_seen, col_records_lost;
 
 #endif

@@ -8,15 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/experiment_lifecycle.h"
 #include "core/target.h"
 #include "er/er_fileutil.h"
 
 pid_t col_target_pid; /* 0: this process */
 int64_t col_run_started_at;
 char col_target_command[4096];
-uint64_t col_descendants_seen, col_descendant_samples, col_descendant_experiments;
-int col_exec_followed;
 
 pid_t col_target(void)
 {

@@ -14,10 +14,25 @@
 
 #include "core/config.h"
 #include "core/experiment_log.h"
-#include "core/status_file.h"
 #include "core/thread_slot.h"
 #include "inprocess/threads.h"
 #include "er/er_fileutil.h"
+
+/* Counted on the runtime's thread, read by whichever thread writes the
+ * status: each field is read and written whole. */
+static struct col_blocked_figures figures;
+
+void col_blocked_signal_describe(struct col_blocked_figures *out)
+{
+  out->unsampled_ns = __atomic_load_n(&figures.unsampled_ns, __ATOMIC_RELAXED);
+  out->blocking_threads = __atomic_load_n(&figures.blocking_threads, __ATOMIC_RELAXED);
+}
+
+void col_blocked_signal_reset(void)
+{
+  __atomic_store_n(&figures.unsampled_ns, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&figures.blocking_threads, 0, __ATOMIC_RELAXED);
+}
 
 /* TID's CPU time in ns and whether it blocks the timer signal; -1 when
  * /proc has no such thread any more. */
@@ -48,24 +63,27 @@ void col_blocked_signal_check(struct col_thread *t)
   t->cpu_ns_seen = cpu;
   if (blocks && !t->blocks_timer_signal) {
     t->blocks_timer_signal = 1;
-    col_blocking_threads++;
+    __atomic_fetch_add(&figures.blocking_threads, 1, __ATOMIC_RELAXED);
   }
 }
 
-uint64_t col_blocked_signal_unsampled(const struct col_thread *t)
+void col_blocked_signal_retire(const struct col_thread *t)
 {
   if (!t->blocks_timer_signal)
-    return 0;
+    return;
   uint64_t sampled = t->ticks * (uint64_t)col_cfg.clock_interval_us * 1000;
-  return t->cpu_ns_seen > sampled ? t->cpu_ns_seen - sampled : 0;
+  if (t->cpu_ns_seen > sampled)
+    __atomic_fetch_add(&figures.unsampled_ns, t->cpu_ns_seen - sampled, __ATOMIC_RELAXED);
 }
 
-void col_blocked_signal_describe(void)
+void col_blocked_signal_warn(void)
 {
-  if (col_blocking_threads == 0)
+  struct col_blocked_figures f;
+  col_blocked_signal_describe(&f);
+  if (f.blocking_threads == 0)
     return;
   col_log_warning(200, "%u thread(s) blocked the collector's timer signal (%d): about %.2f s of their CPU time "
                   "was not sampled. Sampling from inside the program cannot sample a thread that blocks it; where perf "
-                  "events are allowed, the sampler process samples from outside the program", col_blocking_threads,
-                  COL_TIMER_SIGNAL, col_unsampled_ns / 1e9);
+                  "events are allowed, the sampler process samples from outside the program", f.blocking_threads,
+                  COL_TIMER_SIGNAL, f.unsampled_ns / 1e9);
 }

@@ -24,18 +24,16 @@ static int start_timer_source(struct col_thread *t, pid_t tid, long interval)
   if (!__atomic_load_n(&timer_handler_ready, __ATOMIC_ACQUIRE)) {
     int rc = col_timer_install_handler();
     if (rc != 0) {
-      col_clock_stats.last_timer_errno = -rc;
+      col_clock_source_count_timer(-rc);
       return rc;
     }
     __atomic_store_n(&timer_handler_ready, 1, __ATOMIC_RELEASE);
   }
   int rc = col_timer_open(t, interval, col_cfg.stack_copy_bytes);
-  if (rc != 0) {
-    col_clock_stats.last_timer_errno = -rc;
+  col_clock_source_count_timer(-rc);
+  if (rc != 0)
     return rc;
-  }
   t->source = COL_SOURCE_TIMER;
-  __atomic_fetch_add(&col_clock_stats.timer_threads, 1, __ATOMIC_RELAXED);
   return 0;
 }
 
@@ -91,25 +89,22 @@ static int arm_thread(pid_t tid, const struct stack_bounds *bounds)
   if (t == NULL) {
     if (col_thread_known(tid))
       return -EEXIST;
-    __atomic_fetch_add(&col_clock_stats.failed_threads, 1, __ATOMIC_RELAXED);
+    col_clock_source_count_failed();
     return -ENOSPC;
   }
   set_stack_bounds(t, bounds);
   int rc = -ENOSYS;
   if (!col_cfg.force_timer_source) {
     rc = col_perf_open(t, interval, col_cfg.stack_copy_bytes);
-    if (rc == 0) {
+    col_clock_source_count_perf(-rc);
+    if (rc == 0)
       t->source = COL_SOURCE_PERF;
-      __atomic_fetch_add(&col_clock_stats.perf_threads, 1, __ATOMIC_RELAXED);
-    } else {
-      col_clock_stats.last_perf_errno = -rc;
-    }
   }
   if (rc != 0)
     rc = start_timer_source(t, tid, interval);
   if (rc != 0) {
     col_thread_release(t);
-    __atomic_fetch_add(&col_clock_stats.failed_threads, 1, __ATOMIC_RELAXED);
+    col_clock_source_count_failed();
     return rc;
   }
   __atomic_store_n(&t->in_use, 1, __ATOMIC_RELEASE); /* visible to the runtime thread */

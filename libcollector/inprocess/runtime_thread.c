@@ -69,6 +69,16 @@ static int64_t last_rescan, last_status, last_thread_scan, last_periodic_sample;
 static int64_t last_alive_check;
 int col_patch_got; /* injected: keep new objects' GOT slots pointed at us */
 
+/* What the status file says of this side: the threads that blocked the
+ * timer signal (the sampler process's figures stay 0 here). */
+static void status_figures(struct col_status_figures *out)
+{
+  struct col_blocked_figures blocked;
+  col_blocked_signal_describe(&blocked);
+  out->unsampled_ns = blocked.unsampled_ns;
+  out->blocking_threads = blocked.blocking_threads;
+}
+
 static void drain_thread(struct col_thread *t)
 {
   if (t->source == COL_SOURCE_PERF)
@@ -80,7 +90,7 @@ static void drain_thread(struct col_thread *t)
 static void retire_thread(struct col_thread *t)
 {
   drain_thread(t);
-  col_unsampled_ns += col_blocked_signal_unsampled(t);
+  col_blocked_signal_retire(t);
   if (t->source == COL_SOURCE_PERF)
     col_perf_release(t);
   col_thread_release(t);
@@ -157,7 +167,7 @@ static void clock_finish(void)
       retire_thread(t);
     }
   }
-  col_blocked_signal_describe();
+  col_blocked_signal_warn();
 }
 
 /* The sources the runtime thread serves in the program's process (the
@@ -300,8 +310,8 @@ int col_runtime_thread_start(int (*start)(void), void (*finish)(void))
   start_work = start;
   finish_work = finish;
   start_reported = 0;
-  col_unsampled_ns = 0;
-  col_blocking_threads = 0;
+  col_blocked_signal_reset();
+  col_status_figures_from(status_figures);
   col_recording_cost_reset();
   if (col_data_writers_start() != 0)
     return -ENOMEM;

@@ -10,10 +10,19 @@
 
 /* inprocess/blocked_signal.c: threads that block the timer signal are not
  * sampled; checked each thread scan, their unsampled CPU counted when they
- * end, said at the experiment's end (log.xml, status unsampled_ms). */
+ * end (col_blocked_signal_retire), said at the experiment's end (log.xml's
+ * warning, status unsampled_ms). */
 void col_blocked_signal_check(struct col_thread *t);
-uint64_t col_blocked_signal_unsampled(const struct col_thread *t);
-void col_blocked_signal_describe(void);
+void col_blocked_signal_retire(const struct col_thread *t);
+void col_blocked_signal_warn(void);
+/* Threads seen blocking the signal, and the CPU time of those that ended
+ * that their samples did not reach; a new experiment starts from 0. */
+struct col_blocked_figures {
+  uint64_t unsampled_ns;
+  unsigned blocking_threads;
+};
+void col_blocked_signal_describe(struct col_blocked_figures *out);
+void col_blocked_signal_reset(void);
 
 #define COL_MAX_THREADS 4096
 extern struct col_thread col_threads[COL_MAX_THREADS];

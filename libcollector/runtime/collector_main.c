@@ -66,7 +66,7 @@ static void finish_experiment(void)
  * launch (constructor) and attach (gdbcol_attach_start) share. */
 static int start_experiment(void)
 {
-  memset(&col_clock_stats, 0, sizeof col_clock_stats);
+  col_clock_source_reset();
   col_unwind_reset_stats();
   col_requests_reset();
   col_unwind_check_mode(col_cfg.check_unwinder);

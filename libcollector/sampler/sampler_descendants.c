@@ -29,6 +29,7 @@ static struct descendant *buckets[BUCKETS];
 static unsigned direct_children;
 static char names[MAX_NAMES][32];
 static unsigned n_names;
+static struct descendants_figures figures;
 
 static int is_descendant(pid_t pid)
 {
@@ -51,7 +52,7 @@ void descendants_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp)
   d->pid = pid;
   d->next = buckets[(unsigned)pid % BUCKETS];
   buckets[(unsigned)pid % BUCKETS] = d;
-  col_descendants_seen++;
+  figures.seen++;
   if (direct) {
     char lineage[32], msg[48];
     snprintf(lineage, sizeof lineage, "_f%u", ++direct_children);
@@ -63,7 +64,7 @@ void descendants_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp)
 void descendants_on_sample(pid_t pid)
 {
   if (is_descendant(pid))
-    col_descendant_samples++;
+    figures.samples++;
 }
 
 void descendants_on_exec(pid_t pid, const char *comm)
@@ -77,18 +78,28 @@ void descendants_on_exec(pid_t pid, const char *comm)
     snprintf(names[n_names++], sizeof names[0], "%s", comm);
 }
 
-void descendants_describe(void)
+void descendants_describe(struct descendants_figures *out)
 {
-  if (col_descendants_seen == 0)
+  *out = figures;
+}
+
+void descendants_reset_figures(void)
+{
+  memset(&figures, 0, sizeof figures);
+}
+
+void descendants_warn(void)
+{
+  if (figures.seen == 0)
     return;
   char programs[MAX_NAMES * 34] = "";
   for (unsigned i = 0; i < n_names; i++)
     snprintf(programs + strlen(programs), sizeof programs - strlen(programs), "%s%s", i ? ", " : "", names[i]);
   col_log_final_warning(200, "%llu descendant process(es) ran (%s) and used about %.2f s of CPU (%llu sample(s)); "
                         "they are not recorded (%s)",
-                        (unsigned long long)col_descendants_seen, n_names ? programs : "no exec",
-                        (double)col_descendant_samples * (double)col_cfg.clock_interval_us / 1e6,
-                        (unsigned long long)col_descendant_samples,
+                        (unsigned long long)figures.seen, n_names ? programs : "no exec",
+                        (double)figures.samples * (double)col_cfg.clock_interval_us / 1e6,
+                        (unsigned long long)figures.samples,
                         col_cfg.descendants[0] != '\0' && strcmp(col_cfg.descendants, "off") == 0
                             ? "collector descendants off" : "their writer process could not start");
 }

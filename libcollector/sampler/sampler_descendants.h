@@ -12,7 +12,14 @@ void descendants_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp);
 void descendants_on_sample(pid_t pid);
 /* An exec in process PID, which now runs COMM. */
 void descendants_on_exec(pid_t pid, const char *comm);
-/* At the end: what ran in descendants and was not recorded. */
-void descendants_describe(void);
+/* At the end: what ran in descendants and was not recorded (log.xml). */
+void descendants_warn(void);
+/* For the status: the descendants not recorded and their samples; a
+ * descendant's writer starts from 0. */
+struct descendants_figures {
+  uint64_t seen, samples;
+};
+void descendants_describe(struct descendants_figures *out);
+void descendants_reset_figures(void);
 
 #endif

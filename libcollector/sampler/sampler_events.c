@@ -34,11 +34,12 @@ struct sampler_ring sampler_rings[SAMPLER_MAX_RINGS];
 int sampler_n_rings;
 size_t sampler_ring_data_bytes;
 int sampler_exclude_kernel;
-unsigned sampler_attached_threads, sampler_unattached_threads;
-int sampler_attach_errno;
+static struct sampler_events_figures figures;
 
-unsigned sampler_counters_refused;
-int sampler_counter_errno;
+void sampler_events_describe(struct sampler_events_figures *out)
+{
+  *out = figures;
+}
 
 /* Each counter event's kernel id, and its counter (samples of the threads
  * that inherit an event carry the id of the event they inherit from). */
@@ -246,14 +247,14 @@ static void open_counters(pid_t pid, int cpu, int from_exec)
     int fd = open_event_allowed(pid, cpu, from_exec, i);
     if (fd < 0) {
       if (errno != ESRCH) {
-        sampler_counters_refused++;
-        sampler_counter_errno = errno;
+        figures.counters_refused++;
+        figures.counter_errno = errno;
       }
       continue;
     }
     if (connect_output(fd, cpu, i) != 0 || remember_fd(fd) != 0) {
-      sampler_counters_refused++;
-      sampler_counter_errno = errno;
+      figures.counters_refused++;
+      figures.counter_errno = errno;
       close(fd);
       continue;
     }
@@ -388,10 +389,10 @@ static int attach_new_threads(pid_t pid)
     found++;
     int err = 0;
     if (open_on_every_cpu(tid, 0, &err) > 0) {
-      sampler_attached_threads++;
+      figures.attached_threads++;
     } else if (err != ESRCH) {
-      sampler_unattached_threads++;
-      sampler_attach_errno = err;
+      figures.unattached_threads++;
+      figures.attach_errno = err;
     }
   }
   closedir(dir);
@@ -420,9 +421,9 @@ int sampler_open_for_attach(pid_t pid, char *err, size_t err_len)
     snprintf(err, err_len, "cannot list the threads of process %d: %s", (int)pid, strerror(errno));
     return -1;
   }
-  if (sampler_attached_threads == 0) {
+  if (figures.attached_threads == 0) {
     snprintf(err, err_len, "the kernel refused clock sampling of process %d (perf_event_open: %s)", (int)pid,
-             strerror(sampler_attach_errno ? sampler_attach_errno : ESRCH));
+             strerror(figures.attach_errno ? figures.attach_errno : ESRCH));
     return -1;
   }
   return 0;

@@ -26,10 +26,17 @@ extern struct sampler_ring sampler_rings[SAMPLER_MAX_RINGS];
 extern int sampler_n_rings;
 extern size_t sampler_ring_data_bytes;
 extern int sampler_exclude_kernel; /* perf_event_paranoid >= 2: user mode only */
-/* After an attach: threads that had events opened on them, threads that
- * could not (they count through no event), and the last refusal. */
-extern unsigned sampler_attached_threads, sampler_unattached_threads;
-extern int sampler_attach_errno;
+/* For log.xml: after an attach, threads that had events opened on them,
+ * threads that could not (they count through no event), and the last
+ * refusal; counter events (collector hwprofile) the kernel refused, and
+ * the last reason. */
+struct sampler_events_figures {
+  unsigned attached_threads, unattached_threads;
+  int attach_errno;
+  unsigned counters_refused;
+  int counter_errno;
+};
+void sampler_events_describe(struct sampler_events_figures *out);
 
 /* Launch: one event per CPU on PID, inherited by every thread it creates,
  * counting from its exec.  0, or -1 with ERR set. */
@@ -56,11 +63,8 @@ int sampler_thread_owns_events(pid_t tid);
 /* Descriptors to wake on: the rings. */
 void sampler_events_watch(int epoll_fd);
 
-/* Counters (collector hwprofile, col_cfg.hwc: each overflows every
- * interval events): the counter events the kernel refused, and why. */
-extern unsigned sampler_counters_refused;
-extern int sampler_counter_errno;
-/* The counter whose event has kernel id ID (a sample's), or -1 (the clock's). */
+/* The counter (collector hwprofile, col_cfg.hwc) whose event has kernel id
+ * ID (a sample's), or -1 (the clock's). */
 int sampler_counter_of_event(uint64_t id);
 
 #endif

@@ -133,7 +133,9 @@ static void answer_status_request(int64_t drained_to)
 
 
 /* The sub-experiments in the founder's directory (a writer that follows
- * a =REGEX may have written none). */
+ * a =REGEX may have written none), counted at the end for the status. */
+static unsigned descendant_experiments;
+
 static unsigned count_descendant_experiments(void)
 {
   unsigned n = 0;
@@ -145,6 +147,23 @@ static unsigned count_descendant_experiments(void)
   if (dir != NULL)
     closedir(dir);
   return n;
+}
+
+/* What the status file says of this side: the threads seen, the records
+ * the kernel lost, the descendants and the program's exec (the figures of
+ * the runtime inside the program stay 0 here). */
+static void status_figures(struct col_status_figures *out)
+{
+  struct descendants_figures unrecorded;
+  descendants_describe(&unrecorded);
+  struct writers_figures writers;
+  writers_describe(&writers);
+  out->threads_seen = sampler.threads_seen;
+  out->records_lost = sampler.lost_records;
+  out->descendants_seen = unrecorded.seen;
+  out->descendant_samples = unrecorded.samples;
+  out->descendant_experiments = descendant_experiments;
+  out->exec_followed = writers.founder_exec;
 }
 
 /* PROGRAM_GONE: the program's process ended (else GDB or a signal asked). */
@@ -165,7 +184,7 @@ static void finish(int program_gone)
   if (sampler.closing_at == INT64_MAX)
     sampler.closing_at = sampler.last_record_at + 1; /* later records of the founder are not written */
   writers_wait(0); /* descendants that ended have closed their experiments */
-  col_descendant_experiments = count_descendant_experiments();
+  descendant_experiments = count_descendant_experiments();
   if (sampler.started && !sampler.exec_pending) { /* the threads still there: their tails up to the end */
     int64_t end = sampler.closing_at != INT64_MAX ? sampler.closing_at : sampler.last_record_at;
     uint64_t totals[ER_HWC_MAX_COUNTERS];
@@ -323,8 +342,10 @@ static int begin(int epoll_fd, char *err, size_t err_len)
   time_t now = time(NULL);
   char when[64];
   strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
+  struct sampler_events_figures events;
+  sampler_events_describe(&events);
   col_log_comment("Collection started in a running process at %s: GDB attached; the sampler process opened "
-                  "events on its %u thread(s)", when, sampler_attached_threads);
+                  "events on its %u thread(s)", when, events.attached_threads);
   sampler_events_enable(1);
   return 0;
 }
@@ -351,6 +372,7 @@ int main(int argc, char **argv)
   if (!sampler.attached)
     col_modules_use_records();
   col_calls_set_runtime_thread(gettid(), NULL);
+  col_status_figures_from(status_figures);
   col_private_descriptors = 1; /* a process of its own */
   sampler.tid_seen_bits = 1u << 22;
   sampler.tid_seen = calloc(sampler.tid_seen_bits / 8, 1);

@@ -41,7 +41,7 @@ static void note_thread(pid_t tid)
     return;
   if (!(sampler.tid_seen[tid / 8] & (1u << (tid % 8)))) {
     sampler.tid_seen[tid / 8] |= (unsigned char)(1u << (tid % 8));
-    col_threads_seen = ++sampler.threads_seen;
+    sampler.threads_seen++;
   }
 }
 
@@ -250,7 +250,7 @@ static void on_exec(const unsigned char *rec, uint16_t size)
     char lineage[32];
     if (sampler.follow.mode != ER_FOLLOW_NONE && er_follow_matches(&sampler.follow, NULL, comm) &&
         writers_on_founder_exec(t, comm, lineage, sizeof lineage) == 1) {
-      col_exec_followed = 1; /* the program's new image: _x1.er */
+      /* the program's new image: _x1.er (writers_describe tells the status) */
       if (sampler.exec_pending) /* GDB may read the status as soon as the new program ends */
         col_status_write(&col_cfg, "exec", sampler.exec_what);
     }
@@ -312,7 +312,6 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size, i
       sampler.lost_switch_records += lost;
       tails_on_records_lost();
     }
-    col_records_lost = sampler.lost_records;
   }
 }
 

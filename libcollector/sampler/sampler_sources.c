@@ -76,18 +76,22 @@ static void describe_clock(void)
                   col_cfg.clock_interval_us, col_cfg.stack_copy_bytes,
                   sampler_exclude_kernel ? "user mode only (kernel.perf_event_paranoid >= 2)" : "user and system time",
                   (unsigned long long)sampler.threads_seen);
+  struct tails_stats tails;
+  tails_describe(&tails);
   col_log_comment("Thread tails: %llu thread(s); %llu sample(s) recorded at thread exits or the end for CPU time "
                   "no full period reached (each thread's on-CPU time from context switches, minus its samples), "
                   "%llu of threads never sampled, at the function they started in; %llu of threads with no stack "
                   "and no start function, %llu passed on to the next thread ending with a stack",
-                  (unsigned long long)tails_stats.threads_ended, (unsigned long long)tails_stats.samples_added,
-                  (unsigned long long)tails_stats.at_start_function, (unsigned long long)tails_stats.unattributed,
-                  (unsigned long long)tails_stats.passed_on);
-  if (sampler_unattached_threads > 0)
+                  (unsigned long long)tails.threads_ended, (unsigned long long)tails.samples_added,
+                  (unsigned long long)tails.at_start_function, (unsigned long long)tails.unattributed,
+                  (unsigned long long)tails.passed_on);
+  struct sampler_events_figures events;
+  sampler_events_describe(&events);
+  if (events.unattached_threads > 0)
     col_log_final_warning(200, "clock sampling could not start on %u of the %u thread(s) running at the attach "
                           "(perf_event_open: %s); their CPU time is not recorded",
-                          sampler_unattached_threads, sampler_unattached_threads + sampler_attached_threads,
-                          strerror(sampler_attach_errno));
+                          events.unattached_threads, events.unattached_threads + events.attached_threads,
+                          strerror(events.attach_errno));
   uint64_t lost_samples = sampler.lost_records - sampler.lost_switch_records;
   if (lost_samples > 0)
     col_log_final_warning(200, "the kernel lost %llu sample(s) (a samples ring was full before the sampler process "
@@ -112,23 +116,29 @@ static void describe_counters(void)
   }
   struct col_trace_figures written;
   col_trace_writer_describe(&written);
+  struct tails_stats tails;
+  tails_describe(&tails);
   col_log_comment("Counters: %s; perf_event overflow samples into the clock's per-CPU rings (registers and "
                   "stack copies, no signals, nothing inside the program); %llu overflow(s) written, %llu not "
                   "written; %llu of them for threads' tails (each ended thread's count, read by the kernel, "
                   "less its overflows: %llu read(s))", list, (unsigned long long)written.written[ER_KIND_HWC],
-                  (unsigned long long)written.not_written[ER_KIND_HWC], (unsigned long long)tails_stats.counter_samples_added,
-                  (unsigned long long)tails_stats.counter_reads);
-  if (sampler_counters_refused > 0)
+                  (unsigned long long)written.not_written[ER_KIND_HWC], (unsigned long long)tails.counter_samples_added,
+                  (unsigned long long)tails.counter_reads);
+  struct sampler_events_figures events;
+  sampler_events_describe(&events);
+  if (events.counters_refused > 0)
     col_log_final_warning(200, "the kernel refused %u counter event(s) (perf_event_open: %s); those counts are "
-                          "missing", sampler_counters_refused, strerror(sampler_counter_errno));
+                          "missing", events.counters_refused, strerror(events.counter_errno));
 }
 
 static void describe_descendants(void)
 {
-  if (writers_started > 0)
+  struct writers_figures writers;
+  writers_describe(&writers);
+  if (writers.started > 0)
     col_log_comment("Descendants: %u process(es) recorded as sub-experiments of this one (%u could not be)",
-                    writers_started, writers_failed);
-  descendants_describe();
+                    writers.started, writers.failed);
+  descendants_warn();
 }
 
 static const struct sampler_source sources[] = {

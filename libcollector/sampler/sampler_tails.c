@@ -99,7 +99,7 @@ struct tail_thread {
   uint64_t stacks_seen;
 };
 
-struct tails_stats tails_stats;
+static struct tails_stats tails_stats;
 static struct tail_thread *buckets[BUCKETS];
 /* Stream 0: the clock's CPU time (ns); 1 + C: counter C's events. */
 #define N_STREAMS (1 + ER_HWC_MAX_COUNTERS)
@@ -460,4 +460,14 @@ void tails_finish(int64_t tstamp)
       forget(t->tid);
     }
   run_start = tstamp;
+}
+
+void tails_describe(struct tails_stats *out)
+{
+  *out = tails_stats;
+}
+
+void tails_reset_stats(void)
+{
+  memset(&tails_stats, 0, sizeof tails_stats);
 }

@@ -42,10 +42,15 @@ void tails_finish_counters(pid_t tid, const uint64_t *counter_totals, int64_t ts
 /* The end of the experiment: the tails of the threads still there. */
 void tails_finish(int64_t tstamp);
 
+/* What the tails did, for log.xml: threads ended, tail samples added (of
+ * them: at the thread's start function, with no stack at all, passed on to
+ * the next thread ending with one); counter reads and counter tails. */
 struct tails_stats {
   uint64_t threads_ended, samples_added, at_start_function, unattributed, passed_on;
   uint64_t counter_reads, counter_samples_added;
 };
-extern struct tails_stats tails_stats;
+void tails_describe(struct tails_stats *out);
+/* All 0 again (each case of the unit tests starts over). */
+void tails_reset_stats(void);
 
 #endif

@@ -20,6 +20,7 @@
 #include "unwind/unwind.h"
 #include "control_page.h"
 #include "er/er_archive.h"
+#include "sampler_descendants.h"
 #include "sampler_events.h"
 #include "sampler_state.h"
 #include "sampler_tails.h"
@@ -67,7 +68,7 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
   sampler.lost_records = sampler.lost_switch_records = sampler.threads_seen = 0;
   memset(sampler.tid_seen, 0, sampler.tid_seen_bits / 8);
   col_control = NULL; /* requests are the founder's */
-  col_descendants_seen = col_descendant_samples = col_descendant_experiments = 0;
+  descendants_reset_figures();
   col_target_pid = pid;
   col_target_command[0] = '\0';
   snprintf(sampler.writer_lineage, sizeof sampler.writer_lineage, "%s", lineage);

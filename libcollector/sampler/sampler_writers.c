@@ -45,7 +45,7 @@ struct route {
   char lineage[128];
 };
 
-unsigned writers_started, writers_failed;
+static struct writers_figures figures;
 static struct route *buckets[BUCKETS];
 static pid_t founder_pid;
 static unsigned founder_forks, founder_execs, founder_clones;
@@ -71,7 +71,7 @@ static struct route *route_of(pid_t pid)
 
 void writers_forget(void)
 {
-  writers_started = writers_failed = 0; /* the counts are the founder sampler's */
+  memset(&figures, 0, sizeof figures); /* the counts are the founder sampler's */
   for (int b = 0; b < BUCKETS; b++)
     for (struct route *r = buckets[b]; r != NULL; r = r->next)
       if (r->fd >= 0)
@@ -91,7 +91,7 @@ static struct route *new_route(pid_t pid, const char *lineage)
 {
   struct route *r = calloc(1, sizeof *r);
   if (r == NULL) {
-    writers_failed++;
+    figures.failed++;
     return NULL;
   }
   r->pid = pid;
@@ -108,7 +108,7 @@ static int launch_writer(struct route *r, int64_t tstamp, int after_exec, const 
 {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
-    writers_failed++;
+    figures.failed++;
     return -1;
   }
   fcntl(fds[1], F_SETPIPE_SZ, PIPE_BYTES);
@@ -122,12 +122,12 @@ static int launch_writer(struct route *r, int64_t tstamp, int after_exec, const 
   close(fds[0]);
   if (writer < 0) {
     close(fds[1]);
-    writers_failed++;
+    figures.failed++;
     return -1;
   }
   r->writer = writer;
   r->fd = fds[1];
-  writers_started++;
+  figures.started++;
   return 1;
 }
 
@@ -158,7 +158,15 @@ int writers_on_founder_exec(int64_t tstamp, const char *comm, char *lineage, siz
   snprintf(lineage, lineage_len, "_x%u", ++founder_execs);
   founder_forks = founder_execs = founder_clones = 0; /* the new image counts its own */
   struct route *r = new_route(founder_pid, lineage);
-  return r != NULL ? launch_writer(r, tstamp, 1, comm) : -1;
+  int rc = r != NULL ? launch_writer(r, tstamp, 1, comm) : -1;
+  if (rc == 1)
+    figures.founder_exec = 1;
+  return rc;
+}
+
+void writers_describe(struct writers_figures *out)
+{
+  *out = figures;
 }
 
 static int write_whole(int fd, const void *p, size_t len)

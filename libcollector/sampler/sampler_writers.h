@@ -67,8 +67,14 @@ int writers_forward(pid_t pid, const unsigned char *rec, uint16_t size);
 int writers_has_route(pid_t pid);
 /* Writers still running (their process has a thread left). */
 unsigned writers_live(void);
-/* Writers started, and writers whose process ended and closed. */
-extern unsigned writers_started, writers_failed;
+/* For log.xml and the status: writers started, writers that could not
+ * be (no memory, no pipe, no fork), and whether the program's own exec got
+ * one (its new image recorded as _x1.er).  A writer's process starts from 0. */
+struct writers_figures {
+  unsigned started, failed;
+  int founder_exec;
+};
+void writers_describe(struct writers_figures *out);
 /* Waits (bounded) until the writers whose process ended have closed their
  * experiments; with ALL, ends every writer first. */
 void writers_wait(int all);

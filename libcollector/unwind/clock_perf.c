@@ -28,7 +28,48 @@
  * woken at half full. */
 #define RING_DATA_PAGES 64
 
-struct col_clock_stats col_clock_stats;
+/* Threads arm on the runtime's thread, while GDB's calls and the API may
+ * write the status from theirs: each field is read and written whole. */
+static struct col_clock_source_figures sources;
+
+void col_clock_source_describe(struct col_clock_source_figures *out)
+{
+  out->perf_threads = __atomic_load_n(&sources.perf_threads, __ATOMIC_RELAXED);
+  out->timer_threads = __atomic_load_n(&sources.timer_threads, __ATOMIC_RELAXED);
+  out->failed_threads = __atomic_load_n(&sources.failed_threads, __ATOMIC_RELAXED);
+  out->perf_exclude_kernel = __atomic_load_n(&sources.perf_exclude_kernel, __ATOMIC_RELAXED);
+  out->last_perf_errno = __atomic_load_n(&sources.last_perf_errno, __ATOMIC_RELAXED);
+  out->last_timer_errno = __atomic_load_n(&sources.last_timer_errno, __ATOMIC_RELAXED);
+}
+
+void col_clock_source_reset(void)
+{
+  memset(&sources, 0, sizeof sources);
+}
+
+/* One thread's outcome: counted when it started, else its errno kept. */
+static void count_outcome(unsigned *started, int *last_errno, int err)
+{
+  if (err == 0)
+    __atomic_fetch_add(started, 1, __ATOMIC_RELAXED);
+  else
+    __atomic_store_n(last_errno, err, __ATOMIC_RELAXED);
+}
+
+void col_clock_source_count_perf(int err)
+{
+  count_outcome(&sources.perf_threads, &sources.last_perf_errno, err);
+}
+
+void col_clock_source_count_timer(int err)
+{
+  count_outcome(&sources.timer_threads, &sources.last_timer_errno, err);
+}
+
+void col_clock_source_count_failed(void)
+{
+  __atomic_fetch_add(&sources.failed_threads, 1, __ATOMIC_RELAXED);
+}
 
 void col_perf_clock_attr(struct perf_event_attr *attr_out, long interval_us, size_t stack_bytes, int exclude_kernel)
 {
@@ -68,7 +109,7 @@ int col_perf_open(struct col_thread *t, long interval_us, size_t stack_bytes)
   if (fd < 0 && (errno == EACCES || errno == EPERM)) {
     fd = open_event(t->tid, interval_us, stack_bytes, 1);
     if (fd >= 0)
-      col_clock_stats.perf_exclude_kernel = 1;
+      __atomic_store_n(&sources.perf_exclude_kernel, 1, __ATOMIC_RELAXED);
   }
   if (fd < 0)
     return -errno;

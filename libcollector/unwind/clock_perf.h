@@ -9,13 +9,23 @@
 #include "core/capture.h"
 #include "core/thread_slot.h"
 
-struct col_clock_stats {
+/* Which clock source the program's threads got, for the status file and
+ * log.xml: inprocess/clock_source.c tells each thread's outcome here, with
+ * the perf event, because those readers are linked into the sampler
+ * process too (where all stay 0). */
+struct col_clock_source_figures {
   unsigned perf_threads, timer_threads, failed_threads;
   int perf_exclude_kernel; /* perf could only sample user mode */
   int last_perf_errno, last_timer_errno;
 };
-
-extern struct col_clock_stats col_clock_stats;
+void col_clock_source_describe(struct col_clock_source_figures *out);
+/* A new experiment: no thread armed yet. */
+void col_clock_source_reset(void);
+/* A thread's perf event or timer started (ERR 0) or was refused (ERR: the
+ * errno); a thread that got no clock at all. */
+void col_clock_source_count_perf(int err);
+void col_clock_source_count_timer(int err);
+void col_clock_source_count_failed(void);
 /* clock_perf.c */
 int col_perf_open(struct col_thread *t, long interval_us, size_t stack_bytes);
 void col_perf_close(struct col_thread *t);

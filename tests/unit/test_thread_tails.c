@@ -58,7 +58,14 @@ static void reset(void)
   packets = packets_at_start_fn = deepest = packets_at_early_fn = 0;
   memset(counter_packets, 0, sizeof counter_packets);
   memset(counter_events, 0, sizeof counter_events);
-  memset(&tails_stats, 0, sizeof tails_stats);
+  tails_reset_stats();
+}
+
+static struct tails_stats stats(void)
+{
+  struct tails_stats s;
+  tails_describe(&s);
+  return s;
 }
 
 static void sample(pid_t tid, size_t depth)
@@ -85,7 +92,7 @@ static void short_threads(void)
   }
   CHECK(near(packets, 1000));
   CHECK(packets_at_start_fn == packets);
-  CHECK(tails_stats.threads_ended == 10000);
+  CHECK(stats().threads_ended == 10000);
 }
 
 /* Threads of 35 ms with 3 samples (5 ms not reached each), switched out and
@@ -146,7 +153,7 @@ static void never_switched_at_the_end(void)
   reset();
   sample(50000, 2);
   tails_finish(145 * MS); /* 10 ms, one sample: no tail */
-  CHECK(near(packets, 0) && tails_stats.threads_ended == 1);
+  CHECK(near(packets, 0) && stats().threads_ended == 1);
 }
 
 /* A thread with no stack and no start function passes its tail sample to
@@ -161,11 +168,11 @@ static void passed_on(void)
     t += PERIOD;
     tails_on_thread_exit(tid, 0, t, NULL);
   }
-  CHECK(packets == 0 && near(tails_stats.unattributed, 100));
+  CHECK(packets == 0 && near(stats().unattributed, 100));
   tails_on_thread_start(70000, start_fn);
   tails_on_switch(70000, 0, t);
   tails_on_thread_exit(70000, 0, t, NULL);
-  CHECK(near(packets, 100) && tails_stats.passed_on == tails_stats.unattributed);
+  CHECK(near(packets, 100) && stats().passed_on == stats().unattributed);
 }
 
 /* Samples missed all through a thread's life (lost by the kernel while the
@@ -246,7 +253,7 @@ static void counter_tails(void)
   tails_finish_counters(1, totals, 0);
   CHECK(near(counter_packets[1] - before, 7));
   tails_finish(0);
-  CHECK(tails_stats.threads_ended == 2001);
+  CHECK(stats().threads_ended == 2001);
 }
 
 int main(void)
