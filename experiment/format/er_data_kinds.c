@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "er/er_format.h"
+#include "er/er_mpi.h"
 
 #define FIELD(type, member, name, uname, kind) {name, uname, (uint16_t)offsetof(type, member), kind}
 /* The common header (§5.3): where each packet struct puts it. */
@@ -52,6 +53,28 @@ static const struct er_field_desc hwc_fields[] = {
     FIELD(struct er_hwc_packet, hwcint, "HWCINT", "Hardware counter interval", "INT64"),
 };
 
+/* gprofng reads them as I/O (er_mpi.h); the MPI fields become properties
+ * it can filter on. */
+static const struct er_field_desc mpi_fields[] = {
+    HEADER_FIELDS(struct er_mpi_packet),
+    FIELD(struct er_mpi_packet, iotype, "IOTYPE", "IO trace function type", "INT32"),
+    FIELD(struct er_mpi_packet, iofd, "IOFD", "File descriptor", "INT32"),
+    FIELD(struct er_mpi_packet, ionbyte, "IONBYTE", "Number of bytes", "INT64"),
+    FIELD(struct er_mpi_packet, iorqst, "IORQST", "Time of IO requested", "INT64"),
+    FIELD(struct er_mpi_packet, iofd_original, "IOOFD", "Original file descriptor", "INT32"),
+    FIELD(struct er_mpi_packet, iofstype, "IOFSTYPE", "File system type", "INT32"),
+    FIELD(struct er_mpi_packet, mpifunc, "MPIFUNC", "MPI function", "INT32"),
+    FIELD(struct er_mpi_packet, mpipeer, "MPIPEER", "MPI peer rank", "INT32"),
+    FIELD(struct er_mpi_packet, mpitag, "MPITAG", "MPI message tag", "INT32"),
+    FIELD(struct er_mpi_packet, mpicomm, "MPICOMM", "MPI communicator", "INT32"),
+    FIELD(struct er_mpi_packet, mpiscount, "MPISCOUNT", "MPI sends", "UINT32"),
+    FIELD(struct er_mpi_packet, mpircount, "MPIRCOUNT", "MPI receives", "UINT32"),
+    FIELD(struct er_mpi_packet, mpisbytes, "MPISBYTES", "MPI bytes sent", "INT64"),
+    FIELD(struct er_mpi_packet, mpirbytes, "MPIRBYTES", "MPI bytes received", "INT64"),
+    FIELD(struct er_mpi_packet, mpipart, "MPIPART", "MPI message of the call", "INT32"),
+    FIELD(struct er_mpi_packet, iofname, "IOFNAME", "File name", "STRING"),
+};
+
 #define FIELDS(array) array, sizeof array / sizeof array[0]
 
 const struct er_kind_desc er_kinds[ER_N_KINDS] = {
@@ -65,6 +88,8 @@ const struct er_kind_desc er_kinds[ER_N_KINDS] = {
                       "Heap tracing data", FIELDS(heap_fields), 0, "Heap tracing", 1, "allocation or free", "allocations and frees"},
     [ER_KIND_HWC] = {"hwcounters", "GDBCOL_HWC", "hwprofile", ER_PKT_HW, sizeof(struct er_hwc_packet), 0,
                      "Hardware counter profiling data", FIELDS(hwc_fields), 1, "Counter profiling", 0, "counter overflow sample", "counter overflow samples"},
+    [ER_KIND_MPI] = {"mpitrace", "GDBCOL_MPITRACE", "mpitrace", ER_PKT_MPI, sizeof(struct er_mpi_packet), 1,
+                     "MPI tracing data", FIELDS(mpi_fields), 0, "MPI tracing", 1, "MPI call", "MPI calls", "iotrace"},
 };
 
 const struct er_kind_desc *er_kind_named(const char *name)
@@ -75,9 +100,24 @@ const struct er_kind_desc *er_kind_named(const char *name)
   return NULL;
 }
 
+enum er_kind er_kind_file_owner(enum er_kind kind)
+{
+  const struct er_kind_desc *owner = er_kinds[kind].file != NULL ? er_kind_named(er_kinds[kind].file) : NULL;
+  return owner != NULL ? (enum er_kind)(owner - er_kinds) : kind;
+}
+
+int er_kind_of_packet_type(unsigned type)
+{
+  for (int k = 0; k < ER_N_KINDS; k++)
+    if (er_kinds[k].packet_type == type)
+      return k;
+  return -1;
+}
+
 int er_kind_profile_block(enum er_kind kind, const char *attributes, char *out, size_t len)
 {
   const struct er_kind_desc *d = &er_kinds[kind];
+  const char *file = d->file != NULL ? d->file : d->name;
   size_t at = 0;
 #define ADD(...)                                                               \
   do {                                                                         \
@@ -85,11 +125,11 @@ int er_kind_profile_block(enum er_kind kind, const char *attributes, char *out, 
     at += n_ > 0 ? (size_t)n_ : 0;                                             \
   } while (0)
   if (d->counters)
-    ADD("<profdata fname=\"%s\"/>\n  <profpckt kind=\"%u\" uname=\"%s\">\n", d->name, (unsigned)d->packet_type,
+    ADD("<profdata fname=\"%s\"/>\n  <profpckt kind=\"%u\" uname=\"%s\">\n", file, (unsigned)d->packet_type,
         d->packet_uname);
   else
-    ADD("<profile name=\"%s\"%s%s>\n  <profdata fname=\"%s\"/>\n  <profpckt kind=\"%u\" uname=\"%s\">\n", d->name,
-        attributes[0] != '\0' ? " " : "", attributes, d->name, (unsigned)d->packet_type, d->packet_uname);
+    ADD("<profile name=\"%s\"%s%s>\n  <profdata fname=\"%s\"/>\n  <profpckt kind=\"%u\" uname=\"%s\">\n", file,
+        attributes[0] != '\0' ? " " : "", attributes, file, (unsigned)d->packet_type, d->packet_uname);
   for (size_t i = 0; i < d->n_fields; i++) {
     const struct er_field_desc *f = &d->fields[i];
     ADD("    <field name=\"%s\"", f->name);

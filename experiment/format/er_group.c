@@ -48,6 +48,12 @@ static int group_header_state(int fd)
 
 int er_group_join(const char *group_path, const char *experiment_path, char *err, size_t err_len)
 {
+  return er_group_join_after(group_path, NULL, experiment_path, err, err_len);
+}
+
+int er_group_join_after(const char *group_path, const char *first_path, const char *experiment_path, char *err,
+                        size_t err_len)
+{
   int fd = open(group_path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0) {
     int rc = -errno;
@@ -63,8 +69,10 @@ int er_group_join(const char *group_path, const char *experiment_path, char *err
     snprintf(err, err_len, "the experiment group %s is not a regular file", group_path);
   } else {
     int header = group_header_state(fd);
-    char line[4200];
-    int n = snprintf(line, sizeof line, "%s%s\n", header == 0 ? ER_GROUP_HEADER "\n" : "", experiment_path);
+    char line[8400];
+    int n = snprintf(line, sizeof line, "%s%s%s%s\n", header == 0 ? ER_GROUP_HEADER "\n" : "",
+                     header == 0 && first_path != NULL ? first_path : "",
+                     header == 0 && first_path != NULL ? "\n" : "", experiment_path);
     if (header < 0) {
       rc = -EINVAL;
       snprintf(err, err_len, "%s exists and is not an experiment group (its first line is not \"%s\"); left unchanged",

@@ -136,7 +136,8 @@ int er_create_experiment_dir(const char *dir, const char *name, char *path_out, 
 int er_create_descendant_dir(const char *founder, const char *lineage, char *path_out, size_t path_len)
 {
   char name[NAME_MAX + 1];
-  if (lineage[0] != '_' || strchr(lineage, '/') != NULL ||
+  if ((lineage[0] != '_' && strncmp(lineage, ER_RANK_PREFIX, strlen(ER_RANK_PREFIX)) != 0) ||
+      strchr(lineage, '/') != NULL ||
       snprintf(name, sizeof name, "%s.er", lineage) >= (int)sizeof name)
     return -EINVAL;
   int dirfd = open(founder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

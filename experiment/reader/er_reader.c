@@ -1,6 +1,7 @@
 /* Experiment reader; see er/er_reader.h. */
 #define _GNU_SOURCE
 #include "er/er_reader.h"
+#include "er/er_mpi_calls.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -85,7 +86,18 @@ static void parse_log_element(void *ctx, xmlNode *el)
     const struct er_kind_desc *kind = er_xml_attr(el, "name", v, sizeof v) ? er_kind_named(v) : NULL;
     if (kind == NULL)
       return;
-    exp->declared[kind - er_kinds] = 1;
+    /* The kinds its packets are (a block may hold another kind's, written
+     * in its shape: MPI calls in iotrace); a block with none, its own. */
+    int packets = 0;
+    for (xmlNode *child = el->children; child != NULL; child = child->next) {
+      int k = er_xml_is(child, "profpckt", NULL) && er_xml_attr(child, "kind", v, sizeof v)
+                  ? er_kind_of_packet_type((unsigned)strtoul(v, NULL, 10))
+                  : -1;
+      if (k >= 0)
+        exp->declared[k] = packets = 1;
+    }
+    if (!packets)
+      exp->declared[kind - er_kinds] = 1;
     if (kind == &er_kinds[ER_KIND_CLOCK]) {
       if (er_xml_attr(el, "ptimer", v, sizeof v))
         exp->ptimer_us = atol(v);
@@ -399,10 +411,10 @@ int er_experiment_open(const char *path, struct er_experiment *exp, char *err, s
    * declare it: er-dump reports what it holds). */
   static void (*const collectors[ER_N_KINDS])(const unsigned char *, uint16_t, uint16_t, void *) = {
       [ER_KIND_CLOCK] = collect_clock, [ER_KIND_SYNC] = collect_sync, [ER_KIND_IO] = collect_io,
-      [ER_KIND_HEAP] = collect_heap, [ER_KIND_HWC] = collect_hwc};
+      [ER_KIND_HEAP] = collect_heap, [ER_KIND_HWC] = collect_hwc, [ER_KIND_MPI] = er_collect_mpi};
   for (int k = 0; k < ER_N_KINDS; k++)
     if (k == ER_KIND_CLOCK || exp->declared[k])
-      walk_file(path, er_kinds[k].name, exp, collectors[k]);
+      walk_file(path, er_kinds[er_kind_file_owner((enum er_kind)k)].name, exp, collectors[k]);
   er_experiment_resolve_reused_ranges(exp);
   char ov[4096];
   struct stat st;
@@ -442,6 +454,7 @@ void er_experiment_close(struct er_experiment *exp)
   for (size_t i = 0; i < exp->n_io_calls; i++)
     free(exp->io_calls[i].name);
   free(exp->io_calls);
+  er_free_mpi_calls(exp);
   free(exp->heap_events);
   for (size_t i = 0; i < exp->n_counters; i++)
     free(exp->counters[i].name);

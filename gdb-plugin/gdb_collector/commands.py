@@ -433,7 +433,6 @@ SHOW_CATEGORIES = {
     "profile": ("Clock profiling", "Stack copy", "Call-stack depth"),
     "hwprofile": ("HW counter profiling",),
     "synctrace": ("Sync wait tracing",),
-    "mpitrace": ("MPI tracing",),
     "tha": ("Thread analyzer",),
     "sample": ("Sample points", "Sample points at GDB stops"),
     "limit": ("Data limit",),

@@ -272,14 +272,25 @@ Usage: collector heaptrace on|off"""
     attribute = "heaptrace"
 
 
-class MpitraceCommand(_OnOffKind):
-    """MPI tracing (not implemented yet).
+class MpitraceCommand(_TracedKindCommand):
+    """MPI tracing: every MPI call of a rank (sends, receives, waits and
+tests, collectives, communicators, init and finalize), with its time,
+peer rank, tag, communicator, the messages it sent or received and their
+bytes, and where it was made.  Each rank of a job launched under GDB (gdb
+--args mpirun ...) is recorded in M_r<rank>.er inside the job's
+experiment.  gprofng 2.40 has no MPI views: it shows sends as writes,
+receives as reads and other MPI calls as other I/O, one "file" per peer
+(gprofng: -ioactivity, -iocallstack, -filters 'MPIPEER==1'); collector
+report mpi shows the MPI view.  MPI_Pcontrol(0) pauses and
+MPI_Pcontrol(1) resumes the experiment.  Open MPI and MPICH (and the
+libraries of MPICH's ABI); at launch and after gdb -p.
 
 Usage: collector mpitrace on|off"""
 
     name = "mpitrace"
     what = "MPI tracing"
     usage = "collector mpitrace on|off"
+
     attribute = "mpitrace"
 
 

@@ -124,8 +124,19 @@ def clock_source_note(status):
             % (os.strerror(refused), native.timer_signal(), native.perf_access_hint(2)))
 
 
+RANKS_GROUP = "ranks.erg"  # an MPI job's experiment and its ranks' (er_naming.h)
+
+
 def look_at_it(path):
-    """The line after an experiment closes: how to see it."""
+    """The line after an experiment closes: how to see it (an MPI job's
+    ranks are M_r<rank>.er, which gprofng loads through the job's group
+    file only)."""
+    group = os.path.join(path, RANKS_GROUP)
+    if os.path.isfile(group):
+        ranks = len([name for name in os.listdir(path) if name.startswith("M_r") and name.endswith(".er")])
+        return ("collector: to look at it: collector report (flamegraph FILE.svg, html FILE.html), or gprofng display "
+                "text -functions %s (the job and its %d MPI rank(s); %s alone has the launcher's processes only)\n"
+                % (group, ranks, path))
     return ("collector: to look at it: collector report (flamegraph FILE.svg, html FILE.html), or gprofng display "
             "text -functions %s\n" % path)
 

@@ -67,15 +67,14 @@ class Settings:
         self.archive = "on"
         self.descendants = "on"
         # The data kinds' settings (the traced on/off kinds from the kinds'
-        # table, below); mpitrace and tha are kept and shown, and turning
-        # them on is refused plainly until they are built (data_kinds.py).
+        # table, below); tha is kept and shown, and turning it on is refused
+        # plainly until it is built (data_kinds.py).
         self.hwprofile = False
         self.hwc_counters = None  # canonical list, None: the default counters
         self.synctrace = False
         self.synctrace_threshold = "calibrate"  # or microseconds as an int
         for kind in on_off_traced_kinds():  # iotrace, heaptrace, ...: on or off, nothing more
             setattr(self, kind.command, False)
-        self.mpitrace = False
         self.tha = "off"
 
     def effective_sample_period_ms(self):
@@ -284,7 +283,6 @@ class Settings:
             ] + [
                 "%-24s%s" % (kind.title + ":", _on_off(getattr(self, kind.command))) for kind in on_off_traced_kinds()
             ] + [
-                "MPI tracing:            %s%s" % (_on_off(self.mpitrace), later),
                 "Thread analyzer (tha):  %s%s" % (self.tha, later),
                 "Sample points:          %s" % self.describe_sampling(),
                 "Data limit:             %s" % self.describe_limit(),

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,10 +21,12 @@
 #include "core/config.h"
 #include "core/experiment_log.h"
 #include "core/hrtime.h"
+#include "core/job_rank.h"
 #include "core/runtime_calls.h"
 #include "core/target.h"
 #include "control_page.h"
 #include "er/er_fileutil.h"
+#include "er/er_group.h"
 #include "er/er_naming.h"
 #include "er/er_overview.h"
 #include "er/er_recordfile.h"
@@ -79,12 +82,37 @@ static void log_process(void)
   }
 }
 
+/* A descendant that is an MPI rank: its experiment is M_r<rank>.er (the
+ * seeds' naming), listed with the job's in the job's group file, as
+ * gprofng loads only the _*.er ones by itself.  Another process of the
+ * same rank (a rank's own child) keeps its lineage's name. */
+static int create_rank_dir(const struct col_config *cfg)
+{
+  /* Only a new image (a lineage that ends in an exec, _xN): a fork's child
+   * before its exec is the launcher's, whatever /proc says by the time
+   * its writer looks (it may have exec'd the rank already). */
+  const char *last = strrchr(cfg->lineage, '_');
+  if (last == NULL || last[1] != 'x')
+    return -ENOENT;
+  int rank = col_job_rank(col_target_pid != 0 ? col_target_pid : getpid());
+  char name[32], group[PATH_MAX + 16], err[256];
+  if (rank < 0)
+    return -ENOENT;
+  snprintf(name, sizeof name, ER_RANK_PREFIX "%d", rank);
+  int dirfd = er_create_descendant_dir(cfg->store_dir, name, col_exp.path, sizeof col_exp.path);
+  if (dirfd >= 0 && snprintf(group, sizeof group, "%s/%s", cfg->store_dir, ER_RANKS_GROUP) < (int)sizeof group)
+    er_group_join_after(group, cfg->store_dir, col_exp.path, err, sizeof err); /* (without it, named by hand) */
+  return dirfd;
+}
+
 int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
 {
-  int dirfd = cfg->lineage[0] != '\0'
-                  ? er_create_descendant_dir(cfg->store_dir, cfg->lineage, col_exp.path, sizeof col_exp.path)
-                  : er_create_experiment_dir(cfg->store_dir, cfg->experiment_name[0] ? cfg->experiment_name : NULL,
-                                             col_exp.path, sizeof col_exp.path);
+  int dirfd = cfg->lineage[0] != '\0' ? create_rank_dir(cfg) : -ENOENT;
+  if (dirfd < 0)
+    dirfd = cfg->lineage[0] != '\0'
+                ? er_create_descendant_dir(cfg->store_dir, cfg->lineage, col_exp.path, sizeof col_exp.path)
+                : er_create_experiment_dir(cfg->store_dir, cfg->experiment_name[0] ? cfg->experiment_name : NULL,
+                                           col_exp.path, sizeof col_exp.path);
   if (dirfd < 0) {
     snprintf(err, err_len, "cannot create the experiment in %s: %s", cfg->store_dir,
              dirfd == -EEXIST ? "an experiment of that name exists" : strerror(-dirfd));
@@ -98,9 +126,16 @@ int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
     rc = er_recordfile_create(&col_exp.overview, dirfd, "overview", OVERVIEW_CLOSING_RESERVE);
   if (rc >= 0)
     rc = er_datafile_create(&col_exp.frameinfo, dirfd, "data.frameinfo");
-  for (int k = 0; k < ER_N_KINDS && rc >= 0; k++)
-    if (col_kind_on(cfg, (enum er_kind)k))
-      rc = er_datafile_create(&col_exp.data[k], dirfd, er_kinds[k].name);
+  /* One file per kind, or the file of the kind it is written as (MPI
+   * calls go in iotrace: er_data_kinds.h), made once. */
+  unsigned made = 0; /* (a descendant's writer holds its founder's descriptors until now) */
+  for (int k = 0; k < ER_N_KINDS && rc >= 0; k++) {
+    enum er_kind file = er_kind_file_owner((enum er_kind)k);
+    if (col_kind_on(cfg, (enum er_kind)k) && !(made >> file & 1u)) {
+      rc = er_datafile_create(&col_exp.data[file], dirfd, er_kinds[file].name);
+      made |= 1u << file;
+    }
+  }
   if (rc < 0) {
     snprintf(err, err_len, "cannot create the files of %s: %s", col_exp.path, strerror(-rc));
     return rc;

@@ -16,6 +16,7 @@
 
 #include "core/capture.h"
 #include "core/clock_writer.h"
+#include "core/config.h"
 #include "core/experiment_log.h"
 #include "core/stack_store.h"
 #include "core/trace_writer.h"
@@ -45,11 +46,12 @@ int col_trace_writer_start(void)
   for (int k = 0; k < ER_N_KINDS; k++) {
     struct trace_output *o = &outputs[k];
     figures.written[k] = figures.not_written[k] = o->lost_counted = 0;
-    if (!written_here(k) || col_exp.data[k].fd < 0)
+    struct er_datafile *file = &col_exp.data[er_kind_file_owner((enum er_kind)k)];
+    if (!written_here(k) || file->fd < 0 || !col_kind_on(&col_cfg, (enum er_kind)k))
       continue;
     if (o->cursor == NULL && (o->cursor = col_map_zeroed(sizeof *o->cursor)) == NULL)
       return -ENOMEM;
-    er_cursor_init(o->cursor, &col_exp.data[k]);
+    er_cursor_init(o->cursor, file); /* its own blocks, in a file it may share with another kind */
   }
   return 0;
 }
@@ -57,8 +59,8 @@ int col_trace_writer_start(void)
 static int output_open(int kind)
 {
   const struct trace_output *o = &outputs[kind];
-  return written_here(kind) && o->cursor != NULL && o->cursor->file == &col_exp.data[kind] &&
-         col_exp.data[kind].fd >= 0;
+  const struct er_datafile *file = &col_exp.data[er_kind_file_owner((enum er_kind)kind)];
+  return written_here(kind) && o->cursor != NULL && o->cursor->file == file && file->fd >= 0;
 }
 
 static struct trace_output *output_for(unsigned kind)

@@ -5,6 +5,7 @@
 #define GDBCOL_INTERPOSED_H
 
 #include <pthread.h>
+#include <stdint.h>
 #include <semaphore.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -12,6 +13,10 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <time.h>
+
+/* MPI's handles and statuses, whichever implementation (interposed_mpi_table.h). */
+typedef uintptr_t col_mpi_handle;
+typedef struct col_mpi_status col_mpi_status;
 
 #include "interposed_table.h"
 

@@ -172,6 +172,8 @@
   X(mmap64, NULL, void *, (void *, size_t, int, int, int, off_t))         \
   X(munmap, NULL, int, (void *, size_t))
 
+#include "interposed_mpi_table.h"
+
 #define COL_INTERPOSED(X) \
   COL_THREAD_FUNCTIONS(X) \
   COL_LOADER_FUNCTIONS(X) \
@@ -179,6 +181,7 @@
   COL_SPAWN_FUNCTIONS(X)  \
   COL_SYNC_FUNCTIONS(X)   \
   COL_IO_FUNCTIONS(X)     \
-  COL_HEAP_FUNCTIONS(X)
+  COL_HEAP_FUNCTIONS(X)   \
+  COL_MPI_FUNCTIONS(X)
 
 #endif

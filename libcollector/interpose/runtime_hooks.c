@@ -25,4 +25,13 @@ static void no_exec_failed(const char *variant, const char *what, int err)
 {
 }
 
-struct col_runtime_hooks col_hooks = {no_thread_start, no_thread_stop, no_close, no_exec_starting, no_exec_failed};
+static void no_pause(const char *reason)
+{
+}
+
+static void no_resume(void)
+{
+}
+
+struct col_runtime_hooks col_hooks = {no_thread_start,  no_thread_stop, no_close, no_exec_starting,
+                                      no_exec_failed, no_pause,       no_resume};

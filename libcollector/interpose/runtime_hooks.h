@@ -1,5 +1,6 @@
 /* What the wrappers tell the runtime, which sits above them: a thread
- * starts or ends, the process ends, an exec is about to happen or failed.
+ * starts or ends, the process ends, an exec is about to happen or failed,
+ * the program asks for a pause.
  * The runtime fills these in when it is loaded (collector_main.c); until
  * then each does nothing.  An operations struct keeps the wrappers below
  * the runtime: no file of interpose/ calls into runtime/'s start, end or
@@ -19,6 +20,9 @@ struct col_runtime_hooks {
    * failed exec is then told with exec_failed). */
   int (*exec_starting)(const char *variant, const char *what);
   void (*exec_failed)(const char *variant, const char *what, int err);
+  /* The program asks for a pause or a resume (MPI_Pcontrol). */
+  void (*pause)(const char *reason);
+  void (*resume)(void);
 };
 
 extern struct col_runtime_hooks col_hooks;

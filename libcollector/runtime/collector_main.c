@@ -154,7 +154,7 @@ static void serve_as_descendant(void)
 static void set_hooks(void)
 {
   col_hooks = (struct col_runtime_hooks){col_sources_thread_start, col_sources_thread_stop, col_close_experiment,
-                                         col_exec_starting, col_exec_failed};
+                                         col_exec_starting, col_exec_failed, col_pause_everything, col_resume_everything};
 }
 
 __attribute__((constructor)) static void col_init(void)

@@ -1,8 +1,6 @@
 /* The runtime's entry points: what GDB calls in the program (gdbcol_*,
  * through inferior calls) and what libcollectorAPI.so finds with dlsym
- * (gdbcol_api_*).  A pause reaches the data sources running here first, so
- * that they stop recording, then the experiment (its log, or the sampler
- * process's). */
+ * (gdbcol_api_*). */
 #include <stddef.h>
 
 #include "runtime/collection_state.h"
@@ -11,30 +9,14 @@
 #include "runtime/dynamic_functions.h"
 #include "runtime/program_requests.h"
 
-static void pause_sources_and_experiment(const char *reason)
-{
-  if (!col_collecting())
-    return;
-  col_sources_pause();
-  col_pause(reason);
-}
-
-static void resume_sources_and_experiment(void)
-{
-  if (!col_collecting())
-    return;
-  col_resume();
-  col_sources_resume();
-}
-
 void gdbcol_pause(const char *reason)
 {
-  pause_sources_and_experiment(reason != NULL ? reason : "collector pause");
+  col_pause_everything(reason != NULL ? reason : "collector pause");
 }
 
 void gdbcol_resume(void)
 {
-  resume_sources_and_experiment();
+  col_resume_everything();
 }
 
 void gdbcol_sample(const char *name)
@@ -45,12 +27,12 @@ void gdbcol_sample(const char *name)
 /* libcollectorAPI.so finds these with dlsym on the loaded runtime. */
 void gdbcol_api_pause(void)
 {
-  pause_sources_and_experiment("collector_pause");
+  col_pause_everything("collector_pause");
 }
 
 void gdbcol_api_resume(void)
 {
-  resume_sources_and_experiment();
+  col_resume_everything();
 }
 
 void gdbcol_api_sample(const char *name)

@@ -9,6 +9,7 @@
 #include "core/hrtime.h"
 #include "core/status_file.h"
 #include "runtime/collection_state.h"
+#include "runtime/data_sources.h"
 #include "runtime/program_requests.h"
 #include "control_page.h"
 
@@ -41,6 +42,24 @@ void col_resume(void)
     col_control_post(COL_CTL_RESUME, NULL, 0);
   else if (col_resume_at(col_hrtime()))
     col_status_write(&col_cfg, "active", NULL);
+}
+
+/* A pause reaches the data sources running here first, so that they stop
+ * recording, then the experiment (its log, or the sampler process's). */
+void col_pause_everything(const char *reason)
+{
+  if (!col_collecting())
+    return;
+  col_sources_pause();
+  col_pause(reason);
+}
+
+void col_resume_everything(void)
+{
+  if (!col_collecting())
+    return;
+  col_resume();
+  col_sources_resume();
 }
 
 void col_sample(const char *name)

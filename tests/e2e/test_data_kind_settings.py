@@ -33,11 +33,11 @@ accepted = [
     "collector synctrace off",
     "collector heaptrace on",
     "collector heaptrace off",
+    "collector mpitrace on",
     "collector mpitrace off",
     "collector tha off",
 ]
 refused_on = {
-    "collector mpitrace on": "MPI tracing is not implemented",
     "collector tha on": "thread-analyzer data needs binaries instrumented",
     "collector tha race,deadlock": "thread-analyzer data needs binaries instrumented",
     "collector tha deadlock": "deadlock detection is not implemented",
@@ -75,6 +75,7 @@ check("Counter overflow profiling: on, counters %s,100003." % CS in out, "hwprof
 check("Synchronization-wait tracing: on, threshold 250 microseconds." in out, "synctrace on: GDB confirms it")
 check("Sync wait tracing:      off, threshold 250 us\n" in out, "show: the sync threshold, tracing off again")
 check("Heap tracing: on." in out and "Heap tracing: off." in out, "heaptrace on and off: GDB confirms them")
+check("MPI tracing: on." in out and "MPI tracing: off." in out, "mpitrace on and off: GDB confirms them")
 for line in ("Heap tracing:           off", "MPI tracing:            off", "Thread analyzer (tha):  off"):
     check(line in out, "show: " + line)
 check("Aliases for common counters:" in out and "  faults,100 (`page faults', alias for page-faults; " in out and

@@ -9,7 +9,8 @@
 
 static size_t width(const char *type)
 {
-  return strcmp(type, "INT32") == 0 ? 4 : strcmp(type, "INT64") == 0 || strcmp(type, "UINT64") == 0 ? 8
+  return strcmp(type, "INT32") == 0 || strcmp(type, "UINT32") == 0 ? 4
+         : strcmp(type, "INT64") == 0 || strcmp(type, "UINT64") == 0 ? 8
                                                                                                        : 1; /* STRING: at least its NUL */
 }
 
@@ -42,10 +43,19 @@ int main(void)
     for (int j = 0; j < k; j++)
       CHECK(strcmp(er_kinds[j].name, d->name) != 0 && strcmp(er_kinds[j].setting, d->setting) != 0);
   }
-  CHECK(er_kind_named("mpitrace") == NULL);
+  CHECK(er_kind_named("no such kind") == NULL);
+  /* MPI calls are written in the I/O kind's file and <profile> (gprofng has
+   * no MPI reader), as packets of their own type. */
+  CHECK(er_kind_file_owner(ER_KIND_MPI) == ER_KIND_IO && er_kind_file_owner(ER_KIND_IO) == ER_KIND_IO);
+  CHECK(er_kind_of_packet_type(6) == ER_KIND_MPI && er_kind_of_packet_type(19) == ER_KIND_IO);
+  CHECK(er_kind_of_packet_type(11) == -1);
   char block[4096];
   int n = er_kind_profile_block(ER_KIND_CLOCK, "ptimer=\"997\" numstates=\"1\"", block, sizeof block);
   CHECK(n == (int)strlen(clock_block) && strcmp(block, clock_block) == 0);
+  n = er_kind_profile_block(ER_KIND_MPI, "", block, sizeof block);
+  const char *mpi_head = "<profile name=\"iotrace\">\n  <profdata fname=\"iotrace\"/>\n  <profpckt kind=\"6\" ";
+  CHECK(n > 0 && strncmp(block, mpi_head, strlen(mpi_head)) == 0);
+  CHECK(strstr(block, "<field name=\"MPIPEER\" uname=\"MPI peer rank\" offset=\"84\" type=\"INT32\"/>") != NULL);
   n = er_kind_profile_block(ER_KIND_IO, "", block, sizeof block);
   CHECK(strncmp(block, "<profile name=\"iotrace\">\n", 25) == 0);
   CHECK(strstr(block, "<field name=\"IOFNAME\" uname=\"File name\" offset=\"80\" type=\"STRING\"/>") != NULL);

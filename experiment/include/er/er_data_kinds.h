@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum er_kind { ER_KIND_CLOCK, ER_KIND_SYNC, ER_KIND_IO, ER_KIND_HEAP, ER_KIND_HWC, ER_N_KINDS };
+enum er_kind { ER_KIND_CLOCK, ER_KIND_SYNC, ER_KIND_IO, ER_KIND_HEAP, ER_KIND_HWC, ER_KIND_MPI, ER_N_KINDS };
 
 struct er_field_desc {
   const char *name;  /* gprofng's property name */
@@ -21,7 +21,7 @@ struct er_field_desc {
 };
 
 struct er_kind_desc {
-  const char *name;     /* <profile name=…> and the data file */
+  const char *name;     /* <profile name=…> and the data file (unless FILE), the status's key */
   const char *setting;  /* the runtime's GDBCOL_ variable for it */
   const char *command;  /* the collector subcommand that sets it */
   uint16_t packet_type; /* ER_PKT_… */
@@ -41,14 +41,23 @@ struct er_kind_desc {
   /* What one of its packets stands for, and many (GDB's closing line:
    * "12 allocations and frees"); NULL for the clock (said in seconds). */
   const char *event_one, *event_many;
+  /* The <profile> name and data file when they are another kind's (a kind
+   * gprofng has no reader for, written in the shape of one it has); NULL:
+   * NAME. */
+  const char *file;
 };
 
 extern const struct er_kind_desc er_kinds[ER_N_KINDS];
 
 /* The <profile> name of each counter of the hardware-counter kind. */
 #define ER_HWC_PROFILE_NAME "hwcounter"
-/* The kind named NAME (a <profile> name), or NULL. */
+/* The kind named NAME, or NULL. */
 const struct er_kind_desc *er_kind_named(const char *name);
+/* The kind whose data file holds KIND's packets (KIND itself, unless its
+ * FILE is another kind's name). */
+enum er_kind er_kind_file_owner(enum er_kind kind);
+/* The kind whose packets have type TYPE, or -1. */
+int er_kind_of_packet_type(unsigned type);
 /* KIND's <profile> block for log.xml, with ATTRIBUTES (already formatted,
  * may be "") in its opening tag: the data file and the packet's fields.
  * For a kind with counters, ATTRIBUTES are the counters' own <profile/>

@@ -23,5 +23,9 @@ int er_group_experiment_name(const char *group, char *out, size_t out_len);
  * join at once (an exclusive flock orders them).  Returns 0, or a negative
  * errno with a message in ERR. */
 int er_group_join(const char *group_path, const char *experiment_path, char *err, size_t err_len);
+/* The same, with FIRST_PATH on the line after the header when this join
+ * creates the group (a job's group: its founder, then each rank). */
+int er_group_join_after(const char *group_path, const char *first_path, const char *experiment_path, char *err,
+                        size_t err_len);
 
 #endif

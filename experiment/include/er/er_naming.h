@@ -20,8 +20,12 @@ int er_next_experiment_name(const char *dir, const char *name, char *out, size_t
  * another process takes the name first) and opens it.  On success returns a
  * directory descriptor and writes the full path to PATH_OUT. */
 int er_create_experiment_dir(const char *dir, const char *name, char *path_out, size_t path_len);
-/* A descendant's experiment FOUNDER/LINEAGE.er (LINEAGE: "_f1", "_f1_x1"...),
- * never one that exists; its descriptor, or -errno. */
+/* A descendant's experiment FOUNDER/LINEAGE.er (LINEAGE: "_f1", "_f1_x1"...,
+ * or an MPI rank's "M_r3"), never one that exists; its descriptor, or -errno. */
+#define ER_RANK_PREFIX "M_r"
+/* The group file in a job's experiment that lists it and its ranks' (gprofng
+ * loads only the _*.er descendants by itself). */
+#define ER_RANKS_GROUP "ranks.erg"
 int er_create_descendant_dir(const char *founder, const char *lineage, char *path_out, size_t path_len);
 
 #endif

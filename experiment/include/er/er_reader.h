@@ -117,6 +117,8 @@ struct er_experiment {
   size_t n_waits;
   struct er_io_call *io_calls;
   size_t n_io_calls;
+  struct er_mpi_call *mpi_calls; /* er_mpi_calls.h */
+  size_t n_mpi_calls;
   struct er_heap_event *heap_events; /* in file order */
   size_t n_heap_events;
   struct er_hwc_declared *counters;

@@ -1,0 +1,63 @@
+/* A process's MPI rank from /proc/PID/environ: the environment its exec
+ * received, where each launcher puts the rank before MPI_Init runs (Open
+ * MPI: OMPI_COMM_WORLD_RANK; PMIx launchers: PMIX_RANK; MPICH's Hydra,
+ * Slurm's PMI: PMI_RANK).  Read by whoever writes the process's
+ * experiment (the sampler process, or the runtime in the program), so it
+ * needs nothing from the program. */
+#define _GNU_SOURCE
+#include "core/job_rank.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const rank_variables[] = {"OMPI_COMM_WORLD_RANK=", "PMIX_RANK=", "PMI_RANK="};
+#define N_VARIABLES (sizeof rank_variables / sizeof rank_variables[0])
+
+/* The rank in VALUE (digits only), or -1. */
+static int rank_of(const char *value)
+{
+  if (value[0] < '0' || value[0] > '9' || strlen(value) > 9)
+    return -1;
+  for (const char *c = value; *c != '\0'; c++)
+    if (*c < '0' || *c > '9')
+      return -1;
+  return atoi(value);
+}
+
+int col_job_rank(pid_t pid)
+{
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  int found[N_VARIABLES] = {-1, -1, -1};
+  /* Entries are NUL-terminated; only their first bytes matter, so an entry
+   * is kept up to sizeof ENTRY and the rest of it skipped. */
+  char buf[4096], entry[64];
+  size_t held = 0;
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) {
+    for (ssize_t i = 0; i < n; i++) {
+      if (buf[i] != '\0') {
+        if (held < sizeof entry - 1)
+          entry[held] = buf[i];
+        held++;
+        continue;
+      }
+      entry[held < sizeof entry - 1 ? held : sizeof entry - 1] = '\0';
+      for (size_t v = 0; v < N_VARIABLES; v++)
+        if (held < sizeof entry - 1 && strncmp(entry, rank_variables[v], strlen(rank_variables[v])) == 0)
+          found[v] = rank_of(entry + strlen(rank_variables[v]));
+      held = 0;
+    }
+  }
+  close(fd);
+  for (size_t v = 0; v < N_VARIABLES; v++)
+    if (found[v] >= 0)
+      return found[v];
+  return -1;
+}

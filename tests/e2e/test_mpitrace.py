@@ -1,0 +1,151 @@
+"""MPI tracing (collector mpitrace): a job launched under GDB
+(`gdb --args mpirun -np 3 mpi_exchange`), under Open MPI and under MPICH.
+Every rank's experiment is M_r<rank>.er inside the job's experiment, listed
+with it in ranks.erg.  Each rank printed, per peer, the messages it sent and
+received and their bytes (ping-pong with MPI_Send/MPI_Recv, a ring with
+MPI_Irecv/MPI_Isend/MPI_Waitall, MPI_Sendrecv): our reader finds exactly
+those, and gprofng the same bytes per peer through its I/O view (sends as
+writes, receives as reads, one channel per peer); the ring rounds inside
+MPI_Pcontrol(0)..(1) are not recorded.  Without mpitrace, the ranks are
+still M_r<rank>.er, with clock data and no MPI data."""
+
+import os
+import re
+import shutil
+import subprocess
+
+from harness import check, cleanup, er_dump, finish, program, run_gdb, skip_part, skip_test, workdir
+
+RANKS = 3
+ROUNDS = 20
+IMPLEMENTATIONS = {
+    # (launcher, its options): Open MPI refuses root unless told, and 3 ranks on 2 cores
+    "openmpi": ("mpirun.openmpi", ["--oversubscribe", "--allow-run-as-root"]),
+    "mpich": ("mpirun.mpich", []),
+}
+work = workdir()
+
+
+def truths(out):
+    """{rank: {peer: (sends, sbytes, receives, rbytes)}} as the ranks printed them."""
+    found = {}
+    for m in re.finditer(r"^truth rank=(\d+) peer=(\d+) sends=(\d+) sbytes=(\d+) receives=(\d+) rbytes=(\d+)$", out,
+                         re.M):
+        found.setdefault(int(m.group(1)), {})[int(m.group(2))] = tuple(int(v) for v in m.groups()[2:])
+    return found
+
+
+def reader_peers(raw):
+    peers = {}
+    for m in re.finditer(r"^mpi_peer (\d+): sends (\d+) sbytes (\d+) receives (\d+) rbytes (\d+)$", raw, re.M):
+        peers[int(m.group(1))] = tuple(int(v) for v in m.groups()[1:])
+    return peers
+
+
+def reader_function(raw, name):
+    m = re.search(r"^mpi_function %s: calls (\d+) " % name, raw, re.M)
+    return int(m.group(1)) if m else 0
+
+
+def gprofng_channels(path):
+    """{channel name: (read bytes, write bytes)} from gprofng's -ioactivity."""
+    out = subprocess.run(["gprofng", "display", "text", "-metrics", "e.ioreadbytes:e.iowritebytes", "-ioactivity",
+                          path], capture_output=True, text=True, timeout=120)
+    text = out.stdout + out.stderr
+    rows = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*(\d+)\s+(\d+)\s+(MPI rank .*?)\s*$", line)
+        if m:
+            rows[m.group(3)] = (int(m.group(1)), int(m.group(2)))
+    return rows, text
+
+
+def run_job(name, launcher, options, mpitrace):
+    cwd = os.path.join(work, "%s-%s" % (name, "mpitrace" if mpitrace else "clock"))
+    os.makedirs(cwd)
+    commands = (["collector mpitrace on"] if mpitrace else []) + ["collector enable", "run"]
+    out = run_gdb(commands, [launcher] + options + ["-np", str(RANKS), program("mpi_exchange_" + name), str(ROUNDS)],
+                  cwd, timeout=300)
+    print(out)
+    return cwd, out
+
+
+def check_job(name, launcher, options):
+    label = name
+    cwd, out = run_job(name, launcher, options, True)
+    job = os.path.join(cwd, "test.1.er")
+    truth = truths(out)
+    check(sorted(truth) == list(range(RANKS)), "%s: every rank printed its messages (%s)" % (label, sorted(truth)))
+    ranks = sorted(d for d in os.listdir(job) if d.startswith("M_r")) if os.path.isdir(job) else []
+    check(ranks == ["M_r%d.er" % r for r in range(RANKS)], "%s: one M_r<rank>.er per rank (%s)" % (label, ranks))
+    group = os.path.join(job, "ranks.erg")
+    lines = open(group).read().split("\n") if os.path.exists(group) else []
+    check(lines[:2] == ["#analyzer experiment group", job] and
+          sorted(lines[2:-1]) == [os.path.join(job, "M_r%d.er" % r) for r in range(RANKS)],
+          "%s: ranks.erg lists the job, then every rank (%s)" % (label, lines))
+    check("ranks.erg" in out, "%s: GDB's closing lines name the group file" % label)
+    for rank in range(RANKS):
+        path = os.path.join(job, "M_r%d.er" % rank)
+        if not os.path.isdir(path):
+            continue
+        summary, _, raw = er_dump(path)
+        mine = truth.get(rank, {})
+        got = reader_peers(raw)
+        check(got == mine, "%s rank %d: messages and bytes per peer exact in our reader (%s, truth %s)"
+              % (label, rank, got, mine))
+        check(reader_function(raw, "MPI_Barrier") == ROUNDS and reader_function(raw, "MPI_Allreduce") == ROUNDS,
+              "%s rank %d: %d barriers and allreduces, as calls" % (label, rank, ROUNDS))
+        # The ring's Waitall: ROUNDS of them counted, none of the 5 paused rounds.
+        check(reader_function(raw, "MPI_Waitall") == ROUNDS,
+              "%s rank %d: %d Waitall calls (none while paused by MPI_Pcontrol(0)): %d"
+              % (label, rank, ROUNDS, reader_function(raw, "MPI_Waitall")))
+        check(int(summary.get("ticks", "0") or 0) >= 0 and "mpi_calls" in summary,
+              "%s rank %d: MPI calls recorded" % (label, rank))
+        rows, text = gprofng_channels(path)
+        want = {"MPI rank %d (MPI_COMM_WORLD)" % peer: (t[3], t[1]) for peer, t in mine.items()}
+        check(rows == want, "%s rank %d: gprofng -ioactivity: bytes received and sent per peer %s (got %s)"
+              % (label, rank, want, rows))
+        if rows != want:
+            print(text)
+    out = subprocess.run(["gprofng", "display", "text", "-exp_list", group], capture_output=True, text=True,
+                         timeout=180)
+    text = out.stdout + out.stderr
+    listed = sorted(re.findall(r"^\s*\d+\s+yes\s+\d+\s+(\S+)\s*$", text, re.M))
+    want = sorted([job] + [os.path.join(job, "M_r%d.er" % r) for r in range(RANKS)])
+    # (with the launcher's sampled descendants, _*.er, which gprofng loads by itself)
+    launcher = [p for p in listed if os.path.dirname(p) == job and os.path.basename(p).startswith("_")]
+    listed = sorted(set(listed) - set(launcher))
+    check(out.returncode == 0 and "*** Error" not in text and listed == want,
+          "%s: gprofng loads the job and every rank from the group file (%s)" % (label, listed))
+    if listed != want:
+        print(text)
+
+
+def check_without_mpitrace(name, launcher, options):
+    cwd, out = run_job(name, launcher, options, False)
+    job = os.path.join(cwd, "test.1.er")
+    ranks = sorted(d for d in os.listdir(job) if d.startswith("M_r")) if os.path.isdir(job) else []
+    check(ranks == ["M_r%d.er" % r for r in range(RANKS)], "%s without mpitrace: ranks still M_r<rank>.er (%s)"
+          % (name, ranks))
+    for rank in ranks:
+        summary, _, raw = er_dump(os.path.join(job, rank))
+        check("mpi_calls" not in summary, "%s without mpitrace: no MPI data in %s" % (name, rank))
+
+
+def main():
+    found = {name: spec for name, spec in IMPLEMENTATIONS.items()
+             if shutil.which(spec[0]) and os.path.exists(program("mpi_exchange_" + name))}
+    if not found:
+        skip_test("no MPI implementation (Debian packages openmpi-bin libopenmpi-dev, mpich libmpich-dev)")
+    for name in IMPLEMENTATIONS:
+        if name not in found:
+            skip_part("%s is not installed (or its test program was not built)" % name)
+    for name, (launcher, options) in found.items():
+        check_job(name, launcher, options)
+    name, (launcher, options) = next(iter(found.items()))
+    check_without_mpitrace(name, launcher, options)
+    cleanup(work)
+    finish()
+
+
+main()
