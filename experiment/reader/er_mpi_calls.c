@@ -51,3 +51,37 @@ void er_free_mpi_calls(void *arg)
   exp->mpi_calls = NULL;
   exp->n_mpi_calls = 0;
 }
+
+static void add(struct er_mpi_total *t, const struct er_mpi_call *c)
+{
+  if (c->part == 0) {
+    t->calls++;
+    t->seconds += (c->end - c->start) / 1e9;
+  }
+  t->sends += c->scount;
+  t->receives += c->rcount;
+  t->sbytes += (unsigned long long)c->sbytes;
+  t->rbytes += (unsigned long long)c->rbytes;
+}
+
+void er_mpi_summarize(const void *arg, struct er_mpi_summary *s)
+{
+  const struct er_experiment *exp = arg;
+  memset(s, 0, sizeof *s);
+  for (size_t i = 0; i < exp->n_mpi_calls; i++) {
+    const struct er_mpi_call *c = &exp->mpi_calls[i];
+    if (c->iotype == ER_MPI_AS_CHANNEL) {
+      s->channels++;
+      continue;
+    }
+    add(&s->all, c);
+    if (c->func >= 0 && c->func < ER_MPI_N_FUNCTIONS)
+      add(&s->functions[c->func], c);
+    if (c->part == 0 && c->iotype == ER_MPI_AS_OTHER)
+      s->other_calls++;
+    if (c->peer >= 0 && c->peer < ER_MPI_MAX_PEERS && c->comm == 0)
+      add(&s->peers[c->peer], c);
+    else if (c->scount + c->rcount > 0)
+      s->elsewhere++;
+  }
+}

@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "er/er_flamegraph.h"
+#include "er/er_naming.h"
 #include "er/er_profile.h"
 #include "er/er_reader.h"
+#include "er_mpi_report.h"
 
 #define DEFAULT_ROWS 25
 
@@ -24,7 +26,9 @@ static void usage(FILE *out)
         "  --callers FUNC        the functions that call FUNC, and what those calls account for\n"
         "  --callees FUNC        the functions FUNC calls\n"
         "  --threads             each thread's share\n"
-        "  --processes           the experiment and its descendants' experiments\n"
+        "  --processes           the experiment and its descendants' experiments (MPI ranks too)\n"
+        "  --mpi                 MPI calls per rank (time, MPI %%, messages, bytes), per function, and\n"
+        "                        who sent how much to whom: a job's experiment or one rank's\n"
         "  --folded FILE         folded stacks (FlameGraph, speedscope, inferno); - for stdout\n"
         "  --flamegraph FILE     an interactive SVG flame graph\n"
         "  --html FILE           an HTML page: the function table and the flame graph\n"
@@ -218,7 +222,8 @@ static void processes_view(const char *path, const char *metric, const char *lab
   size_t n = 0;
   while ((d = readdir(dir)) != NULL) {
     size_t len = strlen(d->d_name);
-    if (d->d_name[0] == '_' && len > 3 && strcmp(d->d_name + len - 3, ".er") == 0) {
+    int descendant = d->d_name[0] == '_' || strncmp(d->d_name, ER_RANK_PREFIX, strlen(ER_RANK_PREFIX)) == 0;
+    if (descendant && len > 3 && strcmp(d->d_name + len - 3, ".er") == 0) {
       char **more = realloc(children, (n + 1) * sizeof *more);
       if (more == NULL)
         break;
@@ -298,7 +303,7 @@ int main(int argc, char **argv)
       argument = argv[++i];
     } else if (strcmp(a, "--no-inline") == 0) {
       with_inlined = 0;
-    } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--processes") == 0) {
+    } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--processes") == 0 || strcmp(a, "--mpi") == 0) {
       view = a + 2;
     } else if (strcmp(a, "--help") == 0) {
       usage(stdout);
@@ -322,6 +327,8 @@ int main(int argc, char **argv)
     processes_view(path, metric, path, 0);
     return 0;
   }
+  if (strcmp(view, "mpi") == 0)
+    return er_mpi_report(path, rows);
   struct er_experiment exp;
   char err[1024];
   if (er_experiment_open(path, &exp, err, sizeof err) != 0) {

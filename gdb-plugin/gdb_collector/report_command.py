@@ -12,9 +12,9 @@ from .commands import _Subcommand
 from .text import say
 
 VIEWS_WITH_VALUE = ("callers", "callees", "flamegraph", "folded", "html")
-VIEWS_ALONE = ("functions", "threads", "processes")
+VIEWS_ALONE = ("functions", "threads", "processes", "mpi")
 OPTIONS = ("metric", "limit")
-USAGE = ("collector report [EXPERIMENT.er] [functions | callers FUNC | callees FUNC | threads | processes | "
+USAGE = ("collector report [EXPERIMENT.er] [functions | callers FUNC | callees FUNC | threads | processes | mpi | "
          "flamegraph FILE.svg | folded FILE | html FILE.html] [metric cpu|COUNTER] [limit N] [noinline]")
 REPORT_TIMEOUT_S = 600
 
@@ -33,6 +33,11 @@ running one as recorded so far).  VIEW is one of:
   callees FUNC       the functions FUNC calls
   threads            each thread's share
   processes          the experiment and its descendants' experiments
+                     (an MPI job's ranks too)
+  mpi                MPI calls (collector mpitrace): per rank the time in
+                     MPI and its share of the run (MPI %), messages and
+                     bytes sent and received; per MPI function; and the
+                     bytes each rank sent to each other
   flamegraph FILE.svg  an interactive flame graph (open it in a browser:
                      hover for a frame's share, click to zoom, Search)
   folded FILE        folded stacks, for FlameGraph, speedscope or inferno

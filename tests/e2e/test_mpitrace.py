@@ -60,10 +60,26 @@ def gprofng_channels(path):
     return rows, text
 
 
+def check_report(label, out, truth):
+    """`collector report mpi`: per rank the messages and bytes, and the
+    matrix of bytes sent, as the ranks counted them."""
+    rows = {int(m.group(1)): tuple(int(v) for v in m.groups()[1:])
+            for m in re.finditer(r"^(\d+)\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+$",
+                                 out, re.M)}
+    want = {rank: tuple(sum(t[i] for t in peers.values()) for i in range(4)) for rank, peers in truth.items()}
+    check(rows == want, "%s: collector report mpi: messages and bytes per rank %s (got %s)" % (label, want, rows))
+    matrix_text = out.split("Bytes sent, by sender", 1)[-1]
+    matrix = {int(m.group(1)): [int(v) for v in m.group(2).split()]
+              for m in re.finditer(r"^(\d+)((?:\s+\d+){%d})$" % RANKS, matrix_text, re.M)}
+    want = {rank: [truth[rank].get(peer, (0, 0))[1] for peer in range(RANKS)] for rank in truth}
+    check(matrix == want, "%s: collector report mpi: bytes each rank sent to each %s (got %s)" % (label, want, matrix))
+
+
 def run_job(name, launcher, options, mpitrace):
     cwd = os.path.join(work, "%s-%s" % (name, "mpitrace" if mpitrace else "clock"))
     os.makedirs(cwd)
-    commands = (["collector mpitrace on"] if mpitrace else []) + ["collector enable", "run"]
+    commands = (["collector mpitrace on"] if mpitrace else []) + ["collector enable", "run"] + \
+        (["collector report mpi"] if mpitrace else [])
     out = run_gdb(commands, [launcher] + options + ["-np", str(RANKS), program("mpi_exchange_" + name), str(ROUNDS)],
                   cwd, timeout=300)
     print(out)
@@ -84,6 +100,7 @@ def check_job(name, launcher, options):
           sorted(lines[2:-1]) == [os.path.join(job, "M_r%d.er" % r) for r in range(RANKS)],
           "%s: ranks.erg lists the job, then every rank (%s)" % (label, lines))
     check("ranks.erg" in out, "%s: GDB's closing lines name the group file" % label)
+    check_report(label, out, truth)
     for rank in range(RANKS):
         path = os.path.join(job, "M_r%d.er" % rank)
         if not os.path.isdir(path):
