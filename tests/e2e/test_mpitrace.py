@@ -6,15 +6,19 @@ received and their bytes (ping-pong with MPI_Send/MPI_Recv, a ring with
 MPI_Irecv/MPI_Isend/MPI_Waitall, MPI_Sendrecv): our reader finds exactly
 those, and gprofng the same bytes per peer through its I/O view (sends as
 writes, receives as reads, one channel per peer); the ring rounds inside
-MPI_Pcontrol(0)..(1) are not recorded.  Without mpitrace, the ranks are
-still M_r<rank>.er, with clock data and no MPI data."""
+MPI_Pcontrol(0)..(1) are not recorded; `collector report mpi` shows the
+same per rank and who sent how much to whom.  `gdb -p` on rank 1 of a
+running job records its calls from then on, each with the bytes the
+program passes.  Without mpitrace, the ranks are still M_r<rank>.er, with
+clock data and no MPI data."""
 
 import os
 import re
 import shutil
 import subprocess
 
-from harness import check, cleanup, er_dump, finish, program, run_gdb, skip_part, skip_test, workdir
+from harness import (_user_env, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, skip_part, skip_test,
+                     wait_closed, workdir)
 
 RANKS = 3
 ROUNDS = 20
@@ -149,6 +153,61 @@ def check_without_mpitrace(name, launcher, options):
         check("mpi_calls" not in summary, "%s without mpitrace: no MPI data in %s" % (name, rank))
 
 
+def function_line(raw, name):
+    """(calls, sends, sbytes, receives, rbytes) of NAME in er-dump's MPI section."""
+    m = re.search(r"^mpi_function %s: calls (\d+) seconds \S+ sends (\d+) sbytes (\d+) receives (\d+) rbytes (\d+)$"
+                  % name, raw, re.M)
+    return tuple(int(v) for v in m.groups()) if m else (0, 0, 0, 0, 0)
+
+
+def check_attach(name, launcher, options):
+    """gdb -p on rank 1 of a running job: its MPI calls from then on, each
+    with the bytes the program passes (ping-pong 8, ring 400, Sendrecv 24)."""
+    label = name + " attach"
+    cwd = os.path.join(work, name + "-attach")
+    os.makedirs(cwd)
+    job = subprocess.Popen([launcher] + options + ["-np", str(RANKS), program("mpi_exchange_" + name), "300", "10"],
+                           cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           stdin=subprocess.DEVNULL, env=_user_env())
+    pid = None
+    while pid is None:
+        line = job.stdout.readline()
+        if not line:
+            break
+        m = re.match(r"ready rank=1 pid=(\d+)", line)
+        pid = int(m.group(1)) if m else None
+    check(pid is not None, "%s: rank 1 started" % label)
+    if pid is None:
+        job.kill()
+        return
+    out = attach_gdb(pid, ["collector mpitrace on", "collector enable", "detach"], cwd)
+    print(out)
+    rest, _ = job.communicate(timeout=180)
+    print(rest)
+    check(job.returncode == 0, "%s: the job ends normally (%s)" % (label, job.returncode))
+    path = os.path.join(cwd, "test.1.er")
+    wait_closed(path)
+    _, _, raw = er_dump(path)
+    barriers = function_line(raw, "MPI_Barrier")[0]
+    check(0 < barriers < 300, "%s: the barriers from the attach on (%d of 300)" % (label, barriers))
+    calls, sends, sbytes, _, _ = function_line(raw, "MPI_Send")
+    check(calls > 0 and sends == calls and sbytes == 8 * calls, "%s: MPI_Send: 8 bytes each (%d calls, %d bytes)"
+          % (label, calls, sbytes))
+    calls, _, _, receives, rbytes = function_line(raw, "MPI_Recv")
+    check(calls > 0 and receives == calls and rbytes == 8 * calls, "%s: MPI_Recv: 8 bytes each (%d calls, %d bytes)"
+          % (label, calls, rbytes))
+    calls, sends, sbytes, _, _ = function_line(raw, "MPI_Isend")
+    check(calls > 0 and sends == calls and sbytes == 400 * calls, "%s: MPI_Isend: 400 bytes each (%d calls, %d bytes)"
+          % (label, calls, sbytes))
+    calls, _, _, receives, rbytes = function_line(raw, "MPI_Waitall")
+    check(calls > 0 and receives == calls and rbytes == 400 * calls,
+          "%s: MPI_Waitall completes the ring's receive: 400 bytes each (%d calls, %d receives, %d bytes)"
+          % (label, calls, receives, rbytes))
+    calls, sends, sbytes, receives, rbytes = function_line(raw, "MPI_Sendrecv")
+    check(calls > 0 and sends == receives == calls and sbytes == rbytes == 24 * calls,
+          "%s: MPI_Sendrecv: 24 bytes each way (%d calls)" % (label, calls))
+
+
 def main():
     found = {name: spec for name, spec in IMPLEMENTATIONS.items()
              if shutil.which(spec[0]) and os.path.exists(program("mpi_exchange_" + name))}
@@ -159,6 +218,7 @@ def main():
             skip_part("%s is not installed (or its test program was not built)" % name)
     for name, (launcher, options) in found.items():
         check_job(name, launcher, options)
+        check_attach(name, launcher, options)
     name, (launcher, options) = next(iter(found.items()))
     check_without_mpitrace(name, launcher, options)
     cleanup(work)

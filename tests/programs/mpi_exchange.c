@@ -3,7 +3,10 @@
  * tracing must find), counting only what it did outside its
  * MPI_Pcontrol(0) section.
  *
- *   mpi_exchange [ROUNDS]
+ *   mpi_exchange [ROUNDS [SLEEP_MS]]
+ *
+ * SLEEP_MS (default 0): each rank sleeps that long after each round, and
+ * says "ready rank=R pid=P" first (a rank to attach to while it runs).
  *
  * Per round: a ping-pong between ranks 0 and 1 (MPI_Send / MPI_Recv with
  * MPI_STATUS_IGNORE, 8 bytes out, 8 back); a ring (MPI_Irecv from the left,
@@ -16,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define MAX_RANKS 64
 
@@ -39,9 +44,13 @@ static void ring(int rank, int size, int counted)
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
-  int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 20;
+  int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 20, sleep_ms = argc > 2 ? atoi(argv[2]) : 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (sleep_ms > 0) {
+    printf("ready rank=%d pid=%d\n", rank, (int)getpid());
+    fflush(stdout);
+  }
   if (size > MAX_RANKS)
     MPI_Abort(MPI_COMM_WORLD, 2);
   char ping[8] = "ping";
@@ -69,6 +78,10 @@ int main(int argc, char **argv)
     barriers++;
     long mine = r, total;
     MPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (sleep_ms > 0) {
+      struct timespec pause = {sleep_ms / 1000, (long)(sleep_ms % 1000) * 1000000};
+      nanosleep(&pause, NULL);
+    }
   }
   MPI_Pcontrol(0);
   for (int r = 0; r < 5; r++)
