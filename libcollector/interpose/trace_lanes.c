@@ -28,7 +28,7 @@ void col_lanes_forked(void)
   no_lane = 0;
 }
 
-static struct col_trace_lane *claim(struct col_trace_ring *t, pid_t tid)
+static struct col_trace_lane *claim(struct col_trace_ring *t, pid_t pid, pid_t tid)
 {
   for (size_t i = 0; i < COL_TRACE_LANES; i++) {
     struct col_trace_lane *l = &t->lanes[i];
@@ -36,6 +36,7 @@ static struct col_trace_lane *claim(struct col_trace_ring *t, pid_t tid)
     if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == 0 &&
         __atomic_compare_exchange_n(&l->owner, &free_owner, (uint32_t)tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
       l->used = 0;
+      l->pid = pid;
       return l;
     }
   }
@@ -78,11 +79,11 @@ int col_lane_record(const struct col_trace_fields *f, const uint64_t *pcs, size_
   struct col_trace_ring *t = col_trace;
   size_t room = COL_TRACE_PAYLOAD_ROOM(f->payload_len);
   size_t size = sizeof(struct col_trace_compact) + room + n * sizeof *pcs;
-  if (t == NULL || t->lanes_pid != o->pid || size > COL_TRACE_LANE_BYTES)
+  if (t == NULL || size > COL_TRACE_LANE_BYTES)
     return 0;
   struct col_trace_lane *l = my_lane;
   if (l == NULL) {
-    if (no_lane || (l = my_lane = claim(t, o->tid)) == NULL) {
+    if (no_lane || (l = my_lane = claim(t, o->pid, o->tid)) == NULL) {
       no_lane = 1;
       return 0;
     }

@@ -391,7 +391,7 @@ int main(int argc, char **argv)
   char follow_err[300] = "";
   if (er_follow_parse(col_cfg.descendants, &sampler.follow, follow_err, sizeof follow_err) != 0)
     er_follow_parse("on", &sampler.follow, NULL, 0); /* GDB checked it: only a hand-made setting gets here */
-  writers_init(col_target_pid, run_as_writer, sampler.follow.mode == ER_FOLLOW_NONE);
+  writers_init(col_target_pid, run_as_writer, sampler_take_lanes_of, sampler.follow.mode == ER_FOLLOW_NONE);
   char err[300];
   if (sampler.tid_seen == NULL || epoll_fd < 0 || pidfd < 0 || col_unwind_init() != 0 ||
       begin(epoll_fd, err, sizeof err) != 0) {

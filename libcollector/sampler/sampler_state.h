@@ -68,6 +68,9 @@ void sampler_apply_request(const struct col_control_record *r);
  * pipe, in a writer. */
 int sampler_trace_begin(char *err, size_t err_len);
 void sampler_take_trace(int64_t newest);
+/* Process PID's lanes' records from before BEFORE, to its writer: before
+ * the exec or the exit that ends its experiment is passed on. */
+void sampler_take_lanes_of(pid_t pid, int64_t before);
 void sampler_trace_rearm(void); /* after a round: wake me when the ring fills again */
 void sampler_trace_from_pipe(const unsigned char *rec, uint16_t size);
 void sampler_trace_describe(void);

@@ -96,7 +96,7 @@ int sampler_trace_begin(char *err, size_t err_len)
   int64_t threshold = !col_kind_on(&col_cfg, ER_KIND_SYNC) ? -1
                       : col_cfg.sync_threshold_us >= 0 ? col_cfg.sync_threshold_us * 1000
                                                        : (calibrated_ns = calibrate());
-  int rc = col_trace_create(col_cfg.status_path, col_traced_kinds(&col_cfg), threshold, col_target_pid);
+  int rc = col_trace_create(col_cfg.status_path, col_traced_kinds(&col_cfg), threshold);
   if (rc != 0) {
     snprintf(err, err_len, "cannot create the trace ring beside %s: %s", col_cfg.status_path, strerror(-rc));
     char kinds[100];
@@ -121,17 +121,20 @@ static void unpack_records(const unsigned char *data, size_t len, pid_t pid, uin
 
 static void on_event(const struct col_trace_event *e, void *unused)
 {
-  if (e->kind == COL_TRACE_BATCH) {
+  int ours = e->pid == col_target_pid && !writers_has_route(e->pid);
+  if (e->kind == COL_TRACE_BATCH && ours) {
     unpack_records(e->stack, e->stack_len, e->pid, e->space);
     return;
   }
   size_t size = offsetof(struct col_trace_event, stack) + e->stack_len;
-  if (e->pid == col_target_pid && !writers_has_route(e->pid)) {
+  if (ours) {
     if (sampler.started && e->end < sampler.closing_at) /* the end asked for may be taken first */
       col_trace_writer_write(e);
     return;
   }
-  /* a descendant's (or the program's new image's): its writer's */
+  /* a descendant's (or the program's new image's): its writer's, a lane's
+   * batch whole (one write for its events, not one each: at MPI or malloc
+   * rates a write per event made the program wait for ring slots) */
   unsigned char rec[sizeof(struct perf_event_header) + 8 + sizeof *e];
   struct perf_event_header h = {SAMPLER_RECORD_TRACE, 0, (uint16_t)(sizeof h + 8 + size)};
   memset(rec, 0, sizeof h + 8);
@@ -149,6 +152,29 @@ static void take_ring(int64_t newest)
 
 #define LANE_WAIT_ROUNDS 200 /* 1 ms each: a thread in its write window may be waiting for a ring slot */
 
+/* Revokes lane L (owned, not being taken): 0 when another took it first. */
+static int revoke_lane(struct col_trace_lane *l)
+{
+  uint32_t owner = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE);
+  if (owner == 0 || owner == COL_LANE_REVOKED ||
+      !__atomic_compare_exchange_n(&l->owner, &owner, COL_LANE_REVOKED, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+    return 0;
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  return 1;
+}
+
+/* A revoked lane's records, as events (routed by the lane's process), and
+ * the lane freed; left as it is when its owner never closed its write
+ * window (killed inside it). */
+static void take_lane(struct col_trace_lane *l)
+{
+  if (__atomic_load_n(&l->seq, __ATOMIC_ACQUIRE) & 1)
+    return;
+  unpack_records(l->data, l->used < COL_TRACE_LANE_BYTES ? l->used : COL_TRACE_LANE_BYTES, l->pid, 0);
+  l->used = 0;
+  __atomic_store_n(&l->owner, 0, __ATOMIC_RELEASE);
+}
+
 /* What the program's threads still hold in their lanes (trace_lanes.c):
  * each lane revoked, its owner's write window waited for, its records
  * taken, the lane freed. */
@@ -157,22 +183,27 @@ static void take_lanes(void)
   struct col_trace_ring *t = col_trace;
   for (size_t i = 0; t != NULL && i < COL_TRACE_LANES; i++) {
     struct col_trace_lane *l = &t->lanes[i];
-    uint32_t owner = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE);
-    if (owner == 0 || owner == COL_LANE_REVOKED ||
-        !__atomic_compare_exchange_n(&l->owner, &owner, COL_LANE_REVOKED, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+    if (!revoke_lane(l))
       continue;
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int round = 0; (__atomic_load_n(&l->seq, __ATOMIC_ACQUIRE) & 1) && round < LANE_WAIT_ROUNDS; round++) {
       take_ring(SAMPLER_ALL_RECORDS); /* frees the slot it may wait for */
       struct timespec ms = {0, 1000000};
       nanosleep(&ms, NULL);
     }
-    if (__atomic_load_n(&l->seq, __ATOMIC_ACQUIRE) & 1)
-      continue; /* its owner never closed the window (killed inside it): left as it is */
-    unpack_records(l->data, l->used < COL_TRACE_LANE_BYTES ? l->used : COL_TRACE_LANE_BYTES,
-                   t->lanes_pid, 0);
-    l->used = 0;
-    __atomic_store_n(&l->owner, 0, __ATOMIC_RELEASE);
+    take_lane(l);
+  }
+}
+
+void sampler_take_lanes_of(pid_t pid, int64_t before)
+{
+  struct col_trace_ring *t = col_trace;
+  for (size_t i = 0; t != NULL && i < COL_TRACE_LANES; i++) {
+    struct col_trace_lane *l = &t->lanes[i];
+    /* (a lane the new image claimed after an exec holds only later records) */
+    if (__atomic_load_n(&l->pid, __ATOMIC_RELAXED) != pid || l->used == 0 || l->first_end >= before)
+      continue;
+    if (revoke_lane(l))
+      take_lane(l); /* its threads are gone: no window to wait for */
   }
 }
 
@@ -190,6 +221,13 @@ void sampler_trace_rearm(void)
   col_trace_rearm();
 }
 
+/* In a writer: an event of its process (the founder routed it here). */
+static void write_from_pipe(const struct col_trace_event *e, void *unused)
+{
+  if (e->end < sampler.closing_at)
+    col_trace_writer_write(e);
+}
+
 void sampler_trace_from_pipe(const unsigned char *rec, uint16_t size)
 {
   static struct col_trace_event e;
@@ -201,8 +239,12 @@ void sampler_trace_from_pipe(const unsigned char *rec, uint16_t size)
   memcpy(&e, rec + at, len < sizeof e ? len : sizeof e);
   if (e.stack_len > len - offsetof(struct col_trace_event, stack) || e.payload_len > sizeof e.payload)
     return;
-  if (e.end < sampler.closing_at)
-    col_trace_writer_write(&e);
+  if (e.kind == COL_TRACE_BATCH) {
+    static struct col_trace_event one; /* (not E, which holds the batch) */
+    col_trace_unpack(e.stack, e.stack_len, e.pid, e.space, &one, write_from_pipe, NULL);
+  } else {
+    write_from_pipe(&e, NULL);
+  }
 }
 
 void sampler_trace_describe(void)

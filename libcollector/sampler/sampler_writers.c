@@ -50,11 +50,13 @@ static struct route *buckets[BUCKETS];
 static pid_t founder_pid;
 static unsigned founder_forks, founder_execs, founder_clones;
 static writer_main_fn run_writer;
+static before_end_fn before_end;
 
 static int follow_none;
 
-void writers_init(pid_t founder, writer_main_fn fn, int follow_nothing)
+void writers_init(pid_t founder, writer_main_fn fn, before_end_fn before, int follow_nothing)
 {
+  before_end = before;
   founder_pid = founder;
   follow_none = follow_nothing;
   run_writer = fn;
@@ -248,12 +250,15 @@ int writers_route(const unsigned char *rec, uint16_t type, uint16_t size)
     if (ids[0] == ids[1])
       r->threads++; /* a new thread of the process */
   } else if (type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC)) {
+    before_end(r->pid, record_time(rec, size)); /* the old image's last events, in its experiment */
     char next[sizeof r->lineage];
     snprintf(next, sizeof next, "%.*s_x%u", (int)sizeof next - 16, r->lineage, ++r->execs);
     snprintf(r->lineage, sizeof r->lineage, "%s", next);
     r->forks = r->execs = r->clones = 0; /* counters restart in each process image */
     r->threads = 1;           /* the exec ended the others */
   }
+  if (type == PERF_RECORD_EXIT && r->threads <= 1)
+    before_end(r->pid, INT64_MAX);
   if (write_whole(r->fd, rec, size) != 0)
     end_route(r);
   else if (type == PERF_RECORD_EXIT && --r->threads <= 0)

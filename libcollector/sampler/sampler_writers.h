@@ -47,8 +47,13 @@ struct sampler_request_record {
 typedef void (*writer_main_fn)(pid_t pid, const char *lineage, int fd, int64_t tstamp, int after_exec,
                                const char *comm);
 
+/* Called before a descendant's exec or last exit is passed to its writer,
+ * with the record's time: what the process still holds (its threads'
+ * lanes of traced events) goes first. */
+typedef void (*before_end_fn)(pid_t pid, int64_t tstamp);
+
 /* FOLLOW_NOTHING: collector descendants off (none gets a writer). */
-void writers_init(pid_t founder, writer_main_fn run_writer, int follow_nothing);
+void writers_init(pid_t founder, writer_main_fn run_writer, before_end_fn before_end, int follow_nothing);
 /* A PERF_RECORD_FORK: a new process whose parent is the founder or a
  * followed descendant gets a writer (a spawn's child: at its exec), named
  * by its KIND.  1 with its LINEAGE

@@ -25,7 +25,7 @@ void col_trace_path(char *out, size_t len, const char *status_path)
   snprintf(out, len, "%s.trace", status_path);
 }
 
-int col_trace_create(const char *status_path, uint32_t traced_kinds, int64_t sync_threshold_ns, pid_t lanes_pid)
+int col_trace_create(const char *status_path, uint32_t traced_kinds, int64_t sync_threshold_ns)
 {
   char path[PATH_MAX + 16];
   col_trace_path(path, sizeof path, status_path);
@@ -36,7 +36,6 @@ int col_trace_create(const char *status_path, uint32_t traced_kinds, int64_t syn
   struct col_trace_ring *ring = p;
   ring->sync_threshold_ns = sync_threshold_ns;
   ring->traced_kinds = traced_kinds;
-  ring->lanes_pid = lanes_pid;
   ring->sampler_pid = getpid();
   ring->wake_armed = 1;
   col_trace = ring;

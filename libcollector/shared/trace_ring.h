@@ -59,9 +59,11 @@ struct col_trace_compact {
 
 /* A thread's lane (trace_lanes.c): its walked events gathered where only
  * it writes, and flushed into one ring slot when full or old, so that the
- * thread does not write to lines the sampler reads at every event.  Only
- * the sampler's own program uses lanes (a descendant's events must pass
- * the sampler's routing in order); a thread that gets none uses the ring. */
+ * thread does not write to lines the sampler reads at every event.  Any
+ * process of the program's family uses them (an MPI job's ranks are
+ * descendants); the sampler takes a descendant's leftovers before it
+ * forwards the exec or the exit that ends its experiment, and everyone's
+ * at the end.  A thread that gets none uses the ring. */
 #define COL_TRACE_LANES 256
 #define COL_TRACE_LANE_BYTES (4096 - 64)
 #define COL_LANE_REVOKED UINT32_MAX
@@ -69,7 +71,7 @@ struct col_trace_lane {
   uint32_t owner;    /* atomic: the thread's id; 0 free; COL_LANE_REVOKED: being drained by the sampler */
   uint32_t seq;      /* atomic: odd while the owner changes the records */
   uint32_t used;     /* bytes of records */
-  uint32_t pad;
+  int32_t pid;       /* the owner's process, set when claimed */
   int64_t first_end; /* the oldest record's time */
   unsigned char pad2[40];
   unsigned char data[COL_TRACE_LANE_BYTES];
@@ -91,7 +93,7 @@ struct col_trace_ring {
   uint32_t space_seq;        /* atomic, a futex: the sampler bumps it when it frees slots */
   uint32_t space_waiters;    /* atomic: program threads waiting for a slot */
   uint32_t stalled;          /* atomic: a wait timed out; no more waits until the sampler takes again */
-  int32_t lanes_pid;         /* the process whose threads may use lanes (the sampler's program) */
+  int32_t pad2;
   uint32_t next_space;       /* atomic: the last address-space id given out */
   uint32_t rules_published;  /* atomic: entries of rules[] in use */
   /* Frame rules the sampler found unwinding events' stack copies, for the
@@ -128,7 +130,7 @@ void col_trace_path(char *out, size_t len, const char *status_path);
 /* The sampler process creates it, the runtime maps it (0 or -errno).
  * TRACED_KINDS: 1 << enum er_kind for each kind recorded; synchronization
  * waits shorter than SYNC_THRESHOLD_NS are not. */
-int col_trace_create(const char *status_path, uint32_t traced_kinds, int64_t sync_threshold_ns, pid_t lanes_pid);
+int col_trace_create(const char *status_path, uint32_t traced_kinds, int64_t sync_threshold_ns);
 /* Whether the wrappers of KIND record now (a load and a test: the only
  * cost of a wrapper whose kind is off). */
 static inline int col_trace_kind_on(const struct col_trace_ring *t, unsigned kind)

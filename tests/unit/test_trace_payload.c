@@ -136,7 +136,7 @@ int main(void)
     return 2;
   snprintf(status, sizeof status, "%s/status", dir);
   uint32_t kinds = 1u << ER_KIND_SYNC | 1u << ER_KIND_IO | 1u << ER_KIND_HEAP;
-  int rc = col_trace_create(status, kinds, -1, getpid());
+  int rc = col_trace_create(status, kinds, -1);
   if (rc != 0) {
     printf("cannot make the trace ring in %s: %s\n", dir, strerror(-rc));
     return 1;
