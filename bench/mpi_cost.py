@@ -11,7 +11,10 @@ Open MPI's mpicc, else MPICH's).  Per configuration:
     round trip's critical path (a send and a receive in each rank), so
     (round trip traced - round trip untraced) / 4;
   - bytes per MPI event in what it wrote (iotrace + data.frameinfo of
-    rank 0's experiment, over its MPI calls).
+    rank 0's experiment, over its MPI calls);
+  - one rank sending to itself (MPI_Sendrecv on MPI_COMM_SELF, no other
+    rank to wait for, so no spinning peer competes with the sampler for
+    the CPUs): time and the rank's own CPU per call, and what tracing adds.
 Targets (issue 27): at most 0.3 us added per call, at most 5 % on the
 8-byte latency.
 
@@ -50,17 +53,21 @@ def figures(out):
     return (float(m.group(1)), float(m.group(2))) if m else (float("nan"), float("nan"))
 
 
-def run(mpirun, work, settings):
+def run(mpirun, work, settings, self_mode=False):
     """The job; under GDB with SETTINGS (None: without GDB)."""
     for old in os.listdir(work):
         shutil.rmtree(os.path.join(work, old), ignore_errors=True)
-    job = mpirun + ["-np", "2", PROGRAM, TRIPS]
+    job = mpirun + ["-np", "1", PROGRAM, str(int(TRIPS) * 5), "self"] if self_mode else \
+        mpirun + ["-np", "2", PROGRAM, TRIPS]
     if settings is None:
         cmd = job
     else:
         cmd = ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB] + sum([["-ex", s] for s in settings], []) + \
               ["-ex", "collector enable", "-ex", "run", "--args"] + job
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=work, env=env(), stdin=subprocess.DEVNULL).stdout
+    if self_mode:
+        m = re.search(r"self_ns_per_call=([0-9.]+) thread_cpu_ns_per_call=([0-9.]+)", out)
+        return (float(m.group(1)), float(m.group(2))) if m else (float("nan"), float("nan"))
     return figures(out)
 
 
@@ -84,6 +91,7 @@ def main():
     configs = [("native (no GDB)", None), ("gdb-collector, mpitrace off", []),
                ("gdb-collector, mpitrace on", ["collector mpitrace on"])]
     results = {label: [] for label, _ in configs}
+    alone = {label: [] for label, _ in configs}
     work = tempfile.mkdtemp(prefix="gdbcol-mpi-bench-")
     sizes = []
     for _ in range(REPEATS):
@@ -91,6 +99,7 @@ def main():
             results[label].append(run(mpirun, work, settings))
             if settings:
                 sizes.append(bytes_per_event(work))
+            alone[label].append(run(mpirun, work, settings, self_mode=True))
     shutil.rmtree(work, ignore_errors=True)
     median = {label: (statistics.median(r[0] for r in rows), statistics.median(r[1] for r in rows))
               for label, rows in results.items()}
@@ -107,6 +116,16 @@ def main():
     print("bytes per MPI event (iotrace + data.frameinfo of rank 0 / its calls): %.1f"
           % statistics.median(s for s in sizes if s == s) if any(s == s for s in sizes) else
           "bytes per MPI event: (no rank experiment)")
+    print("\none rank to itself (MPI_Sendrecv, %d calls; each traced call is two events, a send and a receive):"
+          % (int(TRIPS) * 5))
+    print("%-30s %12s %16s" % ("", "ns/call", "rank CPU ns/call"))
+    middle = {label: (statistics.median(r[0] for r in rows), statistics.median(r[1] for r in rows))
+              for label, rows in alone.items()}
+    for label, _ in configs:
+        print("%-30s %12.1f %16.1f" % ((label,) + middle[label]))
+    off, on = middle["gdb-collector, mpitrace off"], middle["gdb-collector, mpitrace on"]
+    print("added per traced call: %.3f us wall, %.3f us of the rank's CPU (target 0.3)"
+          % ((on[0] - off[0]) / 1000, (on[1] - off[1]) / 1000))
     return 0
 
 
