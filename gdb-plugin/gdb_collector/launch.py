@@ -12,7 +12,7 @@ import os
 
 import gdb
 
-from . import native
+from . import mpi_job, native
 from .text import plain
 from .gdb_state import handle_signals, inferior_env, restore_signal_states, set_inferior_env, signal_states
 
@@ -74,7 +74,12 @@ class LaunchArming:
         """Writes the current settings into the inferior environment."""
         if not self.armed:
             return
-        for name, value in settings.runtime_variables(status_path, inferior_env).items():
+        variables = settings.runtime_variables(status_path, inferior_env)
+        if settings.experiment_name is None and settings.group is None:
+            job = mpi_job.rank_experiment(settings.store_directory, inferior_env)
+            if job is not None:  # one GDB per MPI rank: the rank's experiment in the job's directory
+                variables["GDBCOL_EXPERIMENT_DIR"], variables["GDBCOL_EXPERIMENT_NAME"] = job
+        for name, value in variables.items():
             set_inferior_env(name, value)
         # GDBCOL_TARGET: the launcher names the program it execs, by its
         # bytes (the program's path never goes into a GDB command).

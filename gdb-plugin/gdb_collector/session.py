@@ -132,6 +132,12 @@ def look_at_it(path):
     ranks are M_r<rank>.er, which gprofng loads through the job's group
     file only)."""
     group = os.path.join(path, RANKS_GROUP)
+    job = os.path.dirname(path)
+    if os.path.basename(path).startswith("M_r") and os.path.isfile(os.path.join(job, RANKS_GROUP)):
+        # one GDB per rank: this rank's experiment is one of the job's
+        return ("collector: to look at it: collector report (flamegraph FILE.svg, html FILE.html; mpi %s for the "
+                "job), or gprofng display text -functions %s (every rank of the job that has ended so far)\n"
+                % (job, os.path.join(job, RANKS_GROUP)))
     if os.path.isfile(group):
         ranks = len([name for name in os.listdir(path) if name.startswith("M_r") and name.endswith(".er")])
         return ("collector: to look at it: collector report (flamegraph FILE.svg, html FILE.html), or gprofng display "

@@ -113,6 +113,13 @@ int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
                 ? er_create_descendant_dir(cfg->store_dir, cfg->lineage, col_exp.path, sizeof col_exp.path)
                 : er_create_experiment_dir(cfg->store_dir, cfg->experiment_name[0] ? cfg->experiment_name : NULL,
                                            col_exp.path, sizeof col_exp.path);
+  /* One GDB per rank (the plugin named the experiment M_r<rank>.er in the
+   * job's directory): the rank joins the job's group file. */
+  char group[PATH_MAX + 16], why[256];
+  if (dirfd >= 0 && cfg->lineage[0] == '\0' &&
+      strncmp(cfg->experiment_name, ER_RANK_PREFIX, strlen(ER_RANK_PREFIX)) == 0 &&
+      snprintf(group, sizeof group, "%s/%s", cfg->store_dir, ER_RANKS_GROUP) < (int)sizeof group)
+    er_group_join(group, col_exp.path, why, sizeof why);
   if (dirfd < 0) {
     snprintf(err, err_len, "cannot create the experiment in %s: %s", cfg->store_dir,
              dirfd == -EEXIST ? "an experiment of that name exists" : strerror(-dirfd));

@@ -9,7 +9,8 @@ writes, receives as reads, one channel per peer); the ring rounds inside
 MPI_Pcontrol(0)..(1) are not recorded; `collector report mpi` shows the
 same per rank and who sent how much to whom.  `gdb -p` on rank 1 of a
 running job records its calls from then on, each with the bytes the
-program passes.  Without mpitrace, the ranks are still M_r<rank>.er, with
+program passes.  One GDB per rank (mpirun -np 3 gdb ... --args) gives one
+job directory with every rank's M_r<rank>.er and their ranks.erg.  Without mpitrace, the ranks are still M_r<rank>.er, with
 clock data and no MPI data."""
 
 import os
@@ -17,7 +18,7 @@ import re
 import shutil
 import subprocess
 
-from harness import (_user_env, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, skip_part, skip_test,
+from harness import (COLLECTOR_GDB, _user_env, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, skip_part, skip_test,
                      wait_closed, workdir)
 
 RANKS = 3
@@ -208,6 +209,41 @@ def check_attach(name, launcher, options):
           "%s: MPI_Sendrecv: 24 bytes each way (%d calls)" % (label, calls))
 
 
+def check_gdb_per_rank(name, launcher, options):
+    """mpirun -np 3 gdb ... --args mpi_exchange: each GDB launches one rank;
+    the ranks' experiments are M_r<rank>.er in one job directory, with its
+    ranks.erg, each exact against its rank's counts."""
+    label = name + " one GDB per rank"
+    cwd = os.path.join(work, name + "-per-rank")
+    os.makedirs(cwd)
+    gdb = ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB, "-ex", "collector mpitrace on", "-ex", "collector enable",
+           "-ex", "run", "--args", program("mpi_exchange_" + name), str(ROUNDS)]
+    done = subprocess.run([launcher] + options + ["-np", str(RANKS)] + gdb, cwd=cwd, capture_output=True, text=True,
+                          timeout=300, stdin=subprocess.DEVNULL, env=_user_env())
+    out = done.stdout + done.stderr
+    print(out)
+    jobs = [d for d in os.listdir(cwd) if d.startswith("mpi_job.")]
+    check(len(jobs) == 1 and sorted(os.listdir(cwd)) == jobs, "%s: one job directory, nothing else (%s)"
+          % (label, os.listdir(cwd)))
+    if len(jobs) != 1:
+        return
+    job = os.path.join(cwd, jobs[0])
+    ranks = sorted(d for d in os.listdir(job) if d.startswith("M_r"))
+    check(ranks == ["M_r%d.er" % r for r in range(RANKS)], "%s: one M_r<rank>.er per rank (%s)" % (label, ranks))
+    lines = open(os.path.join(job, "ranks.erg")).read().split("\n") if os.path.exists(os.path.join(job, "ranks.erg")) \
+        else []
+    check(lines[:1] == ["#analyzer experiment group"] and
+          sorted(lines[1:-1]) == [os.path.join(job, "M_r%d.er" % r) for r in range(RANKS)],
+          "%s: ranks.erg lists every rank (%s)" % (label, lines))
+    truth = truths(out)
+    for rank in range(RANKS):
+        path = os.path.join(job, "M_r%d.er" % rank)
+        if os.path.isdir(path):
+            got = reader_peers(er_dump(path)[2])
+            check(got == truth.get(rank), "%s rank %d: messages and bytes per peer exact (%s, truth %s)"
+                  % (label, rank, got, truth.get(rank)))
+
+
 def main():
     found = {name: spec for name, spec in IMPLEMENTATIONS.items()
              if shutil.which(spec[0]) and os.path.exists(program("mpi_exchange_" + name))}
@@ -219,6 +255,7 @@ def main():
     for name, (launcher, options) in found.items():
         check_job(name, launcher, options)
         check_attach(name, launcher, options)
+        check_gdb_per_rank(name, launcher, options)
     name, (launcher, options) = next(iter(found.items()))
     check_without_mpitrace(name, launcher, options)
     cleanup(work)
