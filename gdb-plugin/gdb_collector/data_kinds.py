@@ -273,8 +273,9 @@ Usage: collector heaptrace on|off"""
 
 
 class MpitraceCommand(_TracedKindCommand):
-    """MPI tracing: every MPI call of a rank (sends, receives, waits and
-tests, collectives, communicators, init and finalize), with its time,
+    """MPI tracing: every MPI call of a rank (Oracle's list: sends,
+receives, persistent requests, waits and tests, collectives, MPI-IO,
+one-sided, communicators, groups, datatypes...), with its time,
 peer rank, tag, communicator, the messages it sent or received and their
 bytes, and where it was made.  Each rank of a job launched under GDB (gdb
 --args mpirun ...) is recorded in M_r<rank>.er inside the job's

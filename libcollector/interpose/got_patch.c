@@ -28,7 +28,11 @@
 /* The table's functions (interposed_table.c), found by the hash of their
  * name: this walk runs over every relocation of every object, and again
  * after each dlopen.  ORIGINAL: what the slots held, for restoring. */
-#define TARGET_BUCKETS 256 /* a power of two, well above the table's size */
+#define TARGET_BUCKETS 2048 /* a power of two, well above the table's size */
+#define COUNT_ONE(name, version, ret, params) +1
+/* A full table would make a lookup of a name not in it loop for ever. */
+_Static_assert(2 * (0 COL_INTERPOSED(COUNT_ONE)) <= TARGET_BUCKETS, "the GOT patch's hash table is too small");
+#undef COUNT_ONE
 struct patch_target {
   const struct col_interposed *f;
   uint32_t hash;

@@ -16,6 +16,7 @@
 
 /* MPI's handles and statuses, whichever implementation (interposed_mpi_table.h). */
 typedef uintptr_t col_mpi_handle;
+typedef uintptr_t col_mpi_word; /* an argument passed on as it came (interposed_mpi_calls_table.h) */
 typedef struct col_mpi_status col_mpi_status;
 
 #include "interposed_table.h"

@@ -6,7 +6,7 @@
 #ifndef GDBCOL_INTERPOSED_MPI_TABLE_H
 #define GDBCOL_INTERPOSED_MPI_TABLE_H
 
-#define COL_MPI_FUNCTIONS(X)                                                                                   \
+#define COL_MPI_MESSAGE_FUNCTIONS(X)                                                                                   \
   X(MPI_Init, NULL, int, (int *, char ***))                                                                    \
   X(MPI_Init_thread, NULL, int, (int *, char ***, int, int *))                                                 \
   X(MPI_Finalize, NULL, int, (void))                                                                           \
@@ -64,5 +64,22 @@
   X(MPI_Comm_split, NULL, int, (col_mpi_handle, int, int, void *))                                             \
   X(MPI_Comm_dup, NULL, int, (col_mpi_handle, void *))                                                         \
   X(MPI_Comm_free, NULL, int, (void *))
+
+/* mpi_calls_interpose.c: persistent requests. */
+#define COL_MPI_PERSISTENT_FUNCTIONS(X) \
+  X(MPI_Send_init, NULL, int, (const void *, int, col_mpi_handle, int, int, col_mpi_handle, void *))           \
+  X(MPI_Bsend_init, NULL, int, (const void *, int, col_mpi_handle, int, int, col_mpi_handle, void *))          \
+  X(MPI_Rsend_init, NULL, int, (const void *, int, col_mpi_handle, int, int, col_mpi_handle, void *))          \
+  X(MPI_Ssend_init, NULL, int, (const void *, int, col_mpi_handle, int, int, col_mpi_handle, void *))          \
+  X(MPI_Recv_init, NULL, int, (void *, int, col_mpi_handle, int, int, col_mpi_handle, void *))                 \
+  X(MPI_Start, NULL, int, (void *))                                                                            \
+  X(MPI_Startall, NULL, int, (int, void *))
+
+#include "interposed_mpi_calls_table.h"
+
+#define COL_MPI_FUNCTIONS(X)   \
+  COL_MPI_MESSAGE_FUNCTIONS(X) \
+  COL_MPI_PERSISTENT_FUNCTIONS(X) \
+  COL_MPI_CALL_FUNCTIONS(X)
 
 #endif

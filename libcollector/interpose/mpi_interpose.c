@@ -19,143 +19,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/hrtime.h"
 #include "er/er_data_kinds.h"
 #include "er/er_mpi.h"
-#include "interposed.h"
-#include "mpi_abi.h"
-#include "mpi_requests.h"
+#include "mpi_record.h"
 #include "runtime_hooks.h"
-#include "trace_record.h"
-
-static __thread int mpi_depth __attribute__((tls_model("initial-exec")));
-
-/* The ABI, when this call is traced (else NULL). */
-static const struct col_mpi_abi *mpi_traced(void)
-{
-  struct col_trace_ring *t = col_trace;
-  if (!col_trace_kind_on(t, ER_KIND_MPI) || mpi_depth != 0 || col_trace_here() == NULL)
-    return NULL;
-  const struct col_mpi_abi *abi = col_mpi_abi();
-  return abi->name != NULL ? abi : NULL;
-}
-
-/* One packet of a call: the call itself (PART 0) or one more message it
- * completed. */
-struct mpi_message {
-  int iotype; /* enum er_mpi_iotype */
-  int peer, tag, comm_id;
-  int64_t sbytes, rbytes;
-};
-
-struct mpi_span {
-  uint64_t ip, sp, bp;
-  int64_t start, end;
-  int func;
-};
-
-static void record_packet(const struct mpi_span *s, const struct mpi_message *m, int part, int fd,
-                          const char *name)
-{
-  union {
-    struct er_mpi_packet p;
-    unsigned char bytes[ER_PACKET_HEADER_SIZE + 256];
-  } u;
-  memset(&u.p, 0, sizeof u.p);
-  int64_t start = part == 0 ? s->start : s->end;
-  u.p.iotype = m->iotype;
-  u.p.iofd = fd;
-  u.p.ionbyte = m->iotype == ER_MPI_AS_SEND ? m->sbytes : m->iotype == ER_MPI_AS_RECEIVE ? m->rbytes : 0;
-  u.p.iorqst = start;
-  u.p.iofd_original = -1;
-  u.p.iofstype = ER_IO_UNKNOWN_FSTYPE;
-  u.p.mpifunc = s->func;
-  u.p.mpipeer = m->peer;
-  u.p.mpitag = m->tag;
-  u.p.mpicomm = m->comm_id;
-  u.p.mpiscount = m->iotype == ER_MPI_AS_SEND;
-  u.p.mpircount = m->iotype == ER_MPI_AS_RECEIVE;
-  u.p.mpisbytes = m->iotype == ER_MPI_AS_SEND ? m->sbytes : 0;
-  u.p.mpirbytes = m->iotype == ER_MPI_AS_RECEIVE ? m->rbytes : 0;
-  u.p.mpipart = part;
-  size_t at = offsetof(struct er_mpi_packet, iofname), end = sizeof u.bytes - 1;
-  for (const char *c = name; c != NULL && *c != '\0' && at < end; c++)
-    u.bytes[at++] = (unsigned char)*c;
-  u.bytes[at++] = '\0';
-  struct col_trace_fields f = COL_TRACE_PACKET(ER_KIND_MPI, start, s->end, &u, at);
-  col_trace_record(&f, s->ip, s->sp, s->bp);
-}
-
-/* A message's channel, named by a packet of its own the first time. */
-static int channel_of(const struct mpi_span *s, const struct mpi_message *m)
-{
-  if (m->peer < 0 || (m->iotype != ER_MPI_AS_SEND && m->iotype != ER_MPI_AS_RECEIVE))
-    return -1;
-  int first;
-  int n = col_mpi_channel(m->comm_id, m->peer, &first);
-  if (n < 0)
-    return -1;
-  int fd = ER_MPI_CHANNEL_FD_BASE + n;
-  if (first) {
-    char name[96];
-    if (m->comm_id == 0)
-      snprintf(name, sizeof name, "MPI rank %d (MPI_COMM_WORLD)", m->peer);
-    else if (m->comm_id == 1)
-      snprintf(name, sizeof name, "MPI rank %d (MPI_COMM_SELF)", m->peer);
-    else
-      snprintf(name, sizeof name, "MPI rank %d (communicator %d)", m->peer, m->comm_id);
-    struct mpi_span naming = *s;
-    naming.end = naming.start; /* before the call's own packet */
-    struct mpi_message channel = {ER_MPI_AS_CHANNEL, m->peer, -1, m->comm_id, 0, 0};
-    record_packet(&naming, &channel, 0, fd, name);
-  }
-  return fd;
-}
-
-static void record_message(const struct mpi_span *s, const struct mpi_message *m, int part)
-{
-  record_packet(s, m, part, channel_of(s, m), NULL);
-}
-
-static int64_t type_bytes(const struct col_mpi_abi *abi, col_mpi_handle datatype, int count)
-{
-  typedef int (*type_size_fn)(col_mpi_handle, int *);
-  type_size_fn type_size = COL_REAL_OTHER(type_size_fn, "PMPI_Type_size");
-  int size = 0;
-  if (count <= 0 || type_size == NULL || type_size(datatype, &size) != 0 || size < 0)
-    return 0;
-  return (int64_t)count * size;
-}
-
-/* The call's span around CALL, then the statements that follow it (which
- * record its packets from rc_, s_ and abi_); untraced calls go straight
- * through. */
-#define TRACED_MPI(id, call, ...)                       \
-  do {                                                  \
-    const struct col_mpi_abi *abi_ = mpi_traced();      \
-    if (__builtin_expect(abi_ == NULL, 1))              \
-      return call;                                      \
-    struct mpi_span s_ = {.func = (id)};                \
-    HERE(s_.ip, s_.sp, s_.bp);                          \
-    mpi_depth++;                                        \
-    s_.start = col_hrtime();                            \
-    int rc_ = call;                                     \
-    s_.end = col_hrtime();                              \
-    int err_ = errno;                                   \
-    __VA_ARGS__;                                        \
-    mpi_depth--;                                        \
-    errno = err_;                                       \
-    return rc_;                                         \
-  } while (0)
-
-/* A call that moves no message of its own, in COMM_ID's communicator (-1:
- * none). */
-#define OTHER_IN(comm_id)                                                       \
-  do {                                                                          \
-    struct mpi_message m_ = {ER_MPI_AS_OTHER, -1, -1, (comm_id), 0, 0};         \
-    record_message(&s_, &m_, 0);                                                \
-  } while (0)
-#define OTHER(comm) OTHER_IN(col_mpi_comm_id(abi_, (comm)))
 
 /* ---- setup and teardown ---------------------------------------------- */
 
@@ -183,7 +50,7 @@ int col_wrap_MPI_Abort(col_mpi_handle comm, int code)
 /* MPI_Pcontrol(0) pauses, any other level resumes; never a traced call. */
 int col_wrap_MPI_Pcontrol(const int level, ...)
 {
-  if (col_trace_kind_on(col_trace, ER_KIND_MPI) && mpi_depth == 0) {
+  if (col_trace_kind_on(col_trace, ER_KIND_MPI) && col_mpi_depth == 0) {
     if (level == 0)
       col_hooks.pause("MPI_Pcontrol(0)");
     else
@@ -197,10 +64,10 @@ int col_wrap_MPI_Pcontrol(const int level, ...)
 #define SENT(dest, tag, comm, count, type)                                                                   \
   do {                                                                                                       \
     struct mpi_message m_ = {ER_MPI_AS_SEND, (dest), (tag), col_mpi_comm_id(abi_, (comm)),                  \
-                             rc_ == 0 ? type_bytes(abi_, (type), (count)) : 0, 0};                           \
+                             rc_ == 0 ? col_mpi_type_bytes(abi_, (type), (count)) : 0, 0};                           \
     if (rc_ != 0 || (dest) == abi_->proc_null)                                                               \
       m_.iotype = ER_MPI_AS_OTHER, m_.peer = -1;                                                             \
-    record_message(&s_, &m_, 0);                                                                             \
+    col_mpi_record_message(&s_, &m_, 0);                                                                             \
   } while (0)
 
 #define BLOCKING_SEND(name)                                                                                   \
@@ -254,7 +121,7 @@ int col_wrap_MPI_Recv(void *buf, int count, col_mpi_handle type, int source, int
     struct mpi_message m = received(abi_, STATUS_OR_OURS(status, ours), tag, col_mpi_comm_id(abi_, comm));
     if (rc_ != 0)
       m.iotype = ER_MPI_AS_OTHER, m.peer = -1;
-    record_message(&s_, &m, 0);
+    col_mpi_record_message(&s_, &m, 0);
   });
 }
 
@@ -263,13 +130,13 @@ int col_wrap_MPI_Irecv(void *buf, int count, col_mpi_handle type, int source, in
                        void *request)
 {
   TRACED_MPI(ER_MPI_Irecv, COL_REAL(MPI_Irecv)(buf, count, type, source, tag, comm, request), {
-    struct col_mpi_receive r = {source, tag, col_mpi_comm_id(abi_, comm), type_bytes(abi_, type, count)};
+    struct col_mpi_receive r = {source, tag, col_mpi_comm_id(abi_, comm), col_mpi_type_bytes(abi_, type, count)};
     struct mpi_message m = {ER_MPI_AS_OTHER, -1, tag, r.comm_id, 0, 0};
     if (rc_ == 0 && !col_mpi_receive_posted(col_mpi_handle_at(abi_, request, 0), &r) && source >= 0) {
       /* The table is full: counted now, at the bytes its buffer takes. */
       m = (struct mpi_message){ER_MPI_AS_RECEIVE, source, tag, r.comm_id, 0, r.capacity};
     }
-    record_message(&s_, &m, 0);
+    col_mpi_record_message(&s_, &m, 0);
   });
 }
 
@@ -281,10 +148,10 @@ static void sent_and_received(const struct col_mpi_abi *abi, const struct mpi_sp
   struct mpi_message send = {ER_MPI_AS_SEND, dest, stag, comm_id, sbytes, 0};
   if (rc != 0 || dest == abi->proc_null)
     send.iotype = ER_MPI_AS_OTHER, send.peer = -1, send.sbytes = 0;
-  record_message(s, &send, 0);
+  col_mpi_record_message(s, &send, 0);
   struct mpi_message receive = received(abi, status, rtag, comm_id);
   if (rc == 0 && receive.iotype == ER_MPI_AS_RECEIVE)
-    record_message(s, &receive, 1);
+    col_mpi_record_message(s, &receive, 1);
 }
 
 int col_wrap_MPI_Sendrecv(const void *sbuf, int scount, col_mpi_handle stype, int dest, int stag, void *rbuf,
@@ -295,7 +162,7 @@ int col_wrap_MPI_Sendrecv(const void *sbuf, int scount, col_mpi_handle stype, in
   TRACED_MPI(ER_MPI_Sendrecv,
              COL_REAL(MPI_Sendrecv)(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm,
                                     STATUS_OR_OURS(status, ours)),
-             sent_and_received(abi_, &s_, rc_, dest, stag, type_bytes(abi_, stype, scount),
+             sent_and_received(abi_, &s_, rc_, dest, stag, col_mpi_type_bytes(abi_, stype, scount),
                                STATUS_OR_OURS(status, ours), rtag, col_mpi_comm_id(abi_, comm)));
 }
 
@@ -306,7 +173,7 @@ int col_wrap_MPI_Sendrecv_replace(void *buf, int count, col_mpi_handle type, int
   TRACED_MPI(ER_MPI_Sendrecv_replace,
              COL_REAL(MPI_Sendrecv_replace)(buf, count, type, dest, stag, source, rtag, comm,
                                             STATUS_OR_OURS(status, ours)),
-             sent_and_received(abi_, &s_, rc_, dest, stag, type_bytes(abi_, type, count),
+             sent_and_received(abi_, &s_, rc_, dest, stag, col_mpi_type_bytes(abi_, type, count),
                                STATUS_OR_OURS(status, ours), rtag, col_mpi_comm_id(abi_, comm)));
 }
 
@@ -364,7 +231,7 @@ static void completed(const struct col_mpi_abi *abi, const struct mpi_span *s, c
     m = received(abi, status, r.tag, r.comm_id);
   }
   if (m.iotype == ER_MPI_AS_RECEIVE && m.peer >= 0)
-    record_message(s, &m, (*messages)++);
+    col_mpi_record_message(s, &m, (*messages)++);
 }
 
 /* After a completion call: its messages, or the call alone. */
@@ -372,7 +239,7 @@ static void completion_done(const struct mpi_span *s, int messages)
 {
   if (messages == 0) {
     struct mpi_message m = {ER_MPI_AS_OTHER, -1, -1, -1, 0, 0};
-    record_message(s, &m, 0);
+    col_mpi_record_message(s, &m, 0);
   }
 }
 
@@ -382,7 +249,7 @@ int col_wrap_MPI_Wait(void *request, col_mpi_status *status)
   struct watched w;
   int messages = 0;
   w.n = 0; /* (the kind may come on between the two looks) */
-  const struct col_mpi_abi *abi = mpi_traced();
+  const struct col_mpi_abi *abi = col_mpi_traced();
   if (abi != NULL)
     watch(abi, &w, 1, request);
   TRACED_MPI(ER_MPI_Wait, COL_REAL(MPI_Wait)(request, STATUS_OR_OURS(status, ours)), {
@@ -398,7 +265,7 @@ int col_wrap_MPI_Test(void *request, int *flag, col_mpi_status *status)
   struct watched w;
   int messages = 0;
   w.n = 0; /* (the kind may come on between the two looks) */
-  const struct col_mpi_abi *abi = mpi_traced();
+  const struct col_mpi_abi *abi = col_mpi_traced();
   if (abi != NULL)
     watch(abi, &w, 1, request);
   TRACED_MPI(ER_MPI_Test, COL_REAL(MPI_Test)(request, flag, STATUS_OR_OURS(status, ours)), {
@@ -414,7 +281,7 @@ int col_wrap_MPI_Waitall(int count, void *requests, col_mpi_status *statuses)
   struct watched w;
   int messages = 0;
   w.n = 0; /* (the kind may come on between the two looks) */
-  const struct col_mpi_abi *abi = mpi_traced();
+  const struct col_mpi_abi *abi = col_mpi_traced();
   if (abi != NULL)
     watch(abi, &w, count, requests);
   TRACED_MPI(ER_MPI_Waitall, COL_REAL(MPI_Waitall)(count, requests, STATUSES_OR_OURS(statuses, count, ours)), {
@@ -430,7 +297,7 @@ int col_wrap_MPI_Testall(int count, void *requests, int *flag, col_mpi_status *s
   struct watched w;
   int messages = 0;
   w.n = 0; /* (the kind may come on between the two looks) */
-  const struct col_mpi_abi *abi = mpi_traced();
+  const struct col_mpi_abi *abi = col_mpi_traced();
   if (abi != NULL)
     watch(abi, &w, count, requests);
   TRACED_MPI(ER_MPI_Testall,
@@ -447,7 +314,7 @@ int col_wrap_MPI_Waitany(int count, void *requests, int *index, col_mpi_status *
   struct watched w;
   int messages = 0;
   w.n = 0; /* (the kind may come on between the two looks) */
-  const struct col_mpi_abi *abi = mpi_traced();
+  const struct col_mpi_abi *abi = col_mpi_traced();
   if (abi != NULL)
     watch(abi, &w, count, requests);
   TRACED_MPI(ER_MPI_Waitany, COL_REAL(MPI_Waitany)(count, requests, index, STATUS_OR_OURS(status, ours)), {
@@ -465,7 +332,7 @@ int col_wrap_MPI_Testany(int count, void *requests, int *index, int *flag, col_m
   struct watched w;
   int messages = 0;
   w.n = 0; /* (the kind may come on between the two looks) */
-  const struct col_mpi_abi *abi = mpi_traced();
+  const struct col_mpi_abi *abi = col_mpi_traced();
   if (abi != NULL)
     watch(abi, &w, count, requests);
   TRACED_MPI(ER_MPI_Testany,
@@ -498,7 +365,7 @@ int col_wrap_MPI_Waitsome(int count, void *requests, int *outcount, int *indices
   struct watched w;
   int messages = 0;
   w.n = 0; /* (the kind may come on between the two looks) */
-  const struct col_mpi_abi *abi = mpi_traced();
+  const struct col_mpi_abi *abi = col_mpi_traced();
   if (abi != NULL)
     watch(abi, &w, count, requests);
   TRACED_MPI(ER_MPI_Waitsome,
@@ -516,7 +383,7 @@ int col_wrap_MPI_Testsome(int count, void *requests, int *outcount, int *indices
   struct watched w;
   int messages = 0;
   w.n = 0; /* (the kind may come on between the two looks) */
-  const struct col_mpi_abi *abi = mpi_traced();
+  const struct col_mpi_abi *abi = col_mpi_traced();
   if (abi != NULL)
     watch(abi, &w, count, requests);
   TRACED_MPI(ER_MPI_Testsome,
@@ -528,16 +395,19 @@ int col_wrap_MPI_Testsome(int count, void *requests, int *outcount, int *indices
              });
 }
 
-/* A request freed or cancelled before it completed: no message. */
+/* A request freed or cancelled before it completed: no message (a freed
+ * persistent request starts no more). */
 static void forget(const struct col_mpi_abi *abi, const void *request)
 {
   struct col_mpi_receive r;
-  col_mpi_receive_done(col_mpi_handle_at(abi, request, 0), &r);
+  uintptr_t handle = col_mpi_handle_at(abi, request, 0);
+  col_mpi_receive_done(handle, &r);
+  col_mpi_persistent_freed(handle);
 }
 
 int col_wrap_MPI_Request_free(void *request)
 {
-  const struct col_mpi_abi *abi = mpi_traced();
+  const struct col_mpi_abi *abi = col_mpi_traced();
   if (abi != NULL)
     forget(abi, request);
   TRACED_MPI(ER_MPI_Request_free, COL_REAL(MPI_Request_free)(request), OTHER_IN(-1));
@@ -545,7 +415,7 @@ int col_wrap_MPI_Request_free(void *request)
 
 int col_wrap_MPI_Cancel(void *request)
 {
-  const struct col_mpi_abi *abi = mpi_traced();
+  const struct col_mpi_abi *abi = col_mpi_traced();
   if (abi != NULL)
     forget(abi, request);
   TRACED_MPI(ER_MPI_Cancel, COL_REAL(MPI_Cancel)(request), OTHER_IN(-1));
@@ -659,4 +529,4 @@ int col_wrap_MPI_Comm_free(void *comm)
   TRACED_MPI(ER_MPI_Comm_free, COL_REAL(MPI_Comm_free)(comm), OTHER_IN(-1));
 }
 
-COL_PRELOAD_ALIASES(COL_MPI_FUNCTIONS)
+COL_PRELOAD_ALIASES(COL_MPI_MESSAGE_FUNCTIONS)

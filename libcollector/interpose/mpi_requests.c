@@ -8,7 +8,8 @@
 
 #define COMMS 256
 #define CHANNELS 4096
-#define RECEIVES 8192 /* powers of two */
+#define RECEIVES 8192
+#define PERSISTENT 1024 /* powers of two */
 
 struct receive_slot {
   uintptr_t request; /* 0: free; REQUEST_GONE: taken out, reusable */
@@ -18,7 +19,7 @@ struct receive_slot {
 #define REQUEST_GONE ((uintptr_t)-1)
 
 /* Mapped at the first traced MPI call (a process that never makes one,
- * as most do not, keeps its address space: the tables take 300 KiB, which
+ * as most do not, keeps its address space: the tables take 350 KiB, which
  * counts against a tight RLIMIT_AS). */
 struct tables {
   uintptr_t comms[COMMS]; /* handle + 1 (0: free) */
@@ -28,6 +29,11 @@ struct tables {
   int channel_numbers[CHANNELS];
   int next_channel;
   struct receive_slot receives[RECEIVES];
+  struct persistent_slot {
+    uintptr_t request; /* 0: free; REQUEST_GONE: freed, reusable */
+    struct col_mpi_persistent p;
+    int ready;
+  } persistent[PERSISTENT];
 };
 static struct tables *tables;
 
@@ -153,4 +159,56 @@ int col_mpi_receive_done(uintptr_t request, struct col_mpi_receive *r)
     return 1;
   }
   return 0;
+}
+
+int col_mpi_persistent_made(uintptr_t request, const struct col_mpi_persistent *p)
+{
+  struct tables *t = the_tables();
+  if (t == NULL || request == 0 || request == REQUEST_GONE)
+    return 0;
+  for (size_t i = hash(request, PERSISTENT), n = 0; n < PERSISTENT; i = (i + 1) & (PERSISTENT - 1), n++) {
+    struct persistent_slot *slot = &t->persistent[i];
+    uintptr_t seen = __atomic_load_n(&slot->request, __ATOMIC_ACQUIRE);
+    if ((seen == 0 || seen == REQUEST_GONE) &&
+        __atomic_compare_exchange_n(&slot->request, &seen, request, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+      slot->p = *p;
+      __atomic_store_n(&slot->ready, 1, __ATOMIC_RELEASE);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The slot of persistent REQUEST, or NULL. */
+static struct persistent_slot *persistent_slot(uintptr_t request)
+{
+  struct tables *t = __atomic_load_n(&tables, __ATOMIC_ACQUIRE);
+  if (t == NULL || request == 0 || request == REQUEST_GONE)
+    return NULL;
+  for (size_t i = hash(request, PERSISTENT), n = 0; n < PERSISTENT; i = (i + 1) & (PERSISTENT - 1), n++) {
+    struct persistent_slot *slot = &t->persistent[i];
+    uintptr_t seen = __atomic_load_n(&slot->request, __ATOMIC_ACQUIRE);
+    if (seen == 0)
+      return NULL;
+    if (seen == request && __atomic_load_n(&slot->ready, __ATOMIC_ACQUIRE))
+      return slot;
+  }
+  return NULL;
+}
+
+int col_mpi_persistent_of(uintptr_t request, struct col_mpi_persistent *p)
+{
+  struct persistent_slot *slot = persistent_slot(request);
+  if (slot != NULL)
+    *p = slot->p;
+  return slot != NULL;
+}
+
+void col_mpi_persistent_freed(uintptr_t request)
+{
+  struct persistent_slot *slot = persistent_slot(request);
+  if (slot != NULL) {
+    __atomic_store_n(&slot->ready, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot->request, REQUEST_GONE, __ATOMIC_RELEASE);
+  }
 }

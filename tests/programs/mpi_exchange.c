@@ -10,9 +10,11 @@
  *
  * Per round: a ping-pong between ranks 0 and 1 (MPI_Send / MPI_Recv with
  * MPI_STATUS_IGNORE, 8 bytes out, 8 back); a ring (MPI_Irecv from the left,
- * MPI_Isend to the right, MPI_Waitall; 100 ints); an exchange with the
- * partner rank ^ 1 through MPI_Sendrecv (3 doubles); MPI_Barrier and
- * MPI_Allreduce (calls, not messages).  Then, paused, 5 more ring rounds
+ * MPI_Isend to the right, MPI_Waitall; 100 ints); the same ring through
+ * persistent requests (MPI_Recv_init, MPI_Send_init, then MPI_Startall and
+ * MPI_Waitall each round; 5 doubles); an exchange with the partner rank ^ 1
+ * through MPI_Sendrecv (3 doubles); MPI_Barrier and MPI_Allreduce (calls,
+ * not messages).  Then, paused, 5 more ring rounds
  * that must not be recorded.  Prints "truth rank=R peer=P sends=N
  * sbytes=B receives=M rbytes=C" lines and "calls rank=R barrier=N". */
 #include <mpi.h>
@@ -55,6 +57,11 @@ int main(int argc, char **argv)
     MPI_Abort(MPI_COMM_WORLD, 2);
   char ping[8] = "ping";
   int barriers = 0;
+  double persistent_out[5] = {0}, persistent_in[5];
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  MPI_Request persistent[2];
+  MPI_Recv_init(persistent_in, 5, MPI_DOUBLE, left, 4, MPI_COMM_WORLD, &persistent[0]);
+  MPI_Send_init(persistent_out, 5, MPI_DOUBLE, right, 4, MPI_COMM_WORLD, &persistent[1]);
   for (int r = 0; r < rounds; r++) {
     if (rank == 0 && size > 1) {
       MPI_Send(ping, 8, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
@@ -67,6 +74,10 @@ int main(int argc, char **argv)
       sends[0]++, sbytes[0] += 8, receives[0]++, rbytes[0] += 8;
     }
     ring(rank, size, 1);
+    MPI_Startall(2, persistent);
+    MPI_Waitall(2, persistent, MPI_STATUSES_IGNORE);
+    sends[right]++, sbytes[right] += sizeof persistent_out;
+    receives[left]++, rbytes[left] += sizeof persistent_in;
     int partner = rank ^ 1;
     if (partner < size) {
       double out[3] = {1, 2, 3}, in[3];
@@ -83,6 +94,8 @@ int main(int argc, char **argv)
       nanosleep(&pause, NULL);
     }
   }
+  MPI_Request_free(&persistent[0]);
+  MPI_Request_free(&persistent[1]);
   MPI_Pcontrol(0);
   for (int r = 0; r < 5; r++)
     ring(rank, size, 0);
