@@ -206,6 +206,15 @@ static void watch(const struct col_mpi_abi *abi, struct watched *w, int count, c
     w->handles[i] = col_mpi_handle_at(abi, requests, i);
 }
 
+/* The handles of the COUNT REQUESTS a completion call may complete (into
+ * W), and the messages it counted (MESSAGES), when it is traced. */
+#define WATCHING(count, requests)                                          \
+  struct watched w;                                                        \
+  int messages = 0;                                                        \
+  w.n = 0; /* (the kind may come on between the two looks) */              \
+  if (col_mpi_traced() != NULL)                                            \
+  watch(col_mpi_abi(), &w, (count), (requests))
+
 /* The statuses a call fills: the program's, or ours for up to
  * MAX_OWN_STATUSES requests when it passed MPI_STATUSES_IGNORE (beyond,
  * receives count at their buffer's size). */
@@ -246,12 +255,7 @@ static void completion_done(const struct mpi_span *s, int messages)
 int col_wrap_MPI_Wait(void *request, col_mpi_status *status)
 {
   union any_status ours;
-  struct watched w;
-  int messages = 0;
-  w.n = 0; /* (the kind may come on between the two looks) */
-  const struct col_mpi_abi *abi = col_mpi_traced();
-  if (abi != NULL)
-    watch(abi, &w, 1, request);
+  WATCHING(1, request);
   TRACED_MPI(ER_MPI_Wait, COL_REAL(MPI_Wait)(request, STATUS_OR_OURS(status, ours)), {
     if (rc_ == 0)
       completed(abi_, &s_, &w, 0, STATUS_OR_OURS(status, ours), &messages);
@@ -262,12 +266,7 @@ int col_wrap_MPI_Wait(void *request, col_mpi_status *status)
 int col_wrap_MPI_Test(void *request, int *flag, col_mpi_status *status)
 {
   union any_status ours;
-  struct watched w;
-  int messages = 0;
-  w.n = 0; /* (the kind may come on between the two looks) */
-  const struct col_mpi_abi *abi = col_mpi_traced();
-  if (abi != NULL)
-    watch(abi, &w, 1, request);
+  WATCHING(1, request);
   TRACED_MPI(ER_MPI_Test, COL_REAL(MPI_Test)(request, flag, STATUS_OR_OURS(status, ours)), {
     if (rc_ == 0 && *flag)
       completed(abi_, &s_, &w, 0, STATUS_OR_OURS(status, ours), &messages);
@@ -278,12 +277,7 @@ int col_wrap_MPI_Test(void *request, int *flag, col_mpi_status *status)
 int col_wrap_MPI_Waitall(int count, void *requests, col_mpi_status *statuses)
 {
   struct statuses ours;
-  struct watched w;
-  int messages = 0;
-  w.n = 0; /* (the kind may come on between the two looks) */
-  const struct col_mpi_abi *abi = col_mpi_traced();
-  if (abi != NULL)
-    watch(abi, &w, count, requests);
+  WATCHING(count, requests);
   TRACED_MPI(ER_MPI_Waitall, COL_REAL(MPI_Waitall)(count, requests, STATUSES_OR_OURS(statuses, count, ours)), {
     for (int i = 0; rc_ == 0 && i < count; i++)
       completed(abi_, &s_, &w, i, STATUSES_OR_OURS(statuses, count, ours), &messages);
@@ -294,12 +288,7 @@ int col_wrap_MPI_Waitall(int count, void *requests, col_mpi_status *statuses)
 int col_wrap_MPI_Testall(int count, void *requests, int *flag, col_mpi_status *statuses)
 {
   struct statuses ours;
-  struct watched w;
-  int messages = 0;
-  w.n = 0; /* (the kind may come on between the two looks) */
-  const struct col_mpi_abi *abi = col_mpi_traced();
-  if (abi != NULL)
-    watch(abi, &w, count, requests);
+  WATCHING(count, requests);
   TRACED_MPI(ER_MPI_Testall,
              COL_REAL(MPI_Testall)(count, requests, flag, STATUSES_OR_OURS(statuses, count, ours)), {
                for (int i = 0; rc_ == 0 && *flag && i < count; i++)
@@ -311,12 +300,7 @@ int col_wrap_MPI_Testall(int count, void *requests, int *flag, col_mpi_status *s
 int col_wrap_MPI_Waitany(int count, void *requests, int *index, col_mpi_status *status)
 {
   union any_status ours;
-  struct watched w;
-  int messages = 0;
-  w.n = 0; /* (the kind may come on between the two looks) */
-  const struct col_mpi_abi *abi = col_mpi_traced();
-  if (abi != NULL)
-    watch(abi, &w, count, requests);
+  WATCHING(count, requests);
   TRACED_MPI(ER_MPI_Waitany, COL_REAL(MPI_Waitany)(count, requests, index, STATUS_OR_OURS(status, ours)), {
     /* the one status is that of request *index */
     struct watched one = {1, {*index >= 0 && *index < w.n ? w.handles[*index] : 0}};
@@ -329,12 +313,7 @@ int col_wrap_MPI_Waitany(int count, void *requests, int *index, col_mpi_status *
 int col_wrap_MPI_Testany(int count, void *requests, int *index, int *flag, col_mpi_status *status)
 {
   union any_status ours;
-  struct watched w;
-  int messages = 0;
-  w.n = 0; /* (the kind may come on between the two looks) */
-  const struct col_mpi_abi *abi = col_mpi_traced();
-  if (abi != NULL)
-    watch(abi, &w, count, requests);
+  WATCHING(count, requests);
   TRACED_MPI(ER_MPI_Testany,
              COL_REAL(MPI_Testany)(count, requests, index, flag, STATUS_OR_OURS(status, ours)), {
                struct watched one = {1, {*index >= 0 && *index < w.n ? w.handles[*index] : 0}};
@@ -359,41 +338,22 @@ static void some_completed(const struct col_mpi_abi *abi, const struct mpi_span 
   }
 }
 
-int col_wrap_MPI_Waitsome(int count, void *requests, int *outcount, int *indices, col_mpi_status *statuses)
-{
-  struct statuses ours;
-  struct watched w;
-  int messages = 0;
-  w.n = 0; /* (the kind may come on between the two looks) */
-  const struct col_mpi_abi *abi = col_mpi_traced();
-  if (abi != NULL)
-    watch(abi, &w, count, requests);
-  TRACED_MPI(ER_MPI_Waitsome,
-             COL_REAL(MPI_Waitsome)(count, requests, outcount, indices, STATUSES_OR_OURS(statuses, count, ours)), {
-               if (rc_ == 0 && *outcount > 0)
-                 some_completed(abi_, &s_, &w, *outcount, indices, STATUSES_OR_OURS(statuses, count, ours),
-                                &messages);
-               completion_done(&s_, messages);
-             });
-}
-
-int col_wrap_MPI_Testsome(int count, void *requests, int *outcount, int *indices, col_mpi_status *statuses)
-{
-  struct statuses ours;
-  struct watched w;
-  int messages = 0;
-  w.n = 0; /* (the kind may come on between the two looks) */
-  const struct col_mpi_abi *abi = col_mpi_traced();
-  if (abi != NULL)
-    watch(abi, &w, count, requests);
-  TRACED_MPI(ER_MPI_Testsome,
-             COL_REAL(MPI_Testsome)(count, requests, outcount, indices, STATUSES_OR_OURS(statuses, count, ours)), {
-               if (rc_ == 0 && *outcount > 0)
-                 some_completed(abi_, &s_, &w, *outcount, indices, STATUSES_OR_OURS(statuses, count, ours),
-                                &messages);
-               completion_done(&s_, messages);
-             });
-}
+/* Waitsome and Testsome, alike. */
+#define SOME_COMPLETED(name)                                                                                    \
+  int col_wrap_##name(int count, void *requests, int *outcount, int *indices, col_mpi_status *statuses)        \
+  {                                                                                                            \
+    struct statuses ours;                                                                                      \
+    WATCHING(count, requests);                                                                                 \
+    TRACED_MPI(ER_##name,                                                                                      \
+               COL_REAL(name)(count, requests, outcount, indices, STATUSES_OR_OURS(statuses, count, ours)), { \
+                 if (rc_ == 0 && *outcount > 0)                                                                \
+                   some_completed(abi_, &s_, &w, *outcount, indices, STATUSES_OR_OURS(statuses, count, ours),  \
+                                  &messages);                                                                  \
+                 completion_done(&s_, messages);                                                               \
+               });                                                                                             \
+  }
+SOME_COMPLETED(MPI_Waitsome)
+SOME_COMPLETED(MPI_Testsome)
 
 /* A request freed or cancelled before it completed: no message (a freed
  * persistent request starts no more). */
