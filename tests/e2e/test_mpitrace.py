@@ -10,7 +10,8 @@ MPI_Pcontrol(0)..(1) are not recorded; `collector report mpi` shows the
 same per rank and who sent how much to whom.  `gdb -p` on rank 1 of a
 running job records its calls from then on, each with the bytes the
 program passes.  One GDB per rank (mpirun -np 3 gdb ... --args) gives one
-job directory with every rank's M_r<rank>.er and their ranks.erg.  Without mpitrace, the ranks are still M_r<rank>.er, with
+job directory with every rank's M_r<rank>.er and their ranks.erg.  The
+job under GDB runs again as an ordinary user (when the suite runs as root).  Without mpitrace, the ranks are still M_r<rank>.er, with
 clock data and no MPI data."""
 
 import os
@@ -18,8 +19,8 @@ import re
 import shutil
 import subprocess
 
-from harness import (COLLECTOR_GDB, _user_env, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, skip_part, skip_test,
-                     wait_closed, workdir)
+from harness import (COLLECTOR_GDB, _user_env, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb,
+                     shared_workdir, skip_part, skip_test, unprivileged_prefix, wait_closed, workdir)
 
 RANKS = 3
 ROUNDS = 20
@@ -80,20 +81,21 @@ def check_report(label, out, truth):
     check(matrix == want, "%s: collector report mpi: bytes each rank sent to each %s (got %s)" % (label, want, matrix))
 
 
-def run_job(name, launcher, options, mpitrace):
-    cwd = os.path.join(work, "%s-%s" % (name, "mpitrace" if mpitrace else "clock"))
-    os.makedirs(cwd)
+def run_job(name, launcher, options, mpitrace, cwd=None, prefix=()):
+    if cwd is None:
+        cwd = os.path.join(work, "%s-%s" % (name, "mpitrace" if mpitrace else "clock"))
+        os.makedirs(cwd)
     commands = (["collector mpitrace on"] if mpitrace else []) + ["collector enable", "run"] + \
         (["collector report mpi"] if mpitrace else [])
     out = run_gdb(commands, [launcher] + options + ["-np", str(RANKS), program("mpi_exchange_" + name), str(ROUNDS)],
-                  cwd, timeout=300)
+                  cwd, timeout=300, prefix=prefix)
     print(out)
     return cwd, out
 
 
-def check_job(name, launcher, options):
-    label = name
-    cwd, out = run_job(name, launcher, options, True)
+def check_job(name, launcher, options, cwd=None, prefix=(), label=None):
+    label = label or name
+    cwd, out = run_job(name, launcher, options, True, cwd, prefix)
     job = os.path.join(cwd, "test.1.er")
     truth = truths(out)
     check(sorted(truth) == list(range(RANKS)), "%s: every rank printed its messages (%s)" % (label, sorted(truth)))
@@ -270,6 +272,11 @@ def main():
     name, (launcher, options) = next(iter(found.items()))
     check_without_mpitrace(name, launcher, options)
     cleanup(work)
+    prefix = unprivileged_prefix()
+    if prefix:  # the whole job as an ordinary user: GDB, the launcher, the ranks, the samplers
+        shared = shared_workdir()
+        check_job(name, launcher, options, shared, prefix, "%s as an ordinary user" % name)
+        cleanup(shared)
     finish()
 
 
