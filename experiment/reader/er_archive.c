@@ -1,6 +1,7 @@
 /* Archiving load objects into an experiment; see er/er_archive.h. */
 #define _GNU_SOURCE
 #include "er/er_archive.h"
+#include "er/er_naming.h"
 #include "er/er_archive_symbols.h"
 
 #include <errno.h>
@@ -146,11 +147,14 @@ static int copy_object(int from, const struct stat *st, int archives, const char
   return rc < 0 ? rc : 1;
 }
 
-/* The archive directory of an experiment: a descendant (x.er/_f1.er) uses
- * its founder's, the path up to the first ".er/_". */
+/* The archive directory of an experiment: a descendant (x.er/_f1.er, an
+ * MPI rank's x.er/M_r2.er) uses its founder's, the path up to the first
+ * ".er/_" or ".er/M_r". */
 static void archive_dir_path(const char *experiment_path, char *out, size_t out_len)
 {
-  const char *desc = strstr(experiment_path, ".er/_");
+  const char *desc = strstr(experiment_path, ".er/_"), *rank = strstr(experiment_path, ".er/" ER_RANK_PREFIX);
+  if (rank != NULL && (desc == NULL || rank < desc))
+    desc = rank;
   int len = desc ? (int)(desc - experiment_path) + 3 : (int)strlen(experiment_path);
   snprintf(out, out_len, "%.*s/archives", len, experiment_path);
 }
