@@ -158,6 +158,7 @@ static void start_after_exec(const char *comm, int64_t t)
   }
   snprintf(sampler.writer_lineage, sizeof sampler.writer_lineage, "%s", next);
   snprintf(col_cfg.lineage, sizeof col_cfg.lineage, "%s", next);
+  col_cfg.archive_mode = sampler.writer_archive_mode; /* its new objects, into the founder's archives/ */
   sampler.writer_execs = 0; /* the counter restarts in each process image */
   col_unwind_forget_modules();
   col_modules_restart();

@@ -30,6 +30,7 @@ struct sampler_state {
   /* a descendant's writer (sampler_writers.c) */
   int writer_mode;
   unsigned writer_execs;
+  int writer_archive_mode; /* a descendant's new image archives as the founder does */
   char writer_lineage[128];
   struct er_follow_rule follow; /* collector descendants */
 };

@@ -75,7 +75,13 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
   snprintf(col_cfg.lineage, sizeof col_cfg.lineage, "%s", lineage);
   snprintf(col_cfg.store_dir, sizeof col_cfg.store_dir, "%s", col_exp.path); /* the founder */
   col_cfg.status_path[0] = col_cfg.group_path[0] = '\0';
-  col_cfg.archive_mode = ER_ARCHIVE_OFF; /* the founder's archives/ serve its descendants */
+  /* A new image (an exec, an MPI rank) archives its own objects into the
+   * founder's archives/ (shared: each copy made once, whoever comes first)
+   * with its own archive.log; a fork's child before its exec maps what its
+   * parent did, archived there already. */
+  sampler.writer_archive_mode = col_cfg.archive_mode;
+  if (!after_exec)
+    col_cfg.archive_mode = ER_ARCHIVE_OFF;
   col_cfg.sample_period_ms = 0;
   col_unwind_forget_modules();
   if (after_exec)

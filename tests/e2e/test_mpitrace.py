@@ -81,14 +81,14 @@ def check_report(label, out, truth):
     check(matrix == want, "%s: collector report mpi: bytes each rank sent to each %s (got %s)" % (label, want, matrix))
 
 
-def run_job(name, launcher, options, mpitrace, cwd=None, prefix=()):
+def run_job(name, launcher, options, mpitrace, cwd=None, prefix=(), rank_program=None):
     if cwd is None:
         cwd = os.path.join(work, "%s-%s" % (name, "mpitrace" if mpitrace else "clock"))
         os.makedirs(cwd)
     commands = (["collector mpitrace on"] if mpitrace else []) + ["collector enable", "run"] + \
         (["collector report mpi"] if mpitrace else [])
-    out = run_gdb(commands, [launcher] + options + ["-np", str(RANKS), program("mpi_exchange_" + name), str(ROUNDS)],
-                  cwd, timeout=300, prefix=prefix)
+    out = run_gdb(commands, [launcher] + options + ["-np", str(RANKS), rank_program or program("mpi_exchange_" + name),
+                                                    str(ROUNDS)], cwd, timeout=300, prefix=prefix)
     print(out)
     return cwd, out
 
@@ -151,14 +151,27 @@ def check_job(name, launcher, options, cwd=None, prefix=(), label=None):
 
 
 def check_without_mpitrace(name, launcher, options):
-    cwd, out = run_job(name, launcher, options, False)
+    """Clock profiles only, of a copy of the program that is deleted after
+    the run: each rank names its functions from the job's archives/."""
+    cwd = os.path.join(work, name + "-clock")
+    os.makedirs(cwd)
+    copy = os.path.join(cwd, "rank_program")
+    shutil.copy2(program("mpi_exchange_" + name), copy)
+    cwd, out = run_job(name, launcher, options, False, cwd, rank_program=copy)
+    os.unlink(copy)
     job = os.path.join(cwd, "test.1.er")
     ranks = sorted(d for d in os.listdir(job) if d.startswith("M_r")) if os.path.isdir(job) else []
     check(ranks == ["M_r%d.er" % r for r in range(RANKS)], "%s without mpitrace: ranks still M_r<rank>.er (%s)"
           % (name, ranks))
     for rank in ranks:
-        summary, _, raw = er_dump(os.path.join(job, rank))
+        summary, funcs, raw = er_dump(os.path.join(job, rank))
         check("mpi_calls" not in summary, "%s without mpitrace: no MPI data in %s" % (name, rank))
+        log = os.path.join(job, rank, "archive.log")
+        check(os.path.exists(log) and copy in open(log).read(),
+              "%s without mpitrace: %s recorded its program in its archive.log" % (name, rank))
+        check(int(summary.get("ticks", "0") or 0) == 0 or funcs.get("main", (0, 0))[1] > 0,
+              "%s without mpitrace: %s names main after the program was deleted (from the job's archives/)"
+              % (name, rank))
 
 
 def function_line(raw, name):
