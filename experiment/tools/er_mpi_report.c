@@ -2,7 +2,8 @@
  * job's experiment (its ranks are M_r<rank>.er inside it) or one rank's:
  * per rank the seeds' MPI metrics and mpiP's "MPI %" (the share of the
  * application time, from MPI_Init's return to MPI_Finalize's call, spent
- * in MPI calls); per MPI
+ * in MPI calls), MPI Work (CPU time sampled inside MPI calls) and MPI
+ * Wait (the rest of their time); per MPI
  * function over all ranks; and who sent how many bytes to whom. */
 #define _GNU_SOURCE
 #include "er_mpi_report.h"
@@ -23,8 +24,45 @@ struct rank {
    * call (without them: the run, from its start to its exit), and the
    * time in MPI calls within it. */
   double app_seconds, mpi_seconds;
+  /* The seeds' MPI Work: the CPU time of clock samples taken inside MPI
+   * calls (their thread and span); MPI Wait: the rest of the time in them. */
+  double work_seconds;
   struct er_mpi_summary s;
 };
+
+struct span {
+  uint64_t thrid;
+  int64_t start, end;
+};
+
+static int by_thread_and_start(const void *a, const void *b)
+{
+  const struct span *x = a, *y = b;
+  if (x->thrid != y->thrid)
+    return x->thrid < y->thrid ? -1 : 1;
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The CPU seconds of EXP's clock samples inside one of the N SPANS (sorted;
+ * calls of one thread do not overlap). */
+static double cpu_inside(const struct er_experiment *exp, const struct span *spans, size_t n)
+{
+  double seconds = 0, tick = exp->ptimer_us / 1e6;
+  for (size_t i = 0; i < exp->n_clock; i++) {
+    const struct er_clock_sample *c = &exp->clock[i];
+    size_t lo = 0, hi = n; /* the last span of the thread starting at or before the sample */
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (spans[mid].thrid < c->thrid || (spans[mid].thrid == c->thrid && spans[mid].start <= c->tstamp))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo > 0 && spans[lo - 1].thrid == c->thrid && c->tstamp <= spans[lo - 1].end)
+      seconds += c->ntick * tick;
+  }
+  return seconds;
+}
 
 static int by_rank(const void *a, const void *b)
 {
@@ -64,11 +102,21 @@ static int read_rank(const char *path, int number, struct rank *r)
     paused += to > from ? to - from : 0;
   }
   r->app_seconds = end - start > paused ? (end - start - paused) / 1e9 : 0;
-  r->mpi_seconds = 0;
+  r->mpi_seconds = r->work_seconds = 0;
+  struct span *spans = malloc((exp.n_mpi_calls + 1) * sizeof *spans);
+  size_t n_spans = 0;
   for (size_t i = 0; i < exp.n_mpi_calls; i++) {
     const struct er_mpi_call *c = &exp.mpi_calls[i];
-    if (c->part == 0 && c->iotype != ER_MPI_AS_CHANNEL && c->start >= start && c->end <= end)
+    if (c->part == 0 && c->iotype != ER_MPI_AS_CHANNEL && c->start >= start && c->end <= end) {
       r->mpi_seconds += (c->end - c->start) / 1e9;
+      if (spans != NULL)
+        spans[n_spans++] = (struct span){c->thrid, c->start, c->end};
+    }
+  }
+  if (spans != NULL) {
+    qsort(spans, n_spans, sizeof *spans, by_thread_and_start);
+    r->work_seconds = cpu_inside(&exp, spans, n_spans);
+    free(spans);
   }
   er_mpi_summarize(&exp, &r->s);
   int declared = exp.declared[ER_KIND_MPI];
@@ -115,10 +163,12 @@ static size_t find_ranks(const char *path, struct rank **out)
 }
 
 static void print_total(const char *label, const struct er_mpi_total *t, double app_seconds, double mpi_seconds,
-                        unsigned long long other)
+                        double work_seconds, unsigned long long other)
 {
-  printf("%-10s %10.3f %10.3f %6.2f %8llu %12llu %8llu %12llu %8llu\n", label, app_seconds, mpi_seconds,
-         app_seconds > 0 ? 100 * mpi_seconds / app_seconds : 0.0, t->sends, t->sbytes, t->receives, t->rbytes, other);
+  double wait = mpi_seconds > work_seconds ? mpi_seconds - work_seconds : 0;
+  printf("%-10s %10.3f %10.3f %6.2f %10.3f %10.3f %8llu %12llu %8llu %12llu %8llu\n", label, app_seconds,
+         mpi_seconds, app_seconds > 0 ? 100 * mpi_seconds / app_seconds : 0.0, work_seconds, wait, t->sends,
+         t->sbytes, t->receives, t->rbytes, other);
 }
 
 int er_mpi_report(const char *path, size_t rows)
@@ -132,18 +182,20 @@ int er_mpi_report(const char *path, size_t rows)
     return 1;
   }
   printf("MPI per rank (App: from MPI_Init's return to MPI_Finalize, pauses left out; MPI: the time in MPI calls "
-         "within it):\n");
-  printf("%-10s %10s %10s %6s %8s %12s %8s %12s %8s\n", "Rank", "App sec.", "MPI sec.", "MPI %", "Sends",
-         "Bytes sent", "Receives", "Bytes recv.", "Other");
+         "within it; Work: the CPU time sampled in them, spinning included; Wait: the rest, off CPU):\n");
+  printf("%-10s %10s %10s %6s %10s %10s %8s %12s %8s %12s %8s\n", "Rank", "App sec.", "MPI sec.", "MPI %",
+         "Work sec.", "Wait sec.", "Sends", "Bytes sent", "Receives", "Bytes recv.", "Other");
   struct er_mpi_summary *all = calloc(1, sizeof *all);
-  double app_total = 0, mpi_total = 0;
+  double app_total = 0, mpi_total = 0, work_total = 0;
   int max_peer = -1;
   for (size_t i = 0; i < n; i++) {
     char label[32];
     snprintf(label, sizeof label, ranks[i].rank >= 0 ? "%d" : "(this)", ranks[i].rank);
-    print_total(label, &ranks[i].s.all, ranks[i].app_seconds, ranks[i].mpi_seconds, ranks[i].s.other_calls);
+    print_total(label, &ranks[i].s.all, ranks[i].app_seconds, ranks[i].mpi_seconds, ranks[i].work_seconds,
+                ranks[i].s.other_calls);
     app_total += ranks[i].app_seconds;
     mpi_total += ranks[i].mpi_seconds;
+    work_total += ranks[i].work_seconds;
     for (int p = 0; p < ER_MPI_MAX_PEERS; p++)
       if (ranks[i].s.peers[p].sends + ranks[i].s.peers[p].receives > 0 && p > max_peer)
         max_peer = p;
@@ -161,7 +213,7 @@ int er_mpi_report(const char *path, size_t rows)
   }
   if (all != NULL) {
     if (n > 1)
-      print_total("<Total>", &all->all, app_total, mpi_total, all->other_calls);
+      print_total("<Total>", &all->all, app_total, mpi_total, work_total, all->other_calls);
     printf("\nMPI functions%s, by time in them (MPI_Init and MPI_Finalize included):\n", n > 1 ? ", all ranks" : "");
     printf("%-24s %10s %10s %8s %12s %8s %12s\n", "Function", "Calls", "MPI sec.", "Sends", "Bytes sent", "Receives",
            "Bytes recv.");

@@ -20,7 +20,7 @@ import shutil
 import subprocess
 
 from harness import (COLLECTOR_GDB, _user_env, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb,
-                     shared_workdir, skip_part, skip_test, unprivileged_prefix, wait_closed, workdir)
+                     sampling_seconds, shared_workdir, skip_part, skip_test, unprivileged_prefix, wait_closed, workdir)
 
 RANKS = 3
 ROUNDS = 20
@@ -70,7 +70,8 @@ def check_report(label, out, truth):
     """`collector report mpi`: per rank the messages and bytes, and the
     matrix of bytes sent, as the ranks counted them."""
     rows = {int(m.group(1)): tuple(int(v) for v in m.groups()[1:])
-            for m in re.finditer(r"^(\d+)\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+$",
+            for m in re.finditer(r"^(\d+)\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)"
+                                 r"\s+\d+$",
                                  out, re.M)}
     want = {rank: tuple(sum(t[i] for t in peers.values()) for i in range(4)) for rank, peers in truth.items()}
     check(rows == want, "%s: collector report mpi: messages and bytes per rank %s (got %s)" % (label, want, rows))
@@ -270,6 +271,34 @@ def check_gdb_per_rank(name, launcher, options):
                   % (label, rank, got, truth.get(rank)))
 
 
+def check_work(name, launcher, options):
+    """MPI Work (CPU time sampled inside MPI calls) against each rank's own
+    thread CPU inside its MPI calls: rank R computes (R+1) x 10 ms a round
+    and the others spin in MPI_Barrier meanwhile; 1 ms clock samples."""
+    label = name + " MPI Work"
+    cwd = os.path.join(work, name + "-work")
+    os.makedirs(cwd)
+    out = run_gdb(["collector profile timer hi", "collector mpitrace on", "collector enable", "run",
+                   "collector report mpi"],
+                  [launcher] + options + ["-np", str(RANKS), program("mpi_imbalance_" + name), "40", "10"], cwd,
+                  timeout=300)
+    print(out)
+    truth = {int(m.group(1)): float(m.group(2)) for m in re.finditer(r"^cpu rank=(\d+) in_mpi=([0-9.]+) ", out, re.M)}
+    rows = {int(m.group(1)): (float(m.group(2)), float(m.group(3)), float(m.group(4)))
+            for m in re.finditer(r"^(\d+)\s+[0-9.]+\s+([0-9.]+)\s+[0-9.]+\s+([0-9.]+)\s+([0-9.]+)\s+\d+", out, re.M)}
+    check(sorted(truth) == list(range(RANKS)) and sorted(rows) == list(range(RANKS)),
+          "%s: every rank's truth and report row (%s, %s)" % (label, truth, rows))
+    for rank in sorted(truth):
+        if rank not in rows:
+            continue
+        in_mpi, cpu_in_mpi, off_cpu = rows[rank]
+        bound = sampling_seconds(truth[rank], 0.001)
+        check(abs(cpu_in_mpi - truth[rank]) <= bound,
+              "%s rank %d: %.3f s of CPU in MPI calls, the rank measured %.3f (bound %.3f)"
+              % (label, rank, cpu_in_mpi, truth[rank], bound))
+        check(abs(cpu_in_mpi + off_cpu - in_mpi) < 0.002, "%s rank %d: Work + Wait = the time in MPI" % (label, rank))
+
+
 def main():
     found = {name: spec for name, spec in IMPLEMENTATIONS.items()
              if shutil.which(spec[0]) and os.path.exists(program("mpi_exchange_" + name))}
@@ -282,6 +311,7 @@ def main():
         check_job(name, launcher, options)
         check_attach(name, launcher, options)
         check_gdb_per_rank(name, launcher, options)
+        check_work(name, launcher, options)
     name, (launcher, options) = next(iter(found.items()))
     check_without_mpitrace(name, launcher, options)
     cleanup(work)
