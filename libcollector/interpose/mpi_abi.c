@@ -87,6 +87,17 @@ int col_mpi_status_source(const struct col_mpi_abi *abi, const void *status)
   return source;
 }
 
+int col_mpi_status_cancelled(const struct col_mpi_abi *abi, const void *status)
+{
+  int32_t word;
+  if (abi->count_layout == COL_MPI_COUNT_OPEN_MPI) {
+    memcpy(&word, (const char *)status + 12, sizeof word); /* _cancelled */
+    return word != 0;
+  }
+  memcpy(&word, (const char *)status + 4, sizeof word); /* count_hi_and_cancelled: bit 0 */
+  return word & 1;
+}
+
 int64_t col_mpi_status_bytes(const struct col_mpi_abi *abi, const void *status)
 {
   if (abi->count_layout == COL_MPI_COUNT_OPEN_MPI) {

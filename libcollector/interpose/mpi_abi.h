@@ -41,5 +41,7 @@ uintptr_t col_mpi_handle_at(const struct col_mpi_abi *abi, const void *array, in
 /* A status's source rank and the bytes it says arrived. */
 int col_mpi_status_source(const struct col_mpi_abi *abi, const void *status);
 int64_t col_mpi_status_bytes(const struct col_mpi_abi *abi, const void *status);
+/* Nonzero when the status is that of a request MPI_Cancel took back. */
+int col_mpi_status_cancelled(const struct col_mpi_abi *abi, const void *status);
 
 #endif

@@ -54,21 +54,12 @@ static void started(const struct col_mpi_abi *abi, const struct mpi_span *s, con
   if (!col_mpi_persistent_of(handle, &p))
     return;
   if (p.sends) {
-    if (p.peer == abi->proc_null)
-      return;
-    struct mpi_message m = {ER_MPI_AS_SEND, p.peer, p.tag, p.comm_id, p.bytes, 0};
-    col_mpi_record_message(s, &m, (*messages)++);
+    struct mpi_message m = col_mpi_sent(abi, 0, p.peer, p.tag, p.comm_id, p.bytes);
+    if (m.iotype == ER_MPI_AS_SEND)
+      col_mpi_record_message(s, &m, (*messages)++);
   } else {
     struct col_mpi_receive r = {p.peer, p.tag, p.comm_id, p.bytes};
     col_mpi_receive_posted(handle, &r);
-  }
-}
-
-static void starts_done(const struct mpi_span *s, int messages)
-{
-  if (messages == 0) {
-    struct mpi_message m = {ER_MPI_AS_OTHER, -1, -1, -1, 0, 0};
-    col_mpi_record_message(s, &m, 0);
   }
 }
 
@@ -78,7 +69,7 @@ int col_wrap_MPI_Start(void *request)
     int messages = 0;
     if (rc_ == 0)
       started(abi_, &s_, request, 0, &messages);
-    starts_done(&s_, messages);
+    col_mpi_record_if_no_message(&s_, messages);
   });
 }
 
@@ -88,7 +79,7 @@ int col_wrap_MPI_Startall(int count, void *requests)
     int messages = 0;
     for (int i = 0; rc_ == 0 && i < count; i++)
       started(abi_, &s_, requests, i, &messages);
-    starts_done(&s_, messages);
+    col_mpi_record_if_no_message(&s_, messages);
   });
 }
 

@@ -61,13 +61,11 @@ int col_wrap_MPI_Pcontrol(const int level, ...)
 
 /* ---- point to point -------------------------------------------------- */
 
-#define SENT(dest, tag, comm, count, type)                                                                   \
-  do {                                                                                                       \
-    struct mpi_message m_ = {ER_MPI_AS_SEND, (dest), (tag), col_mpi_comm_id(abi_, (comm)),                  \
-                             rc_ == 0 ? col_mpi_type_bytes(abi_, (type), (count)) : 0, 0};                           \
-    if (rc_ != 0 || (dest) == abi_->proc_null)                                                               \
-      m_.iotype = ER_MPI_AS_OTHER, m_.peer = -1;                                                             \
-    col_mpi_record_message(&s_, &m_, 0);                                                                             \
+#define SENT(dest, tag, comm, count, type)                                                                  \
+  do {                                                                                                      \
+    struct mpi_message m_ = col_mpi_sent(abi_, rc_, (dest), (tag), col_mpi_comm_id(abi_, (comm)),           \
+                                         rc_ == 0 ? col_mpi_type_bytes(abi_, (type), (count)) : 0);         \
+    col_mpi_record_message(&s_, &m_, 0);                                                                    \
   } while (0)
 
 #define BLOCKING_SEND(name)                                                                                   \
@@ -145,9 +143,7 @@ int col_wrap_MPI_Irecv(void *buf, int count, col_mpi_handle type, int source, in
 static void sent_and_received(const struct col_mpi_abi *abi, const struct mpi_span *s, int rc, int dest, int stag,
                               int64_t sbytes, const void *status, int rtag, int comm_id)
 {
-  struct mpi_message send = {ER_MPI_AS_SEND, dest, stag, comm_id, sbytes, 0};
-  if (rc != 0 || dest == abi->proc_null)
-    send.iotype = ER_MPI_AS_OTHER, send.peer = -1, send.sbytes = 0;
+  struct mpi_message send = col_mpi_sent(abi, rc, dest, stag, comm_id, sbytes);
   col_mpi_record_message(s, &send, 0);
   struct mpi_message receive = received(abi, status, rtag, comm_id);
   if (rc == 0 && receive.iotype == ER_MPI_AS_RECEIVE)
@@ -207,13 +203,15 @@ static void watch(const struct col_mpi_abi *abi, struct watched *w, int count, c
 }
 
 /* The handles of the COUNT REQUESTS a completion call may complete (into
- * W), and the messages it counted (MESSAGES), when it is traced. */
+ * W) when it is traced (WATCHING_, its ABI, then given to TRACED_MPI_AS:
+ * one look decides both), and the messages it counted (MESSAGES). */
 #define WATCHING(count, requests)                                          \
+  const struct col_mpi_abi *watching_ = col_mpi_traced();                  \
   struct watched w;                                                        \
   int messages = 0;                                                        \
-  w.n = 0; /* (the kind may come on between the two looks) */              \
-  if (col_mpi_traced() != NULL)                                            \
-  watch(col_mpi_abi(), &w, (count), (requests))
+  w.n = 0; /* (read only when traced) */                                   \
+  if (watching_ != NULL)                                                   \
+  watch(watching_, &w, (count), (requests))
 
 /* The statuses a call fills: the program's, or ours for up to
  * MAX_OWN_STATUSES requests when it passed MPI_STATUSES_IGNORE (beyond,
@@ -237,29 +235,22 @@ static void completed(const struct col_mpi_abi *abi, const struct mpi_span *s, c
   struct mpi_message m = {ER_MPI_AS_RECEIVE, r.source, r.tag, r.comm_id, 0, r.capacity};
   if ((uintptr_t)statuses != abi->status_ignore) {
     const void *status = (const char *)statuses + (size_t)i * abi->status_bytes;
+    if (col_mpi_status_cancelled(abi, status))
+      return; /* MPI_Cancel took it back: no message */
     m = received(abi, status, r.tag, r.comm_id);
   }
   if (m.iotype == ER_MPI_AS_RECEIVE && m.peer >= 0)
     col_mpi_record_message(s, &m, (*messages)++);
 }
 
-/* After a completion call: its messages, or the call alone. */
-static void completion_done(const struct mpi_span *s, int messages)
-{
-  if (messages == 0) {
-    struct mpi_message m = {ER_MPI_AS_OTHER, -1, -1, -1, 0, 0};
-    col_mpi_record_message(s, &m, 0);
-  }
-}
-
 int col_wrap_MPI_Wait(void *request, col_mpi_status *status)
 {
   union any_status ours;
   WATCHING(1, request);
-  TRACED_MPI(ER_MPI_Wait, COL_REAL(MPI_Wait)(request, STATUS_OR_OURS(status, ours)), {
+  TRACED_MPI_AS(watching_, ER_MPI_Wait, COL_REAL(MPI_Wait)(request, STATUS_OR_OURS(status, ours)), {
     if (rc_ == 0)
       completed(abi_, &s_, &w, 0, STATUS_OR_OURS(status, ours), &messages);
-    completion_done(&s_, messages);
+    col_mpi_record_if_no_message(&s_, messages);
   });
 }
 
@@ -267,10 +258,10 @@ int col_wrap_MPI_Test(void *request, int *flag, col_mpi_status *status)
 {
   union any_status ours;
   WATCHING(1, request);
-  TRACED_MPI(ER_MPI_Test, COL_REAL(MPI_Test)(request, flag, STATUS_OR_OURS(status, ours)), {
+  TRACED_MPI_AS(watching_, ER_MPI_Test, COL_REAL(MPI_Test)(request, flag, STATUS_OR_OURS(status, ours)), {
     if (rc_ == 0 && *flag)
       completed(abi_, &s_, &w, 0, STATUS_OR_OURS(status, ours), &messages);
-    completion_done(&s_, messages);
+    col_mpi_record_if_no_message(&s_, messages);
   });
 }
 
@@ -278,10 +269,10 @@ int col_wrap_MPI_Waitall(int count, void *requests, col_mpi_status *statuses)
 {
   struct statuses ours;
   WATCHING(count, requests);
-  TRACED_MPI(ER_MPI_Waitall, COL_REAL(MPI_Waitall)(count, requests, STATUSES_OR_OURS(statuses, count, ours)), {
+  TRACED_MPI_AS(watching_, ER_MPI_Waitall, COL_REAL(MPI_Waitall)(count, requests, STATUSES_OR_OURS(statuses, count, ours)), {
     for (int i = 0; rc_ == 0 && i < count; i++)
       completed(abi_, &s_, &w, i, STATUSES_OR_OURS(statuses, count, ours), &messages);
-    completion_done(&s_, messages);
+    col_mpi_record_if_no_message(&s_, messages);
   });
 }
 
@@ -289,11 +280,11 @@ int col_wrap_MPI_Testall(int count, void *requests, int *flag, col_mpi_status *s
 {
   struct statuses ours;
   WATCHING(count, requests);
-  TRACED_MPI(ER_MPI_Testall,
+  TRACED_MPI_AS(watching_, ER_MPI_Testall,
              COL_REAL(MPI_Testall)(count, requests, flag, STATUSES_OR_OURS(statuses, count, ours)), {
                for (int i = 0; rc_ == 0 && *flag && i < count; i++)
                  completed(abi_, &s_, &w, i, STATUSES_OR_OURS(statuses, count, ours), &messages);
-               completion_done(&s_, messages);
+               col_mpi_record_if_no_message(&s_, messages);
              });
 }
 
@@ -301,12 +292,12 @@ int col_wrap_MPI_Waitany(int count, void *requests, int *index, col_mpi_status *
 {
   union any_status ours;
   WATCHING(count, requests);
-  TRACED_MPI(ER_MPI_Waitany, COL_REAL(MPI_Waitany)(count, requests, index, STATUS_OR_OURS(status, ours)), {
+  TRACED_MPI_AS(watching_, ER_MPI_Waitany, COL_REAL(MPI_Waitany)(count, requests, index, STATUS_OR_OURS(status, ours)), {
     /* the one status is that of request *index */
     struct watched one = {1, {*index >= 0 && *index < w.n ? w.handles[*index] : 0}};
     if (rc_ == 0)
       completed(abi_, &s_, &one, 0, STATUS_OR_OURS(status, ours), &messages);
-    completion_done(&s_, messages);
+    col_mpi_record_if_no_message(&s_, messages);
   });
 }
 
@@ -314,12 +305,12 @@ int col_wrap_MPI_Testany(int count, void *requests, int *index, int *flag, col_m
 {
   union any_status ours;
   WATCHING(count, requests);
-  TRACED_MPI(ER_MPI_Testany,
+  TRACED_MPI_AS(watching_, ER_MPI_Testany,
              COL_REAL(MPI_Testany)(count, requests, index, flag, STATUS_OR_OURS(status, ours)), {
                struct watched one = {1, {*index >= 0 && *index < w.n ? w.handles[*index] : 0}};
                if (rc_ == 0 && *flag)
                  completed(abi_, &s_, &one, 0, STATUS_OR_OURS(status, ours), &messages);
-               completion_done(&s_, messages);
+               col_mpi_record_if_no_message(&s_, messages);
              });
 }
 
@@ -344,40 +335,35 @@ static void some_completed(const struct col_mpi_abi *abi, const struct mpi_span 
   {                                                                                                            \
     struct statuses ours;                                                                                      \
     WATCHING(count, requests);                                                                                 \
-    TRACED_MPI(ER_##name,                                                                                      \
+    TRACED_MPI_AS(watching_, ER_##name,                                                                        \
                COL_REAL(name)(count, requests, outcount, indices, STATUSES_OR_OURS(statuses, count, ours)), { \
                  if (rc_ == 0 && *outcount > 0)                                                                \
                    some_completed(abi_, &s_, &w, *outcount, indices, STATUSES_OR_OURS(statuses, count, ours),  \
                                   &messages);                                                                  \
-                 completion_done(&s_, messages);                                                               \
+                 col_mpi_record_if_no_message(&s_, messages);                                                               \
                });                                                                                             \
   }
 SOME_COMPLETED(MPI_Waitsome)
 SOME_COMPLETED(MPI_Testsome)
 
-/* A request freed or cancelled before it completed: no message (a freed
- * persistent request starts no more). */
-static void forget(const struct col_mpi_abi *abi, const void *request)
-{
-  struct col_mpi_receive r;
-  uintptr_t handle = col_mpi_handle_at(abi, request, 0);
-  col_mpi_receive_done(handle, &r);
-  col_mpi_persistent_freed(handle);
-}
-
+/* A request freed before it completed: it completes unseen, so no
+ * message (a freed persistent request starts no more). */
 int col_wrap_MPI_Request_free(void *request)
 {
   const struct col_mpi_abi *abi = col_mpi_traced();
-  if (abi != NULL)
-    forget(abi, request);
-  TRACED_MPI(ER_MPI_Request_free, COL_REAL(MPI_Request_free)(request), OTHER_IN(-1));
+  if (abi != NULL) {
+    struct col_mpi_receive r;
+    uintptr_t handle = col_mpi_handle_at(abi, request, 0);
+    col_mpi_receive_done(handle, &r);
+    col_mpi_persistent_freed(handle);
+  }
+  TRACED_MPI_AS(abi, ER_MPI_Request_free, COL_REAL(MPI_Request_free)(request), OTHER_IN(-1));
 }
 
+/* A cancelled receive still completes in a Wait or Test, whose status says
+ * it was cancelled (completed() then counts no message). */
 int col_wrap_MPI_Cancel(void *request)
 {
-  const struct col_mpi_abi *abi = col_mpi_traced();
-  if (abi != NULL)
-    forget(abi, request);
   TRACED_MPI(ER_MPI_Cancel, COL_REAL(MPI_Cancel)(request), OTHER_IN(-1));
 }
 

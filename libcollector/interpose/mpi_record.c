@@ -85,6 +85,22 @@ void col_mpi_record_message(const struct mpi_span *s, const struct mpi_message *
   record_packet(s, m, part, channel_of(s, m), NULL);
 }
 
+struct mpi_message col_mpi_sent(const struct col_mpi_abi *abi, int rc, int dest, int tag, int comm_id,
+                                int64_t bytes)
+{
+  if (rc != 0 || dest == abi->proc_null)
+    return (struct mpi_message){ER_MPI_AS_OTHER, -1, tag, comm_id, 0, 0};
+  return (struct mpi_message){ER_MPI_AS_SEND, dest, tag, comm_id, bytes, 0};
+}
+
+void col_mpi_record_if_no_message(const struct mpi_span *s, int messages)
+{
+  if (messages == 0) {
+    struct mpi_message m = {ER_MPI_AS_OTHER, -1, -1, -1, 0, 0};
+    col_mpi_record_message(s, &m, 0);
+  }
+}
+
 int64_t col_mpi_type_bytes(const struct col_mpi_abi *abi, col_mpi_handle datatype, int count)
 {
   typedef int (*type_size_fn)(col_mpi_handle, int *);

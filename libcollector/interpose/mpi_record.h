@@ -38,12 +38,22 @@ void col_mpi_record_message(const struct mpi_span *s, const struct mpi_message *
 /* COUNT elements of DATATYPE, in bytes (0 when MPI cannot say). */
 int64_t col_mpi_type_bytes(const struct col_mpi_abi *abi, col_mpi_handle datatype, int count);
 
+/* A message the call sent to DEST: none (the call alone) when the call
+ * failed or DEST is MPI_PROC_NULL. */
+struct mpi_message col_mpi_sent(const struct col_mpi_abi *abi, int rc, int dest, int tag, int comm_id,
+                                int64_t bytes);
+/* After a call that may complete or start messages (MESSAGES of them were
+ * recorded): the call alone when there were none. */
+void col_mpi_record_if_no_message(const struct mpi_span *s, int messages);
+
 /* The call's span around CALL, then the statements that follow it (which
  * record its packets from rc_, s_ and abi_); untraced calls go straight
- * through. */
-#define TRACED_MPI(id, call, ...)                       \
+ * through.  TRACED_MPI_AS: with ABI, the caller's col_mpi_traced(), for a
+ * wrapper that looked before the call. */
+#define TRACED_MPI(id, call, ...) TRACED_MPI_AS(col_mpi_traced(), id, call, __VA_ARGS__)
+#define TRACED_MPI_AS(abi, id, call, ...)               \
   do {                                                  \
-    const struct col_mpi_abi *abi_ = col_mpi_traced();  \
+    const struct col_mpi_abi *abi_ = (abi);             \
     if (__builtin_expect(abi_ == NULL, 1))              \
       return call;                                      \
     struct mpi_span s_ = {.func = (id)};                \

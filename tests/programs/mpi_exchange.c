@@ -14,7 +14,8 @@
  * persistent requests (MPI_Recv_init, MPI_Send_init, then MPI_Startall and
  * MPI_Waitall each round; 5 doubles); an exchange with the partner rank ^ 1
  * through MPI_Sendrecv (3 doubles); MPI_Barrier and MPI_Allreduce (calls,
- * not messages).  Then, paused, 5 more ring rounds
+ * not messages).  Before the rounds, a receive no one sends to is posted,
+ * cancelled and waited for: no message either.  Then, paused, 5 more ring rounds
  * that must not be recorded.  Prints "truth rank=R peer=P sends=N
  * sbytes=B receives=M rbytes=C" lines and "calls rank=R barrier=N". */
 #include <mpi.h>
@@ -62,6 +63,13 @@ int main(int argc, char **argv)
   MPI_Request persistent[2];
   MPI_Recv_init(persistent_in, 5, MPI_DOUBLE, left, 4, MPI_COMM_WORLD, &persistent[0]);
   MPI_Send_init(persistent_out, 5, MPI_DOUBLE, right, 4, MPI_COMM_WORLD, &persistent[1]);
+  /* A receive no one sends to, cancelled: no message. */
+  int never;
+  MPI_Request cancelled;
+  MPI_Status cancelled_status;
+  MPI_Irecv(&never, 1, MPI_INT, left, 99, MPI_COMM_WORLD, &cancelled);
+  MPI_Cancel(&cancelled);
+  MPI_Wait(&cancelled, &cancelled_status);
   for (int r = 0; r < rounds; r++) {
     if (rank == 0 && size > 1) {
       MPI_Send(ping, 8, MPI_CHAR, 1, 1, MPI_COMM_WORLD);

@@ -20,6 +20,10 @@ int main(void)
   CHECK(sizeof(((MPI_Status *)0)->_ucount) == sizeof(size_t));
   MPI_Status s = {0};
   s._ucount = 123456789012ull;
+  CHECK(offsetof(MPI_Status, _cancelled) == 12); /* where col_mpi_status_cancelled reads it */
+  CHECK(!col_mpi_status_cancelled(abi, &s));
+  MPI_Status cancelled = s;
+  cancelled._cancelled = 1;
 #else
   const struct col_mpi_abi *abi = &col_mpi_mpich_abi;
   CHECK((uintptr_t)MPI_COMM_WORLD == abi->comm_world);
@@ -29,7 +33,12 @@ int main(void)
   MPI_Status s = {0};
   s.count_lo = (int)(123456789012ull & 0xffffffffu);
   s.count_hi_and_cancelled = (int)((123456789012ull >> 32) << 1); /* bit 0: cancelled */
+  CHECK(!col_mpi_status_cancelled(abi, &s));
+  MPI_Status cancelled = s;
+  cancelled.count_hi_and_cancelled |= 1;
 #endif
+  CHECK(col_mpi_status_cancelled(abi, &cancelled));
+  CHECK(col_mpi_status_bytes(abi, &cancelled) == 123456789012ll); /* the flag is not part of the count */
   s.MPI_SOURCE = 7;
   CHECK(col_mpi_status_bytes(abi, &s) == 123456789012ll);
   CHECK(col_mpi_status_source(abi, &s) == 7);
