@@ -9,13 +9,14 @@ node), by its pid and start time."""
 import os
 import stat
 
-RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK")
+from . import native
+
 JOB_VARIABLES = ("OMPI_MCA_ess_base_jobid", "PMIX_NAMESPACE")
 JOB_PREFIX = "mpi_job."
 
 
 def _rank(environment):
-    for name in RANK_VARIABLES:
+    for name in native.mpi_names()[2]:
         value = environment(name)
         if value is not None and value.isdigit() and len(value) < 10:
             return int(value)
@@ -55,4 +56,4 @@ def rank_experiment(store_directory, environment):
             return None
     except OSError:
         return None
-    return directory, "M_r%d.er" % rank
+    return directory, "%s%d.er" % (native.mpi_names()[0], rank)

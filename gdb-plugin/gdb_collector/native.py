@@ -55,6 +55,7 @@ def load(path):
     lib.gdbcol_hwc_sources.restype = None
     lib.gdbcol_hwc_preset.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_data_kind.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]
+    lib.gdbcol_mpi_name.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_layout.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_long)]
     lib.gdbcol_setting_default.argtypes = [ctypes.c_char_p]
     lib.gdbcol_setting_default.restype = ctypes.c_long
@@ -234,6 +235,16 @@ def data_kinds():
         kinds.append(DataKind(*fields, bool(traced.value)))
 
 _layout = None
+
+
+def mpi_names():
+    """How MPI ranks' experiments are named, from er_naming.h: (the rank
+    experiments' prefix "M_r", the job's group file "ranks.erg", the
+    environment variables a rank is read from, in order)."""
+    names, out = [], ctypes.create_string_buffer(64)
+    while _lib.gdbcol_mpi_name(len(names), out, len(out)) == 0:
+        names.append(out.value.decode())
+    return names[0], names[1], tuple(names[2:])
 
 
 def timer_signal():

@@ -124,22 +124,20 @@ def clock_source_note(status):
             % (os.strerror(refused), native.timer_signal(), native.perf_access_hint(2)))
 
 
-RANKS_GROUP = "ranks.erg"  # an MPI job's experiment and its ranks' (er_naming.h)
-
-
 def look_at_it(path):
     """The line after an experiment closes: how to see it (an MPI job's
     ranks are M_r<rank>.er, which gprofng loads through the job's group
     file only)."""
-    group = os.path.join(path, RANKS_GROUP)
+    rank_prefix, ranks_group, _ = native.mpi_names()
+    group = os.path.join(path, ranks_group)
     job = os.path.dirname(path)
-    if os.path.basename(path).startswith("M_r") and os.path.isfile(os.path.join(job, RANKS_GROUP)):
+    if os.path.basename(path).startswith(rank_prefix) and os.path.isfile(os.path.join(job, ranks_group)):
         # one GDB per rank: this rank's experiment is one of the job's
         return ("collector: to look at it: collector report (flamegraph FILE.svg, html FILE.html; mpi %s for the "
                 "job), or gprofng display text -functions %s (every rank of the job that has ended so far)\n"
-                % (job, os.path.join(job, RANKS_GROUP)))
+                % (job, os.path.join(job, ranks_group)))
     if os.path.isfile(group):
-        ranks = len([name for name in os.listdir(path) if name.startswith("M_r") and name.endswith(".er")])
+        ranks = len([name for name in os.listdir(path) if name.startswith(rank_prefix) and name.endswith(".er")])
         return ("collector: to look at it: collector report (flamegraph FILE.svg, html FILE.html), or gprofng display "
                 "text -functions %s (the job and its %d MPI rank(s); %s alone has the launcher's processes only)\n"
                 % (group, ranks, path))

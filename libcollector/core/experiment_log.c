@@ -82,6 +82,17 @@ static void log_process(void)
   }
 }
 
+/* The experiment just made joins the group file of the MPI job in JOB (a
+ * descendant rank's: FIRST, its founder, heads a new group; one GDB per
+ * rank: NULL); a group that cannot be written leaves the ranks to be named
+ * by hand. */
+static void join_ranks_group(const char *job, const char *first)
+{
+  char group[PATH_MAX + 16], why[256];
+  if (snprintf(group, sizeof group, "%s/%s", job, ER_RANKS_GROUP) < (int)sizeof group)
+    er_group_join_after(group, first, col_exp.path, why, sizeof why);
+}
+
 /* A descendant that is an MPI rank: its experiment is M_r<rank>.er (the
  * seeds' naming), listed with the job's in the job's group file, as
  * gprofng loads only the _*.er ones by itself.  Another process of the
@@ -95,13 +106,13 @@ static int create_rank_dir(const struct col_config *cfg)
   if (last == NULL || last[1] != 'x')
     return -ENOENT;
   int rank = col_job_rank(col_target_pid != 0 ? col_target_pid : getpid());
-  char name[32], group[PATH_MAX + 16], err[256];
+  char name[32];
   if (rank < 0)
     return -ENOENT;
   snprintf(name, sizeof name, ER_RANK_PREFIX "%d", rank);
   int dirfd = er_create_descendant_dir(cfg->store_dir, name, col_exp.path, sizeof col_exp.path);
-  if (dirfd >= 0 && snprintf(group, sizeof group, "%s/%s", cfg->store_dir, ER_RANKS_GROUP) < (int)sizeof group)
-    er_group_join_after(group, cfg->store_dir, col_exp.path, err, sizeof err); /* (without it, named by hand) */
+  if (dirfd >= 0)
+    join_ranks_group(cfg->store_dir, cfg->store_dir);
   return dirfd;
 }
 
@@ -115,11 +126,9 @@ int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
                                            col_exp.path, sizeof col_exp.path);
   /* One GDB per rank (the plugin named the experiment M_r<rank>.er in the
    * job's directory): the rank joins the job's group file. */
-  char group[PATH_MAX + 16], why[256];
   if (dirfd >= 0 && cfg->lineage[0] == '\0' &&
-      strncmp(cfg->experiment_name, ER_RANK_PREFIX, strlen(ER_RANK_PREFIX)) == 0 &&
-      snprintf(group, sizeof group, "%s/%s", cfg->store_dir, ER_RANKS_GROUP) < (int)sizeof group)
-    er_group_join(group, col_exp.path, why, sizeof why);
+      strncmp(cfg->experiment_name, ER_RANK_PREFIX, strlen(ER_RANK_PREFIX)) == 0)
+    join_ranks_group(cfg->store_dir, NULL);
   if (dirfd < 0) {
     snprintf(err, err_len, "cannot create the experiment in %s: %s", cfg->store_dir,
              dirfd == -EEXIST ? "an experiment of that name exists" : strerror(-dirfd));

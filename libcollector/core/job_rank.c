@@ -6,6 +6,7 @@
  * needs nothing from the program. */
 #define _GNU_SOURCE
 #include "core/job_rank.h"
+#include "er/er_naming.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const rank_variables[] = {"OMPI_COMM_WORLD_RANK=", "PMIX_RANK=", "PMI_RANK="};
+static const char *const rank_variables[] = {ER_RANK_VARIABLES};
 #define N_VARIABLES (sizeof rank_variables / sizeof rank_variables[0])
 
 /* The rank in VALUE (digits only), or -1. */
@@ -34,7 +35,9 @@ int col_job_rank(pid_t pid)
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return -1;
-  int found[N_VARIABLES] = {-1, -1, -1};
+  int found[N_VARIABLES];
+  for (size_t v = 0; v < N_VARIABLES; v++)
+    found[v] = -1;
   /* Entries are NUL-terminated; only their first bytes matter, so an entry
    * is kept up to sizeof ENTRY and the rest of it skipped. */
   char buf[4096], entry[64];
@@ -49,9 +52,11 @@ int col_job_rank(pid_t pid)
         continue;
       }
       entry[held < sizeof entry - 1 ? held : sizeof entry - 1] = '\0';
-      for (size_t v = 0; v < N_VARIABLES; v++)
-        if (held < sizeof entry - 1 && strncmp(entry, rank_variables[v], strlen(rank_variables[v])) == 0)
-          found[v] = rank_of(entry + strlen(rank_variables[v]));
+      for (size_t v = 0; v < N_VARIABLES; v++) {
+        size_t name_len = strlen(rank_variables[v]);
+        if (held < sizeof entry - 1 && strncmp(entry, rank_variables[v], name_len) == 0 && entry[name_len] == '=')
+          found[v] = rank_of(entry + name_len + 1);
+      }
       held = 0;
     }
   }

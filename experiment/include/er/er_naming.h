@@ -23,6 +23,11 @@ int er_create_experiment_dir(const char *dir, const char *name, char *path_out, 
 /* A descendant's experiment FOUNDER/LINEAGE.er (LINEAGE: "_f1", "_f1_x1"...,
  * or an MPI rank's "M_r3"), never one that exists; its descriptor, or -errno. */
 #define ER_RANK_PREFIX "M_r"
+/* Where launchers put a process's rank in its environment, in the order
+ * they are believed (Open MPI; PMIx launchers; MPICH's Hydra, Slurm's PMI):
+ * read by the runtime from /proc (core/job_rank.c) and by the GDB plugin
+ * from the program's environment (one GDB per rank). */
+#define ER_RANK_VARIABLES "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"
 /* The group file in a job's experiment that lists it and its ranks' (gprofng
  * loads only the _*.er descendants by itself). */
 #define ER_RANKS_GROUP "ranks.erg"
