@@ -125,10 +125,14 @@ int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
                 : er_create_experiment_dir(cfg->store_dir, cfg->experiment_name[0] ? cfg->experiment_name : NULL,
                                            col_exp.path, sizeof col_exp.path);
   /* One GDB per rank (the plugin named the experiment M_r<rank>.er in the
-   * job's directory): the rank joins the job's group file. */
+   * job's directory), or a rank on another node (in the job's experiment,
+   * which then heads the group, as for the ranks followed on its node):
+   * the rank joins the job's group file. */
   if (dirfd >= 0 && cfg->lineage[0] == '\0' &&
-      strncmp(cfg->experiment_name, ER_RANK_PREFIX, strlen(ER_RANK_PREFIX)) == 0)
-    join_ranks_group(cfg->store_dir, NULL);
+      strncmp(cfg->experiment_name, ER_RANK_PREFIX, strlen(ER_RANK_PREFIX)) == 0) {
+    size_t n = strlen(cfg->store_dir);
+    join_ranks_group(cfg->store_dir, n > 3 && strcmp(cfg->store_dir + n - 3, ".er") == 0 ? cfg->store_dir : NULL);
+  }
   if (dirfd < 0) {
     snprintf(err, err_len, "cannot create the experiment in %s: %s", cfg->store_dir,
              dirfd == -EEXIST ? "an experiment of that name exists" : strerror(-dirfd));

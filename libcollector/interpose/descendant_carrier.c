@@ -67,6 +67,21 @@ int col_carrier_adopt(char *status_path, size_t len)
     return 0;
   snprintf(status_path, len, "%s", carried);
   unsetenv(CARRIER_VARIABLE);
+  col_carrier_unpreload();
+  col_carrier_start(status_path);
+  col_is_descendant = 1;
+  return 1;
+}
+
+const char *col_carrier_runtime_path(void)
+{
+  return runtime_path[0] != '\0' || find_runtime_path() == 0 ? runtime_path : NULL;
+}
+
+void col_carrier_unpreload(void)
+{
+  if (col_carrier_runtime_path() == NULL)
+    return;
   const char *preload = getenv("LD_PRELOAD");
   if (preload != NULL) {
     const char *rest = without_runtime(preload);
@@ -78,9 +93,6 @@ int col_carrier_adopt(char *status_path, size_t len)
       setenv("LD_PRELOAD", kept, 1);
     }
   }
-  col_carrier_start(status_path);
-  col_is_descendant = 1;
-  return 1;
 }
 
 size_t col_carrier_slots(char *const envp[])

@@ -13,6 +13,11 @@ void col_carrier_start(const char *status_path);
 /* In a descendant's runtime at start: the carried session's status file
  * into STATUS_PATH, the carrier removed from the environment; 0 if none. */
 int col_carrier_adopt(char *status_path, size_t len);
+/* This library's path (absolute), or NULL where it cannot be told. */
+const char *col_carrier_runtime_path(void);
+/* The runtime taken out of LD_PRELOAD, where the carrier (or an MPI
+ * launcher's forwarding) put it in front of the user's. */
+void col_carrier_unpreload(void);
 /* The environment an exec passes on: ENVP with the carrier (ENVP itself
  * when nothing is carried).  SLOTS: col_carrier_slots(ENVP) pointers. */
 struct col_carrier {

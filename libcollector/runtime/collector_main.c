@@ -23,6 +23,8 @@
 #include "runtime/collection_state.h"
 #include "runtime/collector_main.h"
 #include "runtime/data_sources.h"
+#include "runtime/job_forwarding.h"
+#include "runtime/outside_rank.h"
 #include "runtime/program_requests.h"
 #include "inprocess/runtime_thread.h"
 #include "unwind/clock_perf.h"
@@ -125,6 +127,8 @@ static void serve_from_outside(enum col_start_how how)
     col_carrier_start(col_cfg.status_path);
   if (col_carrier_active && !fork_handler_set)
     fork_handler_set = pthread_atfork(NULL, NULL, forked_child) == 0;
+  if (col_carrier_active && how != COL_START_ATTACH) /* before main: an MPI launcher reads its environment there */
+    col_job_forward_if_launcher(col_carrier_runtime_path());
 }
 
 /* A fork of a process that passes the runtime on is a descendant: the
@@ -138,13 +142,37 @@ static void forked_child(void)
   }
 }
 
+/* An MPI rank on another node (outside_rank.c): its own sampler process,
+ * or, where that cannot start, the runtime samples it from inside. */
+static void serve_as_outside_rank(void)
+{
+  char why[600] = "";
+  switch (col_outside_rank_start(&col_cfg, why, sizeof why)) {
+  case COL_RANK_NONE:
+    return;
+  case COL_RANK_SAMPLED_OUTSIDE:
+    serve_from_outside(COL_START_LAUNCH);
+    return;
+  case COL_RANK_SAMPLED_INSIDE:
+    if (start_experiment() != 0)
+      return;
+    col_log_warning(200, "This MPI rank ran on another node than the job's launcher: %s; the runtime samples it "
+                    "from inside the program", why);
+    col_sources_start(COL_START_LAUNCH);
+    return;
+  }
+}
+
 /* A descendant's runtime (descendant_carrier.c): the session's control
  * page, nothing else; the sampler process records the descendant. */
 static void serve_as_descendant(void)
 {
   memset(&col_cfg, 0, sizeof col_cfg);
-  if (!col_carrier_adopt(col_cfg.status_path, sizeof col_cfg.status_path))
+  if (!col_carrier_adopt(col_cfg.status_path, sizeof col_cfg.status_path)) {
+    serve_as_outside_rank();
     return;
+  }
+  col_outside_rank_forget(); /* followed here: the job's settings are for ranks elsewhere */
   col_cfg.sampled_outside = 1;
   snprintf(col_cfg.descendants, sizeof col_cfg.descendants, "on");
   serve_from_outside(COL_START_DESCENDANT);

@@ -28,6 +28,29 @@
 #include "sampler_writers.h"
 #include "session_dir.h"
 
+/* What an MPI launcher's runtime did for its ranks on other nodes. */
+static void log_job_forwarding(const char *launcher, enum col_job_forwarding outcome)
+{
+  switch (outcome) {
+  case COL_JOB_FORWARDED:
+    col_log_comment("MPI launcher %s: the ranks it starts on other nodes get the runtime and the settings through "
+                    "its forwarding of the environment, and each records itself with a sampler process of its own "
+                    "into this job's experiment (M_r<rank>.er)", launcher);
+    break;
+  case COL_JOB_NEEDS_EXPORTS:
+    col_log_warning(200, "MPI launcher %s: ranks started on other nodes are not recorded: the command line uses -x, "
+                    "and Open MPI then refuses the collector's own list of variables to forward; add "
+                    "-x LD_PRELOAD -x GDBCOL_JOB to the command line to record them", launcher);
+    break;
+  case COL_JOB_NO_SETTINGS:
+  case COL_JOB_NO_ROOM:
+    col_log_warning(200, "MPI launcher %s: ranks started on other nodes are not recorded: %s", launcher,
+                    outcome == COL_JOB_NO_SETTINGS ? "the experiment's settings were not ready in time (5 s)"
+                                                   : "the environment could not hold the runtime's variables");
+    break;
+  }
+}
+
 void sampler_apply_request(const struct col_control_record *r)
 {
   static char reason[sizeof r->text];
@@ -65,6 +88,9 @@ void sampler_apply_request(const struct col_control_record *r)
       col_modules_unloaded(start, r->tstamp);
     break;
   }
+  case COL_CTL_JOB_FORWARDING:
+    log_job_forwarding(r->text, (enum col_job_forwarding)r->err);
+    break;
   case COL_CTL_CLOSE:
     sampler.close_requested = 1;
     snprintf(reason, sizeof reason, "%s", r->text);

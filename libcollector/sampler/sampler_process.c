@@ -21,7 +21,12 @@
  *
  * After `gdb -p`: GDB starts it while the process is stopped; it opens
  * events on every thread (sampler_events.c), starts the experiment, says
- * ready, and leaves GDB's process tree, so it outlives a detach. */
+ * ready, and leaves GDB's process tree, so it outlives a detach.
+ *
+ *     gdbcol-sampler --rank PID READY_FD
+ *
+ * The same, started by the runtime in an MPI rank that no sampler process
+ * follows (a rank on another node), before the rank's main. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -316,7 +321,8 @@ static void close_on_termination_signals(void)
 static void usage(void)
 {
   fprintf(stderr, "usage: gdbcol-sampler PID READY_FD PROGRAM [ARGS...]   (started by gdbcol-launch)\n"
-                  "       gdbcol-sampler --attach PID READY_FD          (started by GDB's collector enable)\n");
+                  "       gdbcol-sampler --attach PID READY_FD          (started by GDB's collector enable)\n"
+                  "       gdbcol-sampler --rank PID READY_FD            (started by an MPI rank on another node)\n");
 }
 
 /* Opens the events; after an attach also starts the experiment, whose run
@@ -344,15 +350,22 @@ static int begin(int epoll_fd, char *err, size_t err_len)
   strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
   struct sampler_events_figures events;
   sampler_events_describe(&events);
-  col_log_comment("Collection started in a running process at %s: GDB attached; the sampler process opened "
-                  "events on its %u thread(s)", when, events.attached_threads);
+  if (sampler.started_by_rank)
+    col_log_comment("Collection started at %s by an MPI rank outside the process tree the job's sampler process "
+                    "follows (a rank on another node): this sampler process, the rank's own, opened events on its "
+                    "%u thread(s) before its main", when, events.attached_threads);
+  else
+    col_log_comment("Collection started in a running process at %s: GDB attached; the sampler process opened "
+                    "events on its %u thread(s)", when, events.attached_threads);
   sampler_events_enable(1);
   return 0;
 }
 
 int main(int argc, char **argv)
 {
-  sampler.attached = argc == 4 && strcmp(argv[1], "--attach") == 0;
+  /* --rank: an MPI rank on another node starts its own (runtime/outside_rank.c) */
+  sampler.started_by_rank = argc == 4 && strcmp(argv[1], "--rank") == 0;
+  sampler.attached = sampler.started_by_rank || (argc == 4 && strcmp(argv[1], "--attach") == 0);
   if (argc < 4 || (!sampler.attached && argv[1][0] == '-')) {
     usage();
     return 2;

@@ -27,6 +27,7 @@
 
 #include "er/er_format.h"
 #include "sampler_descendants.h"
+#include "core/job_settings.h"
 #include "sampler_events.h"
 #include "sampler_spawns.h"
 #include "sampler_state.h"
@@ -54,6 +55,8 @@ void sampler_start_experiment(void)
   sampler.started = 1;
   if (col_control != NULL) { /* where the runtime writes generated code's bytes (dynamic_functions.c) */
     snprintf(col_control->experiment_path, sizeof col_control->experiment_path, "%s", col_exp.path);
+    if (col_job_settings_write(col_control->job_settings, sizeof col_control->job_settings, col_exp.path) != 0)
+      col_control->job_settings[0] = '\0'; /* ranks elsewhere are not recorded: said by the launcher's runtime */
     __atomic_store_n(&col_control->experiment_run_tstamp, col_exp.run_tstamp, __ATOMIC_RELEASE);
   }
   col_status_write(&col_cfg, "active", NULL);

@@ -71,6 +71,7 @@ static void on_request(const struct col_control_record *r, void *unused)
   case COL_CTL_FUNC_LOAD:
   case COL_CTL_FUNC_UNLOAD:
   case COL_CTL_UNLOADED:
+  case COL_CTL_JOB_FORWARDING:
     sampler_apply_request(r);
     break;
   case COL_CTL_EXEC_START:

@@ -53,6 +53,8 @@ static long token_pid(const char *name)
   const char *digits = NULL;
   if (strncmp(name, "gdb-", 4) == 0)
     digits = name + 4;
+  else if (strncmp(name, "rank-", 5) == 0) /* an MPI rank that started its own (runtime/outside_rank.c) */
+    digits = name + 5;
   else if (strncmp(name, TOKEN_PREFIX, strlen(TOKEN_PREFIX)) == 0)
     digits = name + strlen(TOKEN_PREFIX);
   if (digits == NULL || *digits == '\0')

@@ -1,7 +1,8 @@
 /* The session directory (GDB's, holding the status file, the control page
  * and the trace ring) is removed by whoever leaves it last: GDB at its exit
  * or a sampler process at its end.  Each member holds a token file named
- * after its role and pid ("gdb-PID", "sampler-PID"); leaving removes one's
+ * after its role and pid ("gdb-PID", "sampler-PID", "rank-PID": an MPI rank
+ * that started its own sampler process); leaving removes one's
  * own token, then the directory when no token of a live process remains.
  * Whichever of two members leaves second sees the other's token gone, so
  * the directory never outlives both (before, GDB skipped the removal while

@@ -17,7 +17,11 @@ enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_C
                         COL_CTL_FUNC_LOAD /* collector_func_load: "VADDR(hex) SIZE TSTAMP NAME" */,
                         COL_CTL_FUNC_UNLOAD /* collector_func_unload: "VADDR(hex)" */,
                         COL_CTL_UNLOADED /* dlclose unmapped an object: its code's start, "VADDR(hex)" */,
-                        COL_CTL_TRACE_UNMAPPED /* the runtime could not map the trace ring: err */ };
+                        COL_CTL_TRACE_UNMAPPED /* the runtime could not map the trace ring: err */,
+                        COL_CTL_JOB_FORWARDING /* an MPI launcher: its name, err = enum col_job_forwarding */ };
+/* What an MPI launcher's runtime did for the ranks on other nodes
+ * (runtime/job_forwarding.c). */
+enum col_job_forwarding { COL_JOB_FORWARDED, COL_JOB_NEEDS_EXPORTS, COL_JOB_NO_SETTINGS, COL_JOB_NO_ROOM };
 
 #define COL_CONTROL_SLOTS 64
 struct col_control_record {
@@ -49,6 +53,10 @@ struct col_control_page {
    * runtime writes dyntext (collector_func_load's code bytes). */
   char experiment_path[PATH_MAX];
   int64_t experiment_run_tstamp; /* its run event's time (dyntext's times are relative to it) */
+  /* What a rank this sampler cannot follow (on another node) records with
+   * (core/job_settings.h): written before experiment_run_tstamp, read by
+   * an MPI launcher's runtime (runtime/job_forwarding.c). */
+  char job_settings[8192];
 };
 
 extern struct col_control_page *col_control;
