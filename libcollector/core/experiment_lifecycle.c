@@ -163,6 +163,27 @@ int col_close_is_program_end(const char *why)
          strcmp(why, "killed") == 0;
 }
 
+/* Open MPI's Fortran bindings (libmpi_mpifh, under the mpi and mpi_f08
+ * modules too) call the implementation's PMPI_ functions directly, where no
+ * wrapper sees them (MPICH's call the MPI_ ones, which are traced).  Said
+ * once, at the end, where the program loaded them. */
+static void warn_untraced_mpi_bindings(void)
+{
+  if (!col_kind_on(&col_cfg, ER_KIND_MPI))
+    return;
+  size_t n;
+  const char *const *objects = col_modules_objects(&n);
+  for (size_t i = 0; i < n; i++) {
+    const char *base = strrchr(objects[i], '/') != NULL ? strrchr(objects[i], '/') + 1 : objects[i];
+    if (strncmp(base, "libmpi_mpifh.so", 15) == 0) {
+      col_log_warning(200, "The program uses Open MPI's Fortran bindings (%s), which call Open MPI directly: the "
+                      "MPI calls it makes from Fortran are not traced (its C calls are; MPICH's Fortran bindings "
+                      "are traced)", base);
+      return;
+    }
+  }
+}
+
 void col_experiment_finish(const char *why)
 {
   if (col_end_without_exit) {
@@ -184,6 +205,7 @@ void col_experiment_finish(const char *why)
     col_log_final_warning(200, "%llu sample point(s) could not be written (%s); the overview may hold one record "
                           "more than log.xml's samples", (unsigned long long)col_exp.samples_dropped,
                           strerror(col_write_errno() ? col_write_errno() : ENOSPC));
+  warn_untraced_mpi_bindings();
   col_log_final_sample("collector_close_experiment");
   col_log_exit(col_end_without_exit, ended_early);
   col_modules_close();

@@ -105,7 +105,7 @@ static int create_rank_dir(const struct col_config *cfg)
   const char *last = strrchr(cfg->lineage, '_');
   if (last == NULL || last[1] != 'x')
     return -ENOENT;
-  int rank = col_job_rank(col_target_pid != 0 ? col_target_pid : getpid());
+  int rank = cfg->job_rank_known ? cfg->job_rank : col_job_rank(col_target_pid != 0 ? col_target_pid : getpid());
   char name[32];
   if (rank < 0)
     return -ENOENT;

@@ -54,6 +54,11 @@ static void log_job_forwarding(const char *launcher, enum col_job_forwarding out
 void sampler_apply_request(const struct col_control_record *r)
 {
   static char reason[sizeof r->text];
+  if (r->kind == COL_CTL_JOB_RANK) { /* for the next image's experiment (core/experiment_log.c) */
+    col_cfg.job_rank_known = r->err >= 0;
+    col_cfg.job_rank = r->err;
+    return;
+  }
   if (!sampler.started)
     return;
   switch (r->kind) {

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "unwind/clock_perf.h"
+#include "core/job_rank.h"
 #include "sampler_writers.h"
 
 #define BUCKETS 1024
@@ -222,6 +223,19 @@ static int64_t record_time(const unsigned char *rec, uint16_t size)
   return t;
 }
 
+/* A new image: its MPI rank, read now from the environment
+ * its exec received, goes to its writer ahead of the exec's record (the
+ * writer names the experiment M_r<rank>.er there; a rank that ends within
+ * a few milliseconds may be gone by the time the writer could look). */
+static void forward_rank(struct route *r)
+{
+  int rank = col_job_rank(r->pid); /* -1: none (the writer looks again, in vain or not) */
+  struct sampler_request_record rec = {.header = {SAMPLER_RECORD_REQUEST, 0, sizeof rec},
+                                       .request = {.kind = COL_CTL_JOB_RANK, .err = rank, .pid = r->pid}};
+  if (write_whole(r->fd, (const unsigned char *)&rec, sizeof rec) != 0)
+    end_route(r);
+}
+
 int writers_route(const unsigned char *rec, uint16_t type, uint16_t size)
 {
   struct route *r = route_of(record_pid(rec, type, size));
@@ -250,6 +264,7 @@ int writers_route(const unsigned char *rec, uint16_t type, uint16_t size)
     if (ids[0] == ids[1])
       r->threads++; /* a new thread of the process */
   } else if (type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC)) {
+    forward_rank(r);
     before_end(r->pid, record_time(rec, size)); /* the old image's last events, in its experiment */
     char next[sizeof r->lineage];
     snprintf(next, sizeof next, "%.*s_x%u", (int)sizeof next - 16, r->lineage, ++r->execs);

@@ -97,12 +97,14 @@ def samplers_in(cwd):
 
 
 def leftovers(cwd, node, shm_before):
-    """The collector's processes and session directories still there once
-    every sampler had time to end (they end when their process is gone)."""
+    """The ranks' sampler processes and session directories still there
+    once every sampler had time to end (they end when their process is
+    gone).  Only the ranks' own directories: on a node that shares this
+    machine's /dev/shm, the suite's other tests have GDB sessions there."""
     deadline = time.monotonic() + 30
     while samplers_in(cwd) and time.monotonic() < deadline:
         time.sleep(0.1)
-    return samplers_in(cwd), sorted(d for d in set(node.shm_entries()) - shm_before if d.startswith("gdbcol"))
+    return samplers_in(cwd), sorted(d for d in set(node.shm_entries()) - shm_before if d.startswith("gdbcol-rank-"))
 
 
 def check_two_nodes(name, cwd, prefix=(), label=None):

@@ -12,7 +12,9 @@ running job records its calls from then on, each with the bytes the
 program passes.  One GDB per rank (mpirun -np 3 gdb ... --args) gives one
 job directory with every rank's M_r<rank>.er and their ranks.erg.  The
 job under GDB runs again as an ordinary user (when the suite runs as root).  Without mpitrace, the ranks are still M_r<rank>.er, with
-clock data and no MPI data."""
+clock data and no MPI data.  From Fortran (mpi_fortran.f90): exact under
+MPICH; under Open MPI, whose Fortran bindings call PMPI_ directly, nothing
+is traced and each rank's experiment says so."""
 
 import os
 import re
@@ -266,6 +268,39 @@ def check_work(name, launcher, options):
         check(abs(cpu_in_mpi + off_cpu - in_mpi) < 0.002, "%s rank %d: Work + Wait = the time in MPI" % (label, rank))
 
 
+def check_fortran(name, launcher, options):
+    """The job's ping-pong called from Fortran: MPICH's Fortran bindings
+    call the C MPI_ functions, so every message is traced; Open MPI's call
+    PMPI_ directly, so none is, and each rank's experiment says so."""
+    fortran = program("mpi_fortran_" + name)
+    if not os.path.exists(fortran):
+        skip_part("Fortran under %s (no mpif90.%s: Debian package gfortran)" % (name, name))
+        return
+    cwd = os.path.join(work, name + "-fortran")
+    os.makedirs(cwd)
+    out = run_gdb(["collector mpitrace on", "collector enable", "run"], [launcher] + options + ["-np", "2", fortran],
+                  cwd, timeout=300)
+    print(out)
+    truth = truths(out)
+    check(sorted(truth) == [0, 1], "%s Fortran: both ranks printed their messages" % name)
+    for rank in (0, 1):
+        path = os.path.join(cwd, "test.1.er", "M_r%d.er" % rank)
+        if not check(os.path.isdir(path), "%s Fortran rank %d: recorded (%s)"
+                     % (name, rank, sorted(os.listdir(os.path.dirname(path))) if os.path.isdir(os.path.dirname(path))
+                        else "no job experiment")):
+            continue
+        _, _, raw = er_dump(path)
+        log = open(os.path.join(path, "log.xml"), errors="replace").read()
+        said = "uses Open MPI&apos;s Fortran bindings" in log
+        if name == "mpich":
+            check(reader_peers(raw) == truth.get(rank) and not said,
+                  "MPICH Fortran rank %d: messages and bytes per peer exact (%s, truth %s)"
+                  % (rank, reader_peers(raw), truth.get(rank)))
+        else:
+            check(said and not reader_peers(raw),
+                  "Open MPI Fortran rank %d: no message traced, and the experiment says why" % rank)
+
+
 def main():
     found = {name: spec for name, spec in IMPLEMENTATIONS.items()
              if shutil.which(spec[0]) and os.path.exists(program("mpi_exchange_" + name))}
@@ -279,6 +314,7 @@ def main():
         check_attach(name, launcher, options)
         check_gdb_per_rank(name, launcher, options)
         check_work(name, launcher, options)
+        check_fortran(name, launcher, options)
     name, (launcher, options) = next(iter(found.items()))
     check_without_mpitrace(name, launcher, options)
     cleanup(work)
