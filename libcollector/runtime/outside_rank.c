@@ -135,6 +135,8 @@ enum col_rank_start col_outside_rank_start(struct col_config *cfg, char *why, si
 {
   const char *carried = getenv(COL_JOB_VARIABLE);
   const char *job = carried != NULL ? er_value_decode(carried, settings, sizeof settings - 2 * PATH_MAX) : NULL;
+  if (job != NULL && job != settings) /* plain text: copied before the variable goes */
+    snprintf(settings, sizeof settings - 2 * PATH_MAX, "%s", job);
   unsetenv(COL_JOB_VARIABLE); /* the program sees the environment its user gave */
   if (carried != NULL)
     col_carrier_unpreload();
@@ -142,8 +144,6 @@ enum col_rank_start col_outside_rank_start(struct col_config *cfg, char *why, si
   const char *runtime = col_carrier_runtime_path();
   if (rank < 0 || runtime == NULL)
     return COL_RANK_NONE; /* not a rank: a process of the launcher's own on that node */
-  if (job != settings)
-    snprintf(settings, sizeof settings, "%s", job);
   char sampler[PATH_MAX];
   snprintf(sampler, sizeof sampler, "%.*s/gdbcol-sampler", (int)(strrchr(runtime, '/') - runtime), runtime);
   int have_dir = make_session_dir() == 0;
