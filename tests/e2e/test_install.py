@@ -74,4 +74,5 @@ if os.path.isfile(staged):
     check("/usr/lib" in text and stage not in text, "DESTDIR: the file names the final prefix, not the stage")
 check("GDB will load the collector commands" not in out, "DESTDIR: the system's gdbinit directory is left alone")
 cleanup(work)
+cleanup(os.path.dirname(stage))
 finish()
