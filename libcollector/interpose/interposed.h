@@ -18,6 +18,8 @@
 typedef uintptr_t col_mpi_handle;
 typedef uintptr_t col_mpi_word; /* an argument passed on as it came (interposed_mpi_calls_table.h) */
 typedef struct col_mpi_status col_mpi_status;
+/* An OpenMP outlined region or task body (interposed_omp_table.h). */
+typedef void (*col_omp_fn)(void *);
 
 #include "interposed_table.h"
 

@@ -173,6 +173,7 @@
   X(munmap, NULL, int, (void *, size_t))
 
 #include "interposed_mpi_table.h"
+#include "interposed_omp_table.h"
 
 #define COL_INTERPOSED(X) \
   COL_THREAD_FUNCTIONS(X) \
@@ -182,6 +183,7 @@
   COL_SYNC_FUNCTIONS(X)   \
   COL_IO_FUNCTIONS(X)     \
   COL_HEAP_FUNCTIONS(X)   \
-  COL_MPI_FUNCTIONS(X)
+  COL_MPI_FUNCTIONS(X)    \
+  COL_OMP_FUNCTIONS(X)
 
 #endif

@@ -1,0 +1,30 @@
+/* OpenMP states by marker frames (omp_interpose.c): the sections the
+ * wrappers of libgomp's entry points live in, one per state, and the
+ * switch that puts the trampoline around regions' bodies. */
+#ifndef COL_INTERPOSE_OMP_MARKS_H
+#define COL_INTERPOSE_OMP_MARKS_H
+
+/* The sections, by the state a frame in them gives a clock sample (the
+ * innermost such frame decides; gprofng's omp_state names in brackets):
+ *   gdbcol_omp_work      a region's body, run by our trampoline [WORK]
+ *   gdbcol_omp_region    the region's master outside its body: the team's
+ *                        start, then the region's end barrier [IBAR]
+ *   gdbcol_omp_ibar      a worksharing construct's end barrier [IBAR]
+ *   gdbcol_omp_ebar      GOMP_barrier [EBAR]
+ *   gdbcol_omp_critical  a critical section's entry [CTWT]
+ *   gdbcol_omp_atomic    an atomic's entry [ATWT]
+ *   gdbcol_omp_ordered   an ordered section's entry [ODWT]
+ *   gdbcol_omp_lock      omp_set_lock, omp_set_nest_lock [LKWT]
+ *   gdbcol_omp_taskwait  taskwait, a taskgroup's end [TSKWT]
+ * The sampler process finds them in the runtime's file (its section
+ * headers) and in each process at the runtime's load address. */
+#define COL_OMP_SECTION_PREFIX "gdbcol_omp_"
+
+/* Nonzero: regions' bodies run through the trampoline (else the
+ * program's calls pass straight through, with no frame of ours).  Not set
+ * yet: it goes on with clock profiling once the sampler process takes the
+ * marker frames out of the stacks it writes as it classifies them (issue
+ * 28's next step); until then a region's frames would show in reports. */
+extern int col_omp_marking;
+
+#endif
