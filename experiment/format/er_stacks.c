@@ -75,18 +75,27 @@ uint64_t er_stack_uid(const uint64_t *pcs, size_t n)
 
 uint64_t er_frameinfo_record(struct er_cursor *frameinfo, struct er_idset *seen, const uint64_t *pcs, size_t n)
 {
+  return er_frameinfo_record_state(frameinfo, seen, pcs, n, 0);
+}
+
+uint64_t er_frameinfo_record_state(struct er_cursor *frameinfo, struct er_idset *seen, const uint64_t *pcs, size_t n,
+                                   unsigned omp_state)
+{
   if (n == 0 || n > ER_MAX_STACK_DEPTH + 1)
     return 0;
-  uint64_t frame_uid = fold(STACK_ROOT, pcs, n);
+  /* One frame packet per (stack, state): the state folds into the id. */
+  uint64_t frame_uid = fold(STACK_ROOT + (uint64_t)omp_state * 0x9E3779B97F4A7C15ULL, pcs, n);
   int fresh = er_idset_insert(seen, frame_uid);
   if (fresh < 0)
     return 0;
   if (fresh == 0)
     return frame_uid;
-  unsigned char packet[sizeof(struct er_frame_packet) + sizeof(struct er_frame_info) + 8 * (ER_MAX_STACK_DEPTH + 1)];
+  unsigned char packet[sizeof(struct er_frame_packet) + sizeof(struct er_frame_info) + 8 * (ER_MAX_STACK_DEPTH + 1) +
+                       sizeof(struct er_frame_omp2)];
   struct er_frame_packet head = {0};
   struct er_frame_info info = {0};
-  size_t len = sizeof head + sizeof info + 8 * n;
+  struct er_frame_omp2 omp = {sizeof omp, ER_FRAME_INFO_OMP2, omp_state, 0, 0};
+  size_t len = sizeof head + sizeof info + 8 * n + (omp_state != 0 ? sizeof omp : 0);
   head.tsize = (uint16_t)len;
   head.type = ER_PKT_FRAME;
   head.hsize = sizeof head;
@@ -97,6 +106,8 @@ uint64_t er_frameinfo_record(struct er_cursor *frameinfo, struct er_idset *seen,
   memcpy(packet, &head, sizeof head);
   memcpy(packet + sizeof head, &info, sizeof info);
   memcpy(packet + sizeof head + sizeof info, pcs, 8 * n);
+  if (omp_state != 0)
+    memcpy(packet + sizeof head + sizeof info + 8 * n, &omp, sizeof omp);
   if (er_cursor_append(frameinfo, packet, len) < 0)
     return 0;
   return frame_uid;

@@ -12,6 +12,7 @@
 
 #include "er/er_fileutil.h"
 #include "er/er_format.h"
+#include "er/er_omp.h"
 #include "er/er_xml.h"
 
 /* Data files are read whole; none of ours comes near this size. */
@@ -241,7 +242,15 @@ static void collect_frame(const unsigned char *p, uint16_t type, uint16_t size, 
     exp->damaged_packets++;
     return;
   }
-  struct er_stack st = {head.uid, (info.hsize - sizeof info) / 8, NULL};
+  struct er_stack st = {head.uid, (info.hsize - sizeof info) / 8, NULL, 0};
+  /* An OpenMP thread's sample: its state after the stack (§6.1a). */
+  struct er_frame_omp2 omp;
+  uint64_t after = (uint64_t)head.hsize + info.hsize;
+  if (after + sizeof omp <= size) {
+    memcpy(&omp, p + after, sizeof omp);
+    if (omp.kind == ER_FRAME_INFO_OMP2 && omp.hsize == sizeof omp && omp.omp_state < ER_OMP_N_STATES)
+      st.omp_state = (int)omp.omp_state;
+  }
   st.pcs = malloc(st.n * 8 + 8);
   memcpy(st.pcs, p + head.hsize + sizeof info, st.n * 8);
   exp->stacks = realloc(exp->stacks, (exp->n_stacks + 1) * sizeof *exp->stacks);

@@ -20,6 +20,7 @@
 #include "er_dump_hwc.h"
 #include "er_dump_io.h"
 #include "er_dump_mpi.h"
+#include "er_dump_omp.h"
 
 struct func_total {
   char name[256];
@@ -236,6 +237,7 @@ int main(int argc, char **argv)
     er_dump_hwc(&exp, pc_name);
   if (exp.declared[ER_KIND_MPI])
     er_dump_mpi(&exp);
+  er_dump_omp(&exp);
   printf("exit_seconds: %.3f\n", exp.exit_tstamp / 1e9);
   for (size_t i = 0; i < exp.n_sample_events; i++)
     printf("sample %zu: %s\n", i, exp.sample_labels[i]);

@@ -9,6 +9,7 @@
 
 #include "core/capture.h"
 #include "core/clock_writer.h"
+#include "core/omp_states.h"
 #include "core/data_limit.h"
 #include "core/experiment_control.h"
 #include "core/experiment_log.h"
@@ -105,7 +106,12 @@ static uint64_t append_with_stack(pid_t tid, uint32_t cpu, int64_t tstamp, uint3
 {
   if (n > 0 && !col_modules_knows_pc(pcs[0]))
     rescan_wanted = 1; /* probably a library loaded since the last scan */
-  return append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id(pcs, n));
+  /* An OpenMP thread's state, its stack without the runtime's markers. */
+  uint64_t program_pcs[ER_MAX_STACK_DEPTH + 2];
+  size_t program_n = n <= ER_MAX_STACK_DEPTH + 2 ? n : ER_MAX_STACK_DEPTH + 2;
+  memcpy(program_pcs, pcs, program_n * sizeof *pcs);
+  int omp_state = col_omp_classify(program_pcs, &program_n);
+  return append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id_state(program_pcs, program_n, omp_state));
 }
 
 uint64_t col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,

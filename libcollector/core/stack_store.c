@@ -42,8 +42,13 @@ int col_stack_store_start(void (*on_lost_stack)(int err))
 
 uint64_t col_writer_stack_id(const uint64_t *pcs, size_t n)
 {
+  return col_writer_stack_id_state(pcs, n, 0);
+}
+
+uint64_t col_writer_stack_id_state(const uint64_t *pcs, size_t n, int omp_state)
+{
   size_t known = seen_stacks.count;
-  uint64_t id = er_frameinfo_record(frames_out, &seen_stacks, pcs, n);
+  uint64_t id = er_frameinfo_record_state(frames_out, &seen_stacks, pcs, n, (unsigned)omp_state);
   if (seen_stacks.count != known) /* a new stack: the libraries it runs in are the program's */
     col_modules_note_stack(pcs, n);
   return id;

@@ -20,11 +20,10 @@
  * headers) and in each process at the runtime's load address. */
 #define COL_OMP_SECTION_PREFIX "gdbcol_omp_"
 
-/* Nonzero: regions' bodies run through the trampoline (else the
- * program's calls pass straight through, with no frame of ours).  Not set
- * yet: it goes on with clock profiling once the sampler process takes the
- * marker frames out of the stacks it writes as it classifies them (issue
- * 28's next step); until then a region's frames would show in reports. */
+/* Nonzero while the sampler process records this process: regions'
+ * bodies run through the trampoline (else the program's calls pass
+ * straight through, with no frame of ours); the sampler classifies clock
+ * samples by the markers and takes them out of the stacks it writes. */
 extern int col_omp_marking;
 
 #endif

@@ -19,6 +19,7 @@
 #include "core/status_file.h"
 #include "interpose/descendant_carrier.h"
 #include "interpose/got_patch.h"
+#include "interpose/omp_marks.h"
 #include "interpose/runtime_hooks.h"
 #include "runtime/collection_state.h"
 #include "runtime/collector_main.h"
@@ -121,6 +122,9 @@ static void serve_from_outside(enum col_start_how how)
   }
   col_state_own();
   col_state_set(COL_STATE_COLLECTING);
+  /* OpenMP regions' bodies under the runtime's marker frame: the sampler
+   * process classifies clock samples by them (core/omp_states.c) */
+  __atomic_store_n(&col_omp_marking, 1, __ATOMIC_RELAXED);
   col_sources_start(how);
   static int fork_handler_set;
   if (strcmp(col_cfg.descendants, "off") != 0 && !col_carrier_active)
@@ -352,6 +356,7 @@ void col_close_experiment(const char *why)
   if (!col_state_close())
     return;
   close_reason = why;
+  __atomic_store_n(&col_omp_marking, 0, __ATOMIC_RELAXED);
   col_sources_stop();
   if (col_outside()) {
     col_control_post(COL_CTL_CLOSE, why, 0); /* the sampler process ends it */

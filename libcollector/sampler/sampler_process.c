@@ -54,6 +54,7 @@
 #include "core/experiment_log.h"
 #include "core/hrtime.h"
 #include "core/module_map.h"
+#include "core/omp_states.h"
 #include "core/runtime_calls.h"
 #include "core/recording_cost.h"
 #include "core/status_file.h"
@@ -318,6 +319,24 @@ static void close_on_termination_signals(void)
   sigaction(COL_TRACE_WAKE_SIGNAL, &sa, NULL);
 }
 
+/* The runtime the program maps is this file's sibling (installed
+ * together): its marker sections give clock samples their OpenMP state. */
+static void omp_states_from_runtime_beside(void)
+{
+  char self[PATH_MAX], runtime[PATH_MAX + 32], real[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0)
+    return;
+  self[n] = '\0';
+  char *slash = strrchr(self, '/');
+  if (slash == NULL)
+    return;
+  *slash = '\0';
+  snprintf(runtime, sizeof runtime, "%s/libcollector.so", self);
+  if (realpath(runtime, real) != NULL)
+    col_omp_states_init(real);
+}
+
 static void usage(void)
 {
   fprintf(stderr, "usage: gdbcol-sampler PID READY_FD PROGRAM [ARGS...]   (started by gdbcol-launch)\n"
@@ -382,6 +401,7 @@ int main(int argc, char **argv)
     used += (size_t)snprintf(col_target_command + used, sizeof col_target_command - used, "%s%s",
                              i > 3 ? " " : "", argv[i]);
   col_config_from_environment(&col_cfg);
+  omp_states_from_runtime_beside();
   if (!sampler.attached)
     col_modules_use_records();
   col_calls_set_runtime_thread(gettid(), NULL);

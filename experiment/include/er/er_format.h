@@ -158,7 +158,17 @@ struct er_frame_info {
 } __attribute__((packed));
 
 #define ER_FRAME_INFO_STACK 1u
+#define ER_FRAME_INFO_OMP2 5u /* the sample's OpenMP state (§6.1a) */
 #define ER_FRAME_INFO_COMPRESSED 0x80000000u
+
+/* After the stack record of an OpenMP thread's frame packet (§6.1a). */
+struct er_frame_omp2 {
+  uint32_t hsize;     /* 24 */
+  uint32_t kind;      /* ER_FRAME_INFO_OMP2 */
+  uint32_t omp_state; /* enum er_omp_state */
+  uint32_t pad;
+  uint64_t uid;       /* the user-mode stack's uid, 0: none */
+} __attribute__((packed));
 
 /* Markers in the last slot of a stack (§6.2). */
 #define ER_PC_TRUNCATED ((uint64_t)-2)

@@ -27,6 +27,7 @@ struct er_stack {
   uint64_t frame_uid;
   size_t n;
   uint64_t *pcs; /* leaf first */
+  int omp_state; /* enum er_omp_state of the samples that use it (0: not OpenMP) */
 };
 
 struct er_clock_sample {

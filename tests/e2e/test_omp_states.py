@@ -1,0 +1,50 @@
+"""OpenMP states of clock samples (issue 28): omp_states.c measures, with
+each thread's CPU clock, its time in work, at an explicit barrier, at
+regions' ends and between regions (the worker; one state until region
+stamps tell the end barrier from idling) and in serial code, with
+OMP_WAIT_POLICY=active so that every wait is CPU time.  Under
+`collector enable`, each state's seconds in our reader (er-dump, from the
+frame packets' OMP2_INFO) is within the sampling bound of the program's own
+figure; the runtime's marker frames are not in the stacks; gprofng reads
+the experiment."""
+
+import os
+import re
+import subprocess
+
+from harness import check, cleanup, er_dump, finish, program, run_gdb, sampling_seconds, skip_test, workdir
+
+PROGRAM = program("omp_states")
+if not os.path.exists(PROGRAM):
+    skip_test("no OpenMP compiler support (gcc -fopenmp, libgomp)")
+INTERVAL = 0.01  # the default clock profiling
+# The states the program measures, and the reader's names for them.
+STATES = {"work": "work", "explicit_barrier": "explicit barrier", "implicit_barrier": "implicit barrier",
+          "serial": "serial"}
+work = workdir()
+out = run_gdb(["collector enable", "run"], [PROGRAM, "3", "0.1"], work,
+              env={"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "active"})
+print(out)
+m = re.search(r"^truth (.*)$", out, re.M)
+truth = dict((k, float(v)) for k, v in (kv.split("=") for kv in m.group(1).split())) if m else {}
+check(set(truth) == set(STATES), "the program measured its states (%s)" % truth)
+experiment = os.path.join(work, "test.1.er")
+summary, funcs, raw = er_dump(experiment)
+got = {m.group(1): float(m.group(2)) for m in re.finditer(r"^omp_state ([a-z ]+): ([0-9.]+)$", raw, re.M)}
+for key, name in STATES.items():
+    if key not in truth:
+        continue
+    bound = sampling_seconds(truth[key], INTERVAL)
+    check(name in got and abs(got[name] - truth[key]) <= bound,
+          "%s: %.3f s in the experiment, %.3f s measured by the threads (bound %.3f)"
+          % (name, got.get(name, -1), truth[key], bound))
+check(all(got.get(s, 0) == 0 for s in ("lock wait", "critical section wait", "taskwait")),
+      "no state the program does not have (%s)" % {k: v for k, v in got.items() if v})
+check(not [f for f in funcs if f == "run_region_body" or f.startswith("col_wrap_")] and "work_for" in funcs,
+      "the runtime's marker frames are not in the recorded stacks (%s)" % sorted(funcs)[:12])
+gp = subprocess.run(["gprofng", "display", "text", "-functions", experiment], capture_output=True, text=True,
+                    timeout=120)
+check(gp.returncode == 0 and "work_for" in gp.stdout and "Error" not in gp.stdout + gp.stderr,
+      "gprofng reads the experiment (work_for listed)")
+cleanup(work)
+finish()
