@@ -68,7 +68,7 @@ def main():
         configs = [("alone (anchor)", lambda: run_alone(program))]
         configs += [("shim %s" % v, (lambda v=v: run_alone(program, shims[v]))) for v in VARIANTS]
         if os.path.exists(COLLECTOR_GDB):
-            configs.append(("clock profiling, 10 ms (today)", lambda: run_profiled(program, work)))
+            configs.append(("clock profiling + OpenMP states, 10 ms", lambda: run_profiled(program, work)))
         results = {name: {c: [] for c in CONSTRUCTS} for name, _ in configs}
         for _ in range(REPEATS):  # interleaved, so that the machine's drift touches each alike
             for name, run in configs:
