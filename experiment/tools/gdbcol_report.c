@@ -16,6 +16,7 @@
 #include "er/er_profile.h"
 #include "er/er_reader.h"
 #include "er_mpi_report.h"
+#include "er_omp_report.h"
 
 #define DEFAULT_ROWS 25
 
@@ -27,8 +28,10 @@ static void usage(FILE *out)
         "  --callees FUNC        the functions FUNC calls\n"
         "  --threads             each thread's share\n"
         "  --processes           the experiment and its descendants' experiments (MPI ranks too)\n"
-        "  --mpi                 MPI calls per rank (time, MPI %%, messages, bytes), per function, and\n"
+        "  --mpi                 MPI calls per rank (time, MPI %, messages, bytes), per function, and\n"
         "                        who sent how much to whom: a job's experiment or one rank's\n"
+        "  --omp                 OpenMP: time per state (work, barriers, idle, waits), OpenMP Work,\n"
+        "                        Wait and Overhead per parallel region and per function\n"
         "  --folded FILE         folded stacks (FlameGraph, speedscope, inferno); - for stdout\n"
         "  --flamegraph FILE     an interactive SVG flame graph\n"
         "  --html FILE           an HTML page: the function table and the flame graph\n"
@@ -303,7 +306,8 @@ int main(int argc, char **argv)
       argument = argv[++i];
     } else if (strcmp(a, "--no-inline") == 0) {
       with_inlined = 0;
-    } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--processes") == 0 || strcmp(a, "--mpi") == 0) {
+    } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--processes") == 0 || strcmp(a, "--mpi") == 0 ||
+               strcmp(a, "--omp") == 0) {
       view = a + 2;
     } else if (strcmp(a, "--help") == 0) {
       usage(stdout);
@@ -329,6 +333,8 @@ int main(int argc, char **argv)
   }
   if (strcmp(view, "mpi") == 0)
     return er_mpi_report(path, rows);
+  if (strcmp(view, "omp") == 0)
+    return er_omp_report(path, rows);
   struct er_experiment exp;
   char err[1024];
   if (er_experiment_open(path, &exp, err, sizeof err) != 0) {

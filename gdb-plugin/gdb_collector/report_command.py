@@ -12,9 +12,9 @@ from .commands import _Subcommand
 from .text import say
 
 VIEWS_WITH_VALUE = ("callers", "callees", "flamegraph", "folded", "html")
-VIEWS_ALONE = ("functions", "threads", "processes", "mpi")
+VIEWS_ALONE = ("functions", "threads", "processes", "mpi", "omp")
 OPTIONS = ("metric", "limit")
-USAGE = ("collector report [EXPERIMENT.er] [functions | callers FUNC | callees FUNC | threads | processes | mpi | "
+USAGE = ("collector report [EXPERIMENT.er] [functions | callers FUNC | callees FUNC | threads | processes | mpi | omp | "
          "flamegraph FILE.svg | folded FILE | html FILE.html] [metric cpu|COUNTER] [limit N] [noinline]")
 REPORT_TIMEOUT_S = 600
 
@@ -38,6 +38,11 @@ running one as recorded so far).  VIEW is one of:
                      MPI and its share of the run (MPI %), messages and
                      bytes sent and received; per MPI function; and the
                      bytes each rank sent to each other
+  omp                OpenMP (programs built with gcc -fopenmp): the time
+                     in each state (work, serial, implicit and explicit
+                     barriers, lock, critical, ordered, atomic and task
+                     waits), OpenMP Work, Wait and Overhead, per parallel
+                     region and per function
   flamegraph FILE.svg  an interactive flame graph (open it in a browser:
                      hover for a frame's share, click to zoom, Search)
   folded FILE        folded stacks, for FlameGraph, speedscope or inferno

@@ -270,6 +270,12 @@ class Session:
             st = self.status()
         return self.status()  # it may have closed and left between the two reads
 
+    def wait_for_sampler(self, status):
+        """Until the sampler process of STATUS has ended, bounded."""
+        start = time.monotonic()
+        while process_alive(status.get("sampler_pid", "")) and time.monotonic() - start < SAMPLER_CLOSE_WAIT_S:
+            time.sleep(0.02)
+
     def report_end_of_run(self):
         """Called when GDB loses an inferior (exit, kill or detach): says what
         happened to the experiment."""
@@ -300,6 +306,12 @@ class Session:
                 "The new program was not profiled."
             say("collector: the process exec'd %s; experiment %s closed (%s). %s\n"
                       % (st.get("detail", "a new program"), path, closed_summary(st), after))
+            if st.get("exec_followed") == "1":
+                # The new image and its descendants (Open MPI 5's mpirun execs
+                # prterun, whose ranks are M_r<rank>.er here) close when the
+                # sampler process ends, a little after the program.
+                self.wait_for_sampler(st)
+                say(look_at_it(path))
         elif state == "error":
             say("collector: no experiment was recorded: %s\n" % st.get("detail", "unknown error"))
         elif state == "active" and st.get("sampler_pid", "0") not in ("", "0") and \

@@ -116,6 +116,24 @@ static int create_rank_dir(const struct col_config *cfg)
   return dirfd;
 }
 
+int col_log_name_as_rank(const struct col_config *cfg, int rank)
+{
+  const char *last = strrchr(cfg->lineage, '_'), *base = strrchr(col_exp.path, '/');
+  if (last == NULL || last[1] != 'x' || base == NULL || base[1] != '_')
+    return 0; /* not a new image, or named as a rank already */
+  char renamed[PATH_MAX];
+  if (snprintf(renamed, sizeof renamed, "%s/" ER_RANK_PREFIX "%d.er", cfg->store_dir, rank) >= (int)sizeof renamed)
+    return -ENAMETOOLONG;
+  /* Never over another experiment; the open files follow the directory. */
+  if (renameat2(AT_FDCWD, col_exp.path, AT_FDCWD, renamed, RENAME_NOREPLACE) != 0)
+    return -errno;
+  snprintf(col_exp.path, sizeof col_exp.path, "%s", renamed);
+  join_ranks_group(cfg->store_dir, cfg->store_dir);
+  col_log_comment("An MPI rank (%d): named M_r%d.er when its runtime said so; its exec was recorded before the "
+                  "rank could be read", rank, rank);
+  return 1;
+}
+
 int col_log_open(const struct col_config *cfg, char *err, size_t err_len)
 {
   int dirfd = cfg->lineage[0] != '\0' ? create_rank_dir(cfg) : -ENOENT;

@@ -23,6 +23,11 @@ struct col_experiment {
 
 extern struct col_experiment col_exp;
 
+/* A new image's experiment named after its lineage (_f1_x1.er) when the
+ * rank could not be read at its exec: renamed M_r<RANK>.er in the job's
+ * experiment and joined to its group.  1 when renamed, 0 when nothing was
+ * to do, or -errno. */
+int col_log_name_as_rank(const struct col_config *cfg, int rank);
 int col_log_open(const struct col_config *cfg, char *err, size_t err_len);
 /* KIND's <profile> block, with ATTRIBUTES in its opening tag. */
 void col_log_kind_block(enum er_kind kind, const char *attributes);

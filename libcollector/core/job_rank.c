@@ -6,12 +6,14 @@
  * needs nothing from the program. */
 #define _GNU_SOURCE
 #include "core/job_rank.h"
+#include "er/er_fileutil.h"
 #include "er/er_naming.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *const rank_variables[] = {ER_RANK_VARIABLES};
@@ -28,7 +30,31 @@ static int rank_of(const char *value)
   return atoi(value);
 }
 
-int col_job_rank(pid_t pid)
+/* Whether PID's new image has its environment in place: /proc/PID/stat's
+ * env_start (its 50th field; fields after the command's closing ')' are
+ * counted from the 3rd) is 0 until the exec has laid out its stack. */
+static int environment_set_up(pid_t pid)
+{
+  char path[64], text[1024];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  const char *fields = er_proc_stat_fields(path, text, sizeof text);
+  if (fields == NULL)
+    return 1; /* gone: nothing to wait for */
+  unsigned long long value = 0;
+  int field = 3;
+  for (const char *p = fields; *p != '\0' && field <= 50; field++) {
+    value = strtoull(p, NULL, 10);
+    p = strchr(p, ' ');
+    if (p == NULL)
+      break;
+    p++;
+  }
+  return field > 50 && value != 0;
+}
+
+/* The rank in PID's environment, -1 when none (or the process is gone);
+ * -2 when the environment is not in place yet (an exec under way). */
+static int rank_in_environment(pid_t pid)
 {
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
@@ -41,9 +67,10 @@ int col_job_rank(pid_t pid)
   /* Entries are NUL-terminated; only their first bytes matter, so an entry
    * is kept up to sizeof ENTRY and the rest of it skipped. */
   char buf[4096], entry[64];
-  size_t held = 0;
+  size_t held = 0, total = 0;
   ssize_t n;
   while ((n = read(fd, buf, sizeof buf)) > 0) {
+    total += (size_t)n;
     for (ssize_t i = 0; i < n; i++) {
       if (buf[i] != '\0') {
         if (held < sizeof entry - 1)
@@ -61,8 +88,25 @@ int col_job_rank(pid_t pid)
     }
   }
   close(fd);
+  if (total == 0)
+    return environment_set_up(pid) ? -1 : -2;
   for (size_t v = 0; v < N_VARIABLES; v++)
     if (found[v] >= 0)
       return found[v];
   return -1;
+}
+
+int col_job_rank(pid_t pid)
+{
+  /* The kernel reports an exec (the record that starts the new image's
+   * experiment) before the new image's environment is in place: an empty
+   * environment is looked at again, for up to 100 ms (two MPICH ranks
+   * were named _f1_x1_f1_x1.er so, one run in a few). */
+  int rank = rank_in_environment(pid);
+  for (int tries = 0; rank == -2 && tries < 100; tries++) {
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+    rank = rank_in_environment(pid);
+  }
+  return rank < 0 ? -1 : rank;
 }

@@ -1,7 +1,11 @@
 /* The MPI ABIs (mpi_abi.h).  Telling them apart: Open MPI exports its
  * predefined objects (ompi_mpi_comm_world, whose address is
- * MPI_COMM_WORLD); MPICH and the libraries of its ABI export the
- * MPII_Version_ABI string.  A process with neither is not traced. */
+ * MPI_COMM_WORLD); MPICH and the libraries of its ABI export what their
+ * mpi.h refers to for MPI_UNWEIGHTED (MPIR_C_MPI_UNWEIGHTED up to MPICH
+ * 4.1, the MPI_UNWEIGHTED object itself from 4.2), and up to 4.1 the
+ * MPII_Version_ABI string (4.2 exports neither of those two: Debian 13's
+ * MPICH was not traced at all).  A process with neither ABI's is not
+ * traced. */
 #define _GNU_SOURCE
 #include "mpi_abi.h"
 
@@ -51,7 +55,8 @@ static const struct col_mpi_abi *look(void)
     open_mpi.comm_self = (uintptr_t)dlsym(RTLD_DEFAULT, "ompi_mpi_comm_self");
     open_mpi.request_null = (uintptr_t)dlsym(RTLD_DEFAULT, "ompi_request_null");
     abi = &open_mpi;
-  } else if (dlsym(RTLD_DEFAULT, "MPII_Version_ABI") != NULL) {
+  } else if (dlsym(RTLD_DEFAULT, "MPIR_C_MPI_UNWEIGHTED") != NULL || dlsym(RTLD_DEFAULT, "MPI_UNWEIGHTED") != NULL ||
+             dlsym(RTLD_DEFAULT, "MPII_Version_ABI") != NULL) {
     abi = &col_mpi_mpich_abi;
   }
   col_tracing_here = was;

@@ -15,6 +15,7 @@
 #include "core/experiment_control.h"
 #include "core/experiment_lifecycle.h"
 #include "core/experiment_log.h"
+#include "core/job_rank.h"
 #include "core/runtime_calls.h"
 #include "core/status_file.h"
 #include "interpose/descendant_carrier.h"
@@ -180,6 +181,11 @@ static void serve_as_descendant(void)
   col_cfg.sampled_outside = 1;
   snprintf(col_cfg.descendants, sizeof col_cfg.descendants, "on");
   serve_from_outside(COL_START_DESCENDANT);
+  /* An MPI rank says its rank: its exec may have been recorded before the
+   * sampler could read it (core/job_rank.c). */
+  int rank = col_job_rank(getpid());
+  if (rank >= 0 && col_control != NULL)
+    col_control_post(COL_CTL_RANK_SELF, "", rank);
 }
 
 /* What the wrappers tell the runtime (interpose/runtime_hooks.h). */

@@ -59,6 +59,11 @@ void sampler_apply_request(const struct col_control_record *r)
     col_cfg.job_rank = r->err;
     return;
   }
+  if (r->kind == COL_CTL_RANK_SELF) { /* the rank its runtime read: a name given at the exec is corrected */
+    if (sampler.started && r->err >= 0)
+      col_log_name_as_rank(&col_cfg, r->err);
+    return;
+  }
   if (!sampler.started)
     return;
   switch (r->kind) {

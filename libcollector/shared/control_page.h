@@ -19,7 +19,8 @@ enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_C
                         COL_CTL_UNLOADED /* dlclose unmapped an object: its code's start, "VADDR(hex)" */,
                         COL_CTL_TRACE_UNMAPPED /* the runtime could not map the trace ring: err */,
                         COL_CTL_JOB_FORWARDING /* an MPI launcher: its name, err = enum col_job_forwarding */,
-                        COL_CTL_JOB_RANK /* the founder sampler to a writer: its process's MPI rank (err) */ };
+                        COL_CTL_JOB_RANK /* the founder sampler to a writer: its process's MPI rank (err) */,
+                        COL_CTL_RANK_SELF /* a descendant's runtime: its MPI rank (err), after its exec */ };
 /* What an MPI launcher's runtime did for the ranks on other nodes
  * (runtime/job_forwarding.c). */
 enum col_job_forwarding { COL_JOB_FORWARDED, COL_JOB_NEEDS_EXPORTS, COL_JOB_NO_SETTINGS, COL_JOB_NO_ROOM };

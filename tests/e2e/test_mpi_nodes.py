@@ -36,13 +36,17 @@ ROUNDS = 20
 
 
 def launcher_command(name, agent, extra=()):
+    """The launcher's command line and the environment it needs, so that
+    it starts the second node's daemons through AGENT."""
     if name == "openmpi":
         # Open MPI's shared-memory transport needs the nodes' hostnames to
-        # differ; a real second node talks TCP anyway.
-        return ["mpirun.openmpi", "--oversubscribe", "--allow-run-as-root", "-mca", "plm_rsh_agent", agent,
-                "-mca", "btl", "tcp,self", "--host", "localhost:2,%s:2" % HOST] + list(extra)
-    return ["mpiexec.mpich", "-launcher", "ssh", "-launcher-exec", agent, "-hosts", "localhost:2,%s:2" % HOST] + \
-        list(extra)
+        # differ; a real second node talks TCP anyway.  Open MPI 4 takes
+        # the agent as plm_rsh_agent; Open MPI 5 (PRRTE) as plm_ssh_agent.
+        return (["mpirun.openmpi", "--oversubscribe", "--allow-run-as-root", "-mca", "plm_rsh_agent", agent,
+                 "-mca", "btl", "tcp,self", "--host", "localhost:2,%s:2" % HOST] + list(extra),
+                {"PRTE_MCA_plm_ssh_agent": agent})
+    return (["mpiexec.mpich", "-launcher", "ssh", "-launcher-exec", agent, "-hosts", "localhost:2,%s:2" % HOST] +
+            list(extra), {})
 
 
 def node_for(name, cwd, prefix=(), wrapper=()):
@@ -57,10 +61,10 @@ def run_job(name, cwd, node, prefix=(), extra=()):
     if not node.ready():
         check(False, "%s: the simulated node started (%s)" % (name, node.log()))
         return None, ""
-    launch = launcher_command(name, node.agent, extra)
+    launch, env = launcher_command(name, node.agent, extra)
     out = run_gdb(["collector mpitrace on", "collector enable", "run"],
                   launch + ["-np", str(RANKS), program("mpi_exchange_" + name), str(ROUNDS)], cwd,
-                  timeout=240, prefix=prefix)
+                  timeout=240, env=env, prefix=prefix)
     print(out)
     job = os.path.join(cwd, "test.1.er")
     wait_closed(*[os.path.join(job, "M_r%d.er" % r) for r in range(RANKS)

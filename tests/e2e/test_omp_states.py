@@ -5,8 +5,10 @@ stamps tell the end barrier from idling) and in serial code, with
 OMP_WAIT_POLICY=active so that every wait is CPU time.  Under
 `collector enable`, each state's seconds in our reader (er-dump, from the
 frame packets' OMP2_INFO) is within the sampling bound of the program's own
-figure; the runtime's marker frames are not in the stacks; gprofng reads
-the experiment."""
+figure, and so in `collector report omp`, which also gives the region
+(its outlined function) its threads' work and its explicit barrier's
+wait; the runtime's marker frames are not in the stacks; gprofng reads the
+experiment."""
 
 import os
 import re
@@ -22,7 +24,7 @@ INTERVAL = 0.01  # the default clock profiling
 STATES = {"work": "work", "explicit_barrier": "explicit barrier", "implicit_barrier": "implicit barrier",
           "serial": "serial"}
 work = workdir()
-out = run_gdb(["collector enable", "run"], [PROGRAM, "3", "0.1"], work,
+out = run_gdb(["collector enable", "run", "collector report omp"], [PROGRAM, "3", "0.1"], work,
               env={"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "active"})
 print(out)
 m = re.search(r"^truth (.*)$", out, re.M)
@@ -42,6 +44,19 @@ check(all(got.get(s, 0) == 0 for s in ("lock wait", "critical section wait", "ta
       "no state the program does not have (%s)" % {k: v for k, v in got.items() if v})
 check(not [f for f in funcs if f == "run_region_body" or f.startswith("col_wrap_")] and "work_for" in funcs,
       "the runtime's marker frames are not in the recorded stacks (%s)" % sorted(funcs)[:12])
+# `collector report omp`: the same states, and per region: the outlined
+# function's Work (its threads' work) and Wait (its explicit barrier).
+report = {m.group(1): float(m.group(2)) for m in re.finditer(r"^([a-z ]+?)\s+([0-9.]+)\s+[0-9.]+$", out, re.M)}
+check(all(abs(report.get(name, -1) - got.get(name, -2)) < 0.0015 for name in STATES.values()),
+      "collector report omp: the states' seconds as the reader's (%s)" % report)
+region = re.search(r"^\s*([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+main\._omp_fn\.0$", out.split("Parallel regions", 1)[-1],
+                   re.M)
+if check(region is not None, "collector report omp: the region main._omp_fn.0 has a row"):
+    r_work, r_wait = float(region.group(1)), float(region.group(2))
+    check(abs(r_work - truth.get("work", 0)) <= sampling_seconds(truth.get("work", 0), INTERVAL) and
+          abs(r_wait - truth.get("explicit_barrier", 0)) <= sampling_seconds(truth.get("explicit_barrier", 0), INTERVAL),
+          "collector report omp: the region's Work %.3f s and Wait %.3f s as its threads measured (work %.3f, "
+          "explicit barrier %.3f)" % (r_work, r_wait, truth.get("work", 0), truth.get("explicit_barrier", 0)))
 gp = subprocess.run(["gprofng", "display", "text", "-functions", experiment], capture_output=True, text=True,
                     timeout=120)
 check(gp.returncode == 0 and "work_for" in gp.stdout and "Error" not in gp.stdout + gp.stderr,
