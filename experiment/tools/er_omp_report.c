@@ -91,22 +91,15 @@ static void add_stack(struct er_names *names, const struct er_stack *st, char cl
       class, seconds);
 }
 
-int er_omp_report(const char *path, size_t rows)
+int er_omp_report(const char *path, const struct er_experiment *exp, struct er_names *names, size_t rows)
 {
-  struct er_experiment exp;
-  char err[1024];
-  if (er_experiment_open(path, &exp, err, sizeof err) != 0) {
-    fprintf(stderr, "gdbcol-report: %s: %s\n", path, err);
-    return 1;
-  }
-  struct er_names *names = er_names_open(&exp);
-  double states[ER_OMP_N_STATES] = {0}, tick = exp.ptimer_us / 1e6, total = 0;
+  double states[ER_OMP_N_STATES] = {0}, tick = exp->ptimer_us / 1e6, total = 0;
   struct rows functions = {0}, regions = {0};
-  for (size_t i = 0; i < exp.n_clock && names != NULL; i++) {
-    const struct er_stack *st = er_experiment_stack(&exp, exp.clock[i].frinfo);
+  for (size_t i = 0; i < exp->n_clock; i++) {
+    const struct er_stack *st = er_experiment_stack(exp, exp->clock[i].frinfo);
     if (st == NULL || st->omp_state <= 0 || st->omp_state >= ER_OMP_N_STATES)
       continue;
-    double seconds = exp.clock[i].ntick * tick;
+    double seconds = exp->clock[i].ntick * tick;
     states[st->omp_state] += seconds;
     total += seconds;
     add_stack(names, st, er_omp_state_class(st->omp_state), seconds, &functions, &regions);
@@ -133,7 +126,5 @@ int er_omp_report(const char *path, size_t rows)
   }
   free(functions.r);
   free(regions.r);
-  er_names_close(names);
-  er_experiment_close(&exp);
   return rc;
 }

@@ -333,8 +333,6 @@ int main(int argc, char **argv)
   }
   if (strcmp(view, "mpi") == 0)
     return er_mpi_report(path, rows);
-  if (strcmp(view, "omp") == 0)
-    return er_omp_report(path, rows);
   struct er_experiment exp;
   char err[1024];
   if (er_experiment_open(path, &exp, err, sizeof err) != 0) {
@@ -342,6 +340,12 @@ int main(int argc, char **argv)
     return 1;
   }
   struct er_names *names = er_names_open(&exp);
+  if (strcmp(view, "omp") == 0 && names != NULL) {
+    int omp_rc = er_omp_report(path, &exp, names, rows);
+    er_names_close(names);
+    er_experiment_close(&exp);
+    return omp_rc;
+  }
   struct er_profile p;
   if (names == NULL || er_profile_build(&exp, names, metric, with_inlined, &p, err, sizeof err) != 0) {
     fprintf(stderr, "gdbcol-report: %s: %s\n", path, names == NULL ? "out of memory" : err);
