@@ -82,74 +82,31 @@ MARK(region) void col_wrap_GOMP_parallel_sections(col_omp_fn fn, void *data, uns
   REGION(GOMP_parallel_sections, fn, data, threads, count, flags);
 }
 
-/* A construct's wait: the real call under a frame of the state's section. */
-#define WAIT(state, name, ...)                                    \
-  MARK(state) void col_wrap_##name(__VA_ARGS__)
+/* A construct's wait: the real call under a frame of the state's section
+ * (without arguments, or with the one a lock or a critical's name is). */
+#define WAIT(state, name)                          \
+  MARK(state) void col_wrap_##name(void)           \
+  {                                                \
+    COL_REAL(name)();                              \
+    KEEP_FRAME();                                  \
+  }
+#define WAIT_ON(state, name, type)                 \
+  MARK(state) void col_wrap_##name(type object)    \
+  {                                                \
+    COL_REAL(name)(object);                        \
+    KEEP_FRAME();                                  \
+  }
 
-WAIT(ebar, GOMP_barrier, void)
-{
-  COL_REAL(GOMP_barrier)();
-  KEEP_FRAME();
-}
-
-WAIT(ibar, GOMP_loop_end, void)
-{
-  COL_REAL(GOMP_loop_end)();
-  KEEP_FRAME();
-}
-
-WAIT(ibar, GOMP_sections_end, void)
-{
-  COL_REAL(GOMP_sections_end)();
-  KEEP_FRAME();
-}
-
-WAIT(critical, GOMP_critical_start, void)
-{
-  COL_REAL(GOMP_critical_start)();
-  KEEP_FRAME();
-}
-
-WAIT(critical, GOMP_critical_name_start, void **name)
-{
-  COL_REAL(GOMP_critical_name_start)(name);
-  KEEP_FRAME();
-}
-
-WAIT(atomic, GOMP_atomic_start, void)
-{
-  COL_REAL(GOMP_atomic_start)();
-  KEEP_FRAME();
-}
-
-WAIT(ordered, GOMP_ordered_start, void)
-{
-  COL_REAL(GOMP_ordered_start)();
-  KEEP_FRAME();
-}
-
-WAIT(taskwait, GOMP_taskwait, void)
-{
-  COL_REAL(GOMP_taskwait)();
-  KEEP_FRAME();
-}
-
-WAIT(taskwait, GOMP_taskgroup_end, void)
-{
-  COL_REAL(GOMP_taskgroup_end)();
-  KEEP_FRAME();
-}
-
-WAIT(lock, omp_set_lock, void *lock)
-{
-  COL_REAL(omp_set_lock)(lock);
-  KEEP_FRAME();
-}
-
-WAIT(lock, omp_set_nest_lock, void *lock)
-{
-  COL_REAL(omp_set_nest_lock)(lock);
-  KEEP_FRAME();
-}
+WAIT(ebar, GOMP_barrier)
+WAIT(ibar, GOMP_loop_end)
+WAIT(ibar, GOMP_sections_end)
+WAIT(critical, GOMP_critical_start)
+WAIT_ON(critical, GOMP_critical_name_start, void **)
+WAIT(atomic, GOMP_atomic_start)
+WAIT(ordered, GOMP_ordered_start)
+WAIT(taskwait, GOMP_taskwait)
+WAIT(taskwait, GOMP_taskgroup_end)
+WAIT_ON(lock, omp_set_lock, void *)
+WAIT_ON(lock, omp_set_nest_lock, void *)
 
 COL_PRELOAD_ALIASES(COL_OMP_FUNCTIONS)
