@@ -1,11 +1,12 @@
 /* A clock sample's OpenMP state (docs/design.md "OpenMP states"): the
  * innermost of the runtime's marker frames on its stack says it (a region's
  * body, a barrier, a critical section's wait...: interpose/omp_marks.h);
- * without one, a thread in libgomp is a worker between its work (its end
- * barrier or idle: counted as the implicit barrier until region stamps
- * tell the two apart), and any other thread of a process that loaded
- * libgomp runs serial code.  The marker frames are then taken out of the
- * stack. */
+ * without one, a thread whose leaf is in libgomp waits there (a worker's
+ * end barrier or idling: counted as the implicit barrier until region
+ * stamps tell the two apart), one running code libgomp called is in a
+ * region's body (a region that began before an attach has no trampoline
+ * frame), and any other thread of a process that loaded libgomp runs
+ * serial code.  The marker frames are then taken out of the stack. */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <fcntl.h>
@@ -80,10 +81,11 @@ int col_omp_states_init(const char *runtime_path)
   return n_markers > 0 ? 0 : -1;
 }
 
-/* PC's marker state, 0 when none; *IN_LIBGOMP when PC is libgomp's. */
+/* PC's marker state, 0 when none; *IN_LIBGOMP set when PC is libgomp's. */
 static int marker_at(uint64_t pc, int *in_libgomp)
 {
   struct col_mapped_object o;
+  *in_libgomp = 0;
   if (col_modules_object_at(pc, &o) != 0)
     return 0;
   const char *base = strrchr(o.name, '/') != NULL ? strrchr(o.name, '/') + 1 : o.name;
@@ -118,22 +120,33 @@ int col_omp_classify(uint64_t *pcs, size_t *n)
 {
   if (n_markers == 0 || *n == 0 || !libgomp_loaded())
     return 0; /* not an OpenMP program: its frames are not looked at */
-  int state = 0, in_libgomp = 0;
+  int state = 0, leaf_in_libgomp = 0, program_code_above_libgomp = 0, seen_program_code = 0;
   size_t kept = 0;
   for (size_t i = 0; i < *n; i++) {
+    int in_libgomp;
     int here = marker_at(pcs[i], &in_libgomp);
     if (here != 0) {
       if (state == 0)
         state = here; /* the innermost marker decides */
-      if (i > 0)
-        continue; /* the marker frame itself is the collector's */
+      continue;         /* the marker frame itself is the collector's */
     }
+    if (kept == 0)
+      leaf_in_libgomp = in_libgomp;
+    if (in_libgomp && seen_program_code)
+      program_code_above_libgomp = 1; /* libgomp called the code nearer the leaf: a region's body */
+    seen_program_code |= !in_libgomp;
     pcs[kept++] = pcs[i];
+  }
+  if (kept == 0) { /* only markers (a sample in a wrapper's own code): keep the stack as it was */
+    state = state != 0 ? state : ER_OMP_OVERHEAD;
+    kept = 1;
   }
   *n = kept;
   if (state != 0)
     return state;
-  if (in_libgomp)
-    return ER_OMP_IMPLICIT_BARRIER; /* a worker between its work (or idle: see above) */
-  return ER_OMP_SERIAL;
+  /* No marker: a region that began before an attach (its body runs without
+   * the trampoline), or a worker in libgomp between its work. */
+  if (leaf_in_libgomp)
+    return ER_OMP_IMPLICIT_BARRIER; /* waiting in the runtime (or idle: see above) */
+  return program_code_above_libgomp ? ER_OMP_WORK : ER_OMP_SERIAL;
 }
