@@ -13,8 +13,10 @@ experiment."""
 import os
 import re
 import subprocess
+import time
 
-from harness import check, cleanup, er_dump, finish, program, run_gdb, sampling_seconds, skip_test, workdir
+from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, sampling_seconds,
+                     skip_test, wait_closed, workdir)
 
 PROGRAM = program("omp_states")
 if not os.path.exists(PROGRAM):
@@ -61,5 +63,32 @@ gp = subprocess.run(["gprofng", "display", "text", "-functions", experiment], ca
                     timeout=120)
 check(gp.returncode == 0 and "work_for" in gp.stdout and "Error" not in gp.stdout + gp.stderr,
       "gprofng reads the experiment (work_for listed)")
+
+# After `gdb -p` half a second into a region (its body runs without the
+# trampoline: libgomp called it before the attach): the explicit barrier,
+# the region's end and the serial code come after the attach and are as the
+# threads measured them; the work is what was left of it.
+os.environ.update(OMP_NUM_THREADS="2", OMP_WAIT_POLICY="active")
+target = Background([PROGRAM, "1", "2.0", "ready"], work)
+time.sleep(0.5)
+attached = attach_gdb(target.pid, ["collector enable", "detach"], work)
+print(attached)
+rc, rest = target.finish()
+m = re.search(r"^truth (.*)$", rest, re.M)
+late = dict((k, float(v)) for k, v in (kv.split("=") for kv in m.group(1).split())) if m else {}
+experiment = os.path.join(work, "test.2.er")
+wait_closed(experiment)
+got = {m.group(1): float(m.group(2)) for m in re.finditer(r"^omp_state ([a-z ]+): ([0-9.]+)$", er_dump(experiment)[2],
+                                                           re.M)}
+for key in ("explicit_barrier", "implicit_barrier", "serial"):
+    bound = sampling_seconds(late.get(key, 0), INTERVAL)
+    check(key in late and abs(got.get(STATES[key], -1) - late[key]) <= bound,
+          "after the attach, %s: %.3f s, %.3f s measured by the threads (bound %.3f)"
+          % (STATES[key], got.get(STATES[key], -1), late.get(key, -1), bound))
+missed = 2 * 2.0  # at most both threads' time before the attach (the first unit is thread 0's only work then)
+check(late.get("work", 0) - missed - sampling_seconds(late.get("work", 0), INTERVAL) <= got.get("work", -1) <=
+      late.get("work", 0) + sampling_seconds(late.get("work", 0), INTERVAL),
+      "after the attach, work: %.3f s, of the %.3f s the threads measured over the whole run"
+      % (got.get("work", -1), late.get("work", 0)))
 cleanup(work)
 finish()

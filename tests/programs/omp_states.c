@@ -12,7 +12,7 @@
  * between regions (its end barrier and its idling: one state until the
  * collector tells them apart).
  *
- *     omp_states [ROUNDS] [UNIT_SECONDS] */
+ *     omp_states [ROUNDS] [UNIT_SECONDS] [ready]   (ready: says so first) */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +41,10 @@ int main(int argc, char **argv)
 {
   int rounds = argc > 1 ? atoi(argv[1]) : 3;
   double unit = argc > 2 ? atof(argv[2]) : 0.1;
+  if (argc > 3) { /* "ready": a process to attach to */
+    printf("ready\n");
+    fflush(stdout);
+  }
   double work = 0, explicit_barrier = 0, implicit_barrier = 0, serial = 0;
   double worker_left = -1; /* the worker's CPU clock when it left its last region's work */
   for (int r = 0; r <= rounds; r++) {
