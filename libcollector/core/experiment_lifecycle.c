@@ -184,6 +184,26 @@ static void warn_untraced_mpi_bindings(void)
   }
 }
 
+/* An OpenMP program's waits that sleep are off CPU: what a clock profile
+ * of it cannot show, said once, where the program loaded libgomp. */
+static void note_openmp_waits(void)
+{
+  if (!col_kind_on(&col_cfg, ER_KIND_CLOCK))
+    return;
+  size_t n;
+  const char *const *objects = col_modules_objects(&n);
+  for (size_t i = 0; i < n; i++) {
+    const char *base = strrchr(objects[i], '/') != NULL ? strrchr(objects[i], '/') + 1 : objects[i];
+    if (strncmp(base, "libgomp.so", 10) == 0) {
+      col_log_comment("OpenMP (%s): the clock samples carry each thread's OpenMP state; a wait that sleeps "
+                      "(OMP_WAIT_POLICY=passive, or libgomp's default once it has spun GOMP_SPINCOUNT times) is "
+                      "off CPU, so no sample shows it: run with OMP_WAIT_POLICY=active to see every wait as time",
+                      base);
+      return;
+    }
+  }
+}
+
 void col_experiment_finish(const char *why)
 {
   if (col_end_without_exit) {
@@ -206,6 +226,7 @@ void col_experiment_finish(const char *why)
                           "more than log.xml's samples", (unsigned long long)col_exp.samples_dropped,
                           strerror(col_write_errno() ? col_write_errno() : ENOSPC));
   warn_untraced_mpi_bindings();
+  note_openmp_waits();
   col_log_final_sample("collector_close_experiment");
   col_log_exit(col_end_without_exit, ended_early);
   col_modules_close();

@@ -46,6 +46,8 @@ check(all(got.get(s, 0) == 0 for s in ("lock wait", "critical section wait", "ta
       "no state the program does not have (%s)" % {k: v for k, v in got.items() if v})
 check(not [f for f in funcs if f == "run_region_body" or f.startswith("col_wrap_")] and "work_for" in funcs,
       "the runtime's marker frames are not in the recorded stacks (%s)" % sorted(funcs)[:12])
+check(any("run with OMP_WAIT_POLICY=active to see every wait" in c for c in summary["comments"]),
+      "the experiment says that waits which sleep are not in a clock profile")
 # `collector report omp`: the same states, and per region: the outlined
 # function's Work (its threads' work) and Wait (its explicit barrier).
 report = {m.group(1): float(m.group(2)) for m in re.finditer(r"^([a-z ]+?)\s+([0-9.]+)\s+[0-9.]+$", out, re.M)}
