@@ -403,10 +403,18 @@ def session_sampler_pid(runtime_dir, timeout_s=30.0):
 
 
 def cleanup(path):
-    if not failures:
-        shutil.rmtree(path, ignore_errors=True)
-    else:
+    """Removes PATH when every check passed.  A sampler process may still
+    be archiving into an experiment that reads closed (its copies come
+    after the exit event): the removal is tried again until it holds."""
+    if failures:
         print("experiment left for inspection in " + path)
+        return
+    deadline = time.monotonic() + 10
+    while True:
+        shutil.rmtree(path, ignore_errors=True)
+        time.sleep(0.3)
+        if not os.path.exists(path) or time.monotonic() > deadline:
+            break
 
 
 PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE = 0, 1
