@@ -108,9 +108,11 @@ static uint64_t append_with_stack(pid_t tid, uint32_t cpu, int64_t tstamp, uint3
     rescan_wanted = 1; /* probably a library loaded since the last scan */
   /* An OpenMP thread's state, its stack without the runtime's markers. */
   uint64_t program_pcs[ER_MAX_STACK_DEPTH + 2];
-  size_t program_n = n <= ER_MAX_STACK_DEPTH + 2 ? n : ER_MAX_STACK_DEPTH + 2;
-  memcpy(program_pcs, pcs, program_n * sizeof *pcs);
-  int omp_state = col_omp_classify(program_pcs, &program_n);
+  size_t program_n = 0;
+  int omp_state = col_omp_classify(pcs, n <= ER_MAX_STACK_DEPTH + 2 ? n : ER_MAX_STACK_DEPTH + 2, program_pcs,
+                                   &program_n);
+  if (omp_state == 0)
+    return append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id(pcs, n));
   return append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id_state(program_pcs, program_n, omp_state));
 }
 

@@ -169,39 +169,23 @@ int col_close_is_program_end(const char *why)
  * once, at the end, where the program loaded them. */
 static void warn_untraced_mpi_bindings(void)
 {
-  if (!col_kind_on(&col_cfg, ER_KIND_MPI))
-    return;
-  size_t n;
-  const char *const *objects = col_modules_objects(&n);
-  for (size_t i = 0; i < n; i++) {
-    const char *base = strrchr(objects[i], '/') != NULL ? strrchr(objects[i], '/') + 1 : objects[i];
-    if (strncmp(base, "libmpi_mpifh.so", 15) == 0) {
-      col_log_warning(200, "The program uses Open MPI's Fortran bindings (%s), which call Open MPI directly: the "
-                      "MPI calls it makes from Fortran are not traced (its C calls are; MPICH's Fortran bindings "
-                      "are traced)", base);
-      return;
-    }
-  }
+  const char *bindings = col_kind_on(&col_cfg, ER_KIND_MPI) ? col_modules_loaded("libmpi_mpifh.so") : NULL;
+  if (bindings != NULL)
+    col_log_warning(200, "The program uses Open MPI's Fortran bindings (%s), which call Open MPI directly: the "
+                    "MPI calls it makes from Fortran are not traced (its C calls are; MPICH's Fortran bindings "
+                    "are traced)", bindings);
 }
 
 /* An OpenMP program's waits that sleep are off CPU: what a clock profile
  * of it cannot show, said once, where the program loaded libgomp. */
 static void note_openmp_waits(void)
 {
-  if (!col_kind_on(&col_cfg, ER_KIND_CLOCK))
-    return;
-  size_t n;
-  const char *const *objects = col_modules_objects(&n);
-  for (size_t i = 0; i < n; i++) {
-    const char *base = strrchr(objects[i], '/') != NULL ? strrchr(objects[i], '/') + 1 : objects[i];
-    if (strncmp(base, "libgomp.so", 10) == 0) {
-      col_log_comment("OpenMP (%s): the clock samples carry each thread's OpenMP state; a wait that sleeps "
-                      "(OMP_WAIT_POLICY=passive, or libgomp's default once it has spun GOMP_SPINCOUNT times) is "
-                      "off CPU, so no sample shows it: run with OMP_WAIT_POLICY=active to see every wait as time",
-                      base);
-      return;
-    }
-  }
+  const char *libgomp = col_kind_on(&col_cfg, ER_KIND_CLOCK) ? col_modules_loaded("libgomp.so") : NULL;
+  if (libgomp != NULL)
+    col_log_comment("OpenMP (%s): the clock samples carry each thread's OpenMP state; a wait that sleeps "
+                    "(OMP_WAIT_POLICY=passive, or libgomp's default once it has spun GOMP_SPINCOUNT times) is "
+                    "off CPU, so no sample shows it: run with OMP_WAIT_POLICY=active to see every wait as time",
+                    libgomp);
 }
 
 void col_experiment_finish(const char *why)

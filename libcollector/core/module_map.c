@@ -143,6 +143,17 @@ const char *const *col_modules_objects(size_t *n)
   return object_list;
 }
 
+const char *col_modules_loaded(const char *prefix)
+{
+  size_t len = strlen(prefix);
+  for (size_t i = 0; i < n_objects; i++) {
+    const char *base = strrchr(object_list[i], '/') != NULL ? strrchr(object_list[i], '/') + 1 : object_list[i];
+    if (strncmp(base, prefix, len) == 0)
+      return base;
+  }
+  return NULL;
+}
+
 static void record_map(size_t i, int64_t rel)
 {
   const struct mapping *m = &current[i];

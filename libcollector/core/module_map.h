@@ -43,6 +43,9 @@ unsigned long col_modules_inode_at(uint64_t addr);
 void col_modules_close(void);
 /* The load objects map.xml names, each once (N of them). */
 const char *const *col_modules_objects(size_t *n);
+/* The file name of the first of those whose name starts with PREFIX
+ * ("libgomp.so"), or NULL: whether the program loaded a library. */
+const char *col_modules_loaded(const char *prefix);
 /* module_map.c: the records themselves, at TSTAMP (the experiment clock). */
 void col_modules_function(uint64_t vaddr, uint64_t size, const char *name, int64_t tstamp);
 void col_modules_function_gone(uint64_t vaddr, int64_t tstamp);

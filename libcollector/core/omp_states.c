@@ -102,27 +102,15 @@ static int marker_at(uint64_t pc, int *in_libgomp)
   return 0;
 }
 
-/* Whether this process runs OpenMP: libgomp is among its load objects
- * (once per sample, from the module map's memory). */
-static int libgomp_loaded(void)
+int col_omp_classify(const uint64_t *pcs, size_t n, uint64_t *program_pcs, size_t *program_n)
 {
-  size_t n;
-  const char *const *objects = col_modules_objects(&n);
-  for (size_t i = 0; i < n; i++) {
-    const char *base = strrchr(objects[i], '/') != NULL ? strrchr(objects[i], '/') + 1 : objects[i];
-    if (strncmp(base, "libgomp.so", 10) == 0)
-      return 1;
-  }
-  return 0;
-}
-
-int col_omp_classify(uint64_t *pcs, size_t *n)
-{
-  if (n_markers == 0 || *n == 0 || !libgomp_loaded())
-    return 0; /* not an OpenMP program: its frames are not looked at */
+  /* Not an OpenMP program (libgomp not among its load objects, from the
+   * module map's memory): its frames are not looked at, nor copied. */
+  if (n_markers == 0 || n == 0 || col_modules_loaded("libgomp.so") == NULL)
+    return 0;
   int state = 0, leaf_in_libgomp = 0, program_code_above_libgomp = 0, seen_program_code = 0;
   size_t kept = 0;
-  for (size_t i = 0; i < *n; i++) {
+  for (size_t i = 0; i < n; i++) {
     int in_libgomp;
     int here = marker_at(pcs[i], &in_libgomp);
     if (here != 0) {
@@ -135,13 +123,13 @@ int col_omp_classify(uint64_t *pcs, size_t *n)
     if (in_libgomp && seen_program_code)
       program_code_above_libgomp = 1; /* libgomp called the code nearer the leaf: a region's body */
     seen_program_code |= !in_libgomp;
-    pcs[kept++] = pcs[i];
+    program_pcs[kept++] = pcs[i];
   }
-  if (kept == 0) { /* only markers (a sample in a wrapper's own code): keep the stack as it was */
+  if (kept == 0) { /* only markers (a sample in a wrapper's own code): its leaf stays */
     state = state != 0 ? state : ER_OMP_OVERHEAD;
-    kept = 1;
+    program_pcs[kept++] = pcs[0];
   }
-  *n = kept;
+  *program_n = kept;
   if (state != 0)
     return state;
   /* No marker: a region that began before an attach (its body runs without
