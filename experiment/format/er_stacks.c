@@ -75,16 +75,39 @@ uint64_t er_stack_uid(const uint64_t *pcs, size_t n)
 
 uint64_t er_frameinfo_record(struct er_cursor *frameinfo, struct er_idset *seen, const uint64_t *pcs, size_t n)
 {
-  return er_frameinfo_record_state(frameinfo, seen, pcs, n, 0);
+  return er_frameinfo_record_state(frameinfo, seen, pcs, n, 0, NULL, 0);
+}
+
+/* A user stack's uid: folded from another root than native stacks' (the
+ * two are separate namespaces to gprofng; ours share one set of ids seen). */
+#define USER_ROOT 0x5bd1e9955bd1e995ull
+
+/* The UID packet of user stack USER (once); its uid, 0 on error. */
+static uint64_t record_user_stack(struct er_cursor *frameinfo, struct er_idset *seen, const uint64_t *user,
+                                  size_t n)
+{
+  uint64_t uid = fold(USER_ROOT, user, n);
+  int fresh = er_idset_insert(seen, uid);
+  if (fresh <= 0)
+    return fresh == 0 ? uid : 0;
+  unsigned char packet[sizeof(struct er_uid_packet) + 8 * (ER_MAX_STACK_DEPTH + 1)];
+  struct er_uid_packet head = {(uint16_t)(sizeof head + 8 * n), ER_PKT_UID, 0, uid};
+  memcpy(packet, &head, sizeof head);
+  memcpy(packet + sizeof head, user, 8 * n);
+  if (er_cursor_append(frameinfo, packet, sizeof head + 8 * n) < 0)
+    return 0;
+  return uid;
 }
 
 uint64_t er_frameinfo_record_state(struct er_cursor *frameinfo, struct er_idset *seen, const uint64_t *pcs, size_t n,
-                                   unsigned omp_state)
+                                   unsigned omp_state, const uint64_t *user, size_t user_n)
 {
-  if (n == 0 || n > ER_MAX_STACK_DEPTH + 1)
+  if (n == 0 || n > ER_MAX_STACK_DEPTH + 1 || user_n > ER_MAX_STACK_DEPTH + 1)
     return 0;
-  /* One frame packet per (stack, state): the state folds into the id. */
-  uint64_t frame_uid = fold(STACK_ROOT + (uint64_t)omp_state * 0x9E3779B97F4A7C15ULL, pcs, n);
+  uint64_t user_uid = omp_state != 0 && user_n > 0 ? record_user_stack(frameinfo, seen, user, user_n) : 0;
+  /* One frame packet per (stack, state, user stack): both fold into the id. */
+  uint64_t frame_uid =
+      fold(STACK_ROOT + (uint64_t)omp_state * 0x9E3779B97F4A7C15ULL + user_uid * 0xC2B2AE3D27D4EB4FULL, pcs, n);
   int fresh = er_idset_insert(seen, frame_uid);
   if (fresh < 0)
     return 0;
@@ -94,7 +117,7 @@ uint64_t er_frameinfo_record_state(struct er_cursor *frameinfo, struct er_idset 
                        sizeof(struct er_frame_omp2)];
   struct er_frame_packet head = {0};
   struct er_frame_info info = {0};
-  struct er_frame_omp2 omp = {sizeof omp, ER_FRAME_INFO_OMP2, omp_state, 0, 0};
+  struct er_frame_omp2 omp = {sizeof omp, ER_FRAME_INFO_OMP2, omp_state, 0, user_uid};
   size_t len = sizeof head + sizeof info + 8 * n + (omp_state != 0 ? sizeof omp : 0);
   head.tsize = (uint16_t)len;
   head.type = ER_PKT_FRAME;

@@ -9,7 +9,8 @@
 
 #include "core/capture.h"
 #include "core/clock_writer.h"
-#include "core/omp_states.h"
+#include "core/omp_sample.h"
+#include "core/omp_trace_writer.h"
 #include "core/data_limit.h"
 #include "core/experiment_control.h"
 #include "core/experiment_log.h"
@@ -30,6 +31,7 @@ int col_clock_writer_start(void)
   memset(&figures, 0, sizeof figures);
   lost_counted = 0;
   rescan_wanted = 0;
+  col_omp_sample_start();
   if (profile_out == NULL)
     profile_out = col_map_zeroed(sizeof *profile_out);
   if (profile_out == NULL)
@@ -68,7 +70,8 @@ int col_writer_wanted_at(int64_t tstamp)
 
 /* The packet of a stack recorded already (FRINFO), its time wanted:
  * FRINFO, or 0 when nothing was written. */
-static uint64_t append_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, uint64_t frinfo)
+static uint64_t append_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, uint64_t frinfo,
+                              int32_t mstate)
 {
   struct er_clock_packet p;
   /* A stack reaches disk before its users: data.frameinfo is flushed before
@@ -86,7 +89,7 @@ static uint64_t append_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t 
   p.cpuid = cpu;
   p.tstamp = tstamp;
   p.frinfo = frinfo;
-  p.mstate = ER_MSTATE_LINUX_CPU;
+  p.mstate = mstate;
   p.ntick = (int32_t)ticks;
   if (er_cursor_append(profile_out, &p, sizeof p) != 0) {
     count_unwritten();
@@ -98,7 +101,7 @@ static uint64_t append_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t 
 
 uint64_t col_clock_writer_packet_id(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, uint64_t frinfo)
 {
-  return col_writer_wanted_at(tstamp) ? append_packet(tid, cpu, tstamp, ticks, frinfo) : 0;
+  return col_writer_wanted_at(tstamp) ? append_packet(tid, cpu, tstamp, ticks, frinfo, ER_MSTATE_LINUX_CPU) : 0;
 }
 
 static uint64_t append_with_stack(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
@@ -106,14 +109,19 @@ static uint64_t append_with_stack(pid_t tid, uint32_t cpu, int64_t tstamp, uint3
 {
   if (n > 0 && !col_modules_knows_pc(pcs[0]))
     rescan_wanted = 1; /* probably a library loaded since the last scan */
-  /* An OpenMP thread's state, its stack without the runtime's markers. */
-  uint64_t program_pcs[ER_MAX_STACK_DEPTH + 2];
-  size_t program_n = 0;
-  int omp_state = col_omp_classify(pcs, n <= ER_MAX_STACK_DEPTH + 2 ? n : ER_MAX_STACK_DEPTH + 2, program_pcs,
-                                   &program_n);
-  if (omp_state == 0)
-    return append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id(pcs, n));
-  return append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id_state(program_pcs, program_n, omp_state));
+  /* An OpenMP thread's state, region and task, its stack without the
+   * runtime's markers and its user-mode stack.  Its MSTATE is user CPU
+   * (gprofng counts OpenMP Work only then; the Linux CPU state puts all of
+   * it in OpenMP Wait). */
+  static struct col_omp_sample omp; /* one caller at a time; too big for a stack */
+  if (!col_omp_sample_of(tid, pcs, n, &omp))
+    return append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id(pcs, n), ER_MSTATE_LINUX_CPU);
+  uint64_t frinfo = append_packet(
+      tid, cpu, tstamp, ticks,
+      col_writer_stack_id_state(omp.machine, omp.machine_n, omp.state, omp.user, omp.user_n), ER_MSTATE_USER);
+  if (frinfo != 0)
+    col_omp_trace_sample(tid, cpu, tstamp, &omp);
+  return frinfo;
 }
 
 uint64_t col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,

@@ -30,6 +30,11 @@ void col_limit_start(long mb)
     er_datafile_set_budget(&col_exp.data[k], &budget);
 }
 
+void col_limit_charge(struct er_datafile *file)
+{
+  er_datafile_set_budget(file, &budget);
+}
+
 int col_limit_reached(void)
 {
   return er_budget_exhausted(&budget);

@@ -9,6 +9,9 @@
 
 /* Charges the experiment's data files to one budget of LIMIT_MB (0: none). */
 void col_limit_start(long limit_mb);
+/* Charges a data file made later (omptrace) to the same budget. */
+struct er_datafile;
+void col_limit_charge(struct er_datafile *file);
 /* Nonzero once the budget is spent: profile data stops, samples go on. */
 int col_limit_reached(void);
 uint64_t col_data_bytes(void);

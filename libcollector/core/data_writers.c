@@ -4,8 +4,11 @@
  * could not be written.  A new kind's writer is one entry here. */
 #include "core/clock_writer.h"
 #include "core/data_writers.h"
+#include "core/omp_trace_writer.h"
 #include "core/stack_store.h"
 #include "core/trace_writer.h"
+
+static void no_count(void) {}
 
 struct data_writer {
   const char *what;
@@ -20,6 +23,8 @@ static const struct data_writer writers[] = {
      col_clock_writer_abandon},
     {"traced events (every traced kind) and counter overflows (hwcounters)", col_trace_writer_start,
      col_trace_writer_flush, col_trace_writer_count, col_trace_writer_abandon},
+    {"an OpenMP program's regions and tasks (omptrace)", col_omp_trace_start, col_omp_trace_flush, no_count,
+     col_omp_trace_abandon},
 };
 #define N_WRITERS (sizeof writers / sizeof writers[0])
 

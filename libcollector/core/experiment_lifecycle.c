@@ -16,6 +16,7 @@
 #include "core/experiment_log.h"
 #include "core/hrtime.h"
 #include "core/module_map.h"
+#include "core/omp_trace_writer.h"
 #include "core/runtime_calls.h"
 #include "core/recording_cost.h"
 #include "core/status_file.h"
@@ -149,6 +150,7 @@ int col_experiment_open_files(void)
 void col_experiment_finish_after_exec(const char *what)
 {
   describe_recording_cost();
+  col_omp_trace_finish();
   col_modules_close();
   col_experiment_archive();
   col_status_write(&col_cfg, "exec", what);
@@ -211,6 +213,7 @@ void col_experiment_finish(const char *why)
                           strerror(col_write_errno() ? col_write_errno() : ENOSPC));
   warn_untraced_mpi_bindings();
   note_openmp_waits();
+  col_omp_trace_finish();
   col_log_final_sample("collector_close_experiment");
   col_log_exit(col_end_without_exit, ended_early);
   col_modules_close();

@@ -38,7 +38,7 @@
 #define OVERVIEW_CLOSING_RESERVE (4 * sizeof(struct er_overview_record))
 
 struct col_experiment col_exp = {.dirfd = -1, .log = {.fd = -1}, .overview = {.fd = -1},
-                                  .frameinfo = {.fd = -1},
+                                  .frameinfo = {.fd = -1}, .omptrace = {.fd = -1},
                                   .data = {[0 ... ER_N_KINDS - 1] = {.fd = -1}}};
 static int64_t overview_create;
 
@@ -357,7 +357,7 @@ void col_log_exit(int killed, const char *ended_early)
  * only the names this runtime created, then the directory it made. */
 void col_log_discard(void)
 {
-  static const char *const created[] = {"log.xml", "overview", "data.frameinfo", "profile", "map.xml"};
+  static const char *const created[] = {"log.xml", "overview", "data.frameinfo", "profile", "map.xml", "omptrace"};
   int dirfd = col_exp.dirfd;
   col_exp.dirfd = -1;
   col_log_close();
@@ -377,6 +377,7 @@ void col_log_close(void)
     close(col_exp.dirfd);
   col_exp.dirfd = -1;
   er_datafile_close(&col_exp.frameinfo);
+  er_datafile_close(&col_exp.omptrace);
   for (int k = 0; k < ER_N_KINDS; k++)
     er_datafile_close(&col_exp.data[k]);
 }

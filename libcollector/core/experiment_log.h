@@ -18,6 +18,7 @@ struct col_experiment {
   int next_sample_id;
   uint64_t samples_dropped; /* sample points that could not be written */
   struct er_datafile frameinfo;
+  struct er_datafile omptrace; /* an OpenMP program's regions and tasks (omp_trace_writer.c) */
   struct er_datafile data[ER_N_KINDS]; /* each data kind's file (er_data_kinds.h) */
 };
 

@@ -1,12 +1,8 @@
-/* A clock sample's OpenMP state (docs/design.md "OpenMP states"): the
- * innermost of the runtime's marker frames on its stack says it (a region's
- * body, a barrier, a critical section's wait...: interpose/omp_marks.h);
- * without one, a thread whose leaf is in libgomp waits there (a worker's
- * end barrier or idling: counted as the implicit barrier until region
- * stamps tell the two apart), one running code libgomp called is in a
- * region's body (a region that began before an attach has no trampoline
- * frame), and any other thread of a process that loaded libgomp runs
- * serial code.  The marker frames are then taken out of the stack. */
+/* What each frame of an OpenMP program's clock sample is (docs/design.md
+ * "OpenMP states"): the runtime's marker frames (a region's body, a
+ * barrier, a critical section's wait...: interpose/omp_marks.h), found by
+ * the sections of the runtime's file, libgomp's, libc's, or the program's.
+ * omp_sample.c makes states, regions and user stacks of them. */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <fcntl.h>
@@ -34,7 +30,7 @@ static const struct {
   int state;
 } section_states[] = {
     {"gdbcol_omp_work", ER_OMP_WORK},
-    {"gdbcol_omp_region", ER_OMP_IMPLICIT_BARRIER},
+    {"gdbcol_omp_region", COL_OMP_MARK_REGION},
     {"gdbcol_omp_ibar", ER_OMP_IMPLICIT_BARRIER},
     {"gdbcol_omp_ebar", ER_OMP_EXPLICIT_BARRIER},
     {"gdbcol_omp_critical", ER_OMP_CRITICAL_WAIT},
@@ -81,60 +77,31 @@ int col_omp_states_init(const char *runtime_path)
   return n_markers > 0 ? 0 : -1;
 }
 
-/* PC's marker state, 0 when none; *IN_LIBGOMP set when PC is libgomp's. */
-static int marker_at(uint64_t pc, int *in_libgomp)
+int col_omp_frame_kind(uint64_t pc, int *marker_state)
 {
   struct col_mapped_object o;
-  *in_libgomp = 0;
+  *marker_state = 0;
   if (col_modules_object_at(pc, &o) != 0)
-    return 0;
+    return COL_OMP_FRAME_PROGRAM;
   const char *base = strrchr(o.name, '/') != NULL ? strrchr(o.name, '/') + 1 : o.name;
-  if (strncmp(base, "libgomp.so", 10) == 0) {
-    *in_libgomp = 1;
-    return 0;
-  }
+  if (strncmp(base, "libgomp.so", 10) == 0)
+    return COL_OMP_FRAME_LIBGOMP;
+  if (strncmp(base, "libc.so", 7) == 0)
+    return COL_OMP_FRAME_LIBC;
   if (strcmp(o.name, runtime_file) != 0)
-    return 0;
+    return COL_OMP_FRAME_PROGRAM;
   uint64_t off = pc - o.start + o.offset;
   for (size_t i = 0; i < n_markers; i++)
-    if (off >= markers[i].start && off < markers[i].end)
-      return markers[i].state;
-  return 0;
+    if (off >= markers[i].start && off < markers[i].end) {
+      *marker_state = markers[i].state;
+      return COL_OMP_FRAME_MARKER;
+    }
+  return COL_OMP_FRAME_PROGRAM;
 }
 
-int col_omp_classify(const uint64_t *pcs, size_t n, uint64_t *program_pcs, size_t *program_n)
+int col_omp_process_is_openmp(void)
 {
-  /* Not an OpenMP program (libgomp not among its load objects, from the
-   * module map's memory): its frames are not looked at, nor copied. */
-  if (n_markers == 0 || n == 0 || col_modules_loaded("libgomp.so") == NULL)
-    return 0;
-  int state = 0, leaf_in_libgomp = 0, program_code_above_libgomp = 0, seen_program_code = 0;
-  size_t kept = 0;
-  for (size_t i = 0; i < n; i++) {
-    int in_libgomp;
-    int here = marker_at(pcs[i], &in_libgomp);
-    if (here != 0) {
-      if (state == 0)
-        state = here; /* the innermost marker decides */
-      continue;         /* the marker frame itself is the collector's */
-    }
-    if (kept == 0)
-      leaf_in_libgomp = in_libgomp;
-    if (in_libgomp && seen_program_code)
-      program_code_above_libgomp = 1; /* libgomp called the code nearer the leaf: a region's body */
-    seen_program_code |= !in_libgomp;
-    program_pcs[kept++] = pcs[i];
-  }
-  if (kept == 0) { /* only markers (a sample in a wrapper's own code): its leaf stays */
-    state = state != 0 ? state : ER_OMP_OVERHEAD;
-    program_pcs[kept++] = pcs[0];
-  }
-  *program_n = kept;
-  if (state != 0)
-    return state;
-  /* No marker: a region that began before an attach (its body runs without
-   * the trampoline), or a worker in libgomp between its work. */
-  if (leaf_in_libgomp)
-    return ER_OMP_IMPLICIT_BARRIER; /* waiting in the runtime (or idle: see above) */
-  return program_code_above_libgomp ? ER_OMP_WORK : ER_OMP_SERIAL;
+  /* libgomp among its load objects (the module map's memory), and the
+   * runtime's markers known */
+  return n_markers > 0 && col_modules_loaded("libgomp.so") != NULL;
 }

@@ -10,11 +10,21 @@
  * file the program maps).  0, or -1 when it has none (then no sample gets
  * a state). */
 int col_omp_states_init(const char *runtime_path);
-/* The OpenMP state of a clock sample whose stack is PCS (leaf first, N of
- * them; enum er_omp_state).  0 when the process does not run OpenMP, with
- * nothing written; else PROGRAM_PCS (room for N) gets the stack without
- * the runtime's marker frames, which are the collector's, not the
- * program's, and *PROGRAM_N their count. */
-int col_omp_classify(const uint64_t *pcs, size_t n, uint64_t *program_pcs, size_t *program_n);
+/* Nonzero when the process runs OpenMP (libgomp loaded) and the markers
+ * are known: its clock samples get states. */
+int col_omp_process_is_openmp(void);
+
+enum col_omp_frame {
+  COL_OMP_FRAME_PROGRAM, /* the program's code, or anything not below */
+  COL_OMP_FRAME_LIBC,
+  COL_OMP_FRAME_LIBGOMP,
+  COL_OMP_FRAME_MARKER, /* one of the runtime's wrappers: *MARKER_STATE its state */
+};
+/* The region wrapper's marker: the master between the team's start and
+ * its end (outside the body, at the end barrier: the implicit barrier's
+ * state).  The other markers' states are enum er_omp_state's. */
+#define COL_OMP_MARK_REGION 100
+/* What the frame at code address PC is (enum col_omp_frame). */
+int col_omp_frame_kind(uint64_t pc, int *marker_state);
 
 #endif

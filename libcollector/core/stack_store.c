@@ -42,13 +42,13 @@ int col_stack_store_start(void (*on_lost_stack)(int err))
 
 uint64_t col_writer_stack_id(const uint64_t *pcs, size_t n)
 {
-  return col_writer_stack_id_state(pcs, n, 0);
+  return col_writer_stack_id_state(pcs, n, 0, NULL, 0);
 }
 
-uint64_t col_writer_stack_id_state(const uint64_t *pcs, size_t n, int omp_state)
+uint64_t col_writer_stack_id_state(const uint64_t *pcs, size_t n, int omp_state, const uint64_t *user, size_t user_n)
 {
   size_t known = seen_stacks.count;
-  uint64_t id = er_frameinfo_record_state(frames_out, &seen_stacks, pcs, n, (unsigned)omp_state);
+  uint64_t id = er_frameinfo_record_state(frames_out, &seen_stacks, pcs, n, (unsigned)omp_state, user, user_n);
   if (seen_stacks.count != known) /* a new stack: the libraries it runs in are the program's */
     col_modules_note_stack(pcs, n);
   return id;

@@ -14,8 +14,9 @@ void *col_map_zeroed(size_t bytes);
 int col_stack_store_start(void (*on_lost_stack)(int err));
 /* The FRINFO of stack PCS[0..N) in data.frameinfo (0: not recorded). */
 uint64_t col_writer_stack_id(const uint64_t *pcs, size_t n);
-/* The same for an OpenMP thread's clock sample in OMP_STATE (er/er_omp.h). */
-uint64_t col_writer_stack_id_state(const uint64_t *pcs, size_t n, int omp_state);
+/* The same for an OpenMP thread's clock sample in OMP_STATE (er/er_omp.h)
+ * whose user-mode stack is USER[0..USER_N). */
+uint64_t col_writer_stack_id_state(const uint64_t *pcs, size_t n, int omp_state, const uint64_t *user, size_t user_n);
 /* data.frameinfo flushed; 0 when a stack was lost (the packets not yet
  * written are given up). */
 int col_writer_stacks_on_disk(void);

@@ -44,6 +44,18 @@ void col_frame_rules_forget(void);
 struct col_walk_memo;
 struct col_walk_memo *col_walk_memo_of(pid_t tid);
 
+/* The ELF image of the object holding PC (the unwinder's own, kept until
+ * col_frame_rules_forget) and its run-time minus ELF address: 0, or -1. */
+struct Elf;
+int col_unwind_object_of(uint64_t pc, struct Elf **elf, uint64_t *bias);
+/* The entry address of the function holding code address PC (from the
+ * object's .eh_frame_hdr table, which lists every function with CFI), or
+ * 0 when unknown. */
+uint64_t col_function_entry(uint64_t pc);
+/* Changes each time the objects are forgotten (what was learned of their
+ * code may no longer hold). */
+unsigned col_unwind_objects_generation(void);
+
 int col_unwind_init(void);
 /* Drops cached unwind info after the set of loaded objects changed. */
 void col_unwind_forget_modules(void);

@@ -184,6 +184,23 @@ static struct object_cfi *object_for(uint64_t pc)
   return want.found;
 }
 
+static unsigned objects_generation;
+
+unsigned col_unwind_objects_generation(void)
+{
+  return objects_generation;
+}
+
+int col_unwind_object_of(uint64_t pc, Elf **elf, uint64_t *bias)
+{
+  struct object_cfi *obj = object_for(pc);
+  if (obj == NULL || obj->elf == NULL)
+    return -1;
+  *elf = obj->elf;
+  *bias = obj->bias;
+  return 0;
+}
+
 /* ---- reading one rule ------------------------------------------------------- */
 
 /* Is OPS "at CFA + OFFSET" (libdw's form of DWARF's offset(N) rule)? */
@@ -308,6 +325,7 @@ void col_frame_rules_forget(void)
   memset(rule_cache, 0, sizeof rule_cache);
   rules_cached = 0;
   memset(thread_memos, 0, sizeof thread_memos); /* made with the rules forgotten */
+  objects_generation++;
   for (size_t i = 0; i < n_objects; i++) {
     if (objects[i].cfi != NULL)
       dwarf_cfi_end(objects[i].cfi);

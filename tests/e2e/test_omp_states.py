@@ -1,14 +1,16 @@
 """OpenMP states of clock samples (issue 28): omp_states.c measures, with
-each thread's CPU clock, its time in work, at an explicit barrier, at
-regions' ends and between regions (the worker; one state until region
-stamps tell the end barrier from idling) and in serial code, with
-OMP_WAIT_POLICY=active so that every wait is CPU time.  Under
-`collector enable`, each state's seconds in our reader (er-dump, from the
-frame packets' OMP2_INFO) is within the sampling bound of the program's own
-figure, and so in `collector report omp`, which also gives the region
-(its outlined function) its threads' work and its explicit barrier's
-wait; the runtime's marker frames are not in the stacks; gprofng reads the
-experiment."""
+each thread's CPU clock, its time in work, at an explicit barrier, at a
+region's end (the master), between regions (the worker, idle) and in
+serial code, with OMP_WAIT_POLICY=active so that every wait is CPU time.
+Under `collector enable`, each state's seconds in our reader (er-dump, from
+the frame packets' OMP2_INFO) is within the sampling bound of the
+program's own figure, and so in `collector report omp`, which also gives
+the region (its outlined function) its threads' work and its explicit
+barrier's wait; the runtime's marker frames are not in the stacks.
+gprofng shows the same: OpenMP Work, Wait and Overhead, the pseudo-functions
+of each wait, the parallel region named after its outlined function
+(-indxobj OMP_preg), and in user mode the worker's stacks under main with
+no libgomp frame (machine mode keeps libgomp's)."""
 
 import os
 import re
@@ -24,7 +26,7 @@ if not os.path.exists(PROGRAM):
 INTERVAL = 0.01  # the default clock profiling
 # The states the program measures, and the reader's names for them.
 STATES = {"work": "work", "explicit_barrier": "explicit barrier", "implicit_barrier": "implicit barrier",
-          "serial": "serial"}
+          "idle": "idle", "serial": "serial"}
 work = workdir()
 out = run_gdb(["collector enable", "run", "collector report omp"], [PROGRAM, "3", "0.1"], work,
               env={"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "active"})
@@ -66,6 +68,50 @@ gp = subprocess.run(["gprofng", "display", "text", "-functions", experiment], ca
 check(gp.returncode == 0 and "work_for" in gp.stdout and "Error" not in gp.stdout + gp.stderr,
       "gprofng reads the experiment (work_for listed)")
 
+
+def gprofng(*args):
+    return subprocess.run(["gprofng", "display", "text"] + list(args) + [experiment], capture_output=True,
+                          text=True, timeout=120).stdout
+
+
+def rows(text):
+    """gprofng's table rows: name -> its figures."""
+    table = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*((?:[0-9.]+\s+)+)(\S.*?)\s*$", line)
+        if m:
+            table[m.group(2)] = [float(x) for x in m.group(1).split()]
+    return table
+
+
+# gprofng's OpenMP metrics: Work is work and serial code, Wait every wait,
+# each wait under its pseudo-function.
+table = rows(gprofng("-metrics", "e.totalcpu:e.ompwork:e.ompwait:e.ompovhd", "-functions"))
+total = table.get("<Total>", [0, -1, -1, -1])
+for what, got_s, want in (("OpenMP Work", total[1], truth.get("work", 0) + truth.get("serial", 0)),
+                          ("OpenMP Wait", total[2], truth.get("explicit_barrier", 0) + truth.get("implicit_barrier", 0)
+                           + truth.get("idle", 0)),
+                          ("<OMP-explicit_barrier>", table.get("<OMP-explicit_barrier>", [-1])[0],
+                           truth.get("explicit_barrier", 0)),
+                          ("<OMP-implicit_barrier>", table.get("<OMP-implicit_barrier>", [-1])[0],
+                           truth.get("implicit_barrier", 0)),
+                          ("<OMP-idle>", table.get("<OMP-idle>", [-1])[0], truth.get("idle", 0))):
+    bound = sampling_seconds(want, INTERVAL)
+    check(abs(got_s - want) <= bound, "gprofng %s: %.3f s, %.3f s measured by the threads (bound %.3f)"
+          % (what, got_s, want, bound))
+check(total[3] == 0, "gprofng: no OpenMP Overhead (%.3f s)" % total[3])
+regions = rows(gprofng("-metrics", "i.totalcpu", "-indxobj", "OMP_preg"))
+named = [r for r in regions if r.startswith("OpenMP Parallel Region from main._omp_fn.0")]
+check(len(named) == 1 and abs(regions[named[0]][0] - sum(truth.get(k, 0) for k in ("work", "explicit_barrier",
+                                                                                     "implicit_barrier")))
+      <= sampling_seconds(truth.get("work", 0) + truth.get("explicit_barrier", 0), INTERVAL),
+      "gprofng: the parallel region is named after its outlined function and holds its threads' time (%s)" % regions)
+user = gprofng("-metrics", "e.totalcpu", "-viewmode", "user", "-calltree")
+machine = gprofng("-metrics", "e.totalcpu", "-viewmode", "machine", "-calltree")
+check("libgomp" not in user and re.search(r"\+-main\n.*\+-main\._omp_fn\.0\n.*\+-work_for", user, re.S) and
+      "clone" not in user, "gprofng user mode: no libgomp frame, every thread's work under main")
+check("libgomp" in machine and "GOMP_parallel" in machine, "gprofng machine mode: libgomp's frames")
+
 # After `gdb -p` half a second into a region (its body runs without the
 # trampoline: libgomp called it before the attach): the explicit barrier,
 # the region's end and the serial code come after the attach and are as the
@@ -82,7 +128,7 @@ experiment = os.path.join(work, "test.2.er")
 wait_closed(experiment)
 got = {m.group(1): float(m.group(2)) for m in re.finditer(r"^omp_state ([a-z ]+): ([0-9.]+)$", er_dump(experiment)[2],
                                                            re.M)}
-for key in ("explicit_barrier", "implicit_barrier", "serial"):
+for key in ("explicit_barrier", "implicit_barrier", "idle", "serial"):
     bound = sampling_seconds(late.get(key, 0), INTERVAL)
     check(key in late and abs(got.get(STATES[key], -1) - late[key]) <= bound,
           "after the attach, %s: %.3f s, %.3f s measured by the threads (bound %.3f)"

@@ -18,6 +18,7 @@ enum er_packet_type {
   ER_PKT_HEAP = 5,
   ER_PKT_CLOCK = 8, /* "OPROF", the Linux clock packet */
   ER_PKT_FRAME = 11,
+  ER_PKT_UID = 17, /* a user-mode call stack (§6.1b) */
   ER_PKT_IOTRACE = 19,
   ER_PKT_CLOSED = 0xFFFF,
 };
@@ -142,6 +143,7 @@ _Static_assert(__builtin_offsetof(struct er_io_packet, iofname) == 80, "IOFNAME 
 
 /* Linux reports total CPU only: "User+System CPU" (§5.4, MSTATE values). */
 #define ER_MSTATE_LINUX_CPU 10
+#define ER_MSTATE_USER 0 /* LMS_USER: what gprofng's OpenMP Work counts (§5.4) */
 
 /* Frame packet, kind 11 (§6.1): this header, then info records. */
 struct er_frame_packet {
@@ -149,6 +151,15 @@ struct er_frame_packet {
   uint16_t type;
   uint32_t hsize; /* 16: where the info records start */
   uint64_t uid;   /* the FRINFO value data packets refer to */
+} __attribute__((packed));
+
+/* A user-mode stack (§6.1b): the PCs (leaf first) follow.  An OMP2_INFO
+ * record names it by UID. */
+struct er_uid_packet {
+  uint16_t tsize;
+  uint16_t type;  /* ER_PKT_UID */
+  uint32_t flags; /* 0 */
+  uint64_t uid;
 } __attribute__((packed));
 
 struct er_frame_info {

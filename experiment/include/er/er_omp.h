@@ -4,6 +4,9 @@
 #ifndef ER_OMP_H
 #define ER_OMP_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 enum er_omp_state {
   ER_OMP_NONE = 0,   /* not an OpenMP thread's sample (no OMP2_INFO written) */
   ER_OMP_OVERHEAD = 1,
@@ -26,5 +29,47 @@ const char *er_omp_state_name(int state);
 /* gprofng's OpenMP Work (work, serial, reduction), Wait (barriers, idle,
  * the waits) and Overhead: 'w', 'W', 'o', or 0 for ER_OMP_NONE. */
 char er_omp_state_class(int state);
+
+/* The omptrace file (experiment-format.md §5.8): which parallel region
+ * and which task each thread is in from when on, and what each region and
+ * task is.  gprofng takes a clock sample's region (task) from the last
+ * event of its thread at or before the sample. */
+enum {
+  ER_PKT_OMP_REGION_EVENT = 12, /* a thread enters region ID (0: none, the implicit region) */
+  ER_PKT_OMP_TASK_EVENT = 14,   /* a thread runs task ID (0: its region's implicit task) */
+  ER_PKT_OMP_REGION_DESC = 15,  /* region ID: its parent, the code that names it */
+  ER_PKT_OMP_TASK_DESC = 16,    /* task ID: its parent, the code that names it */
+};
+
+/* Kinds 12 and 14: the common 48-byte header of the tracing packets, then
+ * the id. */
+struct er_omp_event_packet {
+  uint16_t tsize;
+  uint16_t type;
+  uint32_t pad0;
+  uint64_t lwpid;
+  uint64_t thrid;
+  uint32_t cpuid;
+  uint32_t pad1;
+  int64_t tstamp;
+  uint64_t frinfo; /* 0: the event has no stack of its own */
+  uint64_t id;
+};
+_Static_assert(sizeof(struct er_omp_event_packet) == 56, "OpenMP event packet is 56 bytes");
+
+/* Kinds 15 and 16. */
+struct er_omp_desc_packet {
+  uint16_t tsize;
+  uint16_t type;
+  uint32_t pad0;
+  uint64_t id;
+  uint64_t parent; /* 0: none (a region at the top; a task of its region's implicit task) */
+  uint64_t pc;     /* the outlined function: gprofng names the region "from" its symbol */
+};
+_Static_assert(sizeof(struct er_omp_desc_packet) == 32, "OpenMP description packet is 32 bytes");
+
+/* The <profile name="omptrace"> block of log.xml that declares the four
+ * packets; its length (as snprintf). */
+int er_omp_profile_block(char *out, size_t len);
 
 #endif

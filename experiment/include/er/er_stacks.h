@@ -32,8 +32,10 @@ uint64_t er_stack_uid(const uint64_t *pcs, size_t n);
  * the id to put in FRINFO, or 0 when the stack is empty or on error. */
 uint64_t er_frameinfo_record(struct er_cursor *frameinfo, struct er_idset *seen, const uint64_t *pcs, size_t n);
 /* The same for a sample of an OpenMP thread: OMP_STATE (enum er_omp_state,
- * 0: none) in an OMP2_INFO record after the stack, part of the frame's id. */
+ * 0: none) in an OMP2_INFO record after the stack, naming the user-mode
+ * stack USER[0..USER_N) (a UID packet, written once; none when USER_N is
+ * 0); state and user stack are part of the frame's id. */
 uint64_t er_frameinfo_record_state(struct er_cursor *frameinfo, struct er_idset *seen, const uint64_t *pcs, size_t n,
-                                   unsigned omp_state);
+                                   unsigned omp_state, const uint64_t *user, size_t user_n);
 
 #endif

@@ -1,0 +1,253 @@
+/* An OpenMP program's clock sample as OpenMP shows it (docs/design.md
+ * "OpenMP states", "Regions, tasks and user-mode stacks").
+ *
+ * The stack says nearly everything.  Walking it from the leaf:
+ *   - the innermost of the runtime's marker frames gives the state (a
+ *     region's body, a barrier, a critical section's wait...); without
+ *     one, a leaf in libgomp waits there (at a region's end barrier, or
+ *     idle between regions when the master runs serial code), code libgomp
+ *     called is a region's body or a task, anything else is serial code;
+ *   - program code called by the body trampoline is a parallel region's
+ *     outlined function; program code libgomp called directly is a task's
+ *     (or, before the trampoline was put in place by an attach, a region's);
+ *     each is named by its function's entry address;
+ *   - a thread whose stack ends in libgomp below libc's thread start is one
+ *     of libgomp's workers: its own frames end there, and its user-mode
+ *     stack goes on with its region master's frames above the region's
+ *     call, as the master's own samples show them (kept per region);
+ *   - libc called by libgomp is libgomp's (its futex and yield calls).
+ * The machine-mode stack is the native one less the markers; the user-mode
+ * stack also leaves out libgomp and the libc it calls.  What a worker's
+ * stack cannot say (which region its barrier ends, whether it idles) its
+ * master's last sample says: samples come in time order, all threads
+ * merged. */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "core/omp_sample.h"
+#include "core/omp_states.h"
+#include "core/stack_store.h"
+#include "er/er_omp.h"
+#include "unwind/unwind.h"
+
+#define MAX_SEGMENTS 32
+
+/* Outlined functions on one stack: a region's body or a task. */
+struct segment {
+  int task;
+  uint64_t entry;
+  size_t user_end; /* user frames up to and including the function's */
+};
+
+/* What a region's master called it from: its user-mode frames above the
+ * call, for the workers' stacks. */
+#define MAX_REGIONS 64
+#define MAX_SUFFIX 256
+struct region_suffix {
+  uint64_t region;
+  size_t n;
+  uint64_t pcs[MAX_SUFFIX];
+};
+static struct region_suffix *suffixes; /* MAX_REGIONS of them, mapped once */
+static size_t n_suffixes;
+
+/* The thread that last ran a region at the top level, and whether it is in
+ * one now (its last sample). */
+static pid_t master_tid;
+static uint64_t master_region;
+/* The trampoline was seen: a region's body has it, so code libgomp calls
+ * without it is a task's. */
+static int bodies_marked;
+
+void col_omp_sample_start(void)
+{
+  n_suffixes = 0;
+  master_tid = 0;
+  master_region = 0;
+  bodies_marked = 0;
+}
+
+static struct region_suffix *suffix_of(uint64_t region, int add)
+{
+  for (size_t i = 0; i < n_suffixes; i++)
+    if (suffixes[i].region == region)
+      return &suffixes[i];
+  if (!add)
+    return NULL;
+  if (suffixes == NULL)
+    suffixes = col_map_zeroed(MAX_REGIONS * sizeof *suffixes);
+  if (suffixes == NULL)
+    return NULL;
+  /* More regions than room: the oldest gives its place. */
+  struct region_suffix *s = n_suffixes < MAX_REGIONS ? &suffixes[n_suffixes++] : &suffixes[region % MAX_REGIONS];
+  s->region = region;
+  s->n = 0;
+  return s;
+}
+
+static void learn_suffix(uint64_t region, const uint64_t *pcs, size_t n)
+{
+  struct region_suffix *s = suffix_of(region, 1);
+  if (s == NULL)
+    return;
+  s->n = n < MAX_SUFFIX ? n : MAX_SUFFIX;
+  memcpy(s->pcs, pcs, 8 * s->n);
+  if (n > MAX_SUFFIX)
+    s->pcs[MAX_SUFFIX - 1] = ER_PC_TRUNCATED;
+}
+
+/* The function holding a frame's PC (a caller's PC is its return address
+ * minus one: inside the call). */
+static uint64_t entry_of(uint64_t pc)
+{
+  uint64_t entry = col_function_entry(pc);
+  return entry != 0 ? entry : pc; /* no CFI: the address names it */
+}
+
+static void describe(struct col_omp_sample *out, int task, uint64_t id, uint64_t parent)
+{
+  if (out->n_descriptions < COL_OMP_MAX_DESCRIPTIONS)
+    out->descriptions[out->n_descriptions++] = (struct col_omp_description){task, id, parent};
+}
+
+int col_omp_sample_of(pid_t tid, const uint64_t *pcs, size_t n, struct col_omp_sample *out)
+{
+  if (n == 0 || !col_omp_process_is_openmp())
+    return 0;
+  if (n > COL_OMP_MAX_FRAMES)
+    n = COL_OMP_MAX_FRAMES;
+  static unsigned char kind[COL_OMP_MAX_FRAMES], mark[COL_OMP_MAX_FRAMES];
+  for (size_t i = 0; i < n; i++) {
+    int m;
+    kind[i] = (unsigned char)col_omp_frame_kind(pcs[i], &m);
+    mark[i] = (unsigned char)m;
+  }
+  /* libc called by libgomp is libgomp's; the libc frames a stack ends in
+   * (a thread's start) stay what they are. */
+  int rootward = -1;
+  for (size_t i = n; i-- > 0;) {
+    if (kind[i] == COL_OMP_FRAME_LIBC && rootward == COL_OMP_FRAME_LIBGOMP)
+      kind[i] = COL_OMP_FRAME_LIBGOMP;
+    else if (kind[i] == COL_OMP_FRAME_PROGRAM || kind[i] == COL_OMP_FRAME_LIBGOMP)
+      rootward = kind[i];
+  }
+  /* libgomp's worker: below libc's thread start, the stack ends in libgomp
+   * (or in one of the runtime's frames it called). */
+  size_t top = n;
+  while (top > 0 && (kind[top - 1] == COL_OMP_FRAME_LIBC || pcs[top - 1] == ER_PC_TRUNCATED ||
+                     pcs[top - 1] == ER_PC_UNWIND_FAILED))
+    top--;
+  int worker = top > 0 && kind[top - 1] != COL_OMP_FRAME_PROGRAM;
+
+  out->state = 0;
+  out->machine_n = out->user_n = 0;
+  out->n_descriptions = 0;
+  struct segment seg[MAX_SEGMENTS];
+  size_t n_seg = 0, worker_end = 0;
+  int prev = -1; /* the last frame's kind, markers aside */
+  int region_marker = 0;
+  for (size_t i = 0; i < n; i++) {
+    int k = kind[i];
+    if (k == COL_OMP_FRAME_MARKER) {
+      /* The innermost marker decides, unless a body or a task runs nearer
+       * the leaf (a task run at a barrier is work). */
+      if (out->state == 0)
+        out->state = n_seg > 0                        ? ER_OMP_WORK
+                     : mark[i] == COL_OMP_MARK_REGION ? ER_OMP_IMPLICIT_BARRIER
+                                                      : mark[i];
+      region_marker |= mark[i] == COL_OMP_MARK_REGION;
+      if (mark[i] == ER_OMP_WORK && prev >= 0 && prev != COL_OMP_FRAME_LIBGOMP && n_seg < MAX_SEGMENTS) {
+        seg[n_seg++] = (struct segment){0, entry_of(pcs[i - 1]), out->user_n};
+        bodies_marked = 1;
+      }
+      continue; /* the marker frame itself is the collector's */
+    }
+    out->machine[out->machine_n++] = pcs[i];
+    if (k == COL_OMP_FRAME_LIBGOMP) {
+      if (prev >= 0 && prev != COL_OMP_FRAME_LIBGOMP) {
+        /* Program code libgomp called itself (a wrapper or the trampoline
+         * did not): a task's, or a body without the trampoline. */
+        if (kind[i - 1] != COL_OMP_FRAME_MARKER && n_seg < MAX_SEGMENTS)
+          seg[n_seg++] = (struct segment){bodies_marked, entry_of(pcs[i - 1]), out->user_n};
+        worker_end = out->user_n; /* a worker's own frames end where libgomp begins */
+      }
+      prev = k;
+      continue;
+    }
+    out->user[out->user_n++] = pcs[i];
+    prev = k;
+  }
+  if (out->machine_n == 0) { /* only markers (a sample in a wrapper's own code): its leaf stays */
+    out->state = out->state != 0 ? out->state : ER_OMP_OVERHEAD;
+    out->machine[out->machine_n++] = pcs[0];
+    out->user[out->user_n++] = pcs[0];
+  }
+  int leaf_in_libgomp = kind[0] == COL_OMP_FRAME_LIBGOMP;
+
+  /* Regions and tasks, innermost first; the outermost region of a worker
+   * is the one its thread serves (its master's). */
+  out->region = out->task = 0;
+  ssize_t outer_region = -1;
+  for (size_t s = 0; s < n_seg; s++) {
+    if (seg[s].task) {
+      if (out->task == 0)
+        out->task = seg[s].entry;
+    } else {
+      if (out->region == 0)
+        out->region = seg[s].entry;
+      outer_region = (ssize_t)s;
+    }
+  }
+  uint64_t served = worker ? (outer_region >= 0 ? seg[outer_region].entry : master_region) : 0;
+  if (out->region == 0)
+    out->region = served;
+  /* A master past its region's body (at the end barrier): still in it. */
+  int master_in_region = region_marker || leaf_in_libgomp;
+  if (out->region == 0 && !worker && master_in_region && tid == master_tid)
+    out->region = master_region;
+  if (worker) {
+    /* Its own frames, then its master's above the region's call. */
+    out->user_n = worker_end;
+    const struct region_suffix *s = served != 0 ? suffix_of(served, 0) : NULL;
+    for (size_t i = 0; s != NULL && i < s->n && out->user_n < COL_OMP_MAX_FRAMES; i++)
+      out->user[out->user_n++] = s->pcs[i];
+  }
+  /* What this sample teaches: each region this thread is the master of
+   * (all but a worker's outermost), with its parent, and the frames above
+   * its call; each task, with the task it runs inside of. */
+  for (size_t s = 0; s < n_seg; s++) {
+    uint64_t parent = 0;
+    for (size_t p = s + 1; p < n_seg && parent == 0; p++)
+      if (seg[p].task == seg[s].task)
+        parent = seg[p].entry;
+      else if (seg[s].task)
+        break; /* a task's parent is a task of the same region */
+    if (seg[s].task) {
+      describe(out, 1, seg[s].entry, parent);
+    } else if (!(worker && (ssize_t)s == outer_region)) {
+      if (parent == 0 && worker)
+        parent = served;
+      describe(out, 0, seg[s].entry, parent);
+      if (seg[s].user_end <= out->user_n)
+        learn_suffix(seg[s].entry, out->user + seg[s].user_end, out->user_n - seg[s].user_end);
+    }
+  }
+  /* The master: the thread at the top of a region, and whether it is in
+   * one now. */
+  if (!worker && outer_region >= 0) {
+    master_tid = tid;
+    master_region = seg[outer_region].entry;
+  } else if (tid == master_tid && outer_region < 0 && !master_in_region) {
+    master_region = 0;
+  }
+
+  if (out->state == 0) {
+    if (leaf_in_libgomp)
+      out->state = worker && served == 0 ? ER_OMP_IDLE : ER_OMP_IMPLICIT_BARRIER;
+    else
+      out->state = n_seg > 0 ? ER_OMP_WORK : ER_OMP_SERIAL;
+  }
+  if (out->state == ER_OMP_IDLE)
+    out->region = 0;
+  return 1;
+}
