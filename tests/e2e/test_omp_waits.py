@@ -1,0 +1,89 @@
+"""OpenMP waits, tasks and nested regions (issue 28): omp_waits.c measures,
+with each thread's CPU clock (OMP_WAIT_POLICY=active: every wait spins),
+its waits for a contended critical section and lock, its tasks' work and
+its taskwait (less the tasks run inside it), and the work of an inner
+region nested in an outer one.  Run as an ordinary user, as a descendant
+of the program GDB runs (a shell that starts it), under `collector
+enable`.  In our reader (er-dump) and in `collector report omp`: the
+critical section, lock and taskwait states within the sampling bound of
+the program's figures.  In gprofng: `<OMP-critical_section_wait>` and
+`<OMP-lock_wait>` the same; the tasks named after their functions
+(-indxobj OMP_task) with the tasks' work; in user mode, the inner region's
+work under main, the outer region's and the inner region's functions,
+with no libgomp frame."""
+
+import glob
+import os
+import re
+import subprocess
+
+from harness import (check, cleanup, er_dump, finish, program, run_gdb, sampling_seconds, shared_workdir, skip_test,
+                     unprivileged_prefix, workdir)
+
+PROGRAM = program("omp_waits")
+if not os.path.exists(PROGRAM):
+    skip_test("no OpenMP compiler support (gcc -fopenmp, libgomp)")
+INTERVAL = 0.01
+prefix = unprivileged_prefix()
+work = shared_workdir() if prefix else workdir()
+out = run_gdb(["collector enable", "run"], ["/bin/sh", "-c", '"$0" 6 0.05; echo shell done', PROGRAM], work,
+              env={"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "active"}, prefix=prefix or ())
+print(out)
+m = re.search(r"^truth (.*)$", out, re.M)
+truth = dict((k, float(v)) for k, v in (kv.split("=") for kv in m.group(1).split())) if m else {}
+check(len(truth) == 5 and "shell done" in out, "the program measured its waits (%s)" % truth)
+found = glob.glob(os.path.join(work, "test.1.er", "_*_x1.er"))
+check(len(found) == 1, "the program's experiment is the shell's descendant's (%s)" % found)
+experiment = found[0] if found else os.path.join(work, "missing.er")
+
+
+def near(got_s, want, what):
+    bound = sampling_seconds(want, INTERVAL)
+    return check(abs(got_s - want) <= bound, "%s: %.3f s in the experiment, %.3f s measured by the threads (bound %.3f)"
+                 % (what, got_s, want, bound))
+
+
+summary, funcs, raw = er_dump(experiment)
+got = {m.group(1): float(m.group(2)) for m in re.finditer(r"^omp_state ([a-z ]+): ([0-9.]+)$", raw, re.M)}
+for key, name in (("critical_wait", "critical section wait"), ("lock_wait", "lock wait"), ("taskwait", "taskwait")):
+    near(got.get(name, -1), truth.get(key, 0), name)
+report = run_gdb(["collector report omp %s" % experiment], ["/bin/true"], work)
+states = {m.group(1): float(m.group(2)) for m in re.finditer(r"^([a-z ]+?)\s+([0-9.]+)\s+[0-9.]+$", report, re.M)}
+check(all(abs(states.get(n, -1) - got.get(n, -2)) < 0.0015 for n in ("critical section wait", "lock wait", "taskwait")),
+      "collector report omp: the waits' seconds as the reader's (%s)" % states)
+
+
+def gprofng(*args):
+    return subprocess.run(["gprofng", "display", "text"] + list(args) + [experiment], capture_output=True,
+                          text=True, timeout=120).stdout
+
+
+def rows(text):
+    """gprofng's table rows: name -> its figures."""
+    table = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*((?:[0-9.]+\s+)+)(\S.*?)\s*$", line)
+        if m:
+            table[m.group(2)] = [float(x) for x in m.group(1).split()]
+    return table
+
+
+table = rows(gprofng("-metrics", "e.totalcpu:i.totalcpu", "-functions"))
+near(table.get("<OMP-critical_section_wait>", [-1])[0], truth.get("critical_wait", 0),
+     "gprofng <OMP-critical_section_wait>")
+near(table.get("<OMP-lock_wait>", [-1])[0], truth.get("lock_wait", 0), "gprofng <OMP-lock_wait>")
+near(table.get("task_work", [0, -1])[1], truth.get("task_work", 0), "gprofng task_work (inclusive)")
+near(table.get("nested_work", [0, -1])[1], truth.get("nested_work", 0), "gprofng nested_work (inclusive)")
+tasks = rows(gprofng("-metrics", "i.totalcpu", "-indxobj", "OMP_task"))
+named = {k: v[0] for k, v in tasks.items() if k.startswith("OpenMP Task from main._omp_fn.")}
+check(len(named) == 2, "gprofng: the two tasks, each named after its function (%s)" % tasks)
+near(sum(named.values()), truth.get("task_work", 0), "gprofng: the tasks' time (-indxobj OMP_task)")
+user = gprofng("-metrics", "i.totalcpu", "-viewmode", "user", "-calltree")
+chain = re.search(r"^\s*([0-9.]+)\s+\|\s+\+-main\._omp_fn\.\d+\n\s*[0-9.]+\s+\|\s+\|\s+\+-main\._omp_fn\.\d+\n"
+                  r"\s*([0-9.]+)\s+\|\s+\|\s+\+-nested_work$", user, re.M)
+check(chain is not None and "libgomp" not in user and "clone" not in user,
+      "gprofng user mode: the inner region's work under main, the outer and the inner region, no libgomp frame")
+if chain:
+    near(float(chain.group(2)), truth.get("nested_work", 0), "gprofng user mode: nested_work under both regions")
+cleanup(work)
+finish()
