@@ -13,6 +13,30 @@ const char *er_omp_state_name(int state)
   return state > 0 && state < ER_OMP_N_STATES ? names[state] : "";
 }
 
+const char *er_omp_state_pseudo_function(int state)
+{
+  switch (state) {
+  case ER_OMP_IDLE:
+    return "<OMP-idle>";
+  case ER_OMP_REDUCTION:
+    return "<OMP-reduction>";
+  case ER_OMP_IMPLICIT_BARRIER:
+    return "<OMP-implicit_barrier>";
+  case ER_OMP_EXPLICIT_BARRIER:
+    return "<OMP-explicit_barrier>";
+  case ER_OMP_LOCK_WAIT:
+    return "<OMP-lock_wait>";
+  case ER_OMP_CRITICAL_WAIT:
+    return "<OMP-critical_section_wait>";
+  case ER_OMP_ORDERED_WAIT:
+    return "<OMP-ordered_section_wait>";
+  case ER_OMP_ATOMIC_WAIT:
+    return "<OMP-atomic_wait>";
+  default:
+    return NULL;
+  }
+}
+
 char er_omp_state_class(int state)
 {
   switch (state) {

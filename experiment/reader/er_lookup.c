@@ -14,7 +14,7 @@ int er_stack_by_frame_uid(const void *a, const void *b)
 
 const struct er_stack *er_experiment_stack(const struct er_experiment *exp, uint64_t frame_uid)
 {
-  struct er_stack key = {frame_uid, 0, NULL, 0};
+  struct er_stack key = {frame_uid, 0, NULL, 0, 0, NULL, 0};
   if (exp->n_stacks == 0)
     return NULL;
   return bsearch(&key, exp->stacks, exp->n_stacks, sizeof key, er_stack_by_frame_uid);

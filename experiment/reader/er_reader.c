@@ -223,6 +223,8 @@ size_t er_walk_packets(const unsigned char *data, size_t len,
 static void collect_frame(const unsigned char *p, uint16_t type, uint16_t size, void *arg)
 {
   struct er_experiment *exp = arg;
+  if (type == ER_PKT_UID)
+    er_collect_user_stack(exp, p, size);
   if (type != ER_PKT_FRAME)
     return;
   struct er_frame_packet head;
@@ -242,14 +244,16 @@ static void collect_frame(const unsigned char *p, uint16_t type, uint16_t size, 
     exp->damaged_packets++;
     return;
   }
-  struct er_stack st = {head.uid, (info.hsize - sizeof info) / 8, NULL, 0};
+  struct er_stack st = {head.uid, (info.hsize - sizeof info) / 8, NULL, 0, 0, NULL, 0};
   /* An OpenMP thread's sample: its state after the stack (§6.1a). */
   struct er_frame_omp2 omp;
   uint64_t after = (uint64_t)head.hsize + info.hsize;
   if (after + sizeof omp <= size) {
     memcpy(&omp, p + after, sizeof omp);
-    if (omp.kind == ER_FRAME_INFO_OMP2 && omp.hsize == sizeof omp && omp.omp_state < ER_OMP_N_STATES)
+    if (omp.kind == ER_FRAME_INFO_OMP2 && omp.hsize == sizeof omp && omp.omp_state < ER_OMP_N_STATES) {
       st.omp_state = (int)omp.omp_state;
+      st.user_uid = omp.uid;
+    }
   }
   st.pcs = malloc(st.n * 8 + 8);
   memcpy(st.pcs, p + head.hsize + sizeof info, st.n * 8);
@@ -416,6 +420,7 @@ int er_experiment_open(const char *path, struct er_experiment *exp, char *err, s
   walk_file(path, "data.frameinfo", exp, collect_frame);
   if (exp->n_stacks > 0)
     qsort(exp->stacks, exp->n_stacks, sizeof *exp->stacks, er_stack_by_frame_uid);
+  er_experiment_resolve_user_stacks(exp);
   /* Each kind's file (the clock's is read even when log.xml does not
    * declare it: er-dump reports what it holds). */
   static void (*const collectors[ER_N_KINDS])(const unsigned char *, uint16_t, uint16_t, void *) = {
@@ -458,6 +463,7 @@ void er_experiment_close(struct er_experiment *exp)
     free(exp->code_regions[i].name);
   free(exp->code_regions);
   free(exp->stacks);
+  er_free_user_stacks(exp);
   free(exp->clock);
   free(exp->waits);
   for (size_t i = 0; i < exp->n_io_calls; i++)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "er/er_format.h"
+#include "er/er_omp.h"
 
 /* Value per stack id, in a small open-addressing table. */
 struct stack_sum {
@@ -118,32 +119,40 @@ static const char *frame_name(struct er_names *names, uint64_t pc)
  * functions inlined at each frame, when asked), each function's inclusive
  * value once however often it recurs. */
 static int add_stack(struct er_profile *p, struct name_index *ix, struct er_names *names, const struct er_stack *st,
-                     double value, int with_inlined)
+                     double value, int with_inlined, enum er_view_mode mode)
 {
   struct er_profile_stack *more = realloc(p->stacks, (p->n_stacks + 1) * sizeof *more);
   if (more == NULL)
     return -1;
   p->stacks = more;
   struct er_profile_stack *s = &p->stacks[p->n_stacks];
-  size_t n = st != NULL ? st->n : 0;
-  s->functions = malloc((n * (with_inlined ? MAX_INLINED : 1) + 1) * sizeof *s->functions);
+  /* An OpenMP sample in user mode: its user stack, and the wait's
+   * pseudo-function at the leaf (as gprofng draws it). */
+  int user = mode == ER_VIEW_USER && st != NULL && st->omp_state != 0 &&
+             (st->user_pcs != NULL || st->omp_state == ER_OMP_IDLE);
+  const char *pseudo = user ? er_omp_state_pseudo_function(st->omp_state) : NULL;
+  const uint64_t *pcs = user ? st->user_pcs : st != NULL ? st->pcs : NULL;
+  size_t n = user ? st->user_n : st != NULL ? st->n : 0;
+  s->functions = malloc((n * (with_inlined ? MAX_INLINED : 1) + 2) * sizeof *s->functions);
   if (s->functions == NULL)
     return -1;
   s->value = value;
   s->depth = 0;
-  if (n == 0) { /* a packet whose stack is missing: counted, as gprofng counts it, under <Unknown> */
+  if (n == 0 && pseudo == NULL) { /* a packet whose stack is missing: counted, as gprofng counts it, under <Unknown> */
     s->functions[s->depth++] = function_index(p, ix, "<Unknown>");
   }
   for (size_t i = n; i-- > 0;) {
     const char *frames[MAX_INLINED];
     size_t k = 0;
-    if (with_inlined && st->pcs[i] != ER_PC_TRUNCATED && st->pcs[i] != ER_PC_UNWIND_FAILED)
-      k = er_names_frames(names, st->pcs[i], frames, MAX_INLINED);
+    if (with_inlined && pcs[i] != ER_PC_TRUNCATED && pcs[i] != ER_PC_UNWIND_FAILED)
+      k = er_names_frames(names, pcs[i], frames, MAX_INLINED);
     if (k == 0)
-      frames[k++] = frame_name(names, st->pcs[i]);
+      frames[k++] = frame_name(names, pcs[i]);
     while (k-- > 0) /* the function, then what is inlined in it, outermost first */
       s->functions[s->depth++] = function_index(p, ix, frames[k]);
   }
+  if (pseudo != NULL)
+    s->functions[s->depth++] = function_index(p, ix, pseudo);
   for (size_t i = 0; i < s->depth; i++) {
     if (s->functions[i] == (size_t)-1)
       return -1;
@@ -214,7 +223,7 @@ static int gather(const struct er_experiment *exp, const char *metric, struct er
 }
 
 int er_profile_build(const struct er_experiment *exp, struct er_names *names, const char *metric,
-                     int with_inlined, struct er_profile *p, char *err, size_t err_len)
+                     int with_inlined, enum er_view_mode mode, struct er_profile *p, char *err, size_t err_len)
 {
   memset(p, 0, sizeof *p);
   struct sums sums = {0};
@@ -228,7 +237,7 @@ int er_profile_build(const struct er_experiment *exp, struct er_names *names, co
     if (!s->used)
       continue;
     p->total += s->value;
-    if (add_stack(p, &ix, names, er_experiment_stack(exp, s->frinfo), s->value, with_inlined) != 0) {
+    if (add_stack(p, &ix, names, er_experiment_stack(exp, s->frinfo), s->value, with_inlined, mode) != 0) {
       free(sums.slots);
       free(ix.slots);
       snprintf(err, err_len, "out of memory");

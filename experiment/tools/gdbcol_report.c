@@ -22,7 +22,7 @@
 
 static void usage(FILE *out)
 {
-  fputs("usage: gdbcol-report [--metric NAME] [--limit N] [--no-inline] [VIEW] EXPERIMENT.er\n"
+  fputs("usage: gdbcol-report [--metric NAME] [--limit N] [--no-inline] [--mode user|machine] [VIEW] EXPERIMENT.er\n"
         "views (one; the default is the function table):\n"
         "  --callers FUNC        the functions that call FUNC, and what those calls account for\n"
         "  --callees FUNC        the functions FUNC calls\n"
@@ -36,7 +36,10 @@ static void usage(FILE *out)
         "  --flamegraph FILE     an interactive SVG flame graph\n"
         "  --html FILE           an HTML page: the function table and the flame graph\n"
         "--metric: cpu (clock profiling, the default) or a counter's name (hwprofile)\n"
-        "--no-inline: no frames for inlined functions (gprofng shows none)\n",
+        "--no-inline: no frames for inlined functions (gprofng shows none)\n"
+        "--mode: an OpenMP program's stacks as its source shows them (user, the default: libgomp's\n"
+        "        frames out, workers under the region's call, waits as <OMP-...> frames), or the\n"
+        "        native ones (machine)\n",
         out);
 }
 
@@ -201,7 +204,7 @@ static void process_line(const char *path, const char *label, const char *metric
   }
   struct er_names *names = er_names_open(&exp);
   struct er_profile p;
-  if (names != NULL && er_profile_build(&exp, names, metric, 1, &p, err, sizeof err) == 0) {
+  if (names != NULL && er_profile_build(&exp, names, metric, 1, ER_VIEW_USER, &p, err, sizeof err) == 0) {
     print_value(&p, p.total);
     printf(" %s  %8.0f samples  %s\n", p.unit, p.samples, label);
     er_profile_free(&p);
@@ -281,9 +284,11 @@ int main(int argc, char **argv)
   const char *metric = NULL, *view = "functions", *argument = NULL, *path = NULL;
   size_t rows = DEFAULT_ROWS;
   int with_inlined = 1;
+  enum er_view_mode mode = ER_VIEW_USER;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    int takes = strcmp(a, "--metric") == 0 || strcmp(a, "--limit") == 0 || strcmp(a, "--callers") == 0 ||
+    int takes = strcmp(a, "--metric") == 0 || strcmp(a, "--limit") == 0 || strcmp(a, "--mode") == 0 ||
+                strcmp(a, "--callers") == 0 ||
                 strcmp(a, "--callees") == 0 || strcmp(a, "--folded") == 0 || strcmp(a, "--flamegraph") == 0 ||
                 strcmp(a, "--html") == 0;
     if (takes && i + 1 >= argc) {
@@ -301,6 +306,13 @@ int main(int argc, char **argv)
         return 2;
       }
       rows = (size_t)n;
+    } else if (strcmp(a, "--mode") == 0) {
+      const char *m = argv[++i];
+      if (strcmp(m, "user") != 0 && strcmp(m, "machine") != 0) {
+        fprintf(stderr, "gdbcol-report: --mode takes user or machine, not \"%s\"\n", m);
+        return 2;
+      }
+      mode = strcmp(m, "user") == 0 ? ER_VIEW_USER : ER_VIEW_MACHINE;
     } else if (takes) {
       view = a + 2;
       argument = argv[++i];
@@ -347,7 +359,7 @@ int main(int argc, char **argv)
     return omp_rc;
   }
   struct er_profile p;
-  if (names == NULL || er_profile_build(&exp, names, metric, with_inlined, &p, err, sizeof err) != 0) {
+  if (names == NULL || er_profile_build(&exp, names, metric, with_inlined, mode, &p, err, sizeof err) != 0) {
     fprintf(stderr, "gdbcol-report: %s: %s\n", path, names == NULL ? "out of memory" : err);
     er_names_close(names);
     er_experiment_close(&exp);

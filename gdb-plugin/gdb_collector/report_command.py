@@ -13,16 +13,17 @@ from .text import say
 
 VIEWS_WITH_VALUE = ("callers", "callees", "flamegraph", "folded", "html")
 VIEWS_ALONE = ("functions", "threads", "processes", "mpi", "omp")
-OPTIONS = ("metric", "limit")
+OPTIONS = ("metric", "limit", "mode")
 USAGE = ("collector report [EXPERIMENT.er] [functions | callers FUNC | callees FUNC | threads | processes | mpi | omp | "
-         "flamegraph FILE.svg | folded FILE | html FILE.html] [metric cpu|COUNTER] [limit N] [noinline]")
+         "flamegraph FILE.svg | folded FILE | html FILE.html] [metric cpu|COUNTER] [limit N] [mode user|machine] "
+         "[noinline]")
 REPORT_TIMEOUT_S = 600
 
 
 class ReportCommand(_Subcommand):
     """Show where the time (or a counter's events) went in an experiment.
 
-Usage: collector report [EXPERIMENT.er] [VIEW] [metric cpu|COUNTER] [limit N] [noinline]
+Usage: collector report [EXPERIMENT.er] [VIEW] [metric cpu|COUNTER] [limit N] [mode user|machine] [noinline]
 
 Without EXPERIMENT.er, the experiment this GDB session recorded last (the
 running one as recorded so far).  VIEW is one of:
@@ -48,6 +49,11 @@ running one as recorded so far).  VIEW is one of:
   folded FILE        folded stacks, for FlameGraph, speedscope or inferno
   html FILE.html     a page with the function table and the flame graph
 metric: cpu (clock profiling, the default) or a counter of hwprofile.
+mode: how an OpenMP program's stacks are drawn, as gprofng's -viewmode:
+user (the default) as its source shows them, without libgomp's frames,
+each worker thread's under the call of its parallel region, each wait as
+a frame of its own (<OMP-implicit_barrier>, <OMP-critical_section_wait>,
+...); machine: the native stacks, libgomp's frames included.
 Functions the debug info says are inlined show as frames of their own,
 as perf shows them; noinline leaves them out, as gprofng does.
 Function names come from the load objects' symbol tables and their
@@ -110,6 +116,8 @@ separate debug info (install libc6-dbg for the C library's internal names)."""
             words = words[:-1]
         if words and words[-1] in ("flamegraph", "folded", "html"):
             return gdb.COMPLETE_FILENAME
+        if words and words[-1] == "mode":
+            return [m for m in ("user", "machine") if m.startswith(word or "")]
         if words and words[-1] in ("callers", "callees", "metric", "limit"):
             return gdb.COMPLETE_NONE
         keywords = [w for w in VIEWS_ALONE + VIEWS_WITH_VALUE + OPTIONS + ("noinline",) if w.startswith(word or "")]

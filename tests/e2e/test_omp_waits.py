@@ -10,7 +10,9 @@ the program's figures.  In gprofng: `<OMP-critical_section_wait>` and
 `<OMP-lock_wait>` the same; the tasks named after their functions
 (-indxobj OMP_task) with the tasks' work; in user mode, the inner region's
 work under main, the outer region's and the inner region's functions,
-with no libgomp frame."""
+with no libgomp frame; machine mode keeps libgomp's frames.  Our folded
+stacks (`collector report folded`, what the flame graph draws) the same in
+user mode (the default) and machine mode (`mode machine`)."""
 
 import glob
 import os
@@ -85,5 +87,32 @@ check(chain is not None and "libgomp" not in user and "clone" not in user,
       "gprofng user mode: the inner region's work under main, the outer and the inner region, no libgomp frame")
 if chain:
     near(float(chain.group(2)), truth.get("nested_work", 0), "gprofng user mode: nested_work under both regions")
+machine = gprofng("-metrics", "i.totalcpu", "-viewmode", "machine", "-calltree")
+check("libgomp" in machine and "start_thread" in machine, "gprofng machine mode: libgomp's frames, the threads' start")
+
+
+def folded(*mode):
+    """Our folded stacks: {stack: seconds}."""
+    text = run_gdb(["collector report %s folded -%s" % (experiment, "".join(" mode " + m for m in mode))],
+                   ["/bin/true"], work)
+    stacks = {}
+    for line in text.splitlines():
+        m = re.match(r"^(\S.*) (\d+)$", line)
+        if m:
+            stacks[m.group(1)] = stacks.get(m.group(1), 0) + int(m.group(2)) * INTERVAL
+    return stacks
+
+
+user_stacks = folded()
+nested_user = sum(v for k, v in user_stacks.items() if re.search(r"main;main\._omp_fn\.\d+;main\._omp_fn\.\d+;nested_work",
+                                                                 k))
+check(user_stacks and not [k for k in user_stacks if "libgomp" in k or "clone" in k],
+      "our report, user mode: no libgomp frame, no thread start (%d stacks)" % len(user_stacks))
+near(nested_user, truth.get("nested_work", 0), "our report, user mode: nested_work under main and both regions")
+near(sum(v for k, v in user_stacks.items() if k.endswith(";<OMP-critical_section_wait>")), truth.get("critical_wait", 0),
+     "our report, user mode: the critical section's wait as <OMP-critical_section_wait>")
+machine_stacks = folded("machine")
+check([k for k in machine_stacks if "libgomp" in k] and not [k for k in machine_stacks if "<OMP-" in k],
+      "our report, machine mode: libgomp's frames, no pseudo-function")
 cleanup(work)
 finish()

@@ -214,7 +214,7 @@ static void report(const struct er_experiment *exp, const char *metric)
   struct er_names *names = er_names_open(exp);
   struct er_profile p;
   char err[512];
-  if (names != NULL && er_profile_build(exp, names, metric, 1, &p, err, sizeof err) == 0) {
+  if (names != NULL && er_profile_build(exp, names, metric, 1, ER_VIEW_USER, &p, err, sizeof err) == 0) {
     er_folded_write(devnull, &p);
     er_flamegraph_svg(devnull, &p, "fuzz");
     er_report_html(devnull, &p, "fuzz", 20);

@@ -26,6 +26,10 @@ enum er_omp_state {
 
 /* "work", "implicit barrier", ... ("" for ER_OMP_NONE and unknown values). */
 const char *er_omp_state_name(int state);
+/* The pseudo-function gprofng puts at the leaf of a user-mode stack in
+ * STATE ("<OMP-implicit_barrier>", ...), NULL for work, serial code,
+ * overhead and taskwait (gprofng has none for it). */
+const char *er_omp_state_pseudo_function(int state);
 /* gprofng's OpenMP Work (work, serial, reduction), Wait (barriers, idle,
  * the waits) and Overhead: 'w', 'W', 'o', or 0 for ER_OMP_NONE. */
 char er_omp_state_class(int state);

@@ -33,13 +33,19 @@ struct er_profile {
   size_t n_stacks;
 };
 
+/* Whose stacks an OpenMP program's samples are drawn with (gprofng's
+ * -viewmode): user mode, as the program's source shows it (libgomp's
+ * frames out, workers under their region's call, each wait under a
+ * pseudo-function named after it), or machine mode, the native stacks. */
+enum er_view_mode { ER_VIEW_USER, ER_VIEW_MACHINE };
+
 /* METRIC: NULL or "cpu" for clock profiling, else a counter's name as
  * log.xml declares it.  WITH_INLINED: the functions the debug info says
  * are inlined at a frame are frames of their own (as perf shows them).
- * 0, or -1 with ERR (no such data: the metrics the experiment has are
- * named). */
+ * MODE: for the samples that have a user-mode stack (OpenMP).  0, or -1
+ * with ERR (no such data: the metrics the experiment has are named). */
 int er_profile_build(const struct er_experiment *exp, struct er_names *names, const char *metric, int with_inlined,
-                     struct er_profile *profile, char *err, size_t err_len);
+                     enum er_view_mode mode, struct er_profile *profile, char *err, size_t err_len);
 /* The index of the function NAME, or -1. */
 long er_profile_find(const struct er_profile *profile, const char *name);
 /* Into VALUES (one per function): what each function's calls to FUNC

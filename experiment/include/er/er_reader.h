@@ -28,6 +28,16 @@ struct er_stack {
   size_t n;
   uint64_t *pcs; /* leaf first */
   int omp_state; /* enum er_omp_state of the samples that use it (0: not OpenMP) */
+  uint64_t user_uid; /* an OpenMP sample's user-mode stack (UID packet), 0: none */
+  const uint64_t *user_pcs; /* that stack, leaf first (er_experiment.user_stacks'), NULL: none read */
+  size_t user_n;
+};
+
+/* A user-mode stack (UID packet, experiment-format.md §6.1b). */
+struct er_user_stack {
+  uint64_t uid;
+  size_t n;
+  uint64_t *pcs; /* leaf first */
 };
 
 struct er_clock_sample {
@@ -110,6 +120,8 @@ struct er_experiment {
   size_t n_code_regions;
   struct er_stack *stacks; /* sorted by frame_uid */
   size_t n_stacks;
+  struct er_user_stack *user_stacks; /* sorted by uid */
+  size_t n_user_stacks;
   struct er_clock_sample *clock;
   size_t n_clock;
   int declared[ER_N_KINDS]; /* log.xml has the kind's <profile> block (er_data_kinds.h) */
@@ -154,6 +166,12 @@ const struct er_segment *er_experiment_segment(const struct er_experiment *exp, 
  * er_experiment_open).  er_pc_address: the address of a PC, tagged or not;
  * er_pc_segment_tag: a tagged PC's segment, else NULL. */
 void er_experiment_resolve_reused_ranges(struct er_experiment *exp);
+/* A UID packet of data.frameinfo (er_user_stacks.c), kept. */
+void er_collect_user_stack(struct er_experiment *exp, const unsigned char *packet, uint16_t size);
+/* Each stack's user-mode stack found by its uid (a uid with no UID packet
+ * leaves none); the user stacks sorted. */
+void er_experiment_resolve_user_stacks(struct er_experiment *exp);
+void er_free_user_stacks(struct er_experiment *exp);
 uint64_t er_pc_address(uint64_t pc);
 const struct er_segment *er_pc_segment_tag(const struct er_experiment *exp, uint64_t pc);
 
