@@ -182,7 +182,16 @@ static void warn_untraced_mpi_bindings(void)
  * of it cannot show, said once, where the program loaded libgomp. */
 static void note_openmp_waits(void)
 {
-  const char *libgomp = col_kind_on(&col_cfg, ER_KIND_CLOCK) ? col_modules_loaded("libgomp.so") : NULL;
+  if (!col_kind_on(&col_cfg, ER_KIND_CLOCK))
+    return;
+  /* LLVM's runtime (clang -fopenmp): no states, and the user is told so. */
+  const char *libomp = col_modules_loaded("libomp.so");
+  libomp = libomp != NULL ? libomp : col_modules_loaded("libiomp5.so");
+  if (libomp != NULL)
+    col_log_comment("OpenMP (%s, LLVM's runtime): the clock samples carry no OpenMP state (work, barriers, "
+                    "waits), no parallel regions and no user-mode stacks: those are recorded for GCC's libgomp "
+                    "(gcc -fopenmp); the profile shows the runtime's own frames", libomp);
+  const char *libgomp = col_modules_loaded("libgomp.so");
   if (libgomp != NULL)
     col_log_comment("OpenMP (%s): the clock samples carry each thread's OpenMP state; a wait that sleeps "
                     "(OMP_WAIT_POLICY=passive, or libgomp's default once it has spun GOMP_SPINCOUNT times) is "

@@ -4,8 +4,10 @@
  * everything written is already complete on disk (see experiment_log.c and
  * the sampler process's or the runtime thread's flush cycle). */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -16,6 +18,7 @@
 #include "core/experiment_lifecycle.h"
 #include "core/experiment_log.h"
 #include "core/job_rank.h"
+#include "core/omp_states.h"
 #include "core/runtime_calls.h"
 #include "core/status_file.h"
 #include "interpose/descendant_carrier.h"
@@ -66,6 +69,18 @@ static void finish_experiment(void)
   col_experiment_finish(close_reason);
 }
 
+/* Sampling from inside, the runtime thread writes the clock samples: their
+ * OpenMP states come from this very file's marker sections, as the
+ * sampler process reads them from its sibling's. */
+static void omp_states_inside(void)
+{
+  Dl_info self;
+  char real[PATH_MAX];
+  if (dladdr((void *)omp_states_inside, &self) != 0 && self.dli_fname != NULL &&
+      realpath(self.dli_fname, real) != NULL && col_omp_states_init(real) == 0)
+    __atomic_store_n(&col_omp_marking, 1, __ATOMIC_RELAXED);
+}
+
 /* Opens an experiment in this process and starts the runtime thread: the part
  * launch (constructor) and attach (gdbcol_attach_start) share. */
 static int start_experiment(void)
@@ -97,6 +112,7 @@ static int start_experiment(void)
   if (untraced[0] != '\0')
     col_log_warning(200, "%s was asked for but needs the sampler process, which is not running here (the "
                     "runtime samples from inside the program): nothing traced is recorded", untraced);
+  omp_states_inside();
   col_state_set(COL_STATE_COLLECTING);
   return 0;
 }

@@ -14,11 +14,12 @@ no libgomp frame (machine mode keeps libgomp's)."""
 
 import os
 import re
+import shutil
 import subprocess
 import time
 
-from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, sampling_seconds,
-                     skip_test, wait_closed, workdir)
+from harness import (SOURCE, Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb,
+                     sampling_seconds, skip_part, skip_test, wait_closed, workdir)
 
 PROGRAM = program("omp_states")
 if not os.path.exists(PROGRAM):
@@ -138,5 +139,38 @@ check(late.get("work", 0) - missed - sampling_seconds(late.get("work", 0), INTER
       late.get("work", 0) + sampling_seconds(late.get("work", 0), INTERVAL),
       "after the attach, work: %.3f s, of the %.3f s the threads measured over the whole run"
       % (got.get("work", -1), late.get("work", 0)))
+
+# Built with clang (LLVM's libomp): no states, and the experiment says so
+# and where they are recorded.
+clang_build = os.path.join(work, "omp_states_clang")
+built = shutil.which("clang") and subprocess.run(
+    ["clang", "-O2", "-fopenmp", "-o", clang_build, os.path.join(SOURCE, "tests", "programs", "omp_states.c")],
+    capture_output=True, text=True).returncode == 0
+if not built:
+    skip_part("a program built with clang -fopenmp (no clang, or no libomp-dev)")
+else:
+    run_gdb(["collector enable", "run"], [clang_build, "1", "0.1"], work,
+            env={"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "active"})
+    summary, funcs, raw = er_dump(os.path.join(work, "test.3.er"))
+    check(any("LLVM's runtime" in c and "gcc -fopenmp" in c for c in summary["comments"]) and
+          not re.search(r"^omp_state [a-z ]+: (?!0\.000)", raw, re.M) and "work_for" in funcs,
+          "clang -fopenmp (libomp): no OpenMP states, the experiment says so and where they are recorded")
+
+# Where the kernel refuses perf events (a seccomp filter on GDB and all it
+# starts), the runtime samples the program from inside: the same states.
+inside = run_gdb(["collector enable", "run"], [PROGRAM, "3", "0.1"], work,
+                 env={"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "active"}, prefix=[program("no_perf_events")])
+m = re.search(r"^truth (.*)$", inside, re.M)
+truth = dict((k, float(v)) for k, v in (kv.split("=") for kv in m.group(1).split())) if m else {}
+experiment = os.path.join(work, "test.4.er" if built else "test.3.er")
+summary, funcs, raw = er_dump(experiment)
+check(any(c.startswith("Clock profiling: per-thread POSIX CPU-time timers") for c in summary["comments"]),
+      "sampled from inside the program by its own timers (perf events refused)")
+got = {m.group(1): float(m.group(2)) for m in re.finditer(r"^omp_state ([a-z ]+): ([0-9.]+)$", raw, re.M)}
+for key, name in STATES.items():
+    bound = sampling_seconds(truth.get(key, 0), INTERVAL)
+    check(key in truth and abs(got.get(name, -1) - truth[key]) <= bound,
+          "sampled from inside, %s: %.3f s, %.3f s measured by the threads (bound %.3f)"
+          % (name, got.get(name, -1), truth.get(key, -1), bound))
 cleanup(work)
 finish()
