@@ -50,9 +50,13 @@ def run_alone(program, preload=None):
     return figures(subprocess.run([program, N], capture_output=True, text=True, env=env, timeout=600).stdout)
 
 
-def run_profiled(program, work):
-    out = subprocess.run(["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB, "-ex", "collector enable", "-ex", "run",
-                          "--args", program, N], capture_output=True, text=True, cwd=work, timeout=600)
+def run_profiled(program, work, commands=("collector enable", "run")):
+    """Under GDB (which turns address randomization off: the program's
+    layout differs from a run alone), with COMMANDS."""
+    cmd = ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB]
+    for c in commands:
+        cmd += ["-ex", c]
+    out = subprocess.run(cmd + ["--args", program, N], capture_output=True, text=True, cwd=work, timeout=600)
     for entry in os.listdir(work):
         if entry.endswith(".er"):
             shutil.rmtree(os.path.join(work, entry), ignore_errors=True)
@@ -68,6 +72,7 @@ def main():
         configs = [("alone (anchor)", lambda: run_alone(program))]
         configs += [("shim %s" % v, (lambda v=v: run_alone(program, shims[v]))) for v in VARIANTS]
         if os.path.exists(COLLECTOR_GDB):
+            configs.append(("under GDB, no collector", lambda: run_profiled(program, work, ("run",))))
             configs.append(("clock profiling + OpenMP states, 10 ms", lambda: run_profiled(program, work)))
         results = {name: {c: [] for c in CONSTRUCTS} for name, _ in configs}
         for _ in range(REPEATS):  # interleaved, so that the machine's drift touches each alike
