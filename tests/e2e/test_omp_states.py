@@ -140,6 +140,20 @@ check(late.get("work", 0) - missed - sampling_seconds(late.get("work", 0), INTER
       "after the attach, work: %.3f s, of the %.3f s the threads measured over the whole run"
       % (got.get("work", -1), late.get("work", 0)))
 
+# OMP_WAIT_POLICY=passive: the waits sleep (off CPU: no sample sees them);
+# the work and the serial code are as the threads measured them.
+passive = run_gdb(["collector enable", "run"], [PROGRAM, "3", "0.1"], work,
+                  env={"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive"})
+m = re.search(r"^truth (.*)$", passive, re.M)
+truth = dict((k, float(v)) for k, v in (kv.split("=") for kv in m.group(1).split())) if m else {}
+got = {m.group(1): float(m.group(2)) for m in re.finditer(r"^omp_state ([a-z ]+): ([0-9.]+)$",
+                                                           er_dump(os.path.join(work, "test.3.er"))[2], re.M)}
+waits = sum(got.get(STATES[k], 0) for k in ("explicit_barrier", "implicit_barrier", "idle"))
+check(all(abs(got.get(STATES[k], -1) - truth.get(k, 0)) <= sampling_seconds(truth.get(k, 0), INTERVAL)
+          for k in ("work", "serial")) and waits <= sum(truth.get(k, 0) for k in ("explicit_barrier",
+                                                                                  "implicit_barrier", "idle")) + 0.05,
+      "OMP_WAIT_POLICY=passive: work and serial as measured, the sleeping waits not sampled (%s; %s)" % (got, truth))
+
 # Built with clang (LLVM's libomp): no states, and the experiment says so
 # and where they are recorded.
 clang_build = os.path.join(work, "omp_states_clang")
@@ -151,7 +165,7 @@ if not built:
 else:
     run_gdb(["collector enable", "run"], [clang_build, "1", "0.1"], work,
             env={"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "active"})
-    summary, funcs, raw = er_dump(os.path.join(work, "test.3.er"))
+    summary, funcs, raw = er_dump(os.path.join(work, "test.4.er"))
     check(any("LLVM's runtime" in c and "gcc -fopenmp" in c for c in summary["comments"]) and
           not re.search(r"^omp_state [a-z ]+: (?!0\.000)", raw, re.M) and "work_for" in funcs,
           "clang -fopenmp (libomp): no OpenMP states, the experiment says so and where they are recorded")
@@ -162,7 +176,7 @@ inside = run_gdb(["collector enable", "run"], [PROGRAM, "3", "0.1"], work,
                  env={"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "active"}, prefix=[program("no_perf_events")])
 m = re.search(r"^truth (.*)$", inside, re.M)
 truth = dict((k, float(v)) for k, v in (kv.split("=") for kv in m.group(1).split())) if m else {}
-experiment = os.path.join(work, "test.4.er" if built else "test.3.er")
+experiment = os.path.join(work, "test.5.er" if built else "test.4.er")
 summary, funcs, raw = er_dump(experiment)
 check(any(c.startswith("Clock profiling: per-thread POSIX CPU-time timers") for c in summary["comments"]),
       "sampled from inside the program by its own timers (perf events refused)")
