@@ -317,6 +317,22 @@ def gprofng_functions(path):
     return funcs, total, text
 
 
+def gprofng_text(path, *args):
+    """`gprofng display text ARGS PATH`: what it prints."""
+    return subprocess.run(["gprofng", "display", "text"] + list(args) + [path], capture_output=True, text=True,
+                          timeout=120).stdout
+
+
+def gprofng_rows(text):
+    """The rows of a table gprofng printed: {name: [its figures]}."""
+    table = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*((?:[0-9.]+\s+)+)(\S.*?)\s*$", line)
+        if m:
+            table[m.group(2)] = [float(x) for x in m.group(1).split()]
+    return table
+
+
 def true_cpu_seconds(gdb_output):
     """The cpu_seconds=X line our test programs print (their own getrusage)."""
     m = re.search(r"cpu_seconds=([0-9.]+)", gdb_output)

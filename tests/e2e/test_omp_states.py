@@ -18,8 +18,8 @@ import shutil
 import subprocess
 import time
 
-from harness import (SOURCE, Background, attach_gdb, check, cleanup, er_dump, finish, program, run_gdb,
-                     sampling_seconds, skip_part, skip_test, wait_closed, workdir)
+from harness import (SOURCE, Background, attach_gdb, check, cleanup, er_dump, finish, gprofng_rows, gprofng_text,
+                     program, run_gdb, sampling_seconds, skip_part, skip_test, wait_closed, workdir)
 
 PROGRAM = program("omp_states")
 if not os.path.exists(PROGRAM):
@@ -71,23 +71,12 @@ check(gp.returncode == 0 and "work_for" in gp.stdout and "Error" not in gp.stdou
 
 
 def gprofng(*args):
-    return subprocess.run(["gprofng", "display", "text"] + list(args) + [experiment], capture_output=True,
-                          text=True, timeout=120).stdout
-
-
-def rows(text):
-    """gprofng's table rows: name -> its figures."""
-    table = {}
-    for line in text.splitlines():
-        m = re.match(r"^\s*((?:[0-9.]+\s+)+)(\S.*?)\s*$", line)
-        if m:
-            table[m.group(2)] = [float(x) for x in m.group(1).split()]
-    return table
+    return gprofng_text(experiment, *args)
 
 
 # gprofng's OpenMP metrics: Work is work and serial code, Wait every wait,
 # each wait under its pseudo-function.
-table = rows(gprofng("-metrics", "e.totalcpu:e.ompwork:e.ompwait:e.ompovhd", "-functions"))
+table = gprofng_rows(gprofng("-metrics", "e.totalcpu:e.ompwork:e.ompwait:e.ompovhd", "-functions"))
 total = table.get("<Total>", [0, -1, -1, -1])
 for what, got_s, want in (("OpenMP Work", total[1], truth.get("work", 0) + truth.get("serial", 0)),
                           ("OpenMP Wait", total[2], truth.get("explicit_barrier", 0) + truth.get("implicit_barrier", 0)
@@ -101,7 +90,7 @@ for what, got_s, want in (("OpenMP Work", total[1], truth.get("work", 0) + truth
     check(abs(got_s - want) <= bound, "gprofng %s: %.3f s, %.3f s measured by the threads (bound %.3f)"
           % (what, got_s, want, bound))
 check(total[3] == 0, "gprofng: no OpenMP Overhead (%.3f s)" % total[3])
-regions = rows(gprofng("-metrics", "i.totalcpu", "-indxobj", "OMP_preg"))
+regions = gprofng_rows(gprofng("-metrics", "i.totalcpu", "-indxobj", "OMP_preg"))
 named = [r for r in regions if r.startswith("OpenMP Parallel Region from main._omp_fn.0")]
 check(len(named) == 1 and abs(regions[named[0]][0] - sum(truth.get(k, 0) for k in ("work", "explicit_barrier",
                                                                                      "implicit_barrier")))

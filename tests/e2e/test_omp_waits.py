@@ -17,10 +17,9 @@ user mode (the default) and machine mode (`mode machine`)."""
 import glob
 import os
 import re
-import subprocess
 
-from harness import (check, cleanup, er_dump, finish, program, run_gdb, sampling_seconds, shared_workdir, skip_test,
-                     unprivileged_prefix, workdir)
+from harness import (check, cleanup, er_dump, finish, gprofng_rows, gprofng_text, program, run_gdb, sampling_seconds,
+                     shared_workdir, skip_test, unprivileged_prefix, workdir)
 
 PROGRAM = program("omp_waits")
 if not os.path.exists(PROGRAM):
@@ -56,27 +55,16 @@ check(all(abs(states.get(n, -1) - got.get(n, -2)) < 0.0015 for n in ("critical s
 
 
 def gprofng(*args):
-    return subprocess.run(["gprofng", "display", "text"] + list(args) + [experiment], capture_output=True,
-                          text=True, timeout=120).stdout
+    return gprofng_text(experiment, *args)
 
 
-def rows(text):
-    """gprofng's table rows: name -> its figures."""
-    table = {}
-    for line in text.splitlines():
-        m = re.match(r"^\s*((?:[0-9.]+\s+)+)(\S.*?)\s*$", line)
-        if m:
-            table[m.group(2)] = [float(x) for x in m.group(1).split()]
-    return table
-
-
-table = rows(gprofng("-metrics", "e.totalcpu:i.totalcpu", "-functions"))
+table = gprofng_rows(gprofng("-metrics", "e.totalcpu:i.totalcpu", "-functions"))
 near(table.get("<OMP-critical_section_wait>", [-1])[0], truth.get("critical_wait", 0),
      "gprofng <OMP-critical_section_wait>")
 near(table.get("<OMP-lock_wait>", [-1])[0], truth.get("lock_wait", 0), "gprofng <OMP-lock_wait>")
 near(table.get("task_work", [0, -1])[1], truth.get("task_work", 0), "gprofng task_work (inclusive)")
 near(table.get("nested_work", [0, -1])[1], truth.get("nested_work", 0), "gprofng nested_work (inclusive)")
-tasks = rows(gprofng("-metrics", "i.totalcpu", "-indxobj", "OMP_task"))
+tasks = gprofng_rows(gprofng("-metrics", "i.totalcpu", "-indxobj", "OMP_task"))
 named = {k: v[0] for k, v in tasks.items() if k.startswith("OpenMP Task from main._omp_fn.")}
 check(len(named) == 2, "gprofng: the two tasks, each named after its function (%s)" % tasks)
 near(sum(named.values()), truth.get("task_work", 0), "gprofng: the tasks' time (-indxobj OMP_task)")

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "er/er_format.h"
+
 enum er_omp_state {
   ER_OMP_NONE = 0,   /* not an OpenMP thread's sample (no OMP2_INFO written) */
   ER_OMP_OVERHEAD = 1,
@@ -48,15 +50,7 @@ enum {
 /* Kinds 12 and 14: the common 48-byte header of the tracing packets, then
  * the id. */
 struct er_omp_event_packet {
-  uint16_t tsize;
-  uint16_t type;
-  uint32_t pad0;
-  uint64_t lwpid;
-  uint64_t thrid;
-  uint32_t cpuid;
-  uint32_t pad1;
-  int64_t tstamp;
-  uint64_t frinfo; /* 0: the event has no stack of its own */
+  ER_COMMON_HEADER; /* FRINFO 0: the event has no stack of its own */
   uint64_t id;
 };
 _Static_assert(sizeof(struct er_omp_event_packet) == 56, "OpenMP event packet is 56 bytes");
