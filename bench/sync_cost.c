@@ -1,6 +1,9 @@
 /* The cost of synchronization-wait tracing, measured by the program itself.
  *   sync_cost uncontended N   N lock/unlock pairs no one waits in:
  *                             prints ns_per_pair=
+ *   sync_cost nested N        the same while the thread holds another
+ *                             mutex (a lock order each time: what deadlock
+ *                             detection checks): prints ns_per_pair=
  *   sync_cost handoff N       two threads hand a turn back and forth N
  *                             times through a mutex and a condition (each
  *                             handoff: one wait per thread): prints
@@ -13,6 +16,7 @@
 #include <time.h>
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t outer = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t turn_changed = PTHREAD_COND_INITIALIZER;
 static long rounds;
 static int turn;
@@ -47,13 +51,18 @@ int main(int argc, char **argv)
   if (argc != 3)
     return 2;
   long n = atol(argv[2]);
-  if (strcmp(argv[1], "uncontended") == 0) {
+  if (strcmp(argv[1], "uncontended") == 0 || strcmp(argv[1], "nested") == 0) {
+    int nested = strcmp(argv[1], "nested") == 0;
+    if (nested)
+      pthread_mutex_lock(&outer);
     double t0 = now();
     for (long i = 0; i < n; i++) {
       pthread_mutex_lock(&m);
       pthread_mutex_unlock(&m);
     }
     printf("ns_per_pair=%.2f\n", (now() - t0) * 1e9 / n);
+    if (nested)
+      pthread_mutex_unlock(&outer);
     return 0;
   }
   rounds = n;

@@ -4,6 +4,10 @@ with gprofng `collect -s`, from one run of each per round (medians).
 
   - ns per uncontended lock+unlock (20 M pairs no one waits in): native,
     gdb-collector with synctrace off and on (calibrated), gprofng -s on;
+    and the lock orders of deadlock detection (`collector tha deadlock`)
+    on top of synctrace, with no lock held and with one held (nested: an
+    order checked at each lock), beside Helgrind (valgrind's lock-order
+    and race checker, on 1/100 of the pairs);
   - us per handoff between two threads (mutex + condition, two waits per
     handoff, 100 000 handoffs) with every wait traced (threshold 0):
     the added cost per traced event = (traced - native) / 2;
@@ -26,11 +30,12 @@ BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 PROGRAM = os.path.join(BUILD, "bench", "sync_cost")
 COLLECTOR_GDB = os.path.join(BUILD, "share", "gdb", "collector.gdb")
-MODES = {"uncontended": "20000000", "handoff": "100000"}
+MODES = {"uncontended": "20000000", "nested": "20000000", "handoff": "100000"}
+THA = ["collector synctrace on", "collector tha deadlock"]
 
 
 def figure(out, mode):
-    key = "ns_per_pair" if mode == "uncontended" else "us_per_handoff"
+    key = "us_per_handoff" if mode == "handoff" else "ns_per_pair"
     m = re.search(key + r"=([0-9.]+)", out)
     return float(m.group(1)) if m else float("nan")
 
@@ -45,6 +50,15 @@ def collector(mode, work, settings):
     return subprocess.run(cmd, capture_output=True, text=True, cwd=work, env=env(), stdin=subprocess.DEVNULL).stdout
 
 
+def helgrind(mode, work):
+    """Helgrind on 1/100 of the pairs (it runs the program on valgrind's
+    simulated CPU); None where valgrind is missing."""
+    if shutil.which("valgrind") is None:
+        return None
+    return subprocess.run(["valgrind", "--tool=helgrind", "-q", PROGRAM, mode, str(int(MODES[mode]) // 100)],
+                          capture_output=True, text=True, cwd=work, env=env()).stdout
+
+
 def gprofng(mode, work, threshold):
     exp = os.path.join(work, "g.er")
     shutil.rmtree(exp, ignore_errors=True)
@@ -57,7 +71,7 @@ def main():
     rows = {}
     for _ in range(REPEATS):
         for mode in MODES:
-            threshold = "calibrate" if mode == "uncontended" else "0"
+            threshold = "0" if mode == "handoff" else "calibrate"
             rows.setdefault((mode, "native"), []).append(figure(native(mode, work), mode))
             rows.setdefault((mode, "gdb-collector, synctrace off"), []).append(
                 figure(collector(mode, work, []), mode))
@@ -66,8 +80,15 @@ def main():
                                  if threshold == "0" else ["collector synctrace on"]), mode))
             rows.setdefault((mode, "gprofng collect -s " + ("on" if threshold == "calibrate" else "all")), []).append(
                 figure(gprofng(mode, work, "on" if threshold == "calibrate" else "0"), mode))
+            if mode != "handoff":
+                rows.setdefault((mode, "gdb-collector, synctrace + tha deadlock"), []).append(
+                    figure(collector(mode, work, THA), mode))
+                grind = helgrind(mode, work)
+                if grind is not None:
+                    rows.setdefault((mode, "valgrind --tool=helgrind"), []).append(figure(grind, mode))
     print("synchronization-wait tracing (%d rounds, medians)" % REPEATS)
-    for mode, unit in (("uncontended", "ns per lock+unlock"), ("handoff", "us per handoff (2 waits)")):
+    for mode, unit in (("uncontended", "ns per lock+unlock"), ("nested", "ns per lock+unlock, another lock held"),
+                       ("handoff", "us per handoff (2 waits)")):
         print("\n%s: %s" % (mode, unit))
         base = statistics.median(rows[(mode, "native")])
         for (m, who), values in rows.items():
@@ -78,7 +99,7 @@ def main():
             extra = ""
             if mode == "handoff" and who != "native":
                 extra = "   +%.3f us per traced event" % (added / 2)
-            elif mode == "uncontended" and who != "native":
+            elif mode != "handoff" and who != "native":
                 extra = "   +%.2f ns" % added
             print("  %-36s %10.3f%s" % (who, value, extra))
     experiments = sorted(n for n in os.listdir(work) if n.startswith("test.") and n.endswith(".er"))

@@ -6,6 +6,7 @@
 
 #include "er/er_format.h"
 #include "er/er_mpi.h"
+#include "er/er_tha.h"
 
 #define FIELD(type, member, name, uname, kind) {name, uname, (uint16_t)offsetof(type, member), kind}
 /* The common header (§5.3): where each packet struct puts it. */
@@ -75,6 +76,20 @@ static const struct er_field_desc mpi_fields[] = {
     FIELD(struct er_mpi_packet, iofname, "IOFNAME", "File name", "STRING"),
 };
 
+/* gprofng reads them as synchronization events of no length (er_tha.h);
+ * DID, DTYPE, DLTYPE and DVADDR are names it predefines. */
+static const struct er_field_desc lock_order_fields[] = {
+    HEADER_FIELDS(struct er_lock_order_packet),
+    FIELD(struct er_lock_order_packet, srqst, "SRQST", "Synchronization start time", "INT64"),
+    FIELD(struct er_lock_order_packet, sobj, "SOBJ", "Synchronization object address", "INT64"),
+    FIELD(struct er_lock_order_packet, did, "DID", "Lock order number", "INT32"),
+    FIELD(struct er_lock_order_packet, dtype, "DTYPE", "Deadlock event type", "INT32"),
+    FIELD(struct er_lock_order_packet, dltype, "DLTYPE", "Lock type", "INT32"),
+    FIELD(struct er_lock_order_packet, heldtype, "HELDTYPE", "Held lock type", "INT32"),
+    FIELD(struct er_lock_order_packet, dvaddr, "DVADDR", "Lock held", "UINT64"),
+    FIELD(struct er_lock_order_packet, heldpc, "HELDPC", "Where the lock held was taken", "UINT64"),
+};
+
 #define FIELDS(array) array, sizeof array / sizeof array[0]
 
 const struct er_kind_desc er_kinds[ER_N_KINDS] = {
@@ -90,6 +105,9 @@ const struct er_kind_desc er_kinds[ER_N_KINDS] = {
                      "Hardware counter profiling data", FIELDS(hwc_fields), 1, "Counter profiling", 0, "counter overflow sample", "counter overflow samples"},
     [ER_KIND_MPI] = {"mpitrace", "GDBCOL_MPITRACE", "mpitrace", ER_PKT_MPI, sizeof(struct er_mpi_packet), 1,
                      "MPI tracing data", FIELDS(mpi_fields), 0, "MPI tracing", 1, "MPI call", "MPI calls", "iotrace"},
+    [ER_KIND_LOCK_ORDER] = {"deadlocktrace", "GDBCOL_THA_DEADLOCK", "tha", ER_PKT_LOCK_ORDER,
+                            sizeof(struct er_lock_order_packet), 0, "Lock order data", FIELDS(lock_order_fields), 0,
+                            "Deadlock detection (lock orders)", 1, "lock order", "lock orders", "synctrace"},
 };
 
 const struct er_kind_desc *er_kind_named(const char *name)

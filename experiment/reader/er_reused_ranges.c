@@ -109,7 +109,7 @@ static uint64_t resolve(struct resolver *r, uint64_t frinfo, int64_t rel)
     return frinfo;
   }
   r->added = more;
-  r->added[r->n_added] = (struct er_stack){r->next_uid++, st->n, pcs, st->omp_state};
+  r->added[r->n_added] = (struct er_stack){r->next_uid++, st->n, pcs, st->omp_state, st->user_uid, st->user_pcs, st->user_n};
   return r->added[r->n_added++].frame_uid;
 }
 

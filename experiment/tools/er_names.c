@@ -187,6 +187,50 @@ static void name_pc(struct er_names *n, uint64_t pc, char *out, size_t len, char
              (unsigned long long)(mapped ? unnamed_function_start(o, off, vaddr) : off), base);
 }
 
+/* Is ELF address VADDR in one of ELF's loaded segments (data and bss
+ * included)? */
+static int in_loaded_segment(Elf *elf, uint64_t vaddr)
+{
+  size_t n;
+  if (elf == NULL || elf_getphdrnum(elf, &n) != 0)
+    return 0;
+  for (size_t i = 0; i < n; i++) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(elf, (int)i, &ph) != NULL && ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
+        vaddr - ph.p_vaddr < ph.p_memsz)
+      return 1;
+  }
+  return 0;
+}
+
+const char *er_names_data(struct er_names *n, uint64_t addr, char *out, size_t len)
+{
+  /* Each load object's place: where its code was mapped says where its
+   * data is (one bias for the whole file). */
+  for (size_t i = 0; i < n->exp->n_segments; i++) {
+    const struct er_segment *seg = &n->exp->segments[i];
+    struct loaded_object *o = object_of(n, seg->name);
+    uint64_t code_vaddr;
+    if (o == NULL || o->mod == NULL || er_elf_offset_to_vaddr(o->elf, seg->foffset, &code_vaddr) != 0)
+      continue;
+    uint64_t vaddr = addr - (seg->vaddr - code_vaddr);
+    if (!in_loaded_segment(o->elf, vaddr))
+      continue;
+    GElf_Sym sym;
+    GElf_Off sym_off;
+    const char *name = dwfl_module_addrinfo(o->mod, vaddr + o->bias, &sym_off, &sym, NULL, NULL, NULL);
+    if (name == NULL || GELF_ST_TYPE(sym.st_info) != STT_OBJECT)
+      return NULL;
+    const char *base = strrchr(seg->name, '/') != NULL ? strrchr(seg->name, '/') + 1 : seg->name;
+    if (sym_off != 0)
+      snprintf(out, len, "%.*s+%llu (%s)", (int)strcspn(name, "@"), name, (unsigned long long)sym_off, base);
+    else
+      snprintf(out, len, "%.*s (%s)", (int)strcspn(name, "@"), name, base);
+    return out;
+  }
+  return NULL;
+}
+
 static void free_inlined(char **inlined)
 {
   for (size_t i = 0; inlined != NULL && inlined[i] != NULL; i++)

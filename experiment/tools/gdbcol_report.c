@@ -15,6 +15,7 @@
 #include "er/er_naming.h"
 #include "er/er_profile.h"
 #include "er/er_reader.h"
+#include "er_deadlock_report.h"
 #include "er_mpi_report.h"
 #include "er_omp_report.h"
 
@@ -30,6 +31,8 @@ static void usage(FILE *out)
         "  --processes           the experiment and its descendants' experiments (MPI ranks too)\n"
         "  --mpi                 MPI calls per rank (time, MPI %, messages, bytes), per function, and\n"
         "                        who sent how much to whom: a job's experiment or one rank's\n"
+        "  --deadlocks           potential deadlocks: each cycle of lock orders (collector tha\n"
+        "                        deadlock), with the threads, locks and stacks of its orders\n"
         "  --omp                 OpenMP: time per state (work, barriers, idle, waits), OpenMP Work,\n"
         "                        Wait and Overhead per parallel region and per function\n"
         "  --folded FILE         folded stacks (FlameGraph, speedscope, inferno); - for stdout\n"
@@ -319,7 +322,7 @@ int main(int argc, char **argv)
     } else if (strcmp(a, "--no-inline") == 0) {
       with_inlined = 0;
     } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--processes") == 0 || strcmp(a, "--mpi") == 0 ||
-               strcmp(a, "--omp") == 0) {
+               strcmp(a, "--omp") == 0 || strcmp(a, "--deadlocks") == 0) {
       view = a + 2;
     } else if (strcmp(a, "--help") == 0) {
       usage(stdout);
@@ -352,6 +355,12 @@ int main(int argc, char **argv)
     return 1;
   }
   struct er_names *names = er_names_open(&exp);
+  if (strcmp(view, "deadlocks") == 0 && names != NULL) {
+    int rc = er_deadlock_report(path, &exp, names);
+    er_names_close(names);
+    er_experiment_close(&exp);
+    return rc;
+  }
   if (strcmp(view, "omp") == 0 && names != NULL) {
     int omp_rc = er_omp_report(path, &exp, names, rows);
     er_names_close(names);

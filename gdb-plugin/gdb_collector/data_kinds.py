@@ -299,17 +299,25 @@ THA_CHOICES = ("race", "deadlock")
 
 
 class ThaCommand(_DataKindCommand):
-    """Thread-analyzer data (data races, deadlocks): not supported.
+    """Thread Analyzer data: deadlock detection on unchanged programs.
 
-Usage: collector tha on|all|off|race|deadlock|race,deadlock
+Usage: collector tha deadlock|off   (also on|all|race|race,deadlock: see below)
 
-It needs binaries instrumented for race detection (Oracle Developer
-Studio's -xinstrument=datarace), which GCC and Clang do not produce; for
-data races under GCC or Clang, build with -fsanitize=thread."""
+deadlock: every mutex, read-write lock and spin lock a thread takes while
+it holds another is a lock order, recorded once per pair with the stack
+where it was taken and where the lock held had been, at launch and after
+gdb -p, in every thread and descendant.  Two orders that make a cycle
+(one thread takes A then B, another B then A) are a potential deadlock,
+whether or not it happened in this run: collector report deadlocks.
+gprofng shows each lock order as a synchronization event of no length
+(-filters 'DTYPE==0').
+
+race (and on, all): data races in programs built with -fsanitize=thread;
+not built in this version yet."""
 
     name = "tha"
     what = "Thread-analyzer data"
-    usage = "collector tha on|all|off|race|deadlock|race,deadlock"
+    usage = "collector tha deadlock|off"
 
     def invoke(self, arg, from_tty):
         words = self.words(arg)
@@ -322,16 +330,15 @@ data races under GCC or Clang, build with -fsanitize=thread."""
         options = value.split(",")
         if value not in ("on", "all") and not (options and all(o in THA_CHOICES for o in options)):
             self.bad(arg)
-        if options == ["deadlock"]:  # needs no instrumentation: only not built yet
-            raise gdb.GdbError("collector tha deadlock: deadlock detection is not implemented in this version of "
-                               "gdb-collector; nothing was changed.")
-        raise gdb.GdbError("collector tha: thread-analyzer data needs binaries instrumented for race detection "
-                           "(Oracle Developer Studio's -xinstrument=datarace), which GCC and Clang do not produce; "
-                           "gdb-collector does not collect it. Nothing was changed. For data races, build with "
-                           "-fsanitize=thread.")
+        if value in ("on", "all") or "race" in options:
+            raise gdb.GdbError("collector tha %s: data race collection (for programs built with "
+                               "-fsanitize=thread) is not in this version yet; deadlock detection is: "
+                               "collector tha deadlock. Nothing was changed." % value)
+        self.store(arg, "tha", "deadlock", "Thread-analyzer data: deadlock detection (lock orders; "
+                   "potential deadlocks: collector report deadlocks).")
 
     def complete(self, text, word):
-        return [w for w in ("on", "all", "off", "race", "deadlock") if w.startswith(word or "")]
+        return [w for w in ("deadlock", "off", "on", "all", "race") if w.startswith(word or "")]
 
 
 DATA_KIND_SUBCOMMANDS = (HwprofileCommand, SynctraceCommand, IotraceCommand, HeaptraceCommand, MpitraceCommand, ThaCommand)

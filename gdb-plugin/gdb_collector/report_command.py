@@ -12,9 +12,10 @@ from .commands import _Subcommand
 from .text import say
 
 VIEWS_WITH_VALUE = ("callers", "callees", "flamegraph", "folded", "html")
-VIEWS_ALONE = ("functions", "threads", "processes", "mpi", "omp")
+VIEWS_ALONE = ("functions", "threads", "processes", "mpi", "omp", "deadlocks")
 OPTIONS = ("metric", "limit", "mode")
 USAGE = ("collector report [EXPERIMENT.er] [functions | callers FUNC | callees FUNC | threads | processes | mpi | omp | "
+         "deadlocks | "
          "flamegraph FILE.svg | folded FILE | html FILE.html] [metric cpu|COUNTER] [limit N] [mode user|machine] "
          "[noinline]")
 REPORT_TIMEOUT_S = 600
@@ -44,6 +45,10 @@ running one as recorded so far).  VIEW is one of:
                      barriers, lock, critical, ordered, atomic and task
                      waits), OpenMP Work, Wait and Overhead, per parallel
                      region and per function
+  deadlocks          potential deadlocks (collector tha deadlock): each
+                     cycle of lock orders once, with the threads, the
+                     locks (named as their variables where the symbols
+                     say) and where each was taken
   flamegraph FILE.svg  an interactive flame graph (open it in a browser:
                      hover for a frame's share, click to zoom, Search)
   folded FILE        folded stacks, for FlameGraph, speedscope or inferno

@@ -67,8 +67,8 @@ class Settings:
         self.archive = "on"
         self.descendants = "on"
         # The data kinds' settings (the traced on/off kinds from the kinds'
-        # table, below); tha is kept and shown, and turning it on is refused
-        # plainly until it is built (data_kinds.py).
+        # table, below); tha: "off" or "deadlock" (data_kinds.py; races are
+        # not built yet and refused plainly).
         self.hwprofile = False
         self.hwc_counters = None  # canonical list, None: the default counters
         self.synctrace = False
@@ -246,6 +246,7 @@ class Settings:
             "profile": str(self.clock_interval_us if self.clock_for_experiment() else 0),
             "synctrace": str(self.synctrace_threshold) if self.synctrace else "off",
             "hwprofile": (self.hwc_counters or default_counters()) if self.hwprofile else "",
+            "tha": "on" if self.tha == "deadlock" else "off",
         }
         values.update({kind.command: "on" if getattr(self, kind.command) else "off" for kind in on_off_traced_kinds()})
         return {kind.setting: values[kind.command] for kind in native.data_kinds()}
@@ -267,7 +268,6 @@ class Settings:
             threshold = "%d us" % self.synctrace_threshold
         else:
             threshold = self.synctrace_threshold
-        later = " (not implemented yet)"
         return "\n".join(
             [
                 "Clock profiling:        %s, interval %s%s"
@@ -283,7 +283,8 @@ class Settings:
             ] + [
                 "%-24s%s" % (kind.title + ":", _on_off(getattr(self, kind.command))) for kind in on_off_traced_kinds()
             ] + [
-                "Thread analyzer (tha):  %s%s" % (self.tha, later),
+                "Thread analyzer (tha):  %s" % ("deadlock detection (lock orders)" if self.tha == "deadlock"
+                                                else self.tha),
                 "Sample points:          %s" % self.describe_sampling(),
                 "Data limit:             %s" % self.describe_limit(),
                 "Archive:                %s" % self.archive,
@@ -298,7 +299,7 @@ class Settings:
 def on_off_traced_kinds():
     """The traced kinds that are only on or off (synctrace has a threshold
     too): one setting each, named after its subcommand."""
-    return [kind for kind in native.data_kinds() if kind.traced and kind.command != "synctrace"]
+    return [kind for kind in native.data_kinds() if kind.traced and kind.command not in ("synctrace", "tha")]
 
 
 def _environment_number(environment, name, least, most):

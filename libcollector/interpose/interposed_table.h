@@ -172,6 +172,17 @@
   X(mmap64, NULL, void *, (void *, size_t, int, int, int, off_t))         \
   X(munmap, NULL, int, (void *, size_t))
 
+/* lock_interpose.c: releases, tries and spin locks, for lock orders. */
+#define COL_LOCK_FUNCTIONS(X)                                   \
+  X(pthread_mutex_unlock, NULL, int, (pthread_mutex_t *))       \
+  X(pthread_mutex_trylock, NULL, int, (pthread_mutex_t *))      \
+  X(pthread_rwlock_unlock, NULL, int, (pthread_rwlock_t *))     \
+  X(pthread_rwlock_tryrdlock, NULL, int, (pthread_rwlock_t *))  \
+  X(pthread_rwlock_trywrlock, NULL, int, (pthread_rwlock_t *))  \
+  X(pthread_spin_lock, NULL, int, (pthread_spinlock_t *))       \
+  X(pthread_spin_trylock, NULL, int, (pthread_spinlock_t *))    \
+  X(pthread_spin_unlock, NULL, int, (pthread_spinlock_t *))
+
 #include "interposed_mpi_table.h"
 #include "interposed_omp_table.h"
 
@@ -181,6 +192,7 @@
   COL_EXEC_FUNCTIONS(X)   \
   COL_SPAWN_FUNCTIONS(X)  \
   COL_SYNC_FUNCTIONS(X)   \
+  COL_LOCK_FUNCTIONS(X)   \
   COL_IO_FUNCTIONS(X)     \
   COL_HEAP_FUNCTIONS(X)   \
   COL_MPI_FUNCTIONS(X)    \

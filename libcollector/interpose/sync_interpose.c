@@ -14,6 +14,8 @@
  * reached again from inside the recording (a program's own allocator that
  * locks) are not traced: a per-thread guard (trace_record.c, which also
  * keeps errno and allocates nothing: a signal handler may wait too).
+ * A lock taken is also a lock order's second lock (`collector tha
+ * deadlock`, lock_order.h), told after the real call.
  * Preloaded, these definitions win symbol lookup; after an attach the GOT
  * slots are redirected (got_patch.c). */
 #define _GNU_SOURCE
@@ -25,6 +27,7 @@
 #include "core/hrtime.h"
 #include "er/er_data_kinds.h"
 #include "interposed.h"
+#include "lock_order.h"
 #include "trace_record.h"
 
 /* Nonzero when waits of this thread are traced now. */
@@ -74,21 +77,42 @@ static int try_mutex(pthread_mutex_t *m)
   return COL_REAL_OTHER(mutex_fn, "pthread_mutex_trylock")(m);
 }
 
-int col_wrap_pthread_mutex_lock(pthread_mutex_t *m)
+__attribute__((always_inline)) static inline int timed_pthread_mutex_lock(pthread_mutex_t *m)
 {
   TRACED_WAIT(int, m, try_mutex(m), COL_REAL(pthread_mutex_lock)(m));
 }
 
-int col_wrap_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *when)
+int col_wrap_pthread_mutex_lock(pthread_mutex_t *m)
+{
+  int rc = timed_pthread_mutex_lock(m);
+  COL_LOCK_TAKEN(rc, m, ER_LOCK_MUTEX, 0);
+  return rc;
+}
+
+__attribute__((always_inline)) static inline int timed_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *when)
 {
   TRACED_WAIT(int, m, try_mutex(m),
               COL_REAL(pthread_mutex_timedlock)(m, when));
 }
 
-int col_wrap_pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock, const struct timespec *when)
+int col_wrap_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *when)
+{
+  int rc = timed_pthread_mutex_timedlock(m, when);
+  COL_LOCK_TAKEN(rc, m, ER_LOCK_MUTEX, 0);
+  return rc;
+}
+
+__attribute__((always_inline)) static inline int timed_pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock, const struct timespec *when)
 {
   TRACED_WAIT(int, m, try_mutex(m),
               COL_REAL(pthread_mutex_clocklock)(m, clock, when));
+}
+
+int col_wrap_pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock, const struct timespec *when)
+{
+  int rc = timed_pthread_mutex_clocklock(m, clock, when);
+  COL_LOCK_TAKEN(rc, m, ER_LOCK_MUTEX, 0);
+  return rc;
 }
 
 int col_wrap_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
@@ -107,40 +131,82 @@ int col_wrap_pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clock
               COL_REAL(pthread_cond_clockwait)(c, m, clock, when));
 }
 
-int col_wrap_pthread_rwlock_rdlock(pthread_rwlock_t *l)
+__attribute__((always_inline)) static inline int timed_pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
   TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_tryrdlock")(l),
               COL_REAL(pthread_rwlock_rdlock)(l));
 }
 
-int col_wrap_pthread_rwlock_wrlock(pthread_rwlock_t *l)
+int col_wrap_pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+  int rc = timed_pthread_rwlock_rdlock(l);
+  COL_LOCK_TAKEN(rc, l, ER_LOCK_READ, 0);
+  return rc;
+}
+
+__attribute__((always_inline)) static inline int timed_pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
   TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_trywrlock")(l),
               COL_REAL(pthread_rwlock_wrlock)(l));
 }
 
-int col_wrap_pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *when)
+int col_wrap_pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+  int rc = timed_pthread_rwlock_wrlock(l);
+  COL_LOCK_TAKEN(rc, l, ER_LOCK_WRITE, 0);
+  return rc;
+}
+
+__attribute__((always_inline)) static inline int timed_pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *when)
 {
   TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_tryrdlock")(l),
               COL_REAL(pthread_rwlock_timedrdlock)(l, when));
 }
 
-int col_wrap_pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *when)
+int col_wrap_pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *when)
+{
+  int rc = timed_pthread_rwlock_timedrdlock(l, when);
+  COL_LOCK_TAKEN(rc, l, ER_LOCK_READ, 0);
+  return rc;
+}
+
+__attribute__((always_inline)) static inline int timed_pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *when)
 {
   TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_trywrlock")(l),
               COL_REAL(pthread_rwlock_timedwrlock)(l, when));
 }
 
-int col_wrap_pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *when)
+int col_wrap_pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *when)
+{
+  int rc = timed_pthread_rwlock_timedwrlock(l, when);
+  COL_LOCK_TAKEN(rc, l, ER_LOCK_WRITE, 0);
+  return rc;
+}
+
+__attribute__((always_inline)) static inline int timed_pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *when)
 {
   TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_tryrdlock")(l),
               COL_REAL(pthread_rwlock_clockrdlock)(l, clock, when));
 }
 
-int col_wrap_pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *when)
+int col_wrap_pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *when)
+{
+  int rc = timed_pthread_rwlock_clockrdlock(l, clock, when);
+  COL_LOCK_TAKEN(rc, l, ER_LOCK_READ, 0);
+  return rc;
+}
+
+__attribute__((always_inline)) static inline int timed_pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *when)
 {
   TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_trywrlock")(l),
               COL_REAL(pthread_rwlock_clockwrlock)(l, clock, when));
+}
+
+int col_wrap_pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *when)
+{
+  int rc = timed_pthread_rwlock_clockwrlock(l, clock, when);
+  COL_LOCK_TAKEN(rc, l, ER_LOCK_WRITE, 0);
+  return rc;
 }
 
 int col_wrap_pthread_barrier_wait(pthread_barrier_t *b)

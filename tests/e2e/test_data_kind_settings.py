@@ -35,12 +35,12 @@ accepted = [
     "collector heaptrace off",
     "collector mpitrace on",
     "collector mpitrace off",
+    "collector tha deadlock",
     "collector tha off",
 ]
 refused_on = {
-    "collector tha on": "thread-analyzer data needs binaries instrumented",
-    "collector tha race,deadlock": "thread-analyzer data needs binaries instrumented",
-    "collector tha deadlock": "deadlock detection is not implemented",
+    "collector tha on": "data race collection (for programs built with -fsanitize=thread) is not in this version yet",
+    "collector tha race,deadlock": "deadlock detection is: collector tha deadlock. Nothing was changed.",
 }
 malformed = {
     "collector hwprofile": "Missing argument",

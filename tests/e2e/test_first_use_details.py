@@ -4,8 +4,8 @@ counter forms this version cannot program (+, /REGISTER, ~ATTR) are
 refused when typed, with the reason, and change nothing (before: accepted,
 refused at enable); `help collector hwprofile` says that counters without
 `collector profile` turn clock profiling off, as they do; `collector tha
-deadlock` is refused as not implemented, not for want of instrumentation
-(deadlocks need none)."""
+deadlock` is taken (deadlocks need no instrumentation), `collector tha
+race` refused plainly, naming what is there."""
 
 import os
 
@@ -28,9 +28,10 @@ check(out.count("this version programs none") + out.count("backtracking (+), att
       and out.count("Nothing was changed.") >= 3, "+, /REGISTER and ~ATTR refused when typed, with the reason")
 check("HW counter profiling:   off, counters page-faults,on\n" in out, "and the counter list stays as it was")
 check("turn clock\nprofiling off for that experiment, as in dbx" in out, "help says counters turn clock profiling off")
-check("collector tha deadlock: deadlock detection is not implemented" in out and
-      "needs binaries instrumented for race detection" in out,
-      "tha deadlock: not implemented; tha race: needs instrumentation")
+check("Thread-analyzer data: deadlock detection" in out and
+      "collector tha race: data race collection (for programs built with -fsanitize=thread) is not in this version "
+      "yet; deadlock detection is: collector tha deadlock" in out,
+      "tha deadlock: taken; tha race: refused, saying what is there")
 check("still-running" in out, "GDB went on after every refusal")
 cleanup(work)
 finish()

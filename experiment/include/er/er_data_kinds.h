@@ -11,7 +11,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum er_kind { ER_KIND_CLOCK, ER_KIND_SYNC, ER_KIND_IO, ER_KIND_HEAP, ER_KIND_HWC, ER_KIND_MPI, ER_N_KINDS };
+enum er_kind {
+  ER_KIND_CLOCK,
+  ER_KIND_SYNC,
+  ER_KIND_IO,
+  ER_KIND_HEAP,
+  ER_KIND_HWC,
+  ER_KIND_MPI,
+  ER_KIND_LOCK_ORDER,
+  ER_N_KINDS
+};
 
 struct er_field_desc {
   const char *name;  /* gprofng's property name */

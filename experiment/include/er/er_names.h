@@ -22,6 +22,10 @@ const char *er_names_function(struct er_names *names, uint64_t pc);
  * are inlined there, then the function itself (er_names_function's name);
  * at most MAX, the count.  Valid until er_names_close. */
 size_t er_names_frames(struct er_names *names, uint64_t pc, const char **frames, size_t max);
+/* The global variable at data address ADDR, "name (file)" or
+ * "name+OFFSET (file)", into OUT; NULL when no load object's symbols name
+ * one there (heap, stack, a stripped object). */
+const char *er_names_data(struct er_names *names, uint64_t addr, char *out, size_t len);
 /* The load objects named from separate debug info so far: *PATHS (free
  * the array, not its strings) and their count. */
 size_t er_names_debug_info_found(const struct er_names *names, char ***paths);

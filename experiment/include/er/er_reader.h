@@ -33,6 +33,16 @@ struct er_stack {
   size_t user_n;
 };
 
+/* A lock order (er_tha.h): thread THRID took LOCK (its stack: FRINFO)
+ * while it held HELD, taken at HELD_PC. */
+struct er_lock_order {
+  uint64_t thrid;
+  int64_t tstamp;
+  uint64_t frinfo;
+  uint64_t lock, held, held_pc;
+  int32_t number, kind, held_kind;
+};
+
 /* A user-mode stack (UID packet, experiment-format.md §6.1b). */
 struct er_user_stack {
   uint64_t uid;
@@ -130,6 +140,8 @@ struct er_experiment {
   size_t n_waits;
   struct er_io_call *io_calls;
   size_t n_io_calls;
+  struct er_lock_order *lock_orders; /* in file order */
+  size_t n_lock_orders;
   struct er_mpi_call *mpi_calls; /* er_mpi_calls.h */
   size_t n_mpi_calls;
   struct er_heap_event *heap_events; /* in file order */
@@ -166,6 +178,8 @@ const struct er_segment *er_experiment_segment(const struct er_experiment *exp, 
  * er_experiment_open).  er_pc_address: the address of a PC, tagged or not;
  * er_pc_segment_tag: a tagged PC's segment, else NULL. */
 void er_experiment_resolve_reused_ranges(struct er_experiment *exp);
+/* A lock order packet of synctrace (er_lock_orders.c), kept. */
+void er_collect_lock_order(const unsigned char *packet, uint16_t type, uint16_t size, void *exp);
 /* A UID packet of data.frameinfo (er_user_stacks.c), kept. */
 void er_collect_user_stack(struct er_experiment *exp, const unsigned char *packet, uint16_t size);
 /* Each stack's user-mode stack found by its uid (a uid with no UID packet

@@ -1,0 +1,47 @@
+/* Thread Analyzer's deadlock data (`collector tha deadlock`): the packet
+ * of a lock order (docs/experiment-format.md §5.5a).
+ *
+ * gprofng 2.40 aborts on a <profile name="deadlock"> (its table of data
+ * types has no name for it), so a lock order is a packet of kind 13
+ * (gprofng's DEADLOCK_PCKT number, a key only here) declared inside
+ * <profile name="synctrace"> and stored in the synctrace file: gprofng
+ * reads it as a synchronization event of no length (Sync Wait Count
+ * counts lock orders where they were taken) and keeps DID, DTYPE, DLTYPE
+ * and DVADDR, names it predefines, as properties (-filters 'DTYPE==0').
+ * Our reader reads every field and finds the cycles. */
+#ifndef ER_THA_H
+#define ER_THA_H
+
+#include <stdint.h>
+
+#include "er/er_format.h"
+
+#define ER_PKT_LOCK_ORDER 13
+
+/* DTYPE: what the packet says. */
+enum er_lock_event { ER_LOCK_ORDER = 0 };
+
+/* DLTYPE: the kind of the lock taken. */
+enum er_lock_kind { ER_LOCK_MUTEX = 0, ER_LOCK_READ = 1, ER_LOCK_WRITE = 2, ER_LOCK_SPIN = 3 };
+
+/* A lock order: the thread took SOBJ while it held DVADDR (taken at
+ * HELDPC); its stack is where it took SOBJ.  The first time a process
+ * takes one lock while holding another, once per pair. */
+struct er_lock_order_packet {
+  ER_COMMON_HEADER;
+  int64_t srqst;   /* = TSTAMP: a synchronization event of no length to gprofng */
+  uint64_t sobj;   /* the lock taken */
+  int32_t did;     /* the pair's number in the process, from 1 */
+  int32_t dtype;   /* enum er_lock_event */
+  int32_t dltype;  /* enum er_lock_kind of the lock taken */
+  int32_t heldtype; /* enum er_lock_kind of the lock held */
+  uint64_t dvaddr; /* the lock held */
+  uint64_t heldpc; /* where the held lock was taken (the call's return address) */
+};
+
+_Static_assert(sizeof(struct er_lock_order_packet) == 96, "lock order packet is 96 bytes");
+_Static_assert(__builtin_offsetof(struct er_lock_order_packet, srqst) == 48, "SRQST at 48");
+_Static_assert(__builtin_offsetof(struct er_lock_order_packet, sobj) == 56, "SOBJ at 56");
+_Static_assert(__builtin_offsetof(struct er_lock_order_packet, dvaddr) == 80, "DVADDR at 80");
+
+#endif

@@ -1,0 +1,30 @@
+/* Reading lock orders (er_tha.h) back from the synctrace file: a packet
+ * that is too short, or names no lock, is damaged, skipped and counted. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "er/er_reader.h"
+#include "er/er_tha.h"
+
+void er_collect_lock_order(const unsigned char *p, uint16_t type, uint16_t size, void *arg)
+{
+  struct er_experiment *exp = arg;
+  if (type != ER_PKT_LOCK_ORDER)
+    return;
+  struct er_lock_order_packet pk;
+  if (size < sizeof pk) {
+    exp->damaged_packets++;
+    return;
+  }
+  memcpy(&pk, p, sizeof pk);
+  if (pk.sobj == 0 || pk.dvaddr == 0 || pk.sobj == pk.dvaddr || pk.dtype != ER_LOCK_ORDER) {
+    exp->damaged_packets++;
+    return;
+  }
+  struct er_lock_order *grown = realloc(exp->lock_orders, (exp->n_lock_orders + 1) * sizeof *grown);
+  if (grown == NULL)
+    return;
+  exp->lock_orders = grown;
+  exp->lock_orders[exp->n_lock_orders++] = (struct er_lock_order){
+      pk.thrid, pk.tstamp, pk.frinfo, pk.sobj, pk.dvaddr, pk.heldpc, pk.did, pk.dltype, pk.heldtype};
+}

@@ -1,0 +1,64 @@
+"""Deadlock detection (issue 29, `collector tha deadlock`): lock_orders.c
+takes lock_a then lock_b in one thread and, after it ended, lock_b then
+lock_a in another (a cycle that cannot deadlock in this run), lock_c
+always alone, lock_d always before lock_a.  `collector report deadlocks`
+finds exactly one potential deadlock, of lock_a and lock_b named as the
+program's variables, with the two functions that took them and their
+stacks, and no cycle with lock_c or lock_d; the experiment holds the three
+lock orders; gprofng reads it (each order a synchronization event of no
+length: Sync Wait Count 3, DTYPE filterable).  At launch as an ordinary
+user, and after gdb -p (the locks taken after the attach)."""
+
+import os
+import re
+
+from harness import (Background, attach_gdb, check, cleanup, finish, gprofng_rows, gprofng_text, program, run_gdb,
+                     shared_workdir, unprivileged_prefix, wait_closed, workdir)
+
+PROGRAM = program("lock_orders")
+
+
+def check_report(report, label):
+    cycles = re.findall(r"^Potential deadlock \d+: (\d+) locks", report, re.M)
+    check(len(cycles) == 1 and cycles[0] == "2", "%s: exactly one potential deadlock, of two locks (%s)"
+          % (label, cycles))
+    check("mutex lock_a (lock_orders)" in report and "mutex lock_b (lock_orders)" in report and
+          "lock_c" not in report and "lock_d" not in report,
+          "%s: its locks named lock_a and lock_b; lock_c (alone) and lock_d (one order) in none" % label)
+    check(re.search(r"took mutex lock_b .*\n.*holding mutex lock_a .*taken in take_a_then_b\n.*where: "
+                    r"pthread_mutex_lock <- take_a_then_b <- start_thread", report) is not None and
+          re.search(r"took mutex lock_a .*\n.*holding mutex lock_b .*taken in take_b_then_a\n.*where: "
+                    r"pthread_mutex_lock <- take_b_then_a <- start_thread", report) is not None,
+          "%s: each order with the function that held the first lock and the stack that took the second" % label)
+    check("3 lock order(s)" in report, "%s: three lock orders (a-b, b-a, d-a)" % label)
+
+
+prefix = unprivileged_prefix()
+work = shared_workdir() if prefix else workdir()
+out = run_gdb(["collector tha deadlock", "collector enable", "run", "collector report deadlocks"], [PROGRAM], work,
+              prefix=prefix or ())
+print(out)
+check("counter 4000" in out and "3 lock orders" in out, "the program ran right; GDB's closing line counts 3 lock orders")
+check_report(out, "at launch%s" % (" as an ordinary user" if prefix else ""))
+experiment = os.path.join(work, "test.1.er")
+rows = gprofng_rows(gprofng_text(experiment, "-metrics", "e.syncn", "-functions"))
+check(rows.get("<Total>", [0])[0] == 3 and rows.get("pthread_mutex_lock", [0])[0] == 3,
+      "gprofng reads the lock orders as synchronization events (Sync Wait Count %s)" % rows.get("<Total>"))
+filtered = gprofng_rows(gprofng_text(experiment, "-filters", "DTYPE==0", "-metrics", "e.syncn", "-functions"))
+check(filtered.get("<Total>", [0])[0] == 3, "gprofng filters on the lock order's fields (DTYPE==0)")
+
+# After gdb -p: the program waits, GDB attaches and turns lock orders on,
+# detaches, then the program takes its locks.
+go = os.path.join(work, "go")
+target = Background([PROGRAM, "wait", go], work)
+attached = attach_gdb(target.pid, ["collector tha deadlock", "collector enable", "detach"], work)
+print(attached)
+open(go, "w").close()
+rc, rest = target.finish()
+wait_closed(os.path.join(work, "test.2.er"))
+report = run_gdb(["collector report %s deadlocks" % os.path.join(work, "test.2.er")], ["/bin/true"], work)
+print(report)
+check(rc == 0 and "counter 4000" in rest, "after the attach: the program ran right")
+check_report(report, "after gdb -p")
+cleanup(work)
+finish()
