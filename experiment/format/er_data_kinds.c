@@ -88,6 +88,7 @@ static const struct er_field_desc lock_order_fields[] = {
     FIELD(struct er_lock_order_packet, heldtype, "HELDTYPE", "Held lock type", "INT32"),
     FIELD(struct er_lock_order_packet, dvaddr, "DVADDR", "Lock held", "UINT64"),
     FIELD(struct er_lock_order_packet, heldpc, "HELDPC", "Where the lock held was taken", "UINT64"),
+    FIELD(struct er_lock_order_packet, dthread, "DTHREAD", "Thread", "INT64"),
 };
 
 #define FIELDS(array) array, sizeof array / sizeof array[0]

@@ -17,7 +17,8 @@ void er_collect_lock_order(const unsigned char *p, uint16_t type, uint16_t size,
     return;
   }
   memcpy(&pk, p, sizeof pk);
-  if (pk.sobj == 0 || pk.dvaddr == 0 || pk.sobj == pk.dvaddr || pk.dtype != ER_LOCK_ORDER) {
+  if (pk.sobj == 0 || pk.dvaddr == 0 || pk.sobj == pk.dvaddr ||
+      (pk.dtype != ER_LOCK_ORDER && pk.dtype != ER_LOCK_DEADLOCK)) {
     exp->damaged_packets++;
     return;
   }
@@ -26,5 +27,5 @@ void er_collect_lock_order(const unsigned char *p, uint16_t type, uint16_t size,
     return;
   exp->lock_orders = grown;
   exp->lock_orders[exp->n_lock_orders++] = (struct er_lock_order){
-      pk.thrid, pk.tstamp, pk.frinfo, pk.sobj, pk.dvaddr, pk.heldpc, pk.did, pk.dltype, pk.heldtype};
+      pk.dthread, pk.tstamp, pk.frinfo, pk.sobj, pk.dvaddr, pk.heldpc, pk.did, pk.dltype, pk.heldtype, pk.dtype};
 }

@@ -100,6 +100,34 @@ static void walk(struct graph *g, uint64_t start, const struct er_lock_order **p
   }
 }
 
+/* The deadlocks that happened (the runtime found their threads all
+ * waiting): each with its threads, what each waits for and holds; their
+ * count. */
+static size_t print_actual(const struct er_experiment *exp, struct er_names *names)
+{
+  size_t found = 0;
+  for (size_t i = 0; i < exp->n_lock_orders; i++) {
+    const struct er_lock_order *first = &exp->lock_orders[i];
+    int seen = !first->deadlock;
+    for (size_t k = 0; k < i && !seen; k++)
+      seen = exp->lock_orders[k].deadlock && exp->lock_orders[k].number == first->number;
+    if (seen)
+      continue;
+    found++;
+    printf("\nDeadlock %d (it happened: these threads waited for each other's locks, for good):\n", first->number);
+    for (size_t k = i; k < exp->n_lock_orders; k++) {
+      const struct er_lock_order *o = &exp->lock_orders[k];
+      if (!o->deadlock || o->number != first->number)
+        continue;
+      char waits[512], holds[512];
+      lock_name(names, o->lock, o->kind, waits, sizeof waits);
+      lock_name(names, o->held, o->held_kind, holds, sizeof holds);
+      printf("  thread %" PRIu64 " waits for %s\n    and holds %s\n", o->thrid, waits, holds);
+    }
+  }
+  return found;
+}
+
 int er_deadlock_report(const char *path, const struct er_experiment *exp, struct er_names *names)
 {
   if (!exp->declared[ER_KIND_LOCK_ORDER]) {
@@ -113,7 +141,7 @@ int er_deadlock_report(const char *path, const struct er_experiment *exp, struct
    * are experiments of their own). */
   for (size_t i = 0; i < exp->n_lock_orders; i++) {
     const struct er_lock_order *o = &exp->lock_orders[i];
-    int seen = 0;
+    int seen = o->deadlock;
     for (size_t k = 0; k < g.n && !seen; k++)
       seen = g.orders[k]->held == o->held && g.orders[k]->lock == o->lock;
     if (!seen)
@@ -128,6 +156,9 @@ int er_deadlock_report(const char *path, const struct er_experiment *exp, struct
   }
   printf("Experiment %s: %zu lock order(s) among the locks held while another was taken (%zu such lock(s)).\n",
          path, g.n, locks);
+  size_t actual = print_actual(exp, names);
+  if (actual > 0)
+    printf("\n%zu deadlock(s) happened in this run.\n", actual);
   const struct er_lock_order *cycle[MAX_CYCLE];
   for (size_t i = 0; i < g.n && g.cycles < MAX_CYCLES; i++) {
     uint64_t start = g.orders[i]->held;

@@ -12,6 +12,7 @@ from .report_command import ReportCommand
 from .attach import Attacher
 from .launch import LaunchArming
 from .session import Session
+from .deadlock_stop import DeadlockStop
 from .stop_samples import StopSamples
 from .settings import Settings
 
@@ -26,6 +27,7 @@ class _State:
         self.arming = LaunchArming(runtime, launcher)
         self.attacher = Attacher(runtime)
         self.stop_samples = StopSamples(self)
+        self.deadlock_stop = DeadlockStop(self)
         self.subcommands = set()
 
 

@@ -83,6 +83,7 @@ __attribute__((noinline)) static void record_order(const struct held_lock *from,
   p.heldtype = from->kind;
   p.dvaddr = (uint64_t)(uintptr_t)from->lock;
   p.heldpc = from->taken_at;
+  p.dthread = (uint64_t)col_trace_thread_id();
   struct col_trace_fields f = COL_TRACE_PACKET(ER_KIND_LOCK_ORDER, now, now, &p, sizeof p);
   col_trace_record(&f, ip, sp, bp);
 }

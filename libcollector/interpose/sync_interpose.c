@@ -27,6 +27,7 @@
 #include "core/hrtime.h"
 #include "er/er_data_kinds.h"
 #include "interposed.h"
+#include "deadlock_watch.h"
 #include "lock_order.h"
 #include "trace_record.h"
 
@@ -77,9 +78,35 @@ static int try_mutex(pthread_mutex_t *m)
   return COL_REAL_OTHER(mutex_fn, "pthread_mutex_trylock")(m);
 }
 
+/* A lock that would wait, with deadlock detection on: watched (a
+ * deadlock is found while it happens: deadlock_watch.h). */
+static int lock_mutex(pthread_mutex_t *m)
+{
+  if (!col_lock_order_on())
+    return COL_REAL(pthread_mutex_lock)(m);
+  int rc = try_mutex(m);
+  return rc != EBUSY ? rc : col_lock_wait_watched(m, ER_LOCK_MUTEX, (col_timed_lock)COL_REAL(pthread_mutex_timedlock));
+}
+
+static int rdlock(pthread_rwlock_t *l)
+{
+  if (!col_lock_order_on())
+    return COL_REAL(pthread_rwlock_rdlock)(l);
+  int rc = COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_tryrdlock")(l);
+  return rc != EBUSY ? rc : col_lock_wait_watched(l, ER_LOCK_READ, (col_timed_lock)COL_REAL(pthread_rwlock_timedrdlock));
+}
+
+static int wrlock(pthread_rwlock_t *l)
+{
+  if (!col_lock_order_on())
+    return COL_REAL(pthread_rwlock_wrlock)(l);
+  int rc = COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_trywrlock")(l);
+  return rc != EBUSY ? rc : col_lock_wait_watched(l, ER_LOCK_WRITE, (col_timed_lock)COL_REAL(pthread_rwlock_timedwrlock));
+}
+
 __attribute__((always_inline)) static inline int timed_pthread_mutex_lock(pthread_mutex_t *m)
 {
-  TRACED_WAIT(int, m, try_mutex(m), COL_REAL(pthread_mutex_lock)(m));
+  TRACED_WAIT(int, m, try_mutex(m), lock_mutex(m));
 }
 
 int col_wrap_pthread_mutex_lock(pthread_mutex_t *m)
@@ -133,8 +160,7 @@ int col_wrap_pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clock
 
 __attribute__((always_inline)) static inline int timed_pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
-  TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_tryrdlock")(l),
-              COL_REAL(pthread_rwlock_rdlock)(l));
+  TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_tryrdlock")(l), rdlock(l));
 }
 
 int col_wrap_pthread_rwlock_rdlock(pthread_rwlock_t *l)
@@ -146,8 +172,7 @@ int col_wrap_pthread_rwlock_rdlock(pthread_rwlock_t *l)
 
 __attribute__((always_inline)) static inline int timed_pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
-  TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_trywrlock")(l),
-              COL_REAL(pthread_rwlock_wrlock)(l));
+  TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_trywrlock")(l), wrlock(l));
 }
 
 int col_wrap_pthread_rwlock_wrlock(pthread_rwlock_t *l)

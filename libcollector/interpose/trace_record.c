@@ -108,7 +108,7 @@ void col_trace_record_pause(int paused)
   __atomic_store_n(&recording_paused, paused, __ATOMIC_RELEASE);
 }
 
-static pid_t thread_id(void)
+pid_t col_trace_thread_id(void)
 {
   if (my_tid == 0)
     my_tid = gettid();
@@ -251,7 +251,7 @@ static size_t walk_here(uint64_t ip, uint64_t sp, uint64_t bp, uintptr_t top, ui
   cap.stack = (const unsigned char *)(uintptr_t)sp; /* the live stack: the walk reads only inside it */
   cap.stack_len = top - (uintptr_t)sp;
   size_t n = 0;
-  struct col_walk_memo *memo = thread_memo(thread_id());
+  struct col_walk_memo *memo = thread_memo(col_trace_thread_id());
   if (col_walk_with_rules(&cap, shared_rule, NULL, pcs, max, &n, memo) != COL_WALK_DONE)
     return 0; /* (the memo still holds the last walk that finished) */
   return n;
@@ -271,7 +271,7 @@ static int record_in_lane(const struct col_trace_fields *f, uint64_t ip, uint64_
   if (n == 0 || n == LANE_DEPTH)
     return 0;
   int cpu = sched_getcpu();
-  struct col_lane_origin o = {my_pid != 0 ? my_pid : getpid(), thread_id(), cpu < 0 ? 0 : (uint32_t)cpu, my_space};
+  struct col_lane_origin o = {my_pid != 0 ? my_pid : getpid(), col_trace_thread_id(), cpu < 0 ? 0 : (uint32_t)cpu, my_space};
   col_trace_slot_state = IN_LANE; /* a signal handler's event meanwhile goes through the ring */
   int done = col_lane_record(f, pcs, n, &o);
   col_trace_slot_state = IDLE;
@@ -298,7 +298,7 @@ void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp
       len = col_cfg.stack_copy_bytes;
     e->kind = f->kind;
     e->pid = my_pid != 0 ? my_pid : getpid();
-    e->tid = thread_id();
+    e->tid = col_trace_thread_id();
     int cpu = sched_getcpu();
     e->cpu = cpu < 0 ? 0 : (uint32_t)cpu;
     e->start = f->start;

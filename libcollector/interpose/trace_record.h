@@ -9,6 +9,7 @@
 #define GDBCOL_TRACE_RECORD_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "er/er_format.h"
 #include "trace_ring.h"
@@ -41,6 +42,8 @@ struct col_trace_fields {
   ((struct col_trace_fields){(kind_), (uint16_t)((packet_size_) - ER_PACKET_HEADER_SIZE), \
                              (start_), (end_), (const unsigned char *)(packet_) + ER_PACKET_HEADER_SIZE})
 
+/* This thread's id, asked once (a system call costs a microsecond here). */
+pid_t col_trace_thread_id(void);
 /* Once the ring is mapped: the ids events carry, and their reset in a
  * fork's child. */
 void col_trace_record_init(void);

@@ -7,10 +7,21 @@ program's variables, with the two functions that took them and their
 stacks, and no cycle with lock_c or lock_d; the experiment holds the three
 lock orders; gprofng reads it (each order a synchronization event of no
 length: Sync Wait Count 3, DTYPE filterable).  At launch as an ordinary
-user, and after gdb -p (the locks taken after the attach)."""
+user, and after gdb -p (the locks taken after the attach).
+
+A real deadlock (deadlock.c: two threads each hold one lock and wait for
+the other's): under `gdb -batch` the program stops and GDB prints the
+cycle (both threads, both locks by name, each thread's stack) instead of
+hanging, and the script goes on; the same with GDB attached to a running
+process; in a process GDB detached from, the deadlock is recorded and the
+experiment closes when the process is killed (kill -9).  Each time
+`collector report deadlocks` shows the deadlock with its threads and
+locks."""
 
 import os
 import re
+import signal
+import time
 
 from harness import (Background, attach_gdb, check, cleanup, finish, gprofng_rows, gprofng_text, program, run_gdb,
                      shared_workdir, unprivileged_prefix, wait_closed, workdir)
@@ -60,5 +71,53 @@ report = run_gdb(["collector report %s deadlocks" % os.path.join(work, "test.2.e
 print(report)
 check(rc == 0 and "counter 4000" in rest, "after the attach: the program ran right")
 check_report(report, "after gdb -p")
+
+
+def check_stopped_at_deadlock(out, label):
+    check("collector: deadlock: 2 threads wait for each other's locks and will never go on" in out and
+          re.search(r"waits for mutex lock_a \(0x[0-9a-f]+\), held by thread", out) is not None and
+          re.search(r"waits for mutex lock_b \(0x[0-9a-f]+\), held by thread", out) is not None,
+          "%s: GDB says the two threads wait for each other's locks, lock_a and lock_b by name" % label)
+    check(re.search(r"in first \(.*deadlock\.c", out) is not None and re.search(r"in second \(.*deadlock\.c", out)
+          is not None, "%s: and shows each thread's stack" % label)
+    check("not deadlocked" not in out and "after-the-stop" in out,
+          "%s: the program stopped there, and GDB went on with the script" % label)
+
+
+def check_recorded_deadlock(experiment, label):
+    report = run_gdb(["collector report %s deadlocks" % experiment], ["/bin/true"], work)
+    print(report)
+    check("Deadlock 1 (it happened" in report and report.count("waits for mutex lock_") == 2 and
+          "holds mutex lock_a" in report and "holds mutex lock_b" in report,
+          "%s: collector report deadlocks shows the deadlock, its two threads and locks" % label)
+
+
+DEADLOCK = program("deadlock")
+out = run_gdb(["collector tha deadlock", "collector enable", "run", "echo after-the-stop\\n", "kill"], [DEADLOCK],
+              work, timeout=60)
+print(out)
+check_stopped_at_deadlock(out, "under gdb -batch")
+check_recorded_deadlock(os.path.join(work, "test.3.er"), "under gdb -batch")
+
+# GDB attached to a running process, then continuing.
+go = os.path.join(work, "go2")
+target = Background([DEADLOCK, "wait", go], work)
+out = attach_gdb(target.pid, ["collector tha deadlock", "collector enable", "shell touch %s" % go, "continue",
+                              "echo after-the-stop\\n", "kill"], work, timeout=60)
+print(out)
+target.finish()
+check_stopped_at_deadlock(out, "attached")
+check_recorded_deadlock(os.path.join(work, "test.4.er"), "attached")
+
+# Detached: recorded; the experiment closes when the process is killed.
+go = os.path.join(work, "go3")
+target = Background([DEADLOCK, "wait", go], work)
+attach_gdb(target.pid, ["collector tha deadlock", "collector enable", "detach"], work)
+open(go, "w").close()
+time.sleep(2.0)  # the watch looks every half second
+os.kill(target.pid, signal.SIGKILL)
+target.finish()
+wait_closed(os.path.join(work, "test.5.er"))
+check_recorded_deadlock(os.path.join(work, "test.5.er"), "detached, then killed")
 cleanup(work)
 finish()

@@ -34,13 +34,15 @@ struct er_stack {
 };
 
 /* A lock order (er_tha.h): thread THRID took LOCK (its stack: FRINFO)
- * while it held HELD, taken at HELD_PC. */
+ * while it held HELD, taken at HELD_PC.  Or, DEADLOCK set, one thread of
+ * an actual deadlock: THRID waits for LOCK and holds HELD. */
 struct er_lock_order {
   uint64_t thrid;
   int64_t tstamp;
   uint64_t frinfo;
   uint64_t lock, held, held_pc;
   int32_t number, kind, held_kind;
+  int32_t deadlock;
 };
 
 /* A user-mode stack (UID packet, experiment-format.md §6.1b). */

@@ -19,7 +19,11 @@
 #define ER_PKT_LOCK_ORDER 13
 
 /* DTYPE: what the packet says. */
-enum er_lock_event { ER_LOCK_ORDER = 0 };
+enum er_lock_event {
+  ER_LOCK_ORDER = 0,   /* the thread took SOBJ while holding DVADDR */
+  ER_LOCK_DEADLOCK = 1 /* an actual deadlock: thread DTHREAD waits for SOBJ and holds DVADDR (one packet per
+                          thread of the cycle, DID the deadlock's number; the stack: the thread that found it) */
+};
 
 /* DLTYPE: the kind of the lock taken. */
 enum er_lock_kind { ER_LOCK_MUTEX = 0, ER_LOCK_READ = 1, ER_LOCK_WRITE = 2, ER_LOCK_SPIN = 3 };
@@ -36,10 +40,11 @@ struct er_lock_order_packet {
   int32_t dltype;  /* enum er_lock_kind of the lock taken */
   int32_t heldtype; /* enum er_lock_kind of the lock held */
   uint64_t dvaddr; /* the lock held */
-  uint64_t heldpc; /* where the held lock was taken (the call's return address) */
+  uint64_t heldpc; /* where the held lock was taken (the call's return address); 0 in a deadlock's packet */
+  uint64_t dthread; /* the thread: the one that took the locks, or that waits in a deadlock */
 };
 
-_Static_assert(sizeof(struct er_lock_order_packet) == 96, "lock order packet is 96 bytes");
+_Static_assert(sizeof(struct er_lock_order_packet) == 104, "lock order packet is 104 bytes");
 _Static_assert(__builtin_offsetof(struct er_lock_order_packet, srqst) == 48, "SRQST at 48");
 _Static_assert(__builtin_offsetof(struct er_lock_order_packet, sobj) == 56, "SOBJ at 56");
 _Static_assert(__builtin_offsetof(struct er_lock_order_packet, dvaddr) == 80, "DVADDR at 80");
