@@ -91,6 +91,22 @@ static const struct er_field_desc lock_order_fields[] = {
     FIELD(struct er_lock_order_packet, dthread, "DTHREAD", "Thread", "INT64"),
 };
 
+/* The same for data races; RID, RTYPE, RVADDR and LEAFPC are gprofng's
+ * names. */
+static const struct er_field_desc race_fields[] = {
+    HEADER_FIELDS(struct er_race_packet),
+    FIELD(struct er_race_packet, srqst, "SRQST", "Synchronization start time", "INT64"),
+    FIELD(struct er_race_packet, sobj, "SOBJ", "Synchronization object address", "INT64"),
+    FIELD(struct er_race_packet, rid, "RID", "Race id", "INT32"),
+    FIELD(struct er_race_packet, rtype, "RTYPE", "Race access type", "INT32"),
+    FIELD(struct er_race_packet, rvaddr, "RVADDR", "Race address", "UINT64"),
+    FIELD(struct er_race_packet, leafpc, "LEAFPC", "Leaf PC", "UINT64"),
+    FIELD(struct er_race_packet, rsize, "RSIZE", "Bytes accessed", "INT32"),
+    FIELD(struct er_race_packet, rtid, "RTID", "Sanitizer thread", "INT32"),
+    FIELD(struct er_race_packet, ratomic, "RATOMIC", "Atomic access", "INT32"),
+    FIELD(struct er_race_packet, rlocks, "RLOCKS", "Mutexes held", "INT32"),
+};
+
 #define FIELDS(array) array, sizeof array / sizeof array[0]
 
 const struct er_kind_desc er_kinds[ER_N_KINDS] = {
@@ -109,6 +125,9 @@ const struct er_kind_desc er_kinds[ER_N_KINDS] = {
     [ER_KIND_LOCK_ORDER] = {"deadlocktrace", "GDBCOL_THA_DEADLOCK", "tha", ER_PKT_LOCK_ORDER,
                             sizeof(struct er_lock_order_packet), 0, "Lock order data", FIELDS(lock_order_fields), 0,
                             "Deadlock detection (lock orders)", 1, "lock order", "lock orders", "synctrace"},
+    [ER_KIND_RACE] = {"racetrace", "GDBCOL_THA_RACE", "tha", ER_PKT_RACE, sizeof(struct er_race_packet), 0,
+                      "Data race data", FIELDS(race_fields), 0, "Data race detection (ThreadSanitizer)", 1,
+                      "data race access", "data race accesses", "synctrace"},
 };
 
 const struct er_kind_desc *er_kind_named(const char *name)

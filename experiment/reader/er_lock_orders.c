@@ -1,5 +1,6 @@
-/* Reading lock orders (er_tha.h) back from the synctrace file: a packet
- * that is too short, or names no lock, is damaged, skipped and counted. */
+/* Reading Thread Analyzer's packets (er_tha.h: lock orders, deadlocks,
+ * data races) back from the synctrace file: a packet that is too short,
+ * or names no lock or address, is damaged, skipped and counted. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,4 +29,28 @@ void er_collect_lock_order(const unsigned char *p, uint16_t type, uint16_t size,
   exp->lock_orders = grown;
   exp->lock_orders[exp->n_lock_orders++] = (struct er_lock_order){
       pk.dthread, pk.tstamp, pk.frinfo, pk.sobj, pk.dvaddr, pk.heldpc, pk.did, pk.dltype, pk.heldtype, pk.dtype};
+}
+
+void er_collect_race(const unsigned char *p, uint16_t type, uint16_t size, void *arg)
+{
+  struct er_experiment *exp = arg;
+  if (type != ER_PKT_RACE)
+    return;
+  struct er_race_packet pk;
+  if (size < sizeof pk) {
+    exp->damaged_packets++;
+    return;
+  }
+  memcpy(&pk, p, sizeof pk);
+  if (pk.rvaddr == 0 || pk.rid <= 0 || (pk.rtype != ER_RACE_WRITE && pk.rtype != ER_RACE_READ)) {
+    exp->damaged_packets++;
+    return;
+  }
+  struct er_race_access *grown = realloc(exp->races, (exp->n_races + 1) * sizeof *grown);
+  if (grown == NULL)
+    return;
+  exp->races = grown;
+  exp->races[exp->n_races++] =
+      (struct er_race_access){pk.thrid,    pk.tstamp, pk.frinfo, pk.rid,    pk.rtype == ER_RACE_WRITE, pk.rsize,
+                              pk.rtid,     pk.ratomic, pk.rvaddr, pk.leafpc, pk.rlocstart,             pk.rlocsize};
 }

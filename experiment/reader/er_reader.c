@@ -426,7 +426,7 @@ int er_experiment_open(const char *path, struct er_experiment *exp, char *err, s
   static void (*const collectors[ER_N_KINDS])(const unsigned char *, uint16_t, uint16_t, void *) = {
       [ER_KIND_CLOCK] = collect_clock, [ER_KIND_SYNC] = collect_sync, [ER_KIND_IO] = collect_io,
       [ER_KIND_HEAP] = collect_heap, [ER_KIND_HWC] = collect_hwc, [ER_KIND_MPI] = er_collect_mpi,
-      [ER_KIND_LOCK_ORDER] = er_collect_lock_order};
+      [ER_KIND_LOCK_ORDER] = er_collect_lock_order, [ER_KIND_RACE] = er_collect_race};
   for (int k = 0; k < ER_N_KINDS; k++)
     if (k == ER_KIND_CLOCK || exp->declared[k])
       walk_file(path, er_kinds[er_kind_file_owner((enum er_kind)k)].name, exp, collectors[k]);
@@ -472,6 +472,7 @@ void er_experiment_close(struct er_experiment *exp)
   free(exp->io_calls);
   er_free_mpi_calls(exp);
   free(exp->lock_orders);
+  free(exp->races);
   free(exp->heap_events);
   for (size_t i = 0; i < exp->n_counters; i++)
     free(exp->counters[i].name);

@@ -18,6 +18,7 @@
 #include "er_deadlock_report.h"
 #include "er_mpi_report.h"
 #include "er_omp_report.h"
+#include "er_race_report.h"
 
 #define DEFAULT_ROWS 25
 
@@ -31,6 +32,8 @@ static void usage(FILE *out)
         "  --processes           the experiment and its descendants' experiments (MPI ranks too)\n"
         "  --mpi                 MPI calls per rank (time, MPI %, messages, bytes), per function, and\n"
         "                        who sent how much to whom: a job's experiment or one rank's\n"
+        "  --races               data races ThreadSanitizer found (collector tha race): each race's two\n"
+        "                        accesses, their threads and stacks, and the variable\n"
         "  --deadlocks           potential deadlocks: each cycle of lock orders (collector tha\n"
         "                        deadlock), with the threads, locks and stacks of its orders\n"
         "  --omp                 OpenMP: time per state (work, barriers, idle, waits), OpenMP Work,\n"
@@ -322,7 +325,7 @@ int main(int argc, char **argv)
     } else if (strcmp(a, "--no-inline") == 0) {
       with_inlined = 0;
     } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--processes") == 0 || strcmp(a, "--mpi") == 0 ||
-               strcmp(a, "--omp") == 0 || strcmp(a, "--deadlocks") == 0) {
+               strcmp(a, "--omp") == 0 || strcmp(a, "--deadlocks") == 0 || strcmp(a, "--races") == 0) {
       view = a + 2;
     } else if (strcmp(a, "--help") == 0) {
       usage(stdout);
@@ -355,6 +358,12 @@ int main(int argc, char **argv)
     return 1;
   }
   struct er_names *names = er_names_open(&exp);
+  if (strcmp(view, "races") == 0 && names != NULL) {
+    int rc = er_race_report(path, &exp, names);
+    er_names_close(names);
+    er_experiment_close(&exp);
+    return rc;
+  }
   if (strcmp(view, "deadlocks") == 0 && names != NULL) {
     int rc = er_deadlock_report(path, &exp, names);
     er_names_close(names);

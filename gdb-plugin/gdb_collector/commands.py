@@ -104,7 +104,7 @@ directory" says otherwise.  Collection stays enabled for later runs until
         if problems:
             raise gdb.GdbError("collector enable: " + "; ".join(problems) + ". Nothing was enabled.")
         state.arming.arm(state.settings, state.session.status_path)
-        state.deadlock_stop.watch(state.settings.tha == "deadlock")
+        state.deadlock_stop.watch("deadlock" in state.settings.tha.split(","))
         directory = state.settings.store_directory
         where = directory or "the program's working directory"
         named = state.settings.named_experiment()
@@ -132,7 +132,7 @@ directory" says otherwise.  Collection stays enabled for later runs until
         # Later runs of the program are recorded too, as in launch mode; this
         # also keeps the runtime's signals passing through GDB.
         state.arming.arm(state.settings, state.session.status_path)
-        state.deadlock_stop.watch(state.settings.tha == "deadlock")
+        state.deadlock_stop.watch("deadlock" in state.settings.tha.split(","))
         if outcome == 1:
             say("Collector: experiment %s was already being recorded in process %d; it goes on.\n"
                       % (st.get("experiment"), pid))

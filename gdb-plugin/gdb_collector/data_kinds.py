@@ -298,26 +298,46 @@ Usage: collector mpitrace on|off"""
 THA_CHOICES = ("race", "deadlock")
 
 
-class ThaCommand(_DataKindCommand):
-    """Thread Analyzer data: deadlock detection on unchanged programs.
+def _uses_thread_sanitizer(path):
+    """Whether the program file PATH was built with -fsanitize=thread: it
+    refers to ThreadSanitizer's __tsan_init (GCC links its runtime
+    libtsan; clang puts it in the program).  None when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return b"__tsan_init" in f.read()
+    except OSError:
+        return None
 
-Usage: collector tha deadlock|off   (also on|all|race|race,deadlock: see below)
+
+class ThaCommand(_DataKindCommand):
+    """Thread Analyzer data: data races and deadlocks.
+
+Usage: collector tha on|all|off|race|deadlock|race,deadlock
+  on, race       data races, in programs built with -fsanitize=thread
+  deadlock       deadlocks, in any program
+  all            both
+
+race: each data race ThreadSanitizer finds goes into the experiment, both
+accesses (thread, read or write, size, address, the access's stack) and
+the location (a global or a heap block): collector report races.  The
+program must be built with -fsanitize=thread (GCC, which links
+ThreadSanitizer's runtime, libtsan); for a program without it the command
+refuses and says how to build it.
 
 deadlock: every mutex, read-write lock and spin lock a thread takes while
 it holds another is a lock order, recorded once per pair with the stack
 where it was taken and where the lock held had been, at launch and after
 gdb -p, in every thread and descendant.  Two orders that make a cycle
 (one thread takes A then B, another B then A) are a potential deadlock,
-whether or not it happened in this run: collector report deadlocks.
-gprofng shows each lock order as a synchronization event of no length
-(-filters 'DTYPE==0').
-
-race (and on, all): data races in programs built with -fsanitize=thread;
-not built in this version yet."""
+whether or not it happened in this run.  A deadlock that happens is found
+while it does: the program stops in GDB, which prints the threads, the
+locks and the stacks; without GDB it is recorded.  collector report
+deadlocks.  gprofng shows each lock order and race access as a
+synchronization event of no length (-filters 'DTYPE==0', 'RID==1')."""
 
     name = "tha"
     what = "Thread-analyzer data"
-    usage = "collector tha deadlock|off"
+    usage = "collector tha on|all|off|race|deadlock|race,deadlock"
 
     def invoke(self, arg, from_tty):
         words = self.words(arg)
@@ -330,15 +350,22 @@ not built in this version yet."""
         options = value.split(",")
         if value not in ("on", "all") and not (options and all(o in THA_CHOICES for o in options)):
             self.bad(arg)
-        if value in ("on", "all") or "race" in options:
-            raise gdb.GdbError("collector tha %s: data race collection (for programs built with "
-                               "-fsanitize=thread) is not in this version yet; deadlock detection is: "
-                               "collector tha deadlock. Nothing was changed." % value)
-        self.store(arg, "tha", "deadlock", "Thread-analyzer data: deadlock detection (lock orders; "
-                   "potential deadlocks: collector report deadlocks).")
+        race = value in ("on", "all") or "race" in options
+        deadlock = value == "all" or "deadlock" in options
+        program = gdb.current_progspace().filename
+        if race and program and _uses_thread_sanitizer(program) is False:
+            raise gdb.GdbError("collector tha %s: %s is not built for race detection (it does not use "
+                               "ThreadSanitizer); build it with gcc -fsanitize=thread -g, then run it again. "
+                               "Deadlock detection needs nothing: collector tha deadlock. Nothing was changed."
+                               % (value, program))
+        setting = ",".join([o for o, on in (("race", race), ("deadlock", deadlock)) if on])
+        what = {"race": "data races (ThreadSanitizer's; collector report races)",
+                "deadlock": "deadlock detection (lock orders; potential deadlocks: collector report deadlocks)",
+                "race,deadlock": "data races and deadlock detection (collector report races, deadlocks)"}[setting]
+        self.store(arg, "tha", setting, "Thread-analyzer data: %s." % what)
 
     def complete(self, text, word):
-        return [w for w in ("deadlock", "off", "on", "all", "race") if w.startswith(word or "")]
+        return [w for w in ("on", "all", "off", "race", "deadlock") if w.startswith(word or "")]
 
 
 DATA_KIND_SUBCOMMANDS = (HwprofileCommand, SynctraceCommand, IotraceCommand, HeaptraceCommand, MpitraceCommand, ThaCommand)

@@ -12,10 +12,10 @@ from .commands import _Subcommand
 from .text import say
 
 VIEWS_WITH_VALUE = ("callers", "callees", "flamegraph", "folded", "html")
-VIEWS_ALONE = ("functions", "threads", "processes", "mpi", "omp", "deadlocks")
+VIEWS_ALONE = ("functions", "threads", "processes", "mpi", "omp", "deadlocks", "races")
 OPTIONS = ("metric", "limit", "mode")
 USAGE = ("collector report [EXPERIMENT.er] [functions | callers FUNC | callees FUNC | threads | processes | mpi | omp | "
-         "deadlocks | "
+         "deadlocks | races | "
          "flamegraph FILE.svg | folded FILE | html FILE.html] [metric cpu|COUNTER] [limit N] [mode user|machine] "
          "[noinline]")
 REPORT_TIMEOUT_S = 600
@@ -45,6 +45,9 @@ running one as recorded so far).  VIEW is one of:
                      barriers, lock, critical, ordered, atomic and task
                      waits), OpenMP Work, Wait and Overhead, per parallel
                      region and per function
+  races              data races (collector tha race, -fsanitize=thread):
+                     each race's two accesses, their threads and stacks,
+                     and the variable
   deadlocks          potential deadlocks (collector tha deadlock): each
                      cycle of lock orders once, with the threads, the
                      locks (named as their variables where the symbols

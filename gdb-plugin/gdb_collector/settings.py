@@ -246,10 +246,12 @@ class Settings:
             "profile": str(self.clock_interval_us if self.clock_for_experiment() else 0),
             "synctrace": str(self.synctrace_threshold) if self.synctrace else "off",
             "hwprofile": (self.hwc_counters or default_counters()) if self.hwprofile else "",
-            "tha": "on" if self.tha == "deadlock" else "off",
+            "deadlocktrace": "on" if "deadlock" in self.tha.split(",") else "off",
+            "racetrace": "on" if "race" in self.tha.split(",") else "off",
         }
         values.update({kind.command: "on" if getattr(self, kind.command) else "off" for kind in on_off_traced_kinds()})
-        return {kind.setting: values[kind.command] for kind in native.data_kinds()}
+        return {kind.setting: values[kind.name if kind.command == "tha" else kind.command]
+                for kind in native.data_kinds()}
 
     def describe(self, environment=_no_environment):
         """`collector show`: every setting, one a line."""
@@ -283,8 +285,7 @@ class Settings:
             ] + [
                 "%-24s%s" % (kind.title + ":", _on_off(getattr(self, kind.command))) for kind in on_off_traced_kinds()
             ] + [
-                "Thread analyzer (tha):  %s" % ("deadlock detection (lock orders)" if self.tha == "deadlock"
-                                                else self.tha),
+                "Thread analyzer (tha):  %s" % THA_WORDS.get(self.tha, self.tha),
                 "Sample points:          %s" % self.describe_sampling(),
                 "Data limit:             %s" % self.describe_limit(),
                 "Archive:                %s" % self.archive,
@@ -294,6 +295,11 @@ class Settings:
                 "Experiment group:       %s" % (self.group or "(none)"),
             ]
         )
+
+
+THA_WORDS = {"off": "off", "deadlock": "deadlock detection (lock orders)",
+             "race": "data races (ThreadSanitizer's, -fsanitize=thread)",
+             "race,deadlock": "data races (ThreadSanitizer's) and deadlock detection (lock orders)"}
 
 
 def on_off_traced_kinds():

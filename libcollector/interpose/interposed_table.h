@@ -183,6 +183,10 @@
   X(pthread_spin_trylock, NULL, int, (pthread_spinlock_t *))    \
   X(pthread_spin_unlock, NULL, int, (pthread_spinlock_t *))
 
+/* tsan_interpose.c: ThreadSanitizer's report hook (a program built with
+ * -fsanitize=thread calls it for each report; its runtime's own is empty). */
+#define COL_TSAN_FUNCTIONS(X) X(__tsan_on_report, NULL, void, (void *))
+
 #include "interposed_mpi_table.h"
 #include "interposed_omp_table.h"
 
@@ -193,6 +197,7 @@
   COL_SPAWN_FUNCTIONS(X)  \
   COL_SYNC_FUNCTIONS(X)   \
   COL_LOCK_FUNCTIONS(X)   \
+  COL_TSAN_FUNCTIONS(X)   \
   COL_IO_FUNCTIONS(X)     \
   COL_HEAP_FUNCTIONS(X)   \
   COL_MPI_FUNCTIONS(X)    \

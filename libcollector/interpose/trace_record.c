@@ -325,3 +325,46 @@ void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp
   col_trace_slot_state = before;
   errno = saved;
 }
+
+void col_trace_record_pcs(const struct col_trace_fields *f, const uint64_t *pcs, size_t n)
+{
+  int saved = errno;
+  int before = col_trace_slot_state;
+  int cpu = sched_getcpu();
+  if (n > LANE_DEPTH)
+    n = LANE_DEPTH;
+  struct col_lane_origin o = {my_pid != 0 ? my_pid : getpid(), col_trace_thread_id(), cpu < 0 ? 0 : (uint32_t)cpu,
+                              my_space};
+  if (before == IDLE && n > 0) {
+    col_trace_slot_state = IN_LANE;
+    int done = col_lane_record(f, pcs, n, &o);
+    col_trace_slot_state = IDLE;
+    if (done) {
+      errno = saved;
+      return;
+    }
+  }
+  col_trace_slot_state = before == HOLDING_SLOT ? HOLDING_SLOT : WAITING_FOR_SLOT;
+  struct col_trace_event *e = col_trace_reserve(before != HOLDING_SLOT);
+  if (e != NULL) {
+    col_trace_slot_state = HOLDING_SLOT;
+    e->kind = f->kind;
+    e->pid = o.pid;
+    e->tid = o.tid;
+    e->cpu = o.cpu;
+    e->start = f->start;
+    e->end = f->end;
+    size_t payload_len = f->payload_len <= sizeof e->payload ? f->payload_len : sizeof e->payload;
+    memcpy(e->payload, f->payload, payload_len);
+    e->payload_len = (uint16_t)payload_len;
+    e->ip = pcs != NULL && n > 0 ? pcs[0] : 0;
+    e->sp = e->bp = 0;
+    e->space = my_space;
+    memcpy(e->stack, pcs, n * sizeof *pcs);
+    e->n_pcs = (uint32_t)n;
+    e->stack_len = (uint32_t)(n * sizeof *pcs);
+    col_trace_commit(e);
+  }
+  col_trace_slot_state = before;
+  errno = saved;
+}

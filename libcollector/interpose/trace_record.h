@@ -8,6 +8,7 @@
 #ifndef GDBCOL_TRACE_RECORD_H
 #define GDBCOL_TRACE_RECORD_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -52,5 +53,8 @@ void col_trace_record_pause(int paused);
 
 /* The event F onto the ring, with the stack above SP (errno kept). */
 void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp, uint64_t bp);
+/* The same with a stack someone else walked: PCS (leaf first, N of them:
+ * a data race's access as ThreadSanitizer kept it). */
+void col_trace_record_pcs(const struct col_trace_fields *f, const uint64_t *pcs, size_t n);
 
 #endif

@@ -39,8 +39,9 @@ accepted = [
     "collector tha off",
 ]
 refused_on = {
-    "collector tha on": "data race collection (for programs built with -fsanitize=thread) is not in this version yet",
-    "collector tha race,deadlock": "deadlock detection is: collector tha deadlock. Nothing was changed.",
+    "collector tha on": "is not built for race detection (it does not use ThreadSanitizer); build it with gcc "
+                        "-fsanitize=thread -g",
+    "collector tha race,deadlock": "Deadlock detection needs nothing: collector tha deadlock. Nothing was changed.",
 }
 malformed = {
     "collector hwprofile": "Missing argument",

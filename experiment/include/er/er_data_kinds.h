@@ -19,6 +19,7 @@ enum er_kind {
   ER_KIND_HWC,
   ER_KIND_MPI,
   ER_KIND_LOCK_ORDER,
+  ER_KIND_RACE,
   ER_N_KINDS
 };
 

@@ -45,6 +45,17 @@ struct er_lock_order {
   int32_t deadlock;
 };
 
+/* One access of a data race ThreadSanitizer found (er_tha.h): race
+ * NUMBER, by ThreadSanitizer's thread TSAN_TID (THRID: the thread that
+ * reported it), its stack FRINFO (the access's own). */
+struct er_race_access {
+  uint64_t thrid;
+  int64_t tstamp;
+  uint64_t frinfo;
+  int32_t number, write, size, tsan_tid, atomic;
+  uint64_t addr, pc, loc_start, loc_size;
+};
+
 /* A user-mode stack (UID packet, experiment-format.md §6.1b). */
 struct er_user_stack {
   uint64_t uid;
@@ -144,6 +155,8 @@ struct er_experiment {
   size_t n_io_calls;
   struct er_lock_order *lock_orders; /* in file order */
   size_t n_lock_orders;
+  struct er_race_access *races; /* in file order */
+  size_t n_races;
   struct er_mpi_call *mpi_calls; /* er_mpi_calls.h */
   size_t n_mpi_calls;
   struct er_heap_event *heap_events; /* in file order */
@@ -182,6 +195,8 @@ const struct er_segment *er_experiment_segment(const struct er_experiment *exp, 
 void er_experiment_resolve_reused_ranges(struct er_experiment *exp);
 /* A lock order packet of synctrace (er_lock_orders.c), kept. */
 void er_collect_lock_order(const unsigned char *packet, uint16_t type, uint16_t size, void *exp);
+/* A data race packet of synctrace (er_lock_orders.c), kept. */
+void er_collect_race(const unsigned char *packet, uint16_t type, uint16_t size, void *exp);
 /* A UID packet of data.frameinfo (er_user_stacks.c), kept. */
 void er_collect_user_stack(struct er_experiment *exp, const unsigned char *packet, uint16_t size);
 /* Each stack's user-mode stack found by its uid (a uid with no UID packet

@@ -49,4 +49,35 @@ _Static_assert(__builtin_offsetof(struct er_lock_order_packet, srqst) == 48, "SR
 _Static_assert(__builtin_offsetof(struct er_lock_order_packet, sobj) == 56, "SOBJ at 56");
 _Static_assert(__builtin_offsetof(struct er_lock_order_packet, dvaddr) == 80, "DVADDR at 80");
 
+/* A data race ThreadSanitizer found (`collector tha race`, programs built
+ * with -fsanitize=thread): one packet per access of the race (two), kind
+ * 10 (gprofng's RACE_PCKT number, a key only) in the synctrace file, the
+ * access's own stack (ThreadSanitizer's) as the packet's, LEAFPC the
+ * accessing instruction (gprofng makes it the leaf frame). */
+#define ER_PKT_RACE 10
+#define ER_RACE_LOCKS 4
+
+/* RTYPE, gprofng's Race_type numbers. */
+enum er_race_type { ER_RACE_WRITE = 0, ER_RACE_READ = 2 };
+
+struct er_race_packet {
+  ER_COMMON_HEADER;
+  int64_t srqst;   /* = TSTAMP */
+  uint64_t sobj;   /* the address accessed */
+  int32_t rid;     /* the race's number in the process, from 1 */
+  int32_t rtype;   /* enum er_race_type */
+  uint64_t rvaddr; /* the address accessed */
+  uint64_t leafpc; /* the accessing instruction */
+  int32_t rsize;   /* bytes accessed */
+  int32_t rtid;    /* ThreadSanitizer's number of the accessing thread */
+  int32_t ratomic; /* an atomic access */
+  int32_t rlocks;  /* mutexes the accessing thread held (up to ER_RACE_LOCKS named below) */
+  uint64_t rlock[ER_RACE_LOCKS];
+  uint64_t rlocstart, rlocsize; /* the location: a global's or heap block's start and size (0: unknown) */
+};
+
+_Static_assert(sizeof(struct er_race_packet) == 152, "race packet is 152 bytes");
+_Static_assert(__builtin_offsetof(struct er_race_packet, rid) == 64, "RID at 64");
+_Static_assert(__builtin_offsetof(struct er_race_packet, leafpc) == 80, "LEAFPC at 80");
+
 #endif

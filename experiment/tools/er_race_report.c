@@ -1,0 +1,56 @@
+/* Data races (`collector report races`; Oracle's `races` and `rdetail`):
+ * the races ThreadSanitizer found, each with its two accesses (thread,
+ * read or write, size, stack) and its location, named as the program's
+ * variable when a load object's symbols cover it; and how many distinct
+ * locations raced. */
+#include "er_race_report.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define STACK_SHOWN 8
+
+static void print_access(const struct er_experiment *exp, struct er_names *names, const struct er_race_access *a)
+{
+  printf("  %s of %d byte(s)%s by thread %d (ThreadSanitizer's numbering)\n    where:", a->write ? "a write" : "a read",
+         a->size, a->atomic ? " (atomic)" : "", a->tsan_tid);
+  const struct er_stack *st = er_experiment_stack(exp, a->frinfo);
+  for (size_t i = 0; st != NULL && i < st->n && i < STACK_SHOWN; i++)
+    printf("%s %s", i > 0 ? " <-" : "", er_names_function(names, st->pcs[i]));
+  if (st != NULL && st->n > STACK_SHOWN)
+    printf(" <- ...");
+  printf("%s\n", st == NULL ? " (no stack recorded)" : "");
+}
+
+int er_race_report(const char *path, const struct er_experiment *exp, struct er_names *names)
+{
+  if (!exp->declared[ER_KIND_RACE]) {
+    printf("Experiment %s was not recorded for data races: record it with collector tha race (a program built "
+           "with -fsanitize=thread).\n", path);
+    return 1;
+  }
+  size_t races = 0, locations = 0;
+  for (size_t i = 0; i < exp->n_races; i++) {
+    const struct er_race_access *first = &exp->races[i];
+    int seen = 0, place_seen = 0;
+    for (size_t k = 0; k < i; k++) {
+      seen |= exp->races[k].number == first->number;
+      place_seen |= exp->races[k].addr == first->addr;
+    }
+    if (seen)
+      continue;
+    races++;
+    locations += !place_seen;
+    char name[400];
+    const char *variable = er_names_data(names, first->addr, name, sizeof name);
+    printf("\nRace %d at %s%s0x%" PRIx64 "%s:\n", first->number, variable != NULL ? variable : "",
+           variable != NULL ? " at " : "", first->addr, variable != NULL ? "" : " (heap or stack)");
+    for (size_t k = i; k < exp->n_races; k++)
+      if (exp->races[k].number == first->number)
+        print_access(exp, names, &exp->races[k]);
+  }
+  printf("\nExperiment %s: %zu data race(s) at %zu location(s)%s.\n", path, races, locations,
+         races == 0 ? " (ThreadSanitizer reported none)" : "");
+  return 0;
+}

@@ -1,0 +1,92 @@
+/* Data races (`collector tha race`): a program built with
+ * -fsanitize=thread reports each race ThreadSanitizer finds through
+ * __tsan_on_report, a hook its runtime leaves empty for tools; ours
+ * (preloaded, or its GOT slot patched after an attach) reads the report
+ * through ThreadSanitizer's own debugging interface (__tsan_get_report_*,
+ * what LLDB and Xcode use) and records each of the race's two accesses:
+ * thread, read or write, size, address, the location (a global or a heap
+ * block), and the access's stack as ThreadSanitizer kept it.  Then the
+ * runtime's own hook runs.  A program without ThreadSanitizer never calls
+ * it (the command says so).  Recording allocates nothing: ThreadSanitizer
+ * calls the hook with its report lock held. */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "core/hrtime.h"
+#include "er/er_data_kinds.h"
+#include "er/er_tha.h"
+#include "interposed.h"
+#include "trace_record.h"
+
+#define TRACE_DEPTH 64
+
+typedef int (*report_data_fn)(void *, const char **, int *, int *, int *, int *, int *, int *, int *, void **,
+                              unsigned long);
+typedef int (*report_mop_fn)(void *, unsigned long, int *, void **, int *, int *, int *, void **, unsigned long);
+typedef int (*report_loc_fn)(void *, unsigned long, const char **, void **, unsigned long *, unsigned long *, int *,
+                             int *, int *, void **, unsigned long);
+
+static int races_seen; /* atomic */
+
+static void record_race(void *report)
+{
+  report_data_fn data = COL_REAL_OTHER(report_data_fn, "__tsan_get_report_data");
+  report_mop_fn mop = COL_REAL_OTHER(report_mop_fn, "__tsan_get_report_mop");
+  report_loc_fn loc = COL_REAL_OTHER(report_loc_fn, "__tsan_get_report_loc");
+  if (data == NULL || mop == NULL)
+    return;
+  const char *description = "";
+  int count = 0, stacks = 0, mops = 0, locs = 0, mutexes = 0, threads = 0, unique = 0;
+  void *sleep_trace[1];
+  if (data(report, &description, &count, &stacks, &mops, &locs, &mutexes, &threads, &unique, sleep_trace, 1) == 0 ||
+      description == NULL || strncmp(description, "data-race", 9) != 0 || mops <= 0)
+    return;
+  unsigned long loc_start = 0, loc_size = 0;
+  if (loc != NULL && locs > 0) {
+    const char *type = NULL;
+    void *addr = NULL, *trace[1];
+    int tid = 0, fd = 0, suppressable = 0;
+    if (loc(report, 0, &type, &addr, &loc_start, &loc_size, &tid, &fd, &suppressable, trace, 1) == 0)
+      loc_start = loc_size = 0;
+  }
+  int number = __atomic_add_fetch(&races_seen, 1, __ATOMIC_RELAXED);
+  int64_t now = col_hrtime();
+  for (int i = 0; i < mops && i < 2; i++) {
+    int tid = 0, size = 0, write = 0, atomic = 0;
+    void *addr = NULL, *trace[TRACE_DEPTH];
+    memset(trace, 0, sizeof trace);
+    if (mop(report, (unsigned long)i, &tid, &addr, &size, &write, &atomic, trace, TRACE_DEPTH) == 0)
+      continue;
+    uint64_t pcs[TRACE_DEPTH];
+    size_t n = 0;
+    while (n < TRACE_DEPTH && trace[n] != NULL) {
+      pcs[n] = (uint64_t)(uintptr_t)trace[n];
+      n++;
+    }
+    struct er_race_packet p;
+    memset(&p, 0, sizeof p);
+    p.srqst = now;
+    p.sobj = p.rvaddr = (uint64_t)(uintptr_t)addr;
+    p.rid = number;
+    p.rtype = write ? ER_RACE_WRITE : ER_RACE_READ;
+    p.leafpc = n > 0 ? pcs[0] : 0;
+    p.rsize = size;
+    p.rtid = tid;
+    p.ratomic = atomic;
+    p.rlocstart = loc_start;
+    p.rlocsize = loc_size;
+    struct col_trace_fields f = COL_TRACE_PACKET(ER_KIND_RACE, now, now, &p, sizeof p);
+    col_trace_record_pcs(&f, pcs, n);
+  }
+}
+
+void col_wrap___tsan_on_report(void *report)
+{
+  if (col_trace_kind_on(col_trace, ER_KIND_RACE) && col_trace_here() != NULL)
+    record_race(report);
+  void (*real)(void *) = COL_REAL(__tsan_on_report);
+  if (real != NULL)
+    real(report);
+}
+
+COL_PRELOAD_ALIASES(COL_TSAN_FUNCTIONS)

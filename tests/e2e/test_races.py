@@ -1,0 +1,52 @@
+"""Data races (issue 29, `collector tha race`): race_counter.c, built with
+-fsanitize=thread, adds to counter_racy from two threads with no lock and
+to counter_locked under a mutex.  `collector report races` shows exactly
+one race location, counter_racy by name, with its two accesses (a read
+and a write, 8 bytes, two threads) and their stacks in add_both; none for
+counter_locked; gprofng reads the experiment (each access a
+synchronization event of no length at its instruction: Sync Wait Count 2,
+RID filterable).  A program built without it: `collector tha race` is
+refused, saying how to build it, and nothing changes."""
+
+import os
+import re
+import subprocess
+
+from harness import (SOURCE, check, cleanup, finish, gprofng_rows, gprofng_text, program, run_gdb, skip_part,
+                     workdir)
+
+work = workdir()
+RACY = os.path.join(work, "race_counter")
+built = subprocess.run(["gcc", "-O1", "-g", "-fsanitize=thread", "-o", RACY,
+                        os.path.join(SOURCE, "tests", "programs", "race_counter.c")], capture_output=True, text=True)
+if built.returncode != 0:
+    skip_part("data races of a program built with -fsanitize=thread (gcc cannot build one here: install libtsan2): "
+              + (built.stderr.strip().splitlines() or ["?"])[-1])
+else:
+    out = run_gdb(["collector tha race", "collector enable", "run", "collector report races"], [RACY], work,
+                  env={"TSAN_OPTIONS": "exitcode=0"})
+    print(out)
+    check("locked 20000" in out and "2 data race accesses" in out,
+          "the program ran; GDB's closing line counts the race's two accesses")
+    races = re.findall(r"^Race (\d+) at (\S+) ", out, re.M)
+    check(len(races) == 1 and races[0][1] == "counter_racy" and "counter_locked" not in out.split("Race 1", 1)[-1],
+          "exactly one race location, counter_racy by name; none for counter_locked (%s)" % races)
+    check(re.search(r"a read of 8 byte\(s\) by thread (\d+).*\n.*where: add_both <- worker", out) is not None and
+          re.search(r"a write of 8 byte\(s\) by thread (\d+).*\n.*where: add_both <- worker", out) is not None,
+          "its two accesses, a read and a write of 8 bytes, each with its stack in add_both")
+    check("1 data race(s) at 1 location(s)" in out, "the summary: one race, one location")
+    experiment = os.path.join(work, "test.1.er")
+    rows = gprofng_rows(gprofng_text(experiment, "-metrics", "e.syncn", "-functions"))
+    check(rows.get("<Total>", [0])[0] == 2 and rows.get("add_both", [0])[0] == 2,
+          "gprofng reads the accesses, each at its instruction in add_both (%s)" % rows.get("add_both"))
+    filtered = gprofng_rows(gprofng_text(experiment, "-filters", "RID==1", "-metrics", "e.syncn", "-functions"))
+    check(filtered.get("<Total>", [0])[0] == 2, "gprofng filters on the race's id (RID==1)")
+
+plain = program("split_work")
+out = run_gdb(["collector tha race", "collector show tha", "echo still-running\\n"], [plain], work)
+print(out)
+check("is not built for race detection (it does not use ThreadSanitizer); build it with gcc -fsanitize=thread -g" in out
+      and "Nothing was changed." in out and "Thread analyzer (tha):  off" in out and "still-running" in out,
+      "a program built without -fsanitize=thread: tha race refused, saying how to build it; nothing changed")
+cleanup(work)
+finish()
