@@ -50,7 +50,11 @@ void er_collect_race(const unsigned char *p, uint16_t type, uint16_t size, void 
   if (grown == NULL)
     return;
   exp->races = grown;
-  exp->races[exp->n_races++] =
-      (struct er_race_access){pk.thrid,    pk.tstamp, pk.frinfo, pk.rid,    pk.rtype == ER_RACE_WRITE, pk.rsize,
-                              pk.rtid,     pk.ratomic, pk.rvaddr, pk.leafpc, pk.rlocstart,             pk.rlocsize};
+  struct er_race_access a = {pk.thrid,  pk.tstamp,  pk.frinfo, pk.rid,    pk.rtype == ER_RACE_WRITE, pk.rsize,
+                            pk.rtid,   pk.ratomic, pk.rvaddr, pk.leafpc, pk.rlocstart,             pk.rlocsize,
+                            0,         {0}};
+  for (int i = 0; i < pk.rlocks && i < ER_RACE_LOCKS; i++)
+    if (pk.rlock[i] != 0)
+      a.locks[a.n_locks++] = pk.rlock[i];
+  exp->races[exp->n_races++] = a;
 }

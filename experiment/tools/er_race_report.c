@@ -49,6 +49,14 @@ int er_race_report(const char *path, const struct er_experiment *exp, struct er_
     for (size_t k = i; k < exp->n_races; k++)
       if (exp->races[k].number == first->number)
         print_access(exp, names, &exp->races[k]);
+    if (first->n_locks == 0)
+      printf("  no mutex held by either thread\n");
+    for (int l = 0; l < first->n_locks; l++) {
+      char lock[400];
+      const char *lock_name = er_names_data(names, first->locks[l], lock, sizeof lock);
+      printf("  %s mutex %s%s0x%" PRIx64 "\n", l == 0 ? "held by the two threads:" : "                        ",
+             lock_name != NULL ? lock_name : "", lock_name != NULL ? " at " : "", first->locks[l]);
+    }
   }
   printf("\nExperiment %s: %zu data race(s) at %zu location(s)%s.\n", path, races, locations,
          races == 0 ? " (ThreadSanitizer reported none)" : "");

@@ -5,7 +5,8 @@
  * through ThreadSanitizer's own debugging interface (__tsan_get_report_*,
  * what LLDB and Xcode use) and records each of the race's two accesses:
  * thread, read or write, size, address, the location (a global or a heap
- * block), and the access's stack as ThreadSanitizer kept it.  Then the
+ * block), the mutexes the racing threads held, and the access's stack as
+ * ThreadSanitizer kept it.  Then the
  * runtime's own hook runs.  A program without ThreadSanitizer never calls
  * it (the command says so).  Recording allocates nothing: ThreadSanitizer
  * calls the hook with its report lock held. */
@@ -23,6 +24,7 @@
 typedef int (*report_data_fn)(void *, const char **, int *, int *, int *, int *, int *, int *, int *, void **,
                               unsigned long);
 typedef int (*report_mop_fn)(void *, unsigned long, int *, void **, int *, int *, int *, void **, unsigned long);
+typedef int (*report_mutex_fn)(void *, unsigned long, unsigned long *, void **, int *, void **, unsigned long);
 typedef int (*report_loc_fn)(void *, unsigned long, const char **, void **, unsigned long *, unsigned long *, int *,
                              int *, int *, void **, unsigned long);
 
@@ -49,6 +51,18 @@ static void record_race(void *report)
     if (loc(report, 0, &type, &addr, &loc_start, &loc_size, &tid, &fd, &suppressable, trace, 1) == 0)
       loc_start = loc_size = 0;
   }
+  /* The mutexes the report names: those the racing threads held (which
+   * thread held which, its interface does not say). */
+  report_mutex_fn mutex = COL_REAL_OTHER(report_mutex_fn, "__tsan_get_report_mutex");
+  uint64_t held[ER_RACE_LOCKS];
+  int n_held = 0;
+  for (int i = 0; mutex != NULL && i < mutexes && n_held < ER_RACE_LOCKS; i++) {
+    unsigned long id = 0;
+    void *addr = NULL, *trace[1];
+    int destroyed = 0;
+    if (mutex(report, (unsigned long)i, &id, &addr, &destroyed, trace, 1) != 0 && addr != NULL)
+      held[n_held++] = (uint64_t)(uintptr_t)addr;
+  }
   int number = __atomic_add_fetch(&races_seen, 1, __ATOMIC_RELAXED);
   int64_t now = col_hrtime();
   for (int i = 0; i < mops && i < 2; i++) {
@@ -73,6 +87,8 @@ static void record_race(void *report)
     p.rsize = size;
     p.rtid = tid;
     p.ratomic = atomic;
+    p.rlocks = n_held;
+    memcpy(p.rlock, held, (size_t)n_held * sizeof held[0]);
     p.rlocstart = loc_start;
     p.rlocsize = loc_size;
     struct col_trace_fields f = COL_TRACE_PACKET(ER_KIND_RACE, now, now, &p, sizeof p);

@@ -3,7 +3,7 @@
 to counter_locked under a mutex.  `collector report races` shows exactly
 one race location, counter_racy by name, with its two accesses (a read
 and a write, 8 bytes, two threads) and their stacks in add_both; none for
-counter_locked; gprofng reads the experiment (each access a
+counter_locked, and no mutex held at the accesses; gprofng reads the experiment (each access a
 synchronization event of no length at its instruction: Sync Wait Count 2,
 RID filterable).  A program built without it: `collector tha race` is
 refused, saying how to build it, and nothing changes."""
@@ -34,7 +34,8 @@ else:
     check(re.search(r"a read of 8 byte\(s\) by thread (\d+).*\n.*where: add_both <- worker", out) is not None and
           re.search(r"a write of 8 byte\(s\) by thread (\d+).*\n.*where: add_both <- worker", out) is not None,
           "its two accesses, a read and a write of 8 bytes, each with its stack in add_both")
-    check("1 data race(s) at 1 location(s)" in out, "the summary: one race, one location")
+    check("1 data race(s) at 1 location(s)" in out and "no mutex held by either thread" in out,
+          "the summary: one race, one location; no mutex held at the racing accesses")
     experiment = os.path.join(work, "test.1.er")
     rows = gprofng_rows(gprofng_text(experiment, "-metrics", "e.syncn", "-functions"))
     check(rows.get("<Total>", [0])[0] == 2 and rows.get("add_both", [0])[0] == 2,

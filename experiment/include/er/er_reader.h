@@ -54,6 +54,8 @@ struct er_race_access {
   uint64_t frinfo;
   int32_t number, write, size, tsan_tid, atomic;
   uint64_t addr, pc, loc_start, loc_size;
+  int32_t n_locks; /* the mutexes the racing threads held */
+  uint64_t locks[4];
 };
 
 /* A user-mode stack (UID packet, experiment-format.md §6.1b). */

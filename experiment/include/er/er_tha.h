@@ -71,7 +71,7 @@ struct er_race_packet {
   int32_t rsize;   /* bytes accessed */
   int32_t rtid;    /* ThreadSanitizer's number of the accessing thread */
   int32_t ratomic; /* an atomic access */
-  int32_t rlocks;  /* mutexes the accessing thread held (up to ER_RACE_LOCKS named below) */
+  int32_t rlocks;  /* mutexes the racing threads held (the report's; up to ER_RACE_LOCKS below) */
   uint64_t rlock[ER_RACE_LOCKS];
   uint64_t rlocstart, rlocsize; /* the location: a global's or heap block's start and size (0: unknown) */
 };
