@@ -333,6 +333,18 @@ def gprofng_rows(text):
     return table
 
 
+def check_gprofng_sync_events(path, count, function, filter_expression, what):
+    """gprofng reads COUNT events of no length (lock orders, race accesses)
+    as synchronization events, all in FUNCTION, and filters them with
+    FILTER_EXPRESSION on their own fields."""
+    rows = gprofng_rows(gprofng_text(path, "-metrics", "e.syncn", "-functions"))
+    check(rows.get("<Total>", [0])[0] == count and rows.get(function, [0])[0] == count,
+          "gprofng reads the %s as synchronization events in %s (Sync Wait Count %s)"
+          % (what, function, rows.get("<Total>")))
+    filtered = gprofng_rows(gprofng_text(path, "-filters", filter_expression, "-metrics", "e.syncn", "-functions"))
+    check(filtered.get("<Total>", [0])[0] == count, "gprofng filters on their fields (%s)" % filter_expression)
+
+
 def true_cpu_seconds(gdb_output):
     """The cpu_seconds=X line our test programs print (their own getrusage)."""
     m = re.search(r"cpu_seconds=([0-9.]+)", gdb_output)

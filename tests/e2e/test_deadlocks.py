@@ -23,7 +23,7 @@ import re
 import signal
 import time
 
-from harness import (Background, attach_gdb, check, cleanup, finish, gprofng_rows, gprofng_text, program, run_gdb,
+from harness import (Background, attach_gdb, check, check_gprofng_sync_events, cleanup, finish, program, run_gdb,
                      shared_workdir, unprivileged_prefix, wait_closed, workdir)
 
 PROGRAM = program("lock_orders")
@@ -51,12 +51,7 @@ out = run_gdb(["collector tha deadlock", "collector enable", "run", "collector r
 print(out)
 check("counter 4000" in out and "3 lock orders" in out, "the program ran right; GDB's closing line counts 3 lock orders")
 check_report(out, "at launch%s" % (" as an ordinary user" if prefix else ""))
-experiment = os.path.join(work, "test.1.er")
-rows = gprofng_rows(gprofng_text(experiment, "-metrics", "e.syncn", "-functions"))
-check(rows.get("<Total>", [0])[0] == 3 and rows.get("pthread_mutex_lock", [0])[0] == 3,
-      "gprofng reads the lock orders as synchronization events (Sync Wait Count %s)" % rows.get("<Total>"))
-filtered = gprofng_rows(gprofng_text(experiment, "-filters", "DTYPE==0", "-metrics", "e.syncn", "-functions"))
-check(filtered.get("<Total>", [0])[0] == 3, "gprofng filters on the lock order's fields (DTYPE==0)")
+check_gprofng_sync_events(os.path.join(work, "test.1.er"), 3, "pthread_mutex_lock", "DTYPE==0", "lock orders")
 
 # After gdb -p: the program waits, GDB attaches and turns lock orders on,
 # detaches, then the program takes its locks.

@@ -12,8 +12,7 @@ import os
 import re
 import subprocess
 
-from harness import (SOURCE, check, cleanup, finish, gprofng_rows, gprofng_text, program, run_gdb, skip_part,
-                     workdir)
+from harness import SOURCE, check, check_gprofng_sync_events, cleanup, finish, program, run_gdb, skip_part, workdir
 
 work = workdir()
 RACY = os.path.join(work, "race_counter")
@@ -36,12 +35,7 @@ else:
           "its two accesses, a read and a write of 8 bytes, each with its stack in add_both")
     check("1 data race(s) at 1 location(s)" in out and "no mutex held by either thread" in out,
           "the summary: one race, one location; no mutex held at the racing accesses")
-    experiment = os.path.join(work, "test.1.er")
-    rows = gprofng_rows(gprofng_text(experiment, "-metrics", "e.syncn", "-functions"))
-    check(rows.get("<Total>", [0])[0] == 2 and rows.get("add_both", [0])[0] == 2,
-          "gprofng reads the accesses, each at its instruction in add_both (%s)" % rows.get("add_both"))
-    filtered = gprofng_rows(gprofng_text(experiment, "-filters", "RID==1", "-metrics", "e.syncn", "-functions"))
-    check(filtered.get("<Total>", [0])[0] == 2, "gprofng filters on the race's id (RID==1)")
+    check_gprofng_sync_events(os.path.join(work, "test.1.er"), 2, "add_both", "RID==1", "race's accesses")
 
 plain = program("split_work")
 out = run_gdb(["collector tha race", "collector show tha", "echo still-running\\n"], [plain], work)

@@ -6,9 +6,8 @@
  *                             a process to attach to) */
 #include <pthread.h>
 #include <stdio.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "wait_for_go.h"
 
 pthread_mutex_t lock_a = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t lock_b = PTHREAD_MUTEX_INITIALIZER;
@@ -36,13 +35,7 @@ __attribute__((noinline)) static void *second(void *arg)
 
 int main(int argc, char **argv)
 {
-  if (argc > 2 && strcmp(argv[1], "wait") == 0) {
-    printf("ready\n");
-    fflush(stdout);
-    struct timespec tick = {0, 10 * 1000 * 1000};
-    while (access(argv[2], F_OK) != 0)
-      nanosleep(&tick, NULL);
-  }
+  wait_for_go(argc, argv);
   pthread_barrier_init(&both_hold_one, NULL, 2);
   printf("deadlocking\n");
   fflush(stdout);

@@ -10,9 +10,8 @@
  *                                a process to attach to) */
 #include <pthread.h>
 #include <stdio.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "wait_for_go.h"
 
 pthread_mutex_t lock_a = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t lock_b = PTHREAD_MUTEX_INITIALIZER;
@@ -68,13 +67,7 @@ static void run(void *(*fn)(void *))
 
 int main(int argc, char **argv)
 {
-  if (argc > 2 && strcmp(argv[1], "wait") == 0) {
-    printf("ready\n");
-    fflush(stdout);
-    struct timespec tick = {0, 10 * 1000 * 1000};
-    while (access(argv[2], F_OK) != 0)
-      nanosleep(&tick, NULL);
-  }
+  wait_for_go(argc, argv);
   run(take_c_alone_and_d_then_a);
   run(take_a_then_b);
   run(take_b_then_a);
