@@ -12,7 +12,7 @@ from .report_command import ReportCommand
 from .attach import Attacher
 from .launch import LaunchArming
 from .session import Session
-from .deadlock_stop import DeadlockStop
+from .tha_stops import DeadlockStop, RaceStop
 from .stop_samples import StopSamples
 from .settings import Settings
 
@@ -28,6 +28,7 @@ class _State:
         self.attacher = Attacher(runtime)
         self.stop_samples = StopSamples(self)
         self.deadlock_stop = DeadlockStop(self)
+        self.race_stop = RaceStop(self)
         self.subcommands = set()
 
 

@@ -105,6 +105,7 @@ directory" says otherwise.  Collection stays enabled for later runs until
             raise gdb.GdbError("collector enable: " + "; ".join(problems) + ". Nothing was enabled.")
         state.arming.arm(state.settings, state.session.status_path)
         state.deadlock_stop.watch("deadlock" in state.settings.tha.split(","))
+        state.race_stop.watch("stop" in state.settings.tha.split(","))
         directory = state.settings.store_directory
         where = directory or "the program's working directory"
         named = state.settings.named_experiment()
@@ -133,6 +134,7 @@ directory" says otherwise.  Collection stays enabled for later runs until
         # also keeps the runtime's signals passing through GDB.
         state.arming.arm(state.settings, state.session.status_path)
         state.deadlock_stop.watch("deadlock" in state.settings.tha.split(","))
+        state.race_stop.watch("stop" in state.settings.tha.split(","))
         if outcome == 1:
             say("Collector: experiment %s was already being recorded in process %d; it goes on.\n"
                       % (st.get("experiment"), pid))

@@ -10,7 +10,7 @@ import os
 import gdb
 
 from . import native, values
-from .settings import counters_problem, default_counters
+from .settings import counters_problem, default_counters, describe_tha
 from .commands import _Subcommand
 from .text import say
 
@@ -295,7 +295,7 @@ Usage: collector mpitrace on|off"""
     attribute = "mpitrace"
 
 
-THA_CHOICES = ("race", "deadlock")
+THA_CHOICES = ("race", "deadlock", "stop")
 
 
 def _uses_thread_sanitizer(path):
@@ -312,10 +312,11 @@ def _uses_thread_sanitizer(path):
 class ThaCommand(_DataKindCommand):
     """Thread Analyzer data: data races and deadlocks.
 
-Usage: collector tha on|all|off|race|deadlock|race,deadlock
+Usage: collector tha on|all|off|race|deadlock|race,deadlock[,stop]
   on, race       data races, in programs built with -fsanitize=thread
   deadlock       deadlocks, in any program
   all            both
+  ...,stop       with race: GDB stops the program at each data race
 
 race: each data race ThreadSanitizer finds goes into the experiment, both
 accesses (thread, read or write, size, address, the access's stack) and
@@ -337,7 +338,7 @@ synchronization event of no length (-filters 'DTYPE==0', 'RID==1')."""
 
     name = "tha"
     what = "Thread-analyzer data"
-    usage = "collector tha on|all|off|race|deadlock|race,deadlock"
+    usage = "collector tha on|all|off|race|deadlock|race,deadlock[,stop]"
 
     def invoke(self, arg, from_tty):
         words = self.words(arg)
@@ -352,17 +353,18 @@ synchronization event of no length (-filters 'DTYPE==0', 'RID==1')."""
             self.bad(arg)
         race = value in ("on", "all") or "race" in options
         deadlock = value == "all" or "deadlock" in options
+        stop = "stop" in options
+        if stop and not race:
+            raise gdb.GdbError("collector tha %s: stop goes with race (stop at each data race: collector tha "
+                               "race,stop); a deadlock always stops the program in GDB. Nothing was changed." % value)
         program = gdb.current_progspace().filename
         if race and program and _uses_thread_sanitizer(program) is False:
             raise gdb.GdbError("collector tha %s: %s is not built for race detection (it does not use "
                                "ThreadSanitizer); build it with gcc -fsanitize=thread -g, then run it again. "
                                "Deadlock detection needs nothing: collector tha deadlock. Nothing was changed."
                                % (value, program))
-        setting = ",".join([o for o, on in (("race", race), ("deadlock", deadlock)) if on])
-        what = {"race": "data races (ThreadSanitizer's; collector report races)",
-                "deadlock": "deadlock detection (lock orders; potential deadlocks: collector report deadlocks)",
-                "race,deadlock": "data races and deadlock detection (collector report races, deadlocks)"}[setting]
-        self.store(arg, "tha", setting, "Thread-analyzer data: %s." % what)
+        setting = ",".join([o for o, on in (("race", race), ("deadlock", deadlock), ("stop", stop)) if on])
+        self.store(arg, "tha", setting, "Thread-analyzer data: %s." % describe_tha(setting))
 
     def complete(self, text, word):
         return [w for w in ("on", "all", "off", "race", "deadlock") if w.startswith(word or "")]

@@ -285,7 +285,7 @@ class Settings:
             ] + [
                 "%-24s%s" % (kind.title + ":", _on_off(getattr(self, kind.command))) for kind in on_off_traced_kinds()
             ] + [
-                "Thread analyzer (tha):  %s" % THA_WORDS.get(self.tha, self.tha),
+                "Thread analyzer (tha):  %s" % describe_tha(self.tha),
                 "Sample points:          %s" % self.describe_sampling(),
                 "Data limit:             %s" % self.describe_limit(),
                 "Archive:                %s" % self.archive,
@@ -297,9 +297,16 @@ class Settings:
         )
 
 
-THA_WORDS = {"off": "off", "deadlock": "deadlock detection (lock orders)",
-             "race": "data races (ThreadSanitizer's, -fsanitize=thread)",
-             "race,deadlock": "data races (ThreadSanitizer's) and deadlock detection (lock orders)"}
+def describe_tha(setting):
+    """`collector tha`'s SETTING ("race,deadlock,stop") in words."""
+    options = setting.split(",")
+    parts = []
+    if "race" in options:
+        parts.append("data races (ThreadSanitizer's, -fsanitize=thread; collector report races%s)"
+                     % (", GDB stops at each" if "stop" in options else ""))
+    if "deadlock" in options:
+        parts.append("deadlock detection (lock orders; potential deadlocks: collector report deadlocks)")
+    return " and ".join(parts) or "off"
 
 
 def on_off_traced_kinds():

@@ -30,6 +30,21 @@ typedef int (*report_loc_fn)(void *, unsigned long, const char **, void **, unsi
 
 static int races_seen; /* atomic */
 
+/* What GDB reads at gdbcol_race_found (exported): the race's number, the
+ * address, and each access's thread (ThreadSanitizer's numbers) and kind
+ * (1 write, 0 read). */
+int gdbcol_race_number;
+uint64_t gdbcol_race_address;
+int gdbcol_race_threads[2];
+int gdbcol_race_writes[2];
+
+/* GDB stops here when asked to (`collector tha race,stop`: its breakpoint);
+ * nothing happens without it. */
+__attribute__((noinline, used)) void gdbcol_race_found(void)
+{
+  __asm__ volatile("" ::: "memory");
+}
+
 static void record_race(void *report)
 {
   report_data_fn data = COL_REAL_OTHER(report_data_fn, "__tsan_get_report_data");
@@ -93,7 +108,12 @@ static void record_race(void *report)
     p.rlocsize = loc_size;
     struct col_trace_fields f = COL_TRACE_PACKET(ER_KIND_RACE, now, now, &p, sizeof p);
     col_trace_record_pcs(&f, pcs, n);
+    gdbcol_race_threads[i] = tid;
+    gdbcol_race_writes[i] = write != 0;
+    gdbcol_race_address = p.rvaddr;
   }
+  gdbcol_race_number = number;
+  gdbcol_race_found();
 }
 
 void col_wrap___tsan_on_report(void *report)

@@ -74,6 +74,27 @@ static int session_file(const char *name, const char *status_name)
          (strncmp(name, status_name, n) == 0 && (strcmp(name + n, ".control") == 0 || strcmp(name + n, ".trace") == 0));
 }
 
+/* Is the member process of STAT_PATH still there?  One that is exiting
+ * (the kernel's PF_EXITING in its flags: the sampler may see a recorded
+ * process's end before the process is a zombie) is waited for, up to a
+ * second, so that a directory whose last members end together is not left
+ * behind by both. */
+#define PF_EXITING_FLAG 0x4u
+static int member_alive(const char *stat_path)
+{
+  for (int tries = 0; tries < 100; tries++) {
+    char text[512];
+    const char *fields = er_proc_stat_fields(stat_path, text, sizeof text);
+    unsigned flags = 0;
+    if (fields == NULL || fields[0] == 'Z' || fields[0] == 'X')
+      return 0;
+    if (sscanf(fields, "%*c %*d %*d %*d %*d %*d %u", &flags) != 1 || !(flags & PF_EXITING_FLAG))
+      return 1;
+    usleep(10000);
+  }
+  return 1;
+}
+
 void session_dir_leave(const char *status_path)
 {
   char dir[PATH_MAX], token[PATH_MAX + 32];
@@ -94,7 +115,7 @@ void session_dir_leave(const char *status_path)
     long pid = token_pid(e->d_name);
     char stat[64];
     snprintf(stat, sizeof stat, "/proc/%ld/stat", pid);
-    members += pid != 0 && er_proc_alive(stat);
+    members += pid != 0 && member_alive(stat);
   }
   if (members == 0) {
     rewinddir(d);

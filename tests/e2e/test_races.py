@@ -6,7 +6,8 @@ and a write, 8 bytes, two threads) and their stacks in add_both; none for
 counter_locked, and no mutex held at the accesses; gprofng reads the experiment (each access a
 synchronization event of no length at its instruction: Sync Wait Count 2,
 RID filterable).  A program built without it: `collector tha race` is
-refused, saying how to build it, and nothing changes."""
+refused, saying how to build it, and nothing changes.  With `collector
+tha race,stop` the program stops in GDB at the race, which GDB names."""
 
 import os
 import re
@@ -36,12 +37,22 @@ else:
     check("1 data race(s) at 1 location(s)" in out and "no mutex held by either thread" in out,
           "the summary: one race, one location; no mutex held at the racing accesses")
     check_gprofng_sync_events(os.path.join(work, "test.1.er"), 2, "add_both", "RID==1", "race's accesses")
+    # With stop: GDB stops the program at the race, says where, and the
+    # script goes on.
+    out = run_gdb(["collector tha race,stop", "collector enable", "run", "bt 3", "echo after-the-stop\\n", "kill"],
+                  [RACY], work, env={"TSAN_OPTIONS": "exitcode=0"})
+    print(out)
+    check(re.search(r"collector: data race 1 on counter_racy \(0x[0-9a-f]+\): a (read|write) by thread T\d+ and a "
+                    r"(read|write) by thread T\d+", out) is not None and "after-the-stop" in out and
+          "locked 20000" not in out, "tha race,stop: GDB stops the program at the race, naming the variable")
 
 plain = program("split_work")
-out = run_gdb(["collector tha race", "collector show tha", "echo still-running\\n"], [plain], work)
+out = run_gdb(["collector tha race", "collector show tha", "collector tha deadlock,stop", "echo still-running\\n"],
+              [plain], work)
 print(out)
 check("is not built for race detection (it does not use ThreadSanitizer); build it with gcc -fsanitize=thread -g" in out
       and "Nothing was changed." in out and "Thread analyzer (tha):  off" in out and "still-running" in out,
       "a program built without -fsanitize=thread: tha race refused, saying how to build it; nothing changed")
+check("stop goes with race" in out, "tha deadlock,stop: refused (stop goes with race)")
 cleanup(work)
 finish()

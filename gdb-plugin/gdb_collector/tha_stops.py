@@ -1,12 +1,17 @@
-"""`collector tha deadlock`: a deadlock found while it happens stops the
-program in GDB, which prints the cycle.
+"""Thread Analyzer's stops in GDB: `collector tha deadlock` stops the
+program at a deadlock found while it happens, and GDB prints the cycle;
+`collector tha race,stop` stops it at each data race ThreadSanitizer
+reports.
 
-The runtime (libcollector/interpose/deadlock_watch.c) fills its exported
-gdbcol_deadlock_* arrays and calls gdbcol_deadlock_found(), where this
-module keeps an internal breakpoint (pending until the runtime is loaded).
-Its stop method only reads memory and GDB's symbol for each lock (no
-inferior call); the threads' stacks are printed from the stop event, once
-the stop is complete."""
+The runtime (libcollector/interpose/deadlock_watch.c, tsan_interpose.c)
+fills its exported gdbcol_deadlock_* or gdbcol_race_* variables and calls
+gdbcol_deadlock_found() or gdbcol_race_found(), where this module keeps an
+internal breakpoint: by name before a run (pending until the runtime is
+loaded), by address in a running process (after gdb -p, with the
+runtime's symbols read so that its frames unwind).  The stop methods only
+read memory and ask GDB for symbols (no inferior call); the deadlock's
+threads' stacks are printed from the stop event, once the stop is
+complete."""
 
 import gdb
 
@@ -33,23 +38,25 @@ def _lock_name(address):
     return "%s (0x%x)" % (text.split(" in section ")[0], address)
 
 
-class _DeadlockBreakpoint(gdb.Breakpoint):
-    def __init__(self, watcher, spec):
+class _StopBreakpoint(gdb.Breakpoint):
+    def __init__(self, spec, found):
         super().__init__(spec, internal=True)
         self.silent = True
-        self.watcher = watcher
+        self.found = found
 
     def stop(self):
-        return self.watcher.found()
+        return self.found()
 
 
-class DeadlockStop:
+class _RuntimeStop:
+    """An internal breakpoint at the runtime's FUNCTION, on while asked."""
+
+    function = None
+
     def __init__(self, state):
         self.state = state
         self.breakpoint = None
         self.by_address = False
-        self.pending_threads = []
-        gdb.events.stop.connect(self._after_stop)
         gdb.events.exited.connect(self._forget_address)
 
     def _forget_address(self, event):
@@ -60,15 +67,14 @@ class DeadlockStop:
             self.breakpoint = None
 
     def watch(self, on):
-        """Turns the stop at a deadlock on (collector enable with tha
-        deadlock) or off."""
+        """Turns the stop on (collector enable with the setting) or off."""
         if on and self.breakpoint is not None and not self.breakpoint.is_valid():
             self.breakpoint = None
         if on and self.breakpoint is None:
             # In a running process (after gdb -p) the runtime was just loaded
             # and GDB may not know its symbols yet: its address; before a run,
             # its name (pending until the runtime loads).
-            address = self.state.attacher.exported_address("gdbcol_deadlock_found")
+            address = self.state.attacher.exported_address(self.function)
             if address:
                 # and its frames unwound when it stops: GDB reads the
                 # symbols (and unwind tables) of a library loaded by a call
@@ -77,10 +83,47 @@ class DeadlockStop:
                     gdb.execute("sharedlibrary /libcollector\\.so$", to_string=True)
                 except gdb.error:
                     pass
-            self.breakpoint = _DeadlockBreakpoint(self, "*0x%x" % address if address else "gdbcol_deadlock_found")
+            self.breakpoint = _StopBreakpoint("*0x%x" % address if address else self.function, self.found)
             self.by_address = bool(address)
         if self.breakpoint is not None:
             self.breakpoint.enabled = on
+
+    def found(self):
+        return True
+
+
+class RaceStop(_RuntimeStop):
+    """`collector tha race,stop`: the program stops at each data race."""
+
+    function = "gdbcol_race_found"
+
+    def found(self):
+        attacher = self.state.attacher
+        inferior = gdb.selected_inferior()
+        try:
+            number = _read_ints(inferior, attacher.exported_address("gdbcol_race_number"), 1, 4)[0]
+            address = _read_ints(inferior, attacher.exported_address("gdbcol_race_address"), 1, 8)[0]
+            threads = _read_ints(inferior, attacher.exported_address("gdbcol_race_threads"), 2, 4)
+            writes = _read_ints(inferior, attacher.exported_address("gdbcol_race_writes"), 2, 4)
+        except (gdb.error, gdb.MemoryError, TypeError):
+            say("collector: a data race (its details could not be read).\n")
+            return True
+        accesses = " and ".join("a %s by thread T%d" % ("write" if w else "read", t) for t, w in zip(threads, writes))
+        say("collector: data race %d on %s: %s (ThreadSanitizer's report above names the stacks); the program is "
+            "stopped in the thread that made the second access (\"continue\" goes on).\n"
+            % (number, _lock_name(address), accesses))
+        return True
+
+
+class DeadlockStop(_RuntimeStop):
+    """`collector tha deadlock`: the program stops at a deadlock."""
+
+    function = "gdbcol_deadlock_found"
+
+    def __init__(self, state):
+        super().__init__(state)
+        self.pending_threads = []
+        gdb.events.stop.connect(self._after_stop)
 
     def found(self):
         attacher = self.state.attacher
