@@ -48,24 +48,37 @@ __attribute__((noinline)) static void record_wait(const void *object, int64_t st
   col_trace_record(&f, ip, sp, bp);
 }
 
-/* A call that waits: the clock around it, an event if it was long.
- * TRY_FIRST: an expression that takes the object without waiting (its
- * result is the call's) or gives EBUSY; EBUSY itself for calls that
- * always wait. */
-#define TRACED_WAIT(type, object, try_first, call)                 \
-  do {                                                              \
-    if (!sync_traced())                                             \
-      return call;                                                  \
-    int tried_ = (try_first);                                       \
-    if (tried_ != EBUSY)                                            \
-      return (type)tried_;                                          \
-    uint64_t ip_, sp_, bp_;                                         \
-    int64_t start_ = col_hrtime();                                  \
-    type rc_ = call;                                                \
-    int64_t end_ = col_hrtime();                                    \
-    HERE(ip_, sp_, bp_);                                            \
-    record_wait(object, start_, end_, ip_, sp_, bp_);               \
-    return rc_;                                                     \
+/* A call that waits, as an expression: the clock around it, an event if
+ * it was long; the call's result.  TRY_FIRST: an expression that takes
+ * the object without waiting (its result is the call's) or gives EBUSY;
+ * EBUSY itself for calls that always wait.  Expanded in the wrapper's own
+ * body, so that HERE reads the wrapper's registers. */
+#define TIMED_WAIT(type, object, try_first, call)                   \
+  ({                                                                \
+    type result_;                                                   \
+    int tried_ = EBUSY;                                             \
+    if (!sync_traced()) {                                           \
+      result_ = call;                                               \
+    } else if ((tried_ = (try_first)) != EBUSY) {                   \
+      result_ = (type)tried_;                                       \
+    } else {                                                        \
+      uint64_t ip_, sp_, bp_;                                       \
+      int64_t start_ = col_hrtime();                                \
+      result_ = call;                                               \
+      int64_t end_ = col_hrtime();                                  \
+      HERE(ip_, sp_, bp_);                                          \
+      record_wait(object, start_, end_, ip_, sp_, bp_);             \
+    }                                                               \
+    result_;                                                        \
+  })
+#define TRACED_WAIT(type, object, try_first, call) return TIMED_WAIT(type, object, try_first, call)
+/* A lock call: timed as above, then (taken) the second lock of a lock
+ * order (lock_order.h). */
+#define LOCK_WAIT(object, try_first, call, lock_kind)                 \
+  do {                                                                \
+    int rc_ = TIMED_WAIT(int, object, try_first, call);               \
+    COL_LOCK_TAKEN(rc_, object, lock_kind, 0);                        \
+    return rc_;                                                       \
   } while (0)
 
 typedef int (*mutex_fn)(pthread_mutex_t *);
@@ -104,42 +117,21 @@ static int wrlock(pthread_rwlock_t *l)
   return rc != EBUSY ? rc : col_lock_wait_watched(l, ER_LOCK_WRITE, (col_timed_lock)COL_REAL(pthread_rwlock_timedwrlock));
 }
 
-__attribute__((always_inline)) static inline int timed_pthread_mutex_lock(pthread_mutex_t *m)
-{
-  TRACED_WAIT(int, m, try_mutex(m), lock_mutex(m));
-}
-
 int col_wrap_pthread_mutex_lock(pthread_mutex_t *m)
 {
-  int rc = timed_pthread_mutex_lock(m);
-  COL_LOCK_TAKEN(rc, m, ER_LOCK_MUTEX, 0);
-  return rc;
-}
-
-__attribute__((always_inline)) static inline int timed_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *when)
-{
-  TRACED_WAIT(int, m, try_mutex(m),
-              COL_REAL(pthread_mutex_timedlock)(m, when));
+  LOCK_WAIT(m, try_mutex(m), lock_mutex(m), ER_LOCK_MUTEX);
 }
 
 int col_wrap_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *when)
 {
-  int rc = timed_pthread_mutex_timedlock(m, when);
-  COL_LOCK_TAKEN(rc, m, ER_LOCK_MUTEX, 0);
-  return rc;
-}
-
-__attribute__((always_inline)) static inline int timed_pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock, const struct timespec *when)
-{
-  TRACED_WAIT(int, m, try_mutex(m),
-              COL_REAL(pthread_mutex_clocklock)(m, clock, when));
+  LOCK_WAIT(m, try_mutex(m),
+            COL_REAL(pthread_mutex_timedlock)(m, when), ER_LOCK_MUTEX);
 }
 
 int col_wrap_pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock, const struct timespec *when)
 {
-  int rc = timed_pthread_mutex_clocklock(m, clock, when);
-  COL_LOCK_TAKEN(rc, m, ER_LOCK_MUTEX, 0);
-  return rc;
+  LOCK_WAIT(m, try_mutex(m),
+            COL_REAL(pthread_mutex_clocklock)(m, clock, when), ER_LOCK_MUTEX);
 }
 
 int col_wrap_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
@@ -158,80 +150,44 @@ int col_wrap_pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clock
               COL_REAL(pthread_cond_clockwait)(c, m, clock, when));
 }
 
-__attribute__((always_inline)) static inline int timed_pthread_rwlock_rdlock(pthread_rwlock_t *l)
-{
-  TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_tryrdlock")(l), rdlock(l));
-}
-
 int col_wrap_pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
-  int rc = timed_pthread_rwlock_rdlock(l);
-  COL_LOCK_TAKEN(rc, l, ER_LOCK_READ, 0);
-  return rc;
-}
-
-__attribute__((always_inline)) static inline int timed_pthread_rwlock_wrlock(pthread_rwlock_t *l)
-{
-  TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_trywrlock")(l), wrlock(l));
+  LOCK_WAIT(l, COL_REAL_OTHER(rwlock_fn,
+            "pthread_rwlock_tryrdlock")(l), rdlock(l), ER_LOCK_READ);
 }
 
 int col_wrap_pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
-  int rc = timed_pthread_rwlock_wrlock(l);
-  COL_LOCK_TAKEN(rc, l, ER_LOCK_WRITE, 0);
-  return rc;
-}
-
-__attribute__((always_inline)) static inline int timed_pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *when)
-{
-  TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_tryrdlock")(l),
-              COL_REAL(pthread_rwlock_timedrdlock)(l, when));
+  LOCK_WAIT(l, COL_REAL_OTHER(rwlock_fn,
+            "pthread_rwlock_trywrlock")(l), wrlock(l), ER_LOCK_WRITE);
 }
 
 int col_wrap_pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *when)
 {
-  int rc = timed_pthread_rwlock_timedrdlock(l, when);
-  COL_LOCK_TAKEN(rc, l, ER_LOCK_READ, 0);
-  return rc;
-}
-
-__attribute__((always_inline)) static inline int timed_pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *when)
-{
-  TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_trywrlock")(l),
-              COL_REAL(pthread_rwlock_timedwrlock)(l, when));
+  LOCK_WAIT(l, COL_REAL_OTHER(rwlock_fn,
+            "pthread_rwlock_tryrdlock")(l),
+              COL_REAL(pthread_rwlock_timedrdlock)(l, when), ER_LOCK_READ);
 }
 
 int col_wrap_pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *when)
 {
-  int rc = timed_pthread_rwlock_timedwrlock(l, when);
-  COL_LOCK_TAKEN(rc, l, ER_LOCK_WRITE, 0);
-  return rc;
-}
-
-__attribute__((always_inline)) static inline int timed_pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *when)
-{
-  TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_tryrdlock")(l),
-              COL_REAL(pthread_rwlock_clockrdlock)(l, clock, when));
+  LOCK_WAIT(l, COL_REAL_OTHER(rwlock_fn,
+            "pthread_rwlock_trywrlock")(l),
+              COL_REAL(pthread_rwlock_timedwrlock)(l, when), ER_LOCK_WRITE);
 }
 
 int col_wrap_pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *when)
 {
-  int rc = timed_pthread_rwlock_clockrdlock(l, clock, when);
-  COL_LOCK_TAKEN(rc, l, ER_LOCK_READ, 0);
-  return rc;
-}
-
-__attribute__((always_inline)) static inline int timed_pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *when)
-{
-  TRACED_WAIT(int, l, COL_REAL_OTHER(rwlock_fn, "pthread_rwlock_trywrlock")(l),
-              COL_REAL(pthread_rwlock_clockwrlock)(l, clock, when));
+  LOCK_WAIT(l, COL_REAL_OTHER(rwlock_fn,
+            "pthread_rwlock_tryrdlock")(l),
+              COL_REAL(pthread_rwlock_clockrdlock)(l, clock, when), ER_LOCK_READ);
 }
 
 int col_wrap_pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *when)
 {
-  int rc = timed_pthread_rwlock_clockwrlock(l, clock, when);
-  COL_LOCK_TAKEN(rc, l, ER_LOCK_WRITE, 0);
-  return rc;
+  LOCK_WAIT(l, COL_REAL_OTHER(rwlock_fn,
+            "pthread_rwlock_trywrlock")(l),
+              COL_REAL(pthread_rwlock_clockwrlock)(l, clock, when), ER_LOCK_WRITE);
 }
 
 int col_wrap_pthread_barrier_wait(pthread_barrier_t *b)

@@ -257,6 +257,30 @@ static size_t walk_here(uint64_t ip, uint64_t sp, uint64_t bp, uintptr_t top, ui
   return n;
 }
 
+/* The calling thread, as its events name it. */
+static struct col_lane_origin this_thread(void)
+{
+  int cpu = sched_getcpu();
+  return (struct col_lane_origin){my_pid != 0 ? my_pid : getpid(), col_trace_thread_id(),
+                                  cpu < 0 ? 0 : (uint32_t)cpu, my_space};
+}
+
+/* A ring slot's event from F, made by thread O; its stack is the
+ * caller's to fill. */
+static void fill_event(struct col_trace_event *e, const struct col_trace_fields *f, const struct col_lane_origin *o)
+{
+  e->kind = f->kind;
+  e->pid = o->pid;
+  e->tid = o->tid;
+  e->cpu = o->cpu;
+  e->start = f->start;
+  e->end = f->end;
+  size_t payload_len = f->payload_len <= sizeof e->payload ? f->payload_len : sizeof e->payload;
+  memcpy(e->payload, f->payload, payload_len);
+  e->payload_len = (uint16_t)payload_len;
+  e->space = o->space;
+}
+
 /* Stacks up to this depth are walked into the thread's own stack first,
  * for its lane; deeper ones straight into a ring slot. */
 #define LANE_DEPTH 64
@@ -270,8 +294,7 @@ static int record_in_lane(const struct col_trace_fields *f, uint64_t ip, uint64_
   size_t n = walk_here(ip, sp, bp, top, pcs, LANE_DEPTH);
   if (n == 0 || n == LANE_DEPTH)
     return 0;
-  int cpu = sched_getcpu();
-  struct col_lane_origin o = {my_pid != 0 ? my_pid : getpid(), col_trace_thread_id(), cpu < 0 ? 0 : (uint32_t)cpu, my_space};
+  struct col_lane_origin o = this_thread();
   col_trace_slot_state = IN_LANE; /* a signal handler's event meanwhile goes through the ring */
   int done = col_lane_record(f, pcs, n, &o);
   col_trace_slot_state = IDLE;
@@ -296,20 +319,11 @@ void col_trace_record(const struct col_trace_fields *f, uint64_t ip, uint64_t sp
       len = COL_TRACE_STACK_MAX;
     if (len > col_cfg.stack_copy_bytes && col_cfg.stack_copy_bytes > 0)
       len = col_cfg.stack_copy_bytes;
-    e->kind = f->kind;
-    e->pid = my_pid != 0 ? my_pid : getpid();
-    e->tid = col_trace_thread_id();
-    int cpu = sched_getcpu();
-    e->cpu = cpu < 0 ? 0 : (uint32_t)cpu;
-    e->start = f->start;
-    e->end = f->end;
-    size_t payload_len = f->payload_len <= sizeof e->payload ? f->payload_len : sizeof e->payload;
-    memcpy(e->payload, f->payload, payload_len);
-    e->payload_len = (uint16_t)payload_len;
+    struct col_lane_origin o = this_thread();
+    fill_event(e, f, &o);
     e->ip = ip;
     e->sp = sp;
     e->bp = bp;
-    e->space = my_space;
     size_t max = ER_MAX_STACK_DEPTH + 1;
     if (max > COL_TRACE_STACK_MAX / sizeof(uint64_t))
       max = COL_TRACE_STACK_MAX / sizeof(uint64_t);
@@ -330,11 +344,9 @@ void col_trace_record_pcs(const struct col_trace_fields *f, const uint64_t *pcs,
 {
   int saved = errno;
   int before = col_trace_slot_state;
-  int cpu = sched_getcpu();
   if (n > LANE_DEPTH)
     n = LANE_DEPTH;
-  struct col_lane_origin o = {my_pid != 0 ? my_pid : getpid(), col_trace_thread_id(), cpu < 0 ? 0 : (uint32_t)cpu,
-                              my_space};
+  struct col_lane_origin o = this_thread();
   if (before == IDLE && n > 0) {
     col_trace_slot_state = IN_LANE;
     int done = col_lane_record(f, pcs, n, &o);
@@ -348,18 +360,9 @@ void col_trace_record_pcs(const struct col_trace_fields *f, const uint64_t *pcs,
   struct col_trace_event *e = col_trace_reserve(before != HOLDING_SLOT);
   if (e != NULL) {
     col_trace_slot_state = HOLDING_SLOT;
-    e->kind = f->kind;
-    e->pid = o.pid;
-    e->tid = o.tid;
-    e->cpu = o.cpu;
-    e->start = f->start;
-    e->end = f->end;
-    size_t payload_len = f->payload_len <= sizeof e->payload ? f->payload_len : sizeof e->payload;
-    memcpy(e->payload, f->payload, payload_len);
-    e->payload_len = (uint16_t)payload_len;
+    fill_event(e, f, &o);
     e->ip = pcs != NULL && n > 0 ? pcs[0] : 0;
     e->sp = e->bp = 0;
-    e->space = my_space;
     memcpy(e->stack, pcs, n * sizeof *pcs);
     e->n_pcs = (uint32_t)n;
     e->stack_len = (uint32_t)(n * sizeof *pcs);
