@@ -7,8 +7,9 @@
  * object's .eh_frame (elfutils libdw) and keep it in a hash table, so a
  * repeated address costs one probe instead of a CFI interpretation (the
  * "unwind intervals" hpcrun caches, reduced to what x86_64 needs).  Anything
- * else (signal trampolines, PLT entries, DWARF expressions, code without
- * CFI) is reported as complex and left to libunwind.
+ * else (signal trampolines, CFA expressions other than the PLT's, a CFA
+ * kept in another register, code without CFI) is reported as complex and
+ * left to libunwind.
  *
  * Only the thread that records (the sampler process's, or the runtime
  * thread when sampling from inside) calls into this file; it owns every
@@ -217,7 +218,71 @@ static int cfa_relative_slot(const Dwarf_Op *ops, size_t nops, int32_t *offset)
   return 0;
 }
 
-static void read_rule(Dwarf_Frame *frame, struct col_frame_rule *rule)
+/* A CFA given as a DWARF expression that comes to RSP plus a constant once
+ * RIP is known: the PLT's (RSP + 8, or + 16 from the entry's 11th byte on,
+ * since the entry pushed a word there), the one expression compiled code
+ * here carries.  Values are kept as K + S*RSP; RIP is the rule's own
+ * address PC (the expression is evaluated for one address, as the rule is
+ * cached per address).  Anything else: 0. */
+static int cfa_expression_from_sp(const Dwarf_Op *ops, size_t nops, uint64_t pc, int32_t *offset)
+{
+  struct {
+    int64_t k;
+    int s; /* 0: a constant, 1: RSP plus K */
+  } stack[8];
+  size_t depth = 0;
+  for (size_t i = 0; i < nops; i++) {
+    uint8_t op = ops[i].atom;
+    if (op >= DW_OP_lit0 && op <= DW_OP_lit31) {
+      if (depth == 8)
+        return 0;
+      stack[depth].k = op - DW_OP_lit0;
+      stack[depth++].s = 0;
+      continue;
+    }
+    if (op == DW_OP_breg7 || op == DW_OP_breg16) {
+      if (depth == 8)
+        return 0;
+      stack[depth].k = (int64_t)ops[i].number + (op == DW_OP_breg16 ? (int64_t)pc : 0);
+      stack[depth++].s = op == DW_OP_breg7;
+      continue;
+    }
+    if (op == DW_OP_plus_uconst && depth >= 1) {
+      stack[depth - 1].k += (int64_t)ops[i].number;
+      continue;
+    }
+    if (depth < 2)
+      return 0;
+    int64_t a = stack[depth - 2].k, b = stack[depth - 1].k;
+    int sa = stack[depth - 2].s, sb = stack[depth - 1].s;
+    depth--;
+    if (op == DW_OP_plus && sa + sb <= 1) {
+      stack[depth - 1].k = a + b;
+      stack[depth - 1].s = sa + sb;
+      continue;
+    }
+    if (sa || sb)
+      return 0; /* RSP only ever added to */
+    int64_t r;
+    switch (op) {
+    case DW_OP_minus: r = a - b; break;
+    case DW_OP_and: r = a & b; break;
+    case DW_OP_shl: r = b < 64 && b >= 0 ? (int64_t)((uint64_t)a << b) : 0; break;
+    case DW_OP_ge: r = a >= b; break;
+    case DW_OP_gt: r = a > b; break;
+    case DW_OP_le: r = a <= b; break;
+    case DW_OP_lt: r = a < b; break;
+    default: return 0;
+    }
+    stack[depth - 1].k = r;
+  }
+  if (depth != 1 || stack[0].s != 1 || stack[0].k <= 0 || stack[0].k > 4096)
+    return 0;
+  *offset = (int32_t)stack[0].k;
+  return 1;
+}
+
+static void read_rule(Dwarf_Frame *frame, uint64_t pc, struct col_frame_rule *rule)
 {
   rule->kind = COL_RULE_COMPLEX;
   Dwarf_Addr start, end;
@@ -236,16 +301,22 @@ static void read_rule(Dwarf_Frame *frame, struct col_frame_rule *rule)
   int32_t ra_offset;
   if (!cfa_relative_slot(ops, nops, &ra_offset) || ra_offset != -8)
     return;
-  /* CFA: RSP or RBP plus a constant (libdw gives DW_OP_bregx REG OFFSET). */
-  if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx)
+  /* CFA: RSP or RBP plus a constant (libdw gives DW_OP_bregx REG OFFSET),
+   * or an expression that is RSP plus a constant at PC. */
+  if (dwarf_frame_cfa(frame, &ops, &nops) != 0)
     return;
-  if (ops[0].number == DWARF_REG_RSP)
+  if (nops != 1 || ops[0].atom != DW_OP_bregx) {
+    if (!cfa_expression_from_sp(ops, nops, pc, &rule->cfa_offset))
+      return;
+    rule->cfa_base = COL_CFA_FROM_SP;
+  } else if (ops[0].number == DWARF_REG_RSP)
     rule->cfa_base = COL_CFA_FROM_SP;
   else if (ops[0].number == DWARF_REG_RBP)
     rule->cfa_base = COL_CFA_FROM_BP;
   else
     return;
-  rule->cfa_offset = (int32_t)(int64_t)ops[0].number2;
+  if (nops == 1 && ops[0].atom == DW_OP_bregx)
+    rule->cfa_offset = (int32_t)(int64_t)ops[0].number2;
   /* RBP: untouched, saved at CFA + offset, or clobbered. */
   if (dwarf_frame_register(frame, DWARF_REG_RBP, ops_mem, &ops, &nops) != 0)
     return;
@@ -267,7 +338,7 @@ static void compute_rule(uint64_t lookup_pc, struct col_frame_rule *rule)
   Dwarf_Frame *frame;
   if (dwarf_cfi_addrframe(obj->cfi, lookup_pc - obj->bias, &frame) != 0)
     return;
-  read_rule(frame, rule);
+  read_rule(frame, lookup_pc, rule);
   free(frame);
 }
 

@@ -9,6 +9,9 @@
  *     function with a frame pointer and in one without, is what the x86-64
  *     ABI and the compiler say: CFA = RSP + 8; CFA = RBP + 16, caller's RBP
  *     saved at CFA - 16; CFA = RSP + the frame's size, RBP untouched.
+ *   - In a PLT entry (whose CFA is a DWARF expression of RSP and RIP), the
+ *     rule is RSP + 8 before the entry's push and RSP + 16 after it (a
+ *     sample there was an unwind failure before).
  *   - A stack copy too short ends the walk with the truncated marker, and
  *     it is counted.
  *   - A walk of the live stack that uses the thread's last walk (the memo
@@ -20,6 +23,7 @@
 #include <asm/perf_regs.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +182,32 @@ static int index_of(const uint64_t *pcs, size_t n, const char *name)
   return -1;
 }
 
+int main(void);
+
+/* The rules in this program's first PLT entry (after PLT0): its jump
+ * (6 bytes) with CFA = RSP + 8, its push, then from its 11th byte on
+ * CFA = RSP + 16. */
+static void check_plt_rules(void)
+{
+  struct Elf *elf;
+  uint64_t bias;
+  CHECK(col_unwind_object_of((uint64_t)(uintptr_t)main, &elf, &bias) == 0);
+  size_t strings;
+  CHECK(elf_getshdrstrndx(elf, &strings) == 0);
+  uint64_t plt = 0;
+  for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn != NULL; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    const char *name = gelf_getshdr(scn, &sh) != NULL ? elf_strptr(elf, strings, sh.sh_name) : NULL;
+    if (name != NULL && strcmp(name, ".plt") == 0)
+      plt = sh.sh_addr + bias;
+  }
+  CHECK(plt != 0);
+  const struct col_frame_rule *r = col_frame_rule_for(plt + 16);
+  CHECK(r->kind == COL_RULE_SIMPLE && r->cfa_base == COL_CFA_FROM_SP && r->cfa_offset == 8 && r->bp == COL_BP_SAME);
+  r = col_frame_rule_for(plt + 16 + 11);
+  CHECK(r->kind == COL_RULE_SIMPLE && r->cfa_base == COL_CFA_FROM_SP && r->cfa_offset == 16);
+}
+
 int main(void)
 {
   CHECK(rules_test_with_frame_pointer(3) > 0);
@@ -221,6 +251,8 @@ int main(void)
     CHECK(r->kind == COL_RULE_SIMPLE && r->cfa_base == COL_CFA_FROM_SP && r->bp == COL_BP_SAME &&
           r->cfa_offset >= (int)(40 * sizeof(int)) + 8);
   }
+
+  check_plt_rules();
 
   /* A copy that ends inside the frames: cut there, marked, counted. */
   struct col_capture short_cap = cap;
