@@ -127,7 +127,7 @@ const struct er_kind_desc er_kinds[ER_N_KINDS] = {
                             "Deadlock detection (lock orders)", 1, "lock order", "lock orders", "synctrace"},
     [ER_KIND_RACE] = {"racetrace", "GDBCOL_THA_RACE", "tha", ER_PKT_RACE, sizeof(struct er_race_packet), 0,
                       "Data race data", FIELDS(race_fields), 0, "Data race detection (ThreadSanitizer)", 1,
-                      "data race access", "data race accesses", "synctrace"},
+                      "data race record", "data race records", "synctrace"},
 };
 
 const struct er_kind_desc *er_kind_named(const char *name)

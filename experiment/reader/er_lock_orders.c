@@ -42,8 +42,17 @@ void er_collect_race(const unsigned char *p, uint16_t type, uint16_t size, void 
     return;
   }
   memcpy(&pk, p, sizeof pk);
-  if (pk.rvaddr == 0 || pk.rid <= 0 || (pk.rtype != ER_RACE_WRITE && pk.rtype != ER_RACE_READ)) {
+  if (pk.rvaddr == 0 || pk.rid <= 0 ||
+      (pk.rtype != ER_RACE_WRITE && pk.rtype != ER_RACE_READ && pk.rtype != ER_RACE_ALLOCATION)) {
     exp->damaged_packets++;
+    return;
+  }
+  if (pk.rtype == ER_RACE_ALLOCATION) {
+    /* The heap block of the accesses just read (the same race number). */
+    for (size_t k = exp->n_races; k > 0 && exp->races[k - 1].number == pk.rid; k--) {
+      exp->races[k - 1].alloc_frinfo = pk.frinfo;
+      exp->races[k - 1].alloc_tid = pk.rtid;
+    }
     return;
   }
   struct er_race_access *grown = realloc(exp->races, (exp->n_races + 1) * sizeof *grown);
@@ -52,7 +61,7 @@ void er_collect_race(const unsigned char *p, uint16_t type, uint16_t size, void 
   exp->races = grown;
   struct er_race_access a = {pk.thrid,  pk.tstamp,  pk.frinfo, pk.rid,    pk.rtype == ER_RACE_WRITE, pk.rsize,
                             pk.rtid,   pk.ratomic, pk.rvaddr, pk.leafpc, pk.rlocstart,             pk.rlocsize,
-                            0,         {0}};
+                            0,         {0},        0,                         0};
   for (int i = 0; i < pk.rlocks && i < ER_RACE_LOCKS; i++)
     if (pk.rlock[i] != 0)
       a.locks[a.n_locks++] = pk.rlock[i];

@@ -1,8 +1,9 @@
 /* Looking up what a read experiment holds: a stack by its frame uid, the
  * segment or generated-code region a PC ran in (a tagged PC: the segment
- * it was tagged with, er_pc_tag.h). */
+ * it was tagged with, er_pc_tag.h), the heap block an address was in. */
 #include <stdlib.h>
 
+#include "er/er_format.h"
 #include "er/er_reader.h"
 #include "er_pc_tag.h"
 
@@ -53,4 +54,26 @@ const struct er_segment *er_pc_segment_tag(const struct er_experiment *exp, uint
 {
   uint64_t tag = pc >> TAG_SHIFT;
   return tag != 0 && tag <= TAG_MAX && tag <= exp->n_segments ? &exp->segments[tag - 1] : NULL;
+}
+
+const struct er_heap_event *er_experiment_heap_block(const struct er_experiment *exp, uint64_t addr, int64_t when)
+{
+  const struct er_heap_event *found = NULL;
+  for (size_t i = 0; i < exp->n_heap_events; i++) {
+    const struct er_heap_event *e = &exp->heap_events[i];
+    if (e->tstamp > when)
+      continue;
+    if ((e->htype == ER_HEAP_MALLOC || e->htype == ER_HEAP_REALLOC) && addr >= e->addr && addr - e->addr < e->size &&
+        (found == NULL || e->tstamp >= found->tstamp))
+      found = e;
+  }
+  /* Freed (or moved by a realloc) before WHEN: not that block any more. */
+  for (size_t i = 0; found != NULL && i < exp->n_heap_events; i++) {
+    const struct er_heap_event *e = &exp->heap_events[i];
+    if (e->tstamp >= found->tstamp && e->tstamp <= when && e != found &&
+        ((e->htype == ER_HEAP_FREE && e->addr == found->addr) ||
+         (e->htype == ER_HEAP_REALLOC && e->old_addr == found->addr)))
+      found = NULL;
+  }
+  return found;
 }

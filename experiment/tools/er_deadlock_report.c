@@ -5,7 +5,8 @@
  * run.  Each cycle is reported once (from its lowest lock), with each
  * order: the thread, the lock it held and where it had taken it, the lock
  * it took and the stack where it took it.  Locks are named as their
- * variables when a load object's symbols say so. */
+ * variables when a load object's symbols say so, a heap lock by the stack
+ * that allocated its block when heaptrace recorded it. */
 #include "er_deadlock_report.h"
 
 #include <inttypes.h>
@@ -41,20 +42,37 @@ static const char *kind_name(int kind)
   }
 }
 
-static void lock_name(struct er_names *names, uint64_t lock, int kind, char *out, size_t len)
+static int unnamed_locks; /* locks no symbol and no recorded allocation named */
+
+/* A lock as GDB would name it: its variable; or the heap block it was in
+ * at WHEN, with the stack that allocated it (when heaptrace recorded it);
+ * or its address. */
+static void lock_name(const struct er_experiment *exp, struct er_names *names, uint64_t lock, int kind, int64_t when,
+                      char *out, size_t len)
 {
   char global[400];
-  if (er_names_data(names, lock, global, sizeof global) != NULL)
+  if (er_names_data(names, lock, global, sizeof global) != NULL) {
     snprintf(out, len, "%s %s at 0x%" PRIx64, kind_name(kind), global, lock);
-  else
+    return;
+  }
+  const struct er_heap_event *block = er_experiment_heap_block(exp, lock, when);
+  const struct er_stack *st = block != NULL ? er_experiment_stack(exp, block->frinfo) : NULL;
+  if (st == NULL) {
     snprintf(out, len, "%s at 0x%" PRIx64 " (heap or stack)", kind_name(kind), lock);
+    unnamed_locks++;
+    return;
+  }
+  size_t at = (size_t)snprintf(out, len, "%s at 0x%" PRIx64 " in a heap block of %" PRIu64 " bytes (+%" PRIu64
+                               ") allocated in", kind_name(kind), lock, block->size, lock - block->addr);
+  for (size_t i = 0; i < st->n && i < 4 && at < len; i++)
+    at += (size_t)snprintf(out + at, len - at, "%s %s", i > 0 ? " <-" : "", er_names_function(names, st->pcs[i]));
 }
 
 static void print_order(const struct graph *g, const struct er_lock_order *o)
 {
   char taken[512], held[512];
-  lock_name(g->names, o->lock, o->kind, taken, sizeof taken);
-  lock_name(g->names, o->held, o->held_kind, held, sizeof held);
+  lock_name(g->exp, g->names, o->lock, o->kind, o->tstamp, taken, sizeof taken);
+  lock_name(g->exp, g->names, o->held, o->held_kind, o->tstamp, held, sizeof held);
   printf("  thread %" PRIu64 " took %s\n    while holding %s, taken in %s\n", o->thrid, taken, held,
          er_names_function(g->names, o->held_pc));
   const struct er_stack *st = er_experiment_stack(g->exp, o->frinfo);
@@ -120,8 +138,8 @@ static size_t print_actual(const struct er_experiment *exp, struct er_names *nam
       if (!o->deadlock || o->number != first->number)
         continue;
       char waits[512], holds[512];
-      lock_name(names, o->lock, o->kind, waits, sizeof waits);
-      lock_name(names, o->held, o->held_kind, holds, sizeof holds);
+      lock_name(exp, names, o->lock, o->kind, o->tstamp, waits, sizeof waits);
+      lock_name(exp, names, o->held, o->held_kind, o->tstamp, holds, sizeof holds);
       printf("  thread %" PRIu64 " waits for %s\n    and holds %s\n", o->thrid, waits, holds);
     }
   }
@@ -174,6 +192,9 @@ int er_deadlock_report(const char *path, const struct er_experiment *exp, struct
     printf("\n%zu potential deadlock(s)%s. Each happens when the threads of its orders hold their first locks at "
            "the same time; take the locks in one order everywhere to rule it out.\n",
            g.cycles, g.cycles >= MAX_CYCLES ? " (the first ones)" : "");
+  if (unnamed_locks > 0 && !exp->declared[ER_KIND_HEAP])
+    printf("A lock at a heap or stack address is named by its address: record with collector heaptrace on as well "
+           "to name a heap lock by the stack that allocated it.\n");
   free(g.orders);
   return 0;
 }

@@ -1,8 +1,8 @@
 /* Data races (`collector report races`; Oracle's `races` and `rdetail`):
  * the races ThreadSanitizer found, each with its two accesses (thread,
  * read or write, size, stack) and its location, named as the program's
- * variable when a load object's symbols cover it; and how many distinct
- * locations raced. */
+ * variable when a load object's symbols cover it, or as a heap block with
+ * the stack that allocated it; and how many distinct locations raced. */
 #include "er_race_report.h"
 
 #include <inttypes.h>
@@ -11,16 +11,36 @@
 
 #define STACK_SHOWN 8
 
-static void print_access(const struct er_experiment *exp, struct er_names *names, const struct er_race_access *a)
+static void print_stack(const struct er_experiment *exp, struct er_names *names, uint64_t frinfo)
 {
-  printf("  %s of %d byte(s)%s by thread %d (ThreadSanitizer's numbering)\n    where:", a->write ? "a write" : "a read",
-         a->size, a->atomic ? " (atomic)" : "", a->tsan_tid);
-  const struct er_stack *st = er_experiment_stack(exp, a->frinfo);
+  const struct er_stack *st = er_experiment_stack(exp, frinfo);
   for (size_t i = 0; st != NULL && i < st->n && i < STACK_SHOWN; i++)
     printf("%s %s", i > 0 ? " <-" : "", er_names_function(names, st->pcs[i]));
   if (st != NULL && st->n > STACK_SHOWN)
     printf(" <- ...");
   printf("%s\n", st == NULL ? " (no stack recorded)" : "");
+}
+
+static void print_access(const struct er_experiment *exp, struct er_names *names, const struct er_race_access *a)
+{
+  printf("  %s of %d byte(s)%s by thread %d (ThreadSanitizer's numbering)\n    where:", a->write ? "a write" : "a read",
+         a->size, a->atomic ? " (atomic)" : "", a->tsan_tid);
+  print_stack(exp, names, a->frinfo);
+}
+
+/* "counter at 0x...", "0x... in a heap block of 16 bytes (0x...+8)", or
+ * "0x... (heap or stack)" when nothing names it. */
+static void print_location(struct er_names *names, const struct er_race_access *a)
+{
+  char name[400];
+  const char *variable = er_names_data(names, a->addr, name, sizeof name);
+  if (variable != NULL)
+    printf("%s at 0x%" PRIx64, variable, a->addr);
+  else if (a->alloc_frinfo != 0 && a->loc_start != 0 && a->addr >= a->loc_start)
+    printf("0x%" PRIx64 " in a heap block of %" PRIu64 " bytes (0x%" PRIx64 "+%" PRIu64 ")", a->addr, a->loc_size,
+           a->loc_start, a->addr - a->loc_start);
+  else
+    printf("0x%" PRIx64 " (heap or stack)", a->addr);
 }
 
 int er_race_report(const char *path, const struct er_experiment *exp, struct er_names *names)
@@ -42,13 +62,16 @@ int er_race_report(const char *path, const struct er_experiment *exp, struct er_
       continue;
     races++;
     locations += !place_seen;
-    char name[400];
-    const char *variable = er_names_data(names, first->addr, name, sizeof name);
-    printf("\nRace %d at %s%s0x%" PRIx64 "%s:\n", first->number, variable != NULL ? variable : "",
-           variable != NULL ? " at " : "", first->addr, variable != NULL ? "" : " (heap or stack)");
+    printf("\nRace %d at ", first->number);
+    print_location(names, first);
+    printf(":\n");
     for (size_t k = i; k < exp->n_races; k++)
       if (exp->races[k].number == first->number)
         print_access(exp, names, &exp->races[k]);
+    if (first->alloc_frinfo != 0) {
+      printf("  the block allocated by thread %d\n    where:", first->alloc_tid);
+      print_stack(exp, names, first->alloc_frinfo);
+    }
     if (first->n_locks == 0)
       printf("  no mutex held by either thread\n");
     for (int l = 0; l < first->n_locks; l++) {

@@ -9,7 +9,7 @@ import os
 
 import gdb
 
-from . import native, values
+from . import elf_symbols, native, values
 from .settings import counters_problem, default_counters, describe_tha
 from .commands import _Subcommand
 from .text import say
@@ -298,15 +298,23 @@ Usage: collector mpitrace on|off"""
 THA_CHOICES = ("race", "deadlock", "stop")
 
 
-def _uses_thread_sanitizer(path):
-    """Whether the program file PATH was built with -fsanitize=thread: it
-    refers to ThreadSanitizer's __tsan_init (GCC links its runtime
-    libtsan; clang puts it in the program).  None when it cannot be read."""
+def _thread_sanitizer_linkage(path):
+    """How the program file PATH uses ThreadSanitizer: 'shared' (GCC's
+    -fsanitize=thread, clang's with -shared-libsan: the runtime is a shared
+    library, whose report hook the collector takes), 'inside' (clang's
+    default, gcc -static-libtsan: the runtime is part of the program and
+    calls its hook directly), 'none', or None when it cannot be read."""
     try:
         with open(path, "rb") as f:
-            return b"__tsan_init" in f.read()
+            mentioned = b"__tsan_init" in f.read()
     except OSError:
         return None
+    if not mentioned:
+        return "none"
+    linkage = elf_symbols.dynamic_symbol(path, "__tsan_init")
+    if linkage is None:
+        return None
+    return "shared" if linkage == "imported" else "inside"
 
 
 class ThaCommand(_DataKindCommand):
@@ -358,9 +366,17 @@ synchronization event of no length (-filters 'DTYPE==0', 'RID==1')."""
             raise gdb.GdbError("collector tha %s: stop goes with race (stop at each data race: collector tha "
                                "race,stop); a deadlock always stops the program in GDB. Nothing was changed." % value)
         program = gdb.current_progspace().filename
-        if race and program and _uses_thread_sanitizer(program) is False:
+        linkage = _thread_sanitizer_linkage(program) if race and program else None
+        if linkage == "none":
             raise gdb.GdbError("collector tha %s: %s is not built for race detection (it does not use "
                                "ThreadSanitizer); build it with gcc -fsanitize=thread -g, then run it again. "
+                               "Deadlock detection needs nothing: collector tha deadlock. Nothing was changed."
+                               % (value, program))
+        if linkage == "inside":
+            raise gdb.GdbError("collector tha %s: %s carries ThreadSanitizer's runtime inside it (clang's "
+                               "default, or gcc -static-libtsan), which hands its reports to no one else; build "
+                               "it with gcc -fsanitize=thread -g (without -static-libtsan), whose runtime is a "
+                               "shared library. "
                                "Deadlock detection needs nothing: collector tha deadlock. Nothing was changed."
                                % (value, program))
         setting = ",".join([o for o, on in (("race", race), ("deadlock", deadlock), ("stop", stop)) if on])

@@ -333,14 +333,15 @@ def gprofng_rows(text):
     return table
 
 
-def check_gprofng_sync_events(path, count, function, filter_expression, what):
+def check_gprofng_sync_events(path, count, function, filter_expression, what, in_function=None):
     """gprofng reads COUNT events of no length (lock orders, race accesses)
-    as synchronization events, all in FUNCTION, and filters them with
-    FILTER_EXPRESSION on their own fields."""
+    as synchronization events, all in FUNCTION (IN_FUNCTION of them when
+    given), and filters them with FILTER_EXPRESSION on their own fields."""
     rows = gprofng_rows(gprofng_text(path, "-metrics", "e.syncn", "-functions"))
-    check(rows.get("<Total>", [0])[0] == count and rows.get(function, [0])[0] == count,
-          "gprofng reads the %s as synchronization events in %s (Sync Wait Count %s)"
-          % (what, function, rows.get("<Total>")))
+    in_function = count if in_function is None else in_function
+    check(rows.get("<Total>", [0])[0] == count and rows.get(function, [0])[0] == in_function,
+          "gprofng reads the %s as synchronization events, %d in %s (Sync Wait Count %s)"
+          % (what, in_function, function, rows.get("<Total>")))
     filtered = gprofng_rows(gprofng_text(path, "-filters", filter_expression, "-metrics", "e.syncn", "-functions"))
     check(filtered.get("<Total>", [0])[0] == count, "gprofng filters on their fields (%s)" % filter_expression)
 

@@ -7,7 +7,10 @@ program's variables, with the two functions that took them and their
 stacks, and no cycle with lock_c or lock_d; the experiment holds the three
 lock orders; gprofng reads it (each order a synchronization event of no
 length: Sync Wait Count 3, DTYPE filterable).  At launch as an ordinary
-user, and after gdb -p (the locks taken after the attach).
+user, and after gdb -p (the locks taken after the attach).  With lock_b
+in a heap block (lock_orders heap) and heaptrace on, the report names it
+by the block and the stack that allocated it; without heaptrace, by its
+address, saying how to get the stack.
 
 A real deadlock (deadlock.c: two threads each hold one lock and wait for
 the other's): under `gdb -batch` the program stops and GDB prints the
@@ -53,6 +56,24 @@ check("counter 4000" in out and "3 lock orders" in out, "the program ran right; 
 check_report(out, "at launch%s" % (" as an ordinary user" if prefix else ""))
 check_gprofng_sync_events(os.path.join(work, "test.1.er"), 3, "pthread_mutex_lock", "DTYPE==0", "lock orders")
 
+# A heap lock: named by the stack that allocated its block when heaptrace
+# recorded it, else by its address with the advice to record it.
+out = run_gdb(["collector tha deadlock", "collector heaptrace on", "collector enable", "run",
+               "collector report deadlocks"], [PROGRAM, "heap"], work)
+print(out)
+heap_name = "mutex at 0x%s in a heap block of 64 bytes (+8) allocated in malloc <- make_lock_b <- main"
+found = re.search(r"took mutex at 0x([0-9a-f]+) in a heap block", out)
+check(found is not None and (heap_name % found.group(1)) in out and
+      re.search(r"holding mutex at 0x%s in a heap block of 64 bytes \(\+8\) allocated in malloc <- make_lock_b"
+                % (found.group(1) if found else "-"), out) is not None,
+      "heap lock, with heaptrace: named by its block (64 bytes, +8) and the stack that allocated it")
+out = run_gdb(["collector tha deadlock", "collector enable", "run", "collector report deadlocks"],
+              [PROGRAM, "heap"], work)
+print(out)
+check(re.search(r"took mutex at 0x[0-9a-f]+ \(heap or stack\)", out) is not None and
+      "record with collector heaptrace on as well to name a heap lock" in out,
+      "heap lock, without heaptrace: its address, and how to get its allocating stack")
+
 # After gdb -p: the program waits, GDB attaches and turns lock orders on,
 # detaches, then the program takes its locks.
 go = os.path.join(work, "go")
@@ -61,8 +82,8 @@ attached = attach_gdb(target.pid, ["collector tha deadlock", "collector enable",
 print(attached)
 open(go, "w").close()
 rc, rest = target.finish()
-wait_closed(os.path.join(work, "test.2.er"))
-report = run_gdb(["collector report %s deadlocks" % os.path.join(work, "test.2.er")], ["/bin/true"], work)
+wait_closed(os.path.join(work, "test.4.er"))
+report = run_gdb(["collector report %s deadlocks" % os.path.join(work, "test.4.er")], ["/bin/true"], work)
 print(report)
 check(rc == 0 and "counter 4000" in rest, "after the attach: the program ran right")
 check_report(report, "after gdb -p")
@@ -92,7 +113,7 @@ out = run_gdb(["collector tha deadlock", "collector enable", "run", "echo after-
               work, timeout=60)
 print(out)
 check_stopped_at_deadlock(out, "under gdb -batch")
-check_recorded_deadlock(os.path.join(work, "test.3.er"), "under gdb -batch")
+check_recorded_deadlock(os.path.join(work, "test.5.er"), "under gdb -batch")
 
 # GDB attached to a running process, then continuing.
 go = os.path.join(work, "go2")
@@ -102,7 +123,7 @@ out = attach_gdb(target.pid, ["collector tha deadlock", "collector enable", "she
 print(out)
 target.finish()
 check_stopped_at_deadlock(out, "attached")
-check_recorded_deadlock(os.path.join(work, "test.4.er"), "attached")
+check_recorded_deadlock(os.path.join(work, "test.6.er"), "attached")
 
 # Detached: recorded; the experiment closes when the process is killed.
 go = os.path.join(work, "go3")
@@ -112,7 +133,7 @@ open(go, "w").close()
 time.sleep(2.0)  # the watch looks every half second
 os.kill(target.pid, signal.SIGKILL)
 target.finish()
-wait_closed(os.path.join(work, "test.5.er"))
-check_recorded_deadlock(os.path.join(work, "test.5.er"), "detached, then killed")
+wait_closed(os.path.join(work, "test.7.er"))
+check_recorded_deadlock(os.path.join(work, "test.7.er"), "detached, then killed")
 cleanup(work)
 finish()

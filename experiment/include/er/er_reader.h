@@ -56,6 +56,8 @@ struct er_race_access {
   uint64_t addr, pc, loc_start, loc_size;
   int32_t n_locks; /* the mutexes the racing threads held */
   uint64_t locks[4];
+  uint64_t alloc_frinfo; /* a heap block location: where it was allocated (0: not known) */
+  int32_t alloc_tid;     /* and by which thread (ThreadSanitizer's numbering) */
 };
 
 /* A user-mode stack (UID packet, experiment-format.md §6.1b). */
@@ -183,6 +185,9 @@ void er_experiment_close(struct er_experiment *exp);
 const struct er_stack *er_experiment_stack(const struct er_experiment *exp, uint64_t frame_uid);
 /* The order of an experiment's stacks (by frame uid), for qsort and bsearch. */
 int er_stack_by_frame_uid(const void *a, const void *b);
+/* The heap block (heaptrace's allocation or realloc) that held ADDR at
+ * WHEN: allocated at or before it and not freed since; NULL when none. */
+const struct er_heap_event *er_experiment_heap_block(const struct er_experiment *exp, uint64_t addr, int64_t when);
 /* The file-less code region (the vDSO) that holds PC, or NULL. */
 const struct er_code_region *er_experiment_code_region(const struct er_experiment *exp, uint64_t pc);
 /* The segment that maps PC (any mode), or NULL. */

@@ -57,8 +57,11 @@ _Static_assert(__builtin_offsetof(struct er_lock_order_packet, dvaddr) == 80, "D
 #define ER_PKT_RACE 10
 #define ER_RACE_LOCKS 4
 
-/* RTYPE, gprofng's Race_type numbers. */
-enum er_race_type { ER_RACE_WRITE = 0, ER_RACE_READ = 2 };
+/* RTYPE: gprofng's Race_type numbers for the accesses; then ours: the
+ * race's location is a heap block, and the packet's stack is where it was
+ * allocated (SOBJ its start, RSIZE its size, RTID the allocating thread),
+ * written after the race's accesses. */
+enum er_race_type { ER_RACE_WRITE = 0, ER_RACE_READ = 2, ER_RACE_ALLOCATION = 4 };
 
 struct er_race_packet {
   ER_COMMON_HEADER;
