@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "er/er_fileutil.h"
+#include "er/er_offcpu.h"
 #include "er/er_format.h"
 #include "er/er_omp.h"
 #include "er/er_xml.h"
@@ -272,7 +273,20 @@ static void collect_clock(const unsigned char *p, uint16_t type, uint16_t size, 
   }
   struct er_clock_packet pk;
   memcpy(&pk, p, sizeof pk);
-  struct er_clock_sample s = {pk.lwpid, pk.thrid, pk.cpuid, pk.tstamp, pk.frinfo, pk.mstate, pk.ntick};
+  struct er_clock_sample s = {pk.lwpid, pk.thrid, pk.cpuid, pk.tstamp, pk.frinfo, pk.mstate, pk.ntick, pk.reason};
+  if (!er_mstate_on_cpu(pk.mstate)) {
+    /* Time off the CPU (collector profile offcpu): kept apart, so that
+     * what reads CPU samples reads only those. */
+    if (s.reason == ER_OFFCPU_NONE || s.reason >= ER_OFFCPU_REASONS)
+      s.reason = ER_OFFCPU_BLOCKED;
+    struct er_clock_sample *grown = realloc(exp->offcpu, (exp->n_offcpu + 1) * sizeof *grown);
+    if (grown != NULL) {
+      exp->offcpu = grown;
+      exp->offcpu[exp->n_offcpu++] = s;
+    }
+    return;
+  }
+  s.reason = ER_OFFCPU_NONE;
   exp->clock = realloc(exp->clock, (exp->n_clock + 1) * sizeof *exp->clock);
   exp->clock[exp->n_clock++] = s;
 }
@@ -466,6 +480,7 @@ void er_experiment_close(struct er_experiment *exp)
   free(exp->stacks);
   er_free_user_stacks(exp);
   free(exp->clock);
+  free(exp->offcpu);
   free(exp->waits);
   for (size_t i = 0; i < exp->n_io_calls; i++)
     free(exp->io_calls[i].name);

@@ -18,6 +18,7 @@
 #include "er_deadlock_report.h"
 #include "er_mpi_report.h"
 #include "er_omp_report.h"
+#include "er_states_report.h"
 #include "er_race_report.h"
 
 #define DEFAULT_ROWS 25
@@ -36,6 +37,8 @@ static void usage(FILE *out)
         "                        accesses, their threads and stacks, and the variable\n"
         "  --deadlocks           potential deadlocks: each cycle of lock orders (collector tha\n"
         "                        deadlock), with the threads, locks and stacks of its orders\n"
+        "  --states              where each thread's wall-clock time went (collector profile offcpu):\n"
+        "                        on a CPU, waiting for one, asleep, in I/O, on a lock; per function\n"
         "  --omp                 OpenMP: time per state (work, barriers, idle, waits), OpenMP Work,\n"
         "                        Wait and Overhead per parallel region and per function\n"
         "  --folded FILE         folded stacks (FlameGraph, speedscope, inferno); - for stdout\n"
@@ -325,7 +328,8 @@ int main(int argc, char **argv)
     } else if (strcmp(a, "--no-inline") == 0) {
       with_inlined = 0;
     } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--processes") == 0 || strcmp(a, "--mpi") == 0 ||
-               strcmp(a, "--omp") == 0 || strcmp(a, "--deadlocks") == 0 || strcmp(a, "--races") == 0) {
+               strcmp(a, "--omp") == 0 || strcmp(a, "--deadlocks") == 0 || strcmp(a, "--races") == 0 ||
+               strcmp(a, "--states") == 0) {
       view = a + 2;
     } else if (strcmp(a, "--help") == 0) {
       usage(stdout);
@@ -366,6 +370,12 @@ int main(int argc, char **argv)
   }
   if (strcmp(view, "deadlocks") == 0 && names != NULL) {
     int rc = er_deadlock_report(path, &exp, names);
+    er_names_close(names);
+    er_experiment_close(&exp);
+    return rc;
+  }
+  if (strcmp(view, "states") == 0 && names != NULL) {
+    int rc = er_states_report(path, &exp, names, rows);
     er_names_close(names);
     er_experiment_close(&exp);
     return rc;

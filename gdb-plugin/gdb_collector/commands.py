@@ -190,6 +190,7 @@ Usage: collector profile on|off
        collector profile timer VALUE
        collector profile stack SIZE
        collector profile depth FRAMES
+       collector profile offcpu on|off
 
 VALUE is on (about 10 ms, the default), hi or high (about 1 ms), lo or low
 (about 100 ms), or a positive number of milliseconds (10, 2.5, 2.5m) or of
@@ -205,11 +206,21 @@ environment sets it, as dbx users set it for deeper stacks.
 
 FRAMES is the most frames a call stack keeps, 5 to 2048 (the default, and
 gprofng's ceiling), or "default"; GPROFNG_MAX_CALL_STACK_DEPTH in the
-program's environment sets it too.  Typed settings win over the variables."""
+program's environment sets it too.  Typed settings win over the variables.
+
+offcpu on records, with the clock profile, each thread's time off its CPU
+from the kernel's context-switch records: waiting for a CPU (preempted),
+asleep, in I/O, waiting on a lock, or blocked otherwise, with the call
+stack where it waited (where the kernel allows samples in its context:
+perf_event_paranoid 1 or less, or CAP_PERFMON; otherwise the time by
+thread and reason without the stack, said once).  gprofng shows it as its
+micro-state metrics (-metrics e.total:e.user:e.system:e.lock:e.sleep:e.wait);
+collector report states shows it by thread and function."""
 
     name = "profile"
     usage = ("collector profile on|off, collector profile timer on|hi|lo|MILLISECONDS|MICROSECONDSu, "
-             "collector profile stack BYTES|KIBk|default, or collector profile depth FRAMES|default")
+             "collector profile stack BYTES|KIBk|default, collector profile depth FRAMES|default, "
+             "or collector profile offcpu on|off")
 
     def invoke(self, arg, from_tty):
         words = gdb.string_to_argv(arg)
@@ -225,7 +236,8 @@ program's environment sets it too.  Typed settings win over the variables."""
         # `timer VALUE` and `stack SIZE`: one value, parsed by the settings.
         setters = {"timer": ("value", self.state.settings.set_timer),
                    "stack": ("size", self.state.settings.set_stack_bytes),
-                   "depth": ("number of frames", self.state.settings.set_max_frames)}
+                   "depth": ("number of frames", self.state.settings.set_max_frames),
+                   "offcpu": ("on or off", self.state.settings.set_offcpu)}
         if words[0] in setters:
             what, setter = setters[words[0]]
             if len(words) != 2:
@@ -245,11 +257,13 @@ program's environment sets it too.  Typed settings win over the variables."""
     def complete(self, text, word):
         words = text.split()
         if len(words) == 0 or (len(words) == 1 and not text.endswith(" ")):
-            return [w for w in ("on", "off", "timer", "stack", "depth") if w.startswith(word or "")]
+            return [w for w in ("on", "off", "timer", "stack", "depth", "offcpu") if w.startswith(word or "")]
         if words[0] == "timer":
             return [w for w in ("on", "hi", "lo", "high", "low") if w.startswith(word or "")]
         if words[0] == "stack":
             return [w for w in ("default", "8k", "16k", "32k", "64k") if w.startswith(word or "")]
+        if words[0] == "offcpu":
+            return [w for w in ("on", "off") if w.startswith(word or "")]
         return []
 
 
@@ -434,7 +448,7 @@ def live_progress(state, status):
 # (with the traced kinds that are only on or off: show_categories()).
 SHOW_CATEGORIES = {
     "all": None,
-    "profile": ("Clock profiling", "Stack copy", "Call-stack depth"),
+    "profile": ("Clock profiling", "Stack copy", "Call-stack depth", "Off-CPU time"),
     "hwprofile": ("HW counter profiling",),
     "synctrace": ("Sync wait tracing",),
     "tha": ("Thread analyzer",),

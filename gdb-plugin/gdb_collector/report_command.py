@@ -12,10 +12,10 @@ from .commands import _Subcommand
 from .text import say
 
 VIEWS_WITH_VALUE = ("callers", "callees", "flamegraph", "folded", "html")
-VIEWS_ALONE = ("functions", "threads", "processes", "mpi", "omp", "deadlocks", "races")
+VIEWS_ALONE = ("functions", "threads", "processes", "mpi", "omp", "deadlocks", "races", "states")
 OPTIONS = ("metric", "limit", "mode")
 USAGE = ("collector report [EXPERIMENT.er] [functions | callers FUNC | callees FUNC | threads | processes | mpi | omp | "
-         "deadlocks | races | "
+         "deadlocks | races | states | "
          "flamegraph FILE.svg | folded FILE | html FILE.html] [metric cpu|COUNTER] [limit N] [mode user|machine] "
          "[noinline]")
 REPORT_TIMEOUT_S = 600
@@ -52,6 +52,9 @@ running one as recorded so far).  VIEW is one of:
                      cycle of lock orders once, with the threads, the
                      locks (named as their variables where the symbols
                      say) and where each was taken
+  states             where each thread's wall-clock time went (collector
+                     profile offcpu on): on a CPU, waiting for one, asleep,
+                     in I/O, on a lock; per thread and per function
   flamegraph FILE.svg  an interactive flame graph (open it in a browser:
                      hover for a frame's share, click to zoom, Search)
   folded FILE        folded stacks, for FlameGraph, speedscope or inferno

@@ -58,6 +58,7 @@ class Settings:
         self.clock_interval_us = native.setting_default("clock_us")
         self.stack_bytes = None  # None: the runtime's default copy per sample
         self.max_frames = None  # None: the most (frame_limits), or GPROFNG_MAX_CALL_STACK_DEPTH
+        self.offcpu = False  # threads' time off their CPU, by reason (collector profile offcpu)
         self.store_directory = None  # None: the program's working directory
         self.experiment_name = None  # None: the next test.N.er
         self.group = None  # None: no experiment group
@@ -118,6 +119,17 @@ class Settings:
                              % (value, least // 1024, most))
         self.stack_bytes = min(size, most) // 8 * 8
         return "Stack copy per sample: %s (deeper call stacks are cut)." % _format_bytes(self.stack_bytes)
+
+    def set_offcpu(self, value):
+        """Parses `collector profile offcpu on|off`; returns the message."""
+        text = value.strip().lower()
+        if text not in ("on", "off"):
+            raise ValueError("\"%s\" is neither on nor off" % value)
+        self.offcpu = text == "on"
+        if not self.offcpu:
+            return "Off-CPU time: not recorded (clock samples show CPU time only)."
+        return ("Off-CPU time: recorded with the clock profile, each thread's time waiting for a CPU, asleep, in "
+                "I/O or on a lock, with where it waited (gprofng's micro-state metrics; collector report states).")
 
     def set_max_frames(self, value):
         """Parses `collector profile depth VALUE`; returns the message."""
@@ -236,6 +248,7 @@ class Settings:
             "GDBCOL_DESCENDANTS": self.descendants,
             "GDBCOL_GROUP": self.group,
             "GDBCOL_STACK_BYTES": str(copy) if copy else "",
+            "GDBCOL_OFFCPU": "on" if self.offcpu and self.clock_for_experiment() else "off",
             "GDBCOL_HWC_NATIVE": native.hwc_native_list(self.hwc_counters or default_counters())
             if self.hwprofile else "",
         } | self._data_kind_variables()
@@ -279,6 +292,7 @@ class Settings:
                 "Stack copy:             %s per sample%s"
                 % (_format_bytes(copy or native.stack_copy_limits()[0]), origin[copy_from]),
                 "Call-stack depth:       up to %d frames%s" % (frames, origin[frames_from]),
+                "Off-CPU time:           %s" % _on_off(self.offcpu),
                 "HW counter profiling:   %s, counters %s"
                 % (_on_off(self.hwprofile), self.hwc_counters or "(default: %s)" % default_counters()),
                 "Sync wait tracing:      %s, threshold %s" % (_on_off(self.synctrace), threshold),

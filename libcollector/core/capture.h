@@ -25,6 +25,7 @@ struct col_capture {
   const unsigned char *stack; /* bytes from regs.r[SP] upward */
   size_t stack_len;
   uint64_t event_id; /* perf: the id of the event that took it */
+  int in_kernel;     /* taken in kernel mode (its stack is the user's at the kernel's entry) */
 };
 
 typedef void (*col_capture_fn)(const struct col_capture *cap, void *arg);

@@ -17,7 +17,9 @@
 #include "core/module_map.h"
 #include "core/stack_store.h"
 #include "unwind/unwind.h"
+#include "core/config.h"
 #include "er/er_format.h"
+#include "er/er_offcpu.h"
 
 /* What it wrote and did not (col_clock_writer_describe): written by the
  * one thread that writes, read by any (the status, GDB's calls). */
@@ -71,7 +73,7 @@ int col_writer_wanted_at(int64_t tstamp)
 /* The packet of a stack recorded already (FRINFO), its time wanted:
  * FRINFO, or 0 when nothing was written. */
 static uint64_t append_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, uint64_t frinfo,
-                              int32_t mstate)
+                              int32_t mstate, enum er_offcpu_reason reason)
 {
   struct er_clock_packet p;
   /* A stack reaches disk before its users: data.frameinfo is flushed before
@@ -91,21 +93,34 @@ static uint64_t append_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t 
   p.frinfo = frinfo;
   p.mstate = mstate;
   p.ntick = (int32_t)ticks;
+  p.reason = (uint32_t)reason;
   if (er_cursor_append(profile_out, &p, sizeof p) != 0) {
     count_unwritten();
     return 0;
   }
-  __atomic_store_n(&figures.ticks_appended, figures.ticks_appended + ticks, __ATOMIC_RELAXED);
+  if (reason == ER_OFFCPU_NONE) /* CPU time */
+    __atomic_store_n(&figures.ticks_appended, figures.ticks_appended + ticks, __ATOMIC_RELAXED);
   return frinfo;
+}
+
+/* A CPU sample's micro-state: Linux's one CPU state, or with off-CPU
+ * states recorded (numstates 10: gprofng counts state 10 in no total
+ * then), user or system CPU, as the sample was taken. */
+static int32_t cpu_mstate(int in_kernel)
+{
+  if (!col_cfg.offcpu)
+    return ER_MSTATE_LINUX_CPU;
+  return in_kernel ? ER_MSTATE_SYSTEM : ER_MSTATE_USER;
 }
 
 uint64_t col_clock_writer_packet_id(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, uint64_t frinfo)
 {
-  return col_writer_wanted_at(tstamp) ? append_packet(tid, cpu, tstamp, ticks, frinfo, ER_MSTATE_LINUX_CPU) : 0;
+  return col_writer_wanted_at(tstamp) ? append_packet(tid, cpu, tstamp, ticks, frinfo, cpu_mstate(0), ER_OFFCPU_NONE)
+                                      : 0;
 }
 
 static uint64_t append_with_stack(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
-                                  size_t n)
+                                  size_t n, int in_kernel)
 {
   if (n > 0 && !col_modules_knows_pc(pcs[0]))
     rescan_wanted = 1; /* probably a library loaded since the last scan */
@@ -115,10 +130,12 @@ static uint64_t append_with_stack(pid_t tid, uint32_t cpu, int64_t tstamp, uint3
    * it in OpenMP Wait). */
   static struct col_omp_sample omp; /* one caller at a time; too big for a stack */
   if (!col_omp_sample_of(tid, pcs, n, &omp))
-    return append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id(pcs, n), ER_MSTATE_LINUX_CPU);
+    return append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id(pcs, n), cpu_mstate(in_kernel),
+                         ER_OFFCPU_NONE);
   uint64_t frinfo = append_packet(
       tid, cpu, tstamp, ticks,
-      col_writer_stack_id_state(omp.machine, omp.machine_n, omp.state, omp.user, omp.user_n), ER_MSTATE_USER);
+      col_writer_stack_id_state(omp.machine, omp.machine_n, omp.state, omp.user, omp.user_n), ER_MSTATE_USER,
+      ER_OFFCPU_NONE);
   if (frinfo != 0)
     col_omp_trace_sample(tid, cpu, tstamp, &omp);
   return frinfo;
@@ -127,7 +144,16 @@ static uint64_t append_with_stack(pid_t tid, uint32_t cpu, int64_t tstamp, uint3
 uint64_t col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
                                  size_t n)
 {
-  return col_writer_wanted_at(tstamp) ? append_with_stack(tid, cpu, tstamp, ticks, pcs, n) : 0;
+  return col_writer_wanted_at(tstamp) ? append_with_stack(tid, cpu, tstamp, ticks, pcs, n, 0) : 0;
+}
+
+uint64_t col_clock_writer_offcpu_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, int reason,
+                                        const uint64_t *pcs, size_t n)
+{
+  if (!col_writer_wanted_at(tstamp))
+    return 0;
+  return append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id(pcs, n), er_offcpu_mstate((enum er_offcpu_reason)reason),
+                       (enum er_offcpu_reason)reason);
 }
 
 size_t col_clock_writer_write_stack(const struct col_capture *cap, uint64_t *pcs)
@@ -135,7 +161,7 @@ size_t col_clock_writer_write_stack(const struct col_capture *cap, uint64_t *pcs
   if (!col_writer_wanted_at(cap->tstamp))
     return 0;
   size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
-  append_with_stack(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n);
+  append_with_stack(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n, cap->in_kernel);
   return n;
 }
 
@@ -145,7 +171,7 @@ uint64_t col_clock_writer_write_id(const struct col_capture *cap)
     return 0;
   uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
-  return append_with_stack(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n);
+  return append_with_stack(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n, cap->in_kernel);
 }
 
 void col_clock_writer_write(const struct col_capture *cap, void *arg)

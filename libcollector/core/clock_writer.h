@@ -25,6 +25,11 @@ uint64_t col_clock_writer_write_id(const struct col_capture *cap);
 uint64_t col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
                                  size_t n);
 uint64_t col_clock_writer_packet_id(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, uint64_t frinfo);
+/* A packet of TICKS clock periods thread TID spent off its CPU for REASON
+ * (enum er_offcpu_reason), where it waited in PCS: its micro-state says
+ * the reason to gprofng; not CPU time. */
+uint64_t col_clock_writer_offcpu_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, int reason,
+                                        const uint64_t *pcs, size_t n);
 /* Writes what was appended; the counts below; gives up what was not
  * written (its stacks were lost). */
 void col_clock_writer_flush(void);

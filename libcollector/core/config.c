@@ -8,6 +8,7 @@
  *   GDBCOL_MAX_FRAMES       most frames a call stack keeps (5-2048)
  *   GDBCOL_CLOCK_SOURCE     "timer" forces the POSIX timer fallback
  *   GDBCOL_UNWIND_CHECK     "1": check the fast unwinder against libunwind
+ *   GDBCOL_OFFCPU           on | off: threads' time off their CPU, by reason
  *   GDBCOL_SAMPLE_PERIOD_MS periodic sample points, 0 = manual only
  *   GDBCOL_LIMIT_MB         cap on profile/trace data in MB, 0 = none
  *   GDBCOL_ARCHIVE          off | on | copy, applied when the experiment ends
@@ -36,6 +37,7 @@
 #include "er/er_archive.h"
 #include "er/er_format.h"
 #include "er/er_group.h"
+#include "er/er_offcpu.h"
 #include "er/er_text.h"
 #include "er/er_timer_spec.h"
 
@@ -134,6 +136,8 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
   cfg->max_frames = frames ? atol(frames) : ER_MAX_STACK_DEPTH;
   if (cfg->max_frames < ER_MIN_STACK_DEPTH || cfg->max_frames > ER_MAX_STACK_DEPTH)
     cfg->max_frames = ER_MAX_STACK_DEPTH;
+  const char *offcpu = get("GDBCOL_OFFCPU", source);
+  cfg->offcpu = offcpu != NULL && strcmp(offcpu, "on") == 0 && cfg->clock_interval_us > 0;
   const char *source_name = get("GDBCOL_CLOCK_SOURCE", source);
   cfg->force_timer_source = source_name != NULL && strcmp(source_name, "timer") == 0;
   cfg->sampled_outside = source_name != NULL && strcmp(source_name, "process") == 0;
@@ -228,8 +232,9 @@ int col_kind_on(const struct col_config *cfg, enum er_kind kind)
 void col_kind_attributes(const struct col_config *cfg, enum er_kind kind, char *out, size_t len)
 {
   switch (kind) {
-  case ER_KIND_CLOCK: /* numstates 1: Linux's one CPU state (gprofng shows nothing without it) */
-    snprintf(out, len, "ptimer=\"%ld\" numstates=\"1\"", cfg->clock_interval_us);
+  case ER_KIND_CLOCK: /* numstates 1: Linux's one CPU state (gprofng shows nothing without it); 10 with
+                        off-CPU states (gprofng's micro-state metrics: user, system, lock, sleep, wait CPU) */
+    snprintf(out, len, "ptimer=\"%ld\" numstates=\"%d\"", cfg->clock_interval_us, cfg->offcpu ? ER_NUMSTATES : 1);
     break;
   case ER_KIND_SYNC: /* -1 when calibrated, as gprofng writes it (the value goes in a comment) */
     snprintf(out, len, "threshold=\"%ld\" scope=\"1\"", cfg->sync_threshold_us);
@@ -300,7 +305,7 @@ static const char *const our_variables[] = {
     "GDBCOL_CLOCK_SOURCE",   "GDBCOL_TARGET",          "GDBCOL_PRELOAD",     "GDBCOL_UNWIND_CHECK",
     "GDBCOL_SAMPLE_PERIOD_MS", "GDBCOL_LIMIT_MB",      "GDBCOL_ARCHIVE",     "GDBCOL_GROUP",
     "GDBCOL_SAMPLER",        "GDBCOL_DESCENDANTS",     "GDBCOL_HWC_NATIVE",  "GDBCOL_RUNTIME_OBJECTS",
-    "GDBCOL_MAX_FRAMES",
+    "GDBCOL_MAX_FRAMES",     "GDBCOL_OFFCPU",
 };
 
 void col_config_scrub_environment(void)

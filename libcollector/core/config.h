@@ -33,6 +33,7 @@ struct col_config {
   int n_hwc;                  /* GDBCOL_HWC: the counters profiled (tag = index) */
   struct er_hwc_resolved hwc[ER_HWC_MAX_COUNTERS];
   long sync_threshold_us;     /* waits at least this long; -1: calibrated */
+  int offcpu;                 /* GDBCOL_OFFCPU=on: threads' time off their CPU, by reason (numstates 10) */
   int job_rank_known, job_rank; /* a writer: the MPI rank its process had at its exec, read by the founder's
                                    sampler then (a short rank may be gone by the time the writer looks) */
 };

@@ -96,6 +96,10 @@ static int start_experiment(void)
   if (col_tracing_on(&col_cfg))
     col_tracing_text(&col_cfg, untraced, sizeof untraced);
   col_tracing_off(&col_cfg);
+  /* Off-CPU time comes from the kernel's switch records, which only the
+   * sampler process reads: not declared here either. */
+  int offcpu_asked = col_cfg.offcpu;
+  col_cfg.offcpu = 0;
   static int fork_counter_set;
   __atomic_store_n(&forks_unrecorded, 0, __ATOMIC_RELAXED);
   if (!fork_counter_set)
@@ -112,6 +116,11 @@ static int start_experiment(void)
   if (untraced[0] != '\0')
     col_log_warning(200, "%s was asked for but needs the sampler process, which is not running here (the "
                     "runtime samples from inside the program): nothing traced is recorded", untraced);
+  if (offcpu_asked) {
+    col_log_warning(200, "off-CPU time was asked for but needs the sampler process, which is not running here "
+                    "(the runtime samples from inside the program): CPU time only");
+    col_status_add_note("off-CPU time not recorded: the program sampled itself (no perf events here)");
+  }
   omp_states_inside();
   col_state_set(COL_STATE_COLLECTING);
   return 0;

@@ -87,6 +87,33 @@ int sampler_counter_totals(uint64_t *totals, int64_t now)
   return 0;
 }
 
+/* The events that sample each switch out (off-CPU stacks), by id. */
+static uint64_t *switch_stack_ids;
+static size_t n_switch_stack_ids, switch_stack_ids_room;
+
+static void remember_switch_stack_event(int fd)
+{
+  uint64_t id;
+  if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0)
+    return;
+  if (n_switch_stack_ids == switch_stack_ids_room) {
+    size_t room = switch_stack_ids_room ? switch_stack_ids_room * 2 : 64;
+    uint64_t *more = realloc(switch_stack_ids, room * sizeof *more);
+    if (more == NULL)
+      return;
+    switch_stack_ids = more, switch_stack_ids_room = room;
+  }
+  switch_stack_ids[n_switch_stack_ids++] = id;
+}
+
+int sampler_event_samples_switches(uint64_t id)
+{
+  for (size_t i = 0; i < n_switch_stack_ids; i++)
+    if (switch_stack_ids[i] == id)
+      return 1;
+  return 0;
+}
+
 int sampler_counter_of_event(uint64_t id)
 {
   for (size_t i = 0; i < n_counter_events; i++)
@@ -124,6 +151,7 @@ static size_t ring_pages(void)
 /* What an event brings: the records of threads' switches and exits,
  * mappings and execs (no samples); the clock's samples; or (0 and up)
  * that counter's samples (the same sample layout: one parser). */
+#define EVENT_SWITCH_STACKS (-3)
 #define EVENT_SWITCHES (-2)
 #define EVENT_CLOCK (-1)
 /* 256 KiB: about 6000 switch records.  64 KiB lost 2600 records of 1000
@@ -153,6 +181,17 @@ static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec, int
     return (int)syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
   }
   if (counter == EVENT_CLOCK) {
+    attr.wakeup_watermark = (uint32_t)(sampler_ring_data_bytes / 2);
+    return (int)syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+  }
+  if (counter == EVENT_SWITCH_STACKS) {
+    /* A sample at every switch out, for its user registers and stack:
+     * taken in the kernel's context, so only where kernel samples are
+     * allowed (with exclude_kernel the kernel drops every one). */
+    attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+    attr.sample_period = 1;
+    attr.sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD; /* as a counter's: the registers' ABI follows CPU */
+    attr.exclude_kernel = 0;
     attr.wakeup_watermark = (uint32_t)(sampler_ring_data_bytes / 2);
     return (int)syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
   }
@@ -262,6 +301,32 @@ static void open_counters(pid_t pid, int cpu, int from_exec)
   }
 }
 
+/* Off-CPU stacks (collector profile offcpu): the switch sampling event of
+ * PID on CPU, into the CPU's samples ring, where kernel samples are
+ * allowed; a refusal is counted (the stacks are then not recorded). */
+static void open_switch_stacks(pid_t pid, int cpu, int from_exec)
+{
+  if (!col_cfg.offcpu)
+    return;
+  if (sampler_exclude_kernel) {
+    figures.switch_stacks_errno = EACCES;
+    return;
+  }
+  int fd = open_event(pid, cpu, 0, from_exec, EVENT_SWITCH_STACKS);
+  if (fd < 0) {
+    if (errno != ESRCH)
+      figures.switch_stacks_errno = errno;
+    return;
+  }
+  if (connect_output(fd, cpu, EVENT_SWITCH_STACKS) != 0 || remember_fd(fd) != 0) {
+    figures.switch_stacks_errno = errno;
+    close(fd);
+    return;
+  }
+  figures.switch_stacks_opened++;
+  remember_switch_stack_event(fd);
+}
+
 /* FD, an event of KIND on CPU, into its ring and the list: 0, or -1 (FD
  * closed, *LAST_ERRNO set). */
 static int keep_event(int fd, int cpu, int kind, int *last_errno)
@@ -301,6 +366,7 @@ static int open_on_every_cpu(pid_t pid, int from_exec, int *last_errno)
         continue;
     }
     open_counters(pid, cpu, from_exec);
+    open_switch_stacks(pid, cpu, from_exec);
     opened++;
   }
   return opened;

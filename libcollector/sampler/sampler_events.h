@@ -35,6 +35,8 @@ struct sampler_events_figures {
   int attach_errno;
   unsigned counters_refused;
   int counter_errno;
+  unsigned switch_stacks_opened; /* off-CPU stacks: events sampling switches out */
+  int switch_stacks_errno;       /* why one was not opened (EACCES: kernel samples not allowed) */
 };
 void sampler_events_describe(struct sampler_events_figures *out);
 
@@ -66,5 +68,8 @@ void sampler_events_watch(int epoll_fd);
 /* The counter (collector hwprofile, col_cfg.hwc) whose event has kernel id
  * ID (a sample's), or -1 (the clock's). */
 int sampler_counter_of_event(uint64_t id);
+/* Whether the event with kernel id ID samples switches out (off-CPU
+ * stacks). */
+int sampler_event_samples_switches(uint64_t id);
 
 #endif

@@ -67,6 +67,7 @@
 #include "er/er_text.h"
 #include "sampler_descendants.h"
 #include "sampler_events.h"
+#include "sampler_offcpu.h"
 #include "sampler_tails.h"
 #include "sampler_state.h"
 #include "trace_ring.h"
@@ -196,6 +197,7 @@ static void finish(int program_gone)
     uint64_t totals[ER_HWC_MAX_COUNTERS];
     if (sampler_counter_totals(totals, INT64_MAX) == 0)
       tails_finish_counters(col_target_pid, totals, end);
+    offcpu_finish(end);
     tails_finish(end);
     col_data_writers_flush();
   }
@@ -352,12 +354,18 @@ static int begin(int epoll_fd, char *err, size_t err_len)
   for (int i = 0; i < col_cfg.n_hwc; i++)
     intervals[i] = col_cfg.hwc[i].interval;
   tails_set_counters((unsigned)col_cfg.n_hwc, intervals);
-  if (!sampler.attached)
-    return sampler_open_for_launch(col_target_pid, err, err_len);
-  if (sampler_open_for_attach(col_target_pid, err, err_len) != 0)
-    return -1;
+  int opened = sampler.attached ? sampler_open_for_attach(col_target_pid, err, err_len)
+                                : sampler_open_for_launch(col_target_pid, err, err_len);
+  struct sampler_events_figures events;
+  sampler_events_describe(&events);
+  if (opened == 0 && col_cfg.offcpu && events.switch_stacks_opened == 0)
+    col_status_add_note("off-CPU time recorded without the stacks where threads waited (the kernel gives them "
+                        "with kernel.perf_event_paranoid 1 or less, or CAP_PERFMON)");
+  if (!sampler.attached || opened != 0)
+    return opened;
   col_run_started_at = col_hrtime();
   tails_init((uint64_t)col_cfg.clock_interval_us * 1000, col_run_started_at);
+  offcpu_init((uint64_t)col_cfg.clock_interval_us * 1000, col_run_started_at);
   sampler_start_experiment(); /* the mappings: /proc/PID/maps now, records later */
   col_modules_use_records();
   if (sampler.start_failed) {
@@ -367,8 +375,6 @@ static int begin(int epoll_fd, char *err, size_t err_len)
   time_t now = time(NULL);
   char when[64];
   strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
-  struct sampler_events_figures events;
-  sampler_events_describe(&events);
   if (sampler.started_by_rank)
     col_log_comment("Collection started at %s by an MPI rank outside the process tree the job's sampler process "
                     "follows (a rank on another node): this sampler process, the rank's own, opened events on its "

@@ -31,6 +31,7 @@
 #include "sampler_events.h"
 #include "sampler_spawns.h"
 #include "sampler_state.h"
+#include "sampler_offcpu.h"
 #include "sampler_tails.h"
 #include "sampler_writers.h"
 
@@ -107,6 +108,10 @@ static void on_sample(const unsigned char *rec, uint16_t size)
   note_thread(cap.tid);
   if (cap.tstamp >= sampler.closing_at)
     return; /* after the end asked for, or the program's exec: neither written nor counted in tails */
+  if (sampler_event_samples_switches(cap.event_id)) { /* where a thread left its CPU: no CPU time */
+    offcpu_on_stack(cap.tid, cap.tstamp, pcs, col_unwind(&cap, pcs, ER_MAX_STACK_DEPTH + 1));
+    return;
+  }
   int counter = sampler_counter_of_event(cap.event_id);
   if (counter >= 0) { /* a counter's overflow: its packet, not CPU time */
     size_t n = col_counter_writer_write(&cap, (uint32_t)counter, col_cfg.hwc[counter].interval, pcs);
@@ -136,10 +141,15 @@ static void on_thread_record(const unsigned char *rec, uint16_t type, uint16_t s
    * that came since the cycle's start, before its tail is placed. */
   if (type == PERF_RECORD_EXIT && col_control != NULL)
     col_control_take_thread_starts(tails_on_thread_start);
-  if (type == PERF_RECORD_EXIT) /* its counts are in its parent events' now */
+  if (type == PERF_RECORD_EXIT) { /* its counts are in its parent events' now */
     tails_on_thread_exit((pid_t)ids[1], cpu, t, sampler_counter_totals(totals, t) == 0 ? totals : NULL);
-  else
-    tails_on_switch((pid_t)ids[1], (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0, t);
+    offcpu_on_thread_exit((pid_t)ids[1]);
+    return;
+  }
+  int out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+  tails_on_switch((pid_t)ids[1], out, t);
+  if (col_cfg.offcpu)
+    offcpu_on_switch((pid_t)ids[1], out, (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0, cpu, t);
 }
 
 /* A descendant's writer: its process exec'd COMM at T.  The pre-exec
@@ -153,6 +163,7 @@ static void start_after_exec(const char *comm, int64_t t)
     next[0] = '\0';
   int follow = er_follow_matches(&sampler.follow, next, comm);
   if (sampler.started) {
+    offcpu_finish(t);
     tails_finish(t);
     col_data_writers_flush();
     col_experiment_descendant_event("exec_start", "exec", next, comm, t, follow);
@@ -167,6 +178,7 @@ static void start_after_exec(const char *comm, int64_t t)
   col_modules_restart();
   col_run_started_at = t;
   tails_init((uint64_t)col_cfg.clock_interval_us * 1000, t);
+  offcpu_init((uint64_t)col_cfg.clock_interval_us * 1000, t);
   sampler.started = sampler.finished = 0;
   sampler.closing_at = INT64_MAX; /* an end the old image asked for was its own */
   sampler.close_reason = "exit";
@@ -204,6 +216,8 @@ static void on_fork(const unsigned char *rec, uint16_t size)
   int64_t t;
   memcpy(ids, rec + sizeof(struct perf_event_header), 16);
   memcpy(&t, rec + sizeof(struct perf_event_header) + 16, 8);
+  if (ids[0] == ids[1] && (pid_t)ids[0] == col_target_pid)
+    offcpu_on_thread_born((pid_t)ids[2]); /* a new thread: never off its CPU before it ran */
   if (sampler.writer_mode)
     return;
   pid_t pid = (pid_t)ids[0], ppid = (pid_t)ids[1];
@@ -261,6 +275,9 @@ static void on_exec(const unsigned char *rec, uint16_t size)
   } else if (!sampler.finished) {
     col_run_started_at = t; /* launch: the run begins at the exec */
     tails_init((uint64_t)col_cfg.clock_interval_us * 1000, col_run_started_at);
+    offcpu_init((uint64_t)col_cfg.clock_interval_us * 1000, col_run_started_at);
+    /* Stopped by GDB at its exec, then let go: the run starts with it. */
+    offcpu_on_thread_born(col_target_pid);
     sampler_start_experiment();
   }
 }

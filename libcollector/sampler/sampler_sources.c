@@ -5,6 +5,7 @@
  * end each says in log.xml what it recorded and lost.  A counter source
  * (hardware or kernel software events) is one more entry. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +17,8 @@
 #include "sampler_descendants.h"
 #include "sampler_events.h"
 #include "sampler_state.h"
+#include "er/er_offcpu.h"
+#include "sampler_offcpu.h"
 #include "sampler_tails.h"
 #include "sampler_writers.h"
 
@@ -103,6 +106,31 @@ static void describe_clock(void)
                           "under-counted", (unsigned long long)sampler.lost_switch_records);
 }
 
+static void describe_offcpu(void)
+{
+  if (!col_cfg.offcpu)
+    return;
+  struct offcpu_figures off;
+  offcpu_describe(&off);
+  struct sampler_events_figures events;
+  sampler_events_describe(&events);
+  col_log_comment("Off-CPU time (numstates 10): %llu period(s) off a CPU from the kernel's context switches, "
+                  "%.3f s waiting for a CPU, %.3f s asleep, %.3f s in I/O, %.3f s on a lock, %.3f s blocked "
+                  "otherwise; one packet each time all threads' time off CPU crosses a multiple of the interval; "
+                  "stacks from a sample at each switch out (%u event(s))",
+                  (unsigned long long)off.periods, off.seconds[ER_OFFCPU_RUNNABLE], off.seconds[ER_OFFCPU_SLEEP],
+                  off.seconds[ER_OFFCPU_IO], off.seconds[ER_OFFCPU_LOCK], off.seconds[ER_OFFCPU_BLOCKED],
+                  events.switch_stacks_opened);
+  if (events.switch_stacks_opened == 0)
+    col_log_final_warning(200, "off-CPU time is recorded per thread and reason without the call stacks where threads "
+                          "waited: the kernel shows a thread's stack at a context switch only where samples in its "
+                          "context are allowed (%s); with kernel.perf_event_paranoid 1 or less, or CAP_PERFMON, "
+                          "they are recorded",
+                          events.switch_stacks_errno == EACCES || events.switch_stacks_errno == EPERM
+                              ? "kernel.perf_event_paranoid is 2 or more here"
+                              : strerror(events.switch_stacks_errno));
+}
+
 static void describe_counters(void)
 {
   if (col_cfg.n_hwc == 0)
@@ -146,6 +174,7 @@ static const struct sampler_source sources[] = {
     {"clock samples and the kernel's records (per-CPU rings)", take_ring_records, describe_clock},
     {"traced events (trace ring)", take_traced_events, sampler_trace_describe},
     {"counter overflows (in the per-CPU rings, taken with the clock's records)", NULL, describe_counters},
+    {"threads' time off their CPU (from the switch records, taken with the clock's)", NULL, describe_offcpu},
     {"descendants (their writers)", NULL, describe_descendants},
 };
 #define N_SOURCES (sizeof sources / sizeof sources[0])

@@ -182,6 +182,8 @@ int col_perf_parse_sample(const unsigned char *rec, size_t len, struct col_captu
   } /* else a counter's sample (no period: cap.period stays 0), and that was the regs ABI */
   cap.tid = (pid_t)pid_tid[1];
   cap.weight = 1;
+  cap.in_kernel = (((const struct perf_event_header *)rec)->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+                  PERF_RECORD_MISC_KERNEL;
   if (word != PERF_SAMPLE_REGS_ABI_NONE) {
     for (int r = 0; r < PERF_REG_X86_64_MAX && r < COL_NREGS; r++) {
       if (!(SAMPLED_REGS & (1ull << r)))

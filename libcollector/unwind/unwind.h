@@ -52,6 +52,9 @@ int col_unwind_object_of(uint64_t pc, struct Elf **elf, uint64_t *bias);
  * object's .eh_frame_hdr table, which lists every function with CFI), or
  * 0 when unknown. */
 uint64_t col_function_entry(uint64_t pc);
+/* The name of the function holding code address PC (its object's symbol
+ * tables), or NULL. */
+const char *col_function_name(uint64_t pc);
 /* Changes each time the objects are forgotten (what was learned of their
  * code may no longer hold). */
 unsigned col_unwind_objects_generation(void);

@@ -47,7 +47,7 @@ struct er_clock_packet {
   uint64_t frinfo;
   int32_t mstate;
   int32_t ntick;
-  uint32_t pad1;
+  uint32_t reason; /* ours, where gprofng's packet has padding: enum er_offcpu_reason (er_offcpu.h), 0 on a CPU */
 } __attribute__((packed));
 
 _Static_assert(sizeof(struct er_clock_packet) == 56, "clock packet is 56 bytes");

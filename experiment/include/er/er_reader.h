@@ -73,6 +73,7 @@ struct er_clock_sample {
   int64_t tstamp;
   uint64_t frinfo;
   int32_t mstate, ntick;
+  uint32_t reason; /* enum er_offcpu_reason: 0 in a CPU sample */
 };
 
 /* A synchronization wait (synctrace). */
@@ -149,8 +150,10 @@ struct er_experiment {
   size_t n_stacks;
   struct er_user_stack *user_stacks; /* sorted by uid */
   size_t n_user_stacks;
-  struct er_clock_sample *clock;
+  struct er_clock_sample *clock; /* CPU samples */
   size_t n_clock;
+  struct er_clock_sample *offcpu; /* time off the CPU (collector profile offcpu), in file order */
+  size_t n_offcpu;
   int declared[ER_N_KINDS]; /* log.xml has the kind's <profile> block (er_data_kinds.h) */
   long sync_threshold_us;   /* synctrace's threshold (-1 calibrated) */
   struct er_sync_wait *waits;

@@ -1,0 +1,76 @@
+/* Off-CPU reasons from function names (er/er_offcpu.h).  The names are
+ * glibc's entry points for calls that block; a stack is read from its
+ * leaf up, so the call nearest the kernel decides (read() under fgets()
+ * is I/O; pthread_cond_wait() under a queue's pop is a lock wait). */
+#include "er/er_offcpu.h"
+
+#include <string.h>
+
+static const char *const lock_calls[] = {
+    "pthread_mutex_lock", "pthread_mutex_timedlock", "pthread_mutex_clocklock", "pthread_rwlock_rdlock",
+    "pthread_rwlock_wrlock", "pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_clockrdlock",
+    "pthread_rwlock_clockwrlock", "pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_clockwait",
+    "sem_wait", "sem_timedwait", "sem_clockwait", "pthread_join", "pthread_timedjoin_np", "pthread_clockjoin_np",
+    "pthread_barrier_wait", "lll_lock_wait", "lll_lock_wait_private", "flock", "lockf", NULL};
+static const char *const sleep_calls[] = {
+    "nanosleep", "clock_nanosleep", "usleep", "sleep", "pause", "sigsuspend", "sigwait", "sigwaitinfo",
+    "sigtimedwait", "wait", "waitpid", "wait3", "wait4", "waitid", NULL};
+static const char *const io_calls[] = {
+    "read", "write", "pread", "pread64", "pwrite", "pwrite64", "readv", "writev", "preadv", "preadv2",
+    "pwritev", "pwritev2", "recv", "recvfrom", "recvmsg", "recvmmsg", "send", "sendto", "sendmsg", "sendmmsg",
+    "accept", "accept4", "connect", "poll", "ppoll", "select", "pselect", "epoll_wait", "epoll_pwait",
+    "epoll_pwait2", "open", "open64", "openat", "openat64", "close", "fsync", "fdatasync", "sync", "syncfs",
+    "msync", "splice", "tee", "sendfile", "sendfile64", "copy_file_range", "fallocate", "ftruncate", NULL};
+
+static int listed(const char *const *list, const char *name, size_t len)
+{
+  for (; *list != NULL; list++)
+    if (strlen(*list) == len && memcmp(*list, name, len) == 0)
+      return 1;
+  return 0;
+}
+
+enum er_offcpu_reason er_offcpu_reason_of_function(const char *name)
+{
+  if (name == NULL)
+    return ER_OFFCPU_NONE;
+  /* glibc's names for one entry point: __GI___read, __libc_read, __read. */
+  if (strncmp(name, "__GI_", 5) == 0)
+    name += 5;
+  while (*name == '_')
+    name++;
+  if (strncmp(name, "libc_", 5) == 0)
+    name += 5;
+  size_t len = strcspn(name, "@"); /* read@GLIBC_2.2.5 */
+  if (listed(lock_calls, name, len))
+    return ER_OFFCPU_LOCK;
+  if (listed(io_calls, name, len))
+    return ER_OFFCPU_IO;
+  if (listed(sleep_calls, name, len))
+    return ER_OFFCPU_SLEEP;
+  return ER_OFFCPU_NONE;
+}
+
+int32_t er_offcpu_mstate(enum er_offcpu_reason reason)
+{
+  switch (reason) {
+  case ER_OFFCPU_RUNNABLE:
+    return ER_MSTATE_WAIT_CPU;
+  case ER_OFFCPU_LOCK:
+    return ER_MSTATE_USER_LOCK;
+  default:
+    return ER_MSTATE_SLEEP;
+  }
+}
+
+const char *er_offcpu_reason_title(enum er_offcpu_reason reason)
+{
+  static const char *const titles[ER_OFFCPU_REASONS] = {"on a CPU", "waiting for a CPU", "sleeping", "in I/O",
+                                                        "waiting on a lock", "blocked (other)"};
+  return (unsigned)reason < ER_OFFCPU_REASONS ? titles[reason] : "?";
+}
+
+int er_mstate_on_cpu(int32_t mstate)
+{
+  return mstate == 0 || mstate == 1 || mstate == 2 || mstate == 10;
+}

@@ -1,0 +1,240 @@
+/* Off-CPU time: where each thread's wall-clock time went while it was off
+ * its CPU.
+ *
+ * The kernel's context-switch records (the switch ring's, the same that
+ * give thread tails their CPU time) say when each thread left its CPU and
+ * came back, and whether it left still runnable (preempted: waiting for a
+ * CPU) or blocked.  Where the kernel gives samples in kernel context
+ * (perf_event_paranoid <= 1, or CAP_PERFMON), a software event that samples
+ * every switch out brings the thread's user registers and stack at that
+ * moment, unwound like a clock sample: the stack where it waited.  Its
+ * names give the reason (er_offcpu.h: a lock, I/O, sleep); where it waited
+ * with no stack seen, the reason is "blocked".
+ *
+ * Periods become clock packets the way tails do (sampler_tails.c): all
+ * threads' off-CPU time is one stream, and a packet is written each time
+ * the stream crosses the next multiple of the clock period, from a random
+ * start, with the stack and reason of the period that crossed it, and as
+ * many ticks as multiples it crossed.  So every nanosecond off CPU is
+ * recorded with probability 1/period: a 1-second sleep is one packet of
+ * 100 ticks at 10 ms, and 100 000 switches a second of 10 us each cost
+ * 100 packets a second, each period's expected share exact. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock_writer.h"
+#include "er/er_format.h"
+#include "er/er_offcpu.h"
+#include "unwind/unwind.h"
+#include "sampler_offcpu.h"
+
+#define BUCKETS 4096
+#define STACK_KEPT 256           /* frames of a blocked thread's stack kept */
+#define STACK_FRESH_NS 1000000   /* a stack sampled this close to the switch out is its */
+#define REASON_FRAMES 8          /* frames from the leaf whose names decide the reason */
+
+struct off_thread {
+  struct off_thread *next;
+  pid_t tid;
+  int born;          /* made during the run */
+  int exited;        /* ended: its last switch out is no wait */
+  int switched;      /* a switch record was seen */
+  int preempted;
+  uint32_t cpu;
+  int64_t off_since; /* -1: on its CPU */
+  int64_t stack_at;  /* when its stack below was sampled; 0: none */
+  uint64_t *pcs;
+  size_t depth;
+};
+
+static struct off_thread *buckets[BUCKETS];
+static uint64_t period;
+static int64_t run_start;
+static double amount, next_crossing;
+static uint64_t random_state;
+static struct offcpu_figures figures;
+
+static double uniform(void)
+{
+  random_state ^= random_state >> 12;
+  random_state ^= random_state << 25;
+  random_state ^= random_state >> 27;
+  return (double)((random_state * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+}
+
+static struct off_thread **slot_of(pid_t tid)
+{
+  struct off_thread **p = &buckets[(unsigned)tid % BUCKETS];
+  while (*p != NULL && (*p)->tid != tid)
+    p = &(*p)->next;
+  return p;
+}
+
+static struct off_thread *thread_of(pid_t tid)
+{
+  struct off_thread **p = slot_of(tid);
+  if (*p == NULL) {
+    *p = calloc(1, sizeof **p);
+    if (*p != NULL) {
+      (*p)->tid = tid;
+      (*p)->off_since = -1;
+    }
+  }
+  return *p;
+}
+
+static void forget(pid_t tid)
+{
+  struct off_thread **p = slot_of(tid), *t = *p;
+  if (t == NULL)
+    return;
+  *p = t->next;
+  free(t->pcs);
+  free(t);
+}
+
+void offcpu_on_thread_exit(pid_t tid)
+{
+  /* Kept, marked: the kernel's last switch out of an ended thread comes
+   * after its exit record. */
+  struct off_thread *t = thread_of(tid);
+  if (t != NULL) {
+    t->exited = 1;
+    t->off_since = -1;
+    t->stack_at = 0;
+  }
+}
+
+void offcpu_init(uint64_t period_ns, int64_t started_at)
+{
+  for (int b = 0; b < BUCKETS; b++)
+    while (buckets[b] != NULL)
+      forget(buckets[b]->tid);
+  memset(&figures, 0, sizeof figures);
+  period = period_ns;
+  run_start = started_at;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  random_state = ((uint64_t)now.tv_nsec << 20) ^ (uint64_t)getpid() ^ 0xD1B54A32D192ED03ULL;
+  amount = 0;
+  next_crossing = uniform() * (double)period;
+}
+
+void offcpu_on_thread_born(pid_t tid)
+{
+  struct off_thread *t = thread_of(tid);
+  if (t != NULL) {
+    t->born = 1;
+    t->exited = t->switched = 0; /* a thread id used again */
+    t->off_since = -1;
+    t->stack_at = 0;
+  }
+}
+
+void offcpu_on_stack(pid_t tid, int64_t tstamp, const uint64_t *pcs, size_t n)
+{
+  struct off_thread *t = thread_of(tid);
+  if (t == NULL || n == 0 || t->exited)
+    return;
+  if (t->pcs == NULL && (t->pcs = malloc(STACK_KEPT * sizeof *t->pcs)) == NULL)
+    return;
+  t->depth = n < STACK_KEPT ? n : STACK_KEPT;
+  memcpy(t->pcs, pcs, t->depth * sizeof *pcs);
+  t->stack_at = tstamp;
+}
+
+/* A code address's reason, kept per address (names are looked up once). */
+#define REASON_SLOTS 4096
+static struct {
+  uint64_t pc_plus_1;
+  unsigned char reason;
+} reason_cache[REASON_SLOTS];
+
+static enum er_offcpu_reason reason_of_pc(uint64_t pc)
+{
+  size_t slot = (size_t)((pc * 0x9E3779B97F4A7C15ull) >> 52) & (REASON_SLOTS - 1);
+  if (reason_cache[slot].pc_plus_1 != pc + 1) {
+    reason_cache[slot].pc_plus_1 = pc + 1;
+    reason_cache[slot].reason = (unsigned char)er_offcpu_reason_of_function(col_function_name(pc));
+  }
+  return (enum er_offcpu_reason)reason_cache[slot].reason;
+}
+
+/* Why T was off its CPU: preempted, or the first call its stack names. */
+static enum er_offcpu_reason reason_of(const struct off_thread *t, int has_stack)
+{
+  if (t->preempted)
+    return ER_OFFCPU_RUNNABLE;
+  for (size_t i = 0; has_stack && i < t->depth && i < REASON_FRAMES; i++) {
+    enum er_offcpu_reason r = reason_of_pc(t->pcs[i]);
+    if (r != ER_OFFCPU_NONE)
+      return r;
+  }
+  return ER_OFFCPU_BLOCKED;
+}
+
+/* NS more off-CPU time of T, ending at END: its packet at each crossing. */
+static void add_period(struct off_thread *t, int64_t ns, int64_t end)
+{
+  if (ns <= 0 || period == 0)
+    return;
+  int has_stack = t->stack_at != 0 && t->off_since >= 0 && t->stack_at >= t->off_since - STACK_FRESH_NS &&
+                  t->stack_at <= t->off_since + STACK_FRESH_NS;
+  enum er_offcpu_reason reason = reason_of(t, has_stack);
+  figures.periods++;
+  figures.periods_without_stack += !has_stack && !t->preempted;
+  figures.seconds[reason] += (double)ns / 1e9;
+  amount += (double)ns;
+  uint32_t ticks = 0;
+  while (amount >= next_crossing) {
+    next_crossing += (double)period;
+    ticks++;
+  }
+  if (ticks == 0)
+    return;
+  uint64_t unknown = ER_PC_UNWIND_FAILED;
+  col_clock_writer_offcpu_packet(t->tid, t->cpu, end, ticks, reason, has_stack ? t->pcs : &unknown,
+                                 has_stack ? t->depth : 1);
+}
+
+void offcpu_on_switch(pid_t tid, int out, int preempted, uint32_t cpu, int64_t tstamp)
+{
+  struct off_thread *t = thread_of(tid);
+  if (t == NULL || t->exited)
+    return;
+  if (out) {
+    t->off_since = tstamp;
+    t->preempted = preempted;
+    t->cpu = cpu;
+  } else {
+    if (t->off_since < 0 && !t->switched && !t->born) {
+      /* There before the run and first seen coming back: off its CPU
+       * since the run began (a thread blocked when GDB attached). */
+      t->off_since = run_start;
+      t->preempted = 0;
+      t->cpu = cpu;
+    }
+    if (t->off_since >= 0)
+      add_period(t, tstamp - t->off_since, tstamp);
+    t->off_since = -1;
+  }
+  t->switched = 1;
+}
+
+void offcpu_finish(int64_t tstamp)
+{
+  for (int b = 0; b < BUCKETS; b++)
+    for (struct off_thread *t = buckets[b]; t != NULL; t = t->next)
+      if (t->off_since >= 0 && tstamp > t->off_since) {
+        add_period(t, tstamp - t->off_since, tstamp);
+        t->off_since = -1;
+      }
+}
+
+void offcpu_describe(struct offcpu_figures *out)
+{
+  *out = figures;
+}

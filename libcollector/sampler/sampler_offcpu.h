@@ -1,0 +1,36 @@
+/* Off-CPU time (`collector profile offcpu on`): each thread's time off its
+ * CPU, from the kernel's context-switch records, by reason and stack, as
+ * clock packets gprofng reads as micro-states (sampler_offcpu.c). */
+#ifndef GDBCOL_SAMPLER_OFFCPU_H
+#define GDBCOL_SAMPLER_OFFCPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* PERIOD_NS: the clock's period (one packet stands for that much time off
+ * CPU); STARTED_AT: when the run began (threads there before it that first
+ * show switching in were off their CPU since). */
+void offcpu_init(uint64_t period_ns, int64_t started_at);
+/* A thread of the program was made during the run (it was never off its
+ * CPU before its first switch in). */
+void offcpu_on_thread_born(pid_t tid);
+/* A context switch: OUT (PREEMPTED: still runnable) or in, on CPU. */
+void offcpu_on_switch(pid_t tid, int out, int preempted, uint32_t cpu, int64_t tstamp);
+/* The stack where thread TID left its CPU at TSTAMP (a switch event's
+ * sample, where the kernel gives them). */
+void offcpu_on_stack(pid_t tid, int64_t tstamp, const uint64_t *pcs, size_t n);
+/* The thread ended (its last period off CPU, if any, ended before). */
+void offcpu_on_thread_exit(pid_t tid);
+/* The end: threads still off their CPU are counted up to TSTAMP. */
+void offcpu_finish(int64_t tstamp);
+
+/* What was recorded: seconds off CPU by reason (enum er_offcpu_reason),
+ * periods seen, and those without their stack. */
+struct offcpu_figures {
+  double seconds[6];
+  uint64_t periods, periods_without_stack;
+};
+void offcpu_describe(struct offcpu_figures *out);
+
+#endif
