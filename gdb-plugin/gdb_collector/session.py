@@ -82,6 +82,8 @@ def closed_summary(status):
     if cpu_ms:
         text += "; %.2f s of CPU%s" % (cpu_ms / 1000.0, " in %d thread%s" % (threads, "s" if threads > 1 else "")
                                          if threads else "")
+    if "offcpu_ms" in status:
+        text += "; %.2f s off CPU" % (_number(status, "offcpu_ms") / 1000.0)
     if "data_bytes" in status:
         text += "; %s written, %d lost" % (_size(_number(status, "data_bytes")), _number(status, "lost"))
     # Each limit that cut stacks, by name (the stack copy, the frame limit).

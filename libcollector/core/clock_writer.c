@@ -98,8 +98,12 @@ static uint64_t append_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t 
     count_unwritten();
     return 0;
   }
-  if (reason == ER_OFFCPU_NONE) /* CPU time */
+  if (reason == ER_OFFCPU_NONE) { /* CPU time */
     __atomic_store_n(&figures.ticks_appended, figures.ticks_appended + ticks, __ATOMIC_RELAXED);
+  } else {
+    __atomic_store_n(&figures.offcpu_packets, figures.offcpu_packets + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&figures.offcpu_ticks, figures.offcpu_ticks + ticks, __ATOMIC_RELAXED);
+  }
   return frinfo;
 }
 
@@ -188,7 +192,11 @@ void col_clock_writer_flush(void)
 /* Only what reached the file counts (a flush can still fail). */
 void col_clock_writer_count(void)
 {
-  __atomic_store_n(&figures.samples_written, profile_out->written, __ATOMIC_RELAXED);
+  /* The CPU samples among the packets on disk (a failed flush may have
+   * lost either kind: counted against the off-CPU ones last). */
+  uint64_t offcpu = __atomic_load_n(&figures.offcpu_packets, __ATOMIC_RELAXED);
+  __atomic_store_n(&figures.samples_written, profile_out->written > offcpu ? profile_out->written - offcpu : 0,
+                   __ATOMIC_RELAXED);
   __atomic_store_n(&figures.samples_not_written, figures.samples_not_written + profile_out->lost - lost_counted,
                    __ATOMIC_RELAXED);
   lost_counted = profile_out->lost;
@@ -210,4 +218,6 @@ void col_clock_writer_describe(struct col_clock_figures *out)
   out->samples_not_written = __atomic_load_n(&figures.samples_not_written, __ATOMIC_RELAXED);
   out->ticks_appended = __atomic_load_n(&figures.ticks_appended, __ATOMIC_RELAXED);
   out->lost_samples = __atomic_load_n(&figures.lost_samples, __ATOMIC_RELAXED);
+  out->offcpu_packets = __atomic_load_n(&figures.offcpu_packets, __ATOMIC_RELAXED);
+  out->offcpu_ticks = __atomic_load_n(&figures.offcpu_ticks, __ATOMIC_RELAXED);
 }

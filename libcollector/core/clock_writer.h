@@ -42,9 +42,10 @@ int col_clock_writer_wants_rescan(void);
  * packets appended stand for (their NTICK), and captures the kernel or a
  * sample ring lost before they reached it. */
 struct col_clock_figures {
-  uint64_t samples_written, samples_not_written;
+  uint64_t samples_written, samples_not_written; /* CPU samples */
   uint64_t ticks_appended;
   uint64_t lost_samples;
+  uint64_t offcpu_packets, offcpu_ticks; /* off-CPU time appended (collector profile offcpu) */
 };
 void col_clock_writer_describe(struct col_clock_figures *out);
 /* CAPTURES lost before they reached the writer (in-process sample rings). */

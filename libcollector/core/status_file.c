@@ -130,6 +130,9 @@ static void write_status(void *p)
     n += snprintf(text + n, sizeof text - (size_t)n, "status_answer=%llu\ntruncated_depth=%llu\nmax_frames=%ld\n",
                   (unsigned long long)col_status_answer, (unsigned long long)walks.truncated_depth,
                   req->cfg->max_frames);
+  if (n > 0 && n < (int)sizeof text && req->cfg->offcpu)
+    n += snprintf(text + n, sizeof text - (size_t)n, "offcpu_ms=%llu\n",
+                  (unsigned long long)(clock.offcpu_ticks * (uint64_t)req->cfg->clock_interval_us / 1000));
   if (n > 0 && n < (int)sizeof text && col_status_note[0] != '\0') {
     static char note[sizeof col_status_note * 2 + 8];
     er_value_encode(col_status_note, note, sizeof note);

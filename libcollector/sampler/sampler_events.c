@@ -51,18 +51,31 @@ struct counter_event {
 static struct counter_event *counter_events;
 static size_t n_counter_events, counter_events_room;
 
+/* Room for one more element in the growing array at *ARRAY (COUNT used
+ * of *ROOM, each SIZE bytes; FIRST the first room): 0, or -1 (out of
+ * memory: the array is as it was). */
+static int room_for_one(void *array, size_t *room, size_t count, size_t size, size_t first)
+{
+  if (count < *room)
+    return 0;
+  void *old;
+  memcpy(&old, array, sizeof old);
+  size_t bigger = *room ? *room * 2 : first;
+  void *more = realloc(old, bigger * size);
+  if (more == NULL)
+    return -1;
+  memcpy(array, &more, sizeof more);
+  *room = bigger;
+  return 0;
+}
+
 static void remember_counter_event(int fd, int counter)
 {
   uint64_t id;
   if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0)
     return;
-  if (n_counter_events == counter_events_room) {
-    size_t room = counter_events_room ? counter_events_room * 2 : 64;
-    struct counter_event *more = realloc(counter_events, room * sizeof *more);
-    if (more == NULL)
-      return;
-    counter_events = more, counter_events_room = room;
-  }
+  if (room_for_one(&counter_events, &counter_events_room, n_counter_events, sizeof *counter_events, 64) != 0)
+    return;
   counter_events[n_counter_events++] = (struct counter_event){id, counter, fd};
 }
 
@@ -96,13 +109,8 @@ static void remember_switch_stack_event(int fd)
   uint64_t id;
   if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0)
     return;
-  if (n_switch_stack_ids == switch_stack_ids_room) {
-    size_t room = switch_stack_ids_room ? switch_stack_ids_room * 2 : 64;
-    uint64_t *more = realloc(switch_stack_ids, room * sizeof *more);
-    if (more == NULL)
-      return;
-    switch_stack_ids = more, switch_stack_ids_room = room;
-  }
+  if (room_for_one(&switch_stack_ids, &switch_stack_ids_room, n_switch_stack_ids, sizeof *switch_stack_ids, 64) != 0)
+    return;
   switch_stack_ids[n_switch_stack_ids++] = id;
 }
 
@@ -124,6 +132,7 @@ int sampler_counter_of_event(uint64_t id)
 
 static int ring_of_cpu[SAMPLER_MAX_CPUS];        /* samples */
 static int switch_ring_of_cpu[SAMPLER_MAX_CPUS]; /* switches, exits, mappings */
+static int stack_ring_of_cpu[SAMPLER_MAX_CPUS];  /* samples at switches out (off-CPU stacks) */
 static pid_t launched; /* launch: the process given events */
 static pid_t *known_tids; /* attach: the threads given events */
 static size_t n_known, known_room;
@@ -224,24 +233,20 @@ static int open_event_allowed(pid_t pid, int cpu, int from_exec, int counter)
 
 static int remember_fd(int fd)
 {
-  if (n_event_fds == event_fds_room) {
-    size_t room = event_fds_room ? event_fds_room * 2 : 256;
-    int *more = realloc(event_fds, room * sizeof *more);
-    if (more == NULL)
-      return -1;
-    event_fds = more, event_fds_room = room;
-  }
+  if (room_for_one(&event_fds, &event_fds_room, n_event_fds, sizeof *event_fds, 256) != 0)
+    return -1;
   event_fds[n_event_fds++] = fd;
   return 0;
 }
 
-static int map_ring(int fd, size_t data_bytes, int holds_switches, int holds_samples)
+static int map_ring(int fd, size_t data_bytes, int holds_switches, int holds_samples, int holds_switch_stacks)
 {
   size_t bytes = data_bytes + (size_t)sysconf(_SC_PAGESIZE);
   void *ring = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (ring == MAP_FAILED)
     return -1;
-  sampler_rings[sampler_n_rings] = (struct sampler_ring){fd, ring, bytes, holds_switches, holds_samples};
+  sampler_rings[sampler_n_rings] =
+      (struct sampler_ring){fd, ring, bytes, holds_switches, holds_samples, holds_switch_stacks};
   return sampler_n_rings++;
 }
 
@@ -251,17 +256,31 @@ static int map_ring(int fd, size_t data_bytes, int holds_switches, int holds_sam
  * ring, as one ring held everything before. */
 static int connect_output(int fd, int cpu, int kind)
 {
+  if (kind == EVENT_SWITCH_STACKS) {
+    /* A ring of their own: a program switching tens of thousands of times
+     * a second fills it, and what it loses then is stacks of off-CPU
+     * periods, never clock samples.  Where it cannot be mapped, the
+     * samples ring takes them. */
+    if (stack_ring_of_cpu[cpu] < 0)
+      stack_ring_of_cpu[cpu] = map_ring(fd, sampler_ring_data_bytes, 0, 0, 1);
+    if (stack_ring_of_cpu[cpu] >= 0)
+      return sampler_rings[stack_ring_of_cpu[cpu]].fd == fd ||
+                     ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, sampler_rings[stack_ring_of_cpu[cpu]].fd) == 0
+                 ? 0
+                 : -1;
+    kind = EVENT_CLOCK;
+  }
   int *ring_of = kind == EVENT_SWITCHES ? switch_ring_of_cpu : ring_of_cpu;
   if (ring_of[cpu] >= 0)
     return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, sampler_rings[ring_of[cpu]].fd) == 0 ? 0 : -1;
   if (kind == EVENT_SWITCHES) {
-    ring_of[cpu] = map_ring(fd, SWITCH_RING_PAGES * (size_t)sysconf(_SC_PAGESIZE), 1, 0);
+    ring_of[cpu] = map_ring(fd, SWITCH_RING_PAGES * (size_t)sysconf(_SC_PAGESIZE), 1, 0, 0);
     if (ring_of[cpu] >= 0)
       return 0;
-    ring_of[cpu] = ring_of_cpu[cpu] = map_ring(fd, sampler_ring_data_bytes, 1, 1);
+    ring_of[cpu] = ring_of_cpu[cpu] = map_ring(fd, sampler_ring_data_bytes, 1, 1, 0);
     return ring_of[cpu] >= 0 ? 0 : -1;
   }
-  ring_of[cpu] = map_ring(fd, sampler_ring_data_bytes, 0, 1);
+  ring_of[cpu] = map_ring(fd, sampler_ring_data_bytes, 0, 1, 0);
   return ring_of[cpu] >= 0 ? 0 : -1;
 }
 
@@ -275,7 +294,7 @@ static void prepare(void)
 {
   sampler_ring_data_bytes = ring_pages() * (size_t)sysconf(_SC_PAGESIZE);
   for (int i = 0; i < SAMPLER_MAX_CPUS; i++)
-    ring_of_cpu[i] = switch_ring_of_cpu[i] = -1;
+    ring_of_cpu[i] = switch_ring_of_cpu[i] = stack_ring_of_cpu[i] = -1;
 }
 
 /* The counters' events of PID on CPU, into the CPU's ring (after the
@@ -426,13 +445,8 @@ int sampler_thread_owns_events(pid_t tid)
 
 static void add_known(pid_t tid)
 {
-  if (n_known == known_room) {
-    size_t room = known_room ? known_room * 2 : 256;
-    pid_t *more = realloc(known_tids, room * sizeof *more);
-    if (more == NULL)
-      return;
-    known_tids = more, known_room = room;
-  }
+  if (room_for_one(&known_tids, &known_room, n_known, sizeof *known_tids, 256) != 0)
+    return;
   known_tids[n_known++] = tid;
 }
 

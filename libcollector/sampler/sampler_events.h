@@ -20,7 +20,11 @@ struct sampler_ring {
   size_t bytes;
   int holds_switches; /* a record lost here may be a switch (thread tails) */
   int holds_samples;  /* both: the switch ring could not be mapped */
+  int holds_switch_stacks; /* the samples at switches out (off-CPU stacks), kept apart: their loss
+                              costs those stacks, not clock samples */
 };
+/* What a record lost in a ring may have been (sampler_on_record). */
+enum sampler_ring_kind { RING_SAMPLES = 0, RING_SWITCHES = 1, RING_SWITCH_STACKS = 2 };
 
 extern struct sampler_ring sampler_rings[SAMPLER_MAX_RINGS];
 extern int sampler_n_rings;

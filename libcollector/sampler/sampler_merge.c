@@ -86,7 +86,8 @@ void sampler_drain_ring_records(int64_t newest)
     const struct perf_event_header *h = (const void *)rec;
     sampler_release_requests(pending[k].time - 1); /* the descendants' requests, in time order */
     sampler_take_trace(pending[k].time - 1);       /* traced events, before a process's exit ends its writer */
-    sampler_on_record(rec, h->type, h->size, r->holds_switches);
+    sampler_on_record(rec, h->type, h->size,
+                      r->holds_switches ? RING_SWITCHES : r->holds_switch_stacks ? RING_SWITCH_STACKS : RING_SAMPLES);
   }
   sampler_release_requests(newest);
   for (int i = 0; i < sampler_n_rings; i++)

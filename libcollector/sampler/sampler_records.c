@@ -109,7 +109,7 @@ static void on_sample(const unsigned char *rec, uint16_t size)
   if (cap.tstamp >= sampler.closing_at)
     return; /* after the end asked for, or the program's exec: neither written nor counted in tails */
   if (sampler_event_samples_switches(cap.event_id)) { /* where a thread left its CPU: no CPU time */
-    offcpu_on_stack(cap.tid, cap.tstamp, pcs, col_unwind(&cap, pcs, ER_MAX_STACK_DEPTH + 1));
+    offcpu_on_stack(cap.tid, cap.tstamp, pcs, col_unwind_uncounted(&cap, pcs, ER_MAX_STACK_DEPTH + 1));
     return;
   }
   int counter = sampler_counter_of_event(cap.event_id);
@@ -295,7 +295,7 @@ static void absorb_descendant_counts(const unsigned char *rec, uint16_t size)
     tails_absorb_counters(totals);
 }
 
-void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size, int lost_may_be_switches)
+void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size, int ring_kind)
 {
   const struct perf_event_header *h = (const void *)rec;
   if (type == PERF_RECORD_EXIT && col_cfg.n_hwc > 0 && !sampler.writer_mode && sampler.started &&
@@ -328,8 +328,12 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size, i
   } else if (type == PERF_RECORD_LOST && size >= sizeof *h + 16) {
     uint64_t lost;
     memcpy(&lost, rec + sizeof *h + 8, 8);
+    if (ring_kind == RING_SWITCH_STACKS) { /* stacks of off-CPU periods: the periods keep their time */
+      sampler.lost_switch_stacks += lost;
+      return;
+    }
     sampler.lost_records += lost;
-    if (lost_may_be_switches) { /* else samples only: the tails recover their time */
+    if (ring_kind == RING_SWITCHES) { /* else samples only: the tails recover their time */
       sampler.lost_switch_records += lost;
       tails_on_records_lost();
     }

@@ -61,7 +61,7 @@ static void describe_clock(void)
   size_t switch_ring_bytes = 0;
   for (int i = 0; i < sampler_n_rings; i++) {
     sample_rings += sampler_rings[i].holds_samples;
-    if (!sampler_rings[i].holds_samples) {
+    if (!sampler_rings[i].holds_samples && sampler_rings[i].holds_switches) {
       switch_rings++;
       switch_ring_bytes = sampler_rings[i].bytes - (size_t)sysconf(_SC_PAGESIZE);
     }
@@ -117,10 +117,11 @@ static void describe_offcpu(void)
   col_log_comment("Off-CPU time (numstates 10): %llu period(s) off a CPU from the kernel's context switches, "
                   "%.3f s waiting for a CPU, %.3f s asleep, %.3f s in I/O, %.3f s on a lock, %.3f s blocked "
                   "otherwise; one packet each time all threads' time off CPU crosses a multiple of the interval; "
-                  "stacks from a sample at each switch out (%u event(s))",
+                  "stacks from a sample at each switch out (%u event(s), in rings of their own; %llu of those "
+                  "samples lost by the kernel, their periods kept without a stack)",
                   (unsigned long long)off.periods, off.seconds[ER_OFFCPU_RUNNABLE], off.seconds[ER_OFFCPU_SLEEP],
                   off.seconds[ER_OFFCPU_IO], off.seconds[ER_OFFCPU_LOCK], off.seconds[ER_OFFCPU_BLOCKED],
-                  events.switch_stacks_opened);
+                  events.switch_stacks_opened, (unsigned long long)sampler.lost_switch_stacks);
   if (events.switch_stacks_opened == 0)
     col_log_final_warning(200, "off-CPU time is recorded per thread and reason without the call stacks where threads "
                           "waited: the kernel shows a thread's stack at a context switch only where samples in its "

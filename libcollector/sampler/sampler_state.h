@@ -25,6 +25,7 @@ struct sampler_state {
   uint64_t stops_seen;         /* GDB's stop counter, last seen */
   uint64_t lost_records, threads_seen;
   uint64_t lost_switch_records; /* of lost_records, from a ring that holds switches */
+  uint64_t lost_switch_stacks;  /* samples at switches out (off-CPU stacks) lost: not in lost_records */
   int64_t last_record_at;
   unsigned char *tid_seen;     /* bitmap by thread id */
   size_t tid_seen_bits;
@@ -41,7 +42,7 @@ extern struct sampler_state sampler;
 /* sampler_records.c */
 /* LOST_MAY_BE_SWITCHES: the record's ring holds switches, so a loss it
  * reports may have taken some (the thread tails then drop what spans it). */
-void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size, int lost_may_be_switches);
+void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size, int ring_kind);
 void sampler_start_experiment(void);
 /* sampler_merge.c: the rings' records up to NEWEST, all CPUs merged by
  * time; SAMPLER_ALL_RECORDS: all there is (the program ended or stopped

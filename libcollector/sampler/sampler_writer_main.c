@@ -46,7 +46,7 @@ static int take_from_pipe(int fd, unsigned char *buf, size_t *held)
       return 0; /* never from the sampler: give up rather than loop */
     if (*held - at < h.size)
       break;
-    sampler_on_record(buf + at, h.type, h.size, 1);
+    sampler_on_record(buf + at, h.type, h.size, RING_SWITCHES);
     at += h.size;
   }
   memmove(buf, buf + at, *held - at);

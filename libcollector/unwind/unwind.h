@@ -13,6 +13,9 @@
  * the truncated or unwind-failed marker when the walk ends early.  Cached
  * frame rules first, libunwind for what they cannot follow. */
 size_t col_unwind(const struct col_capture *cap, uint64_t *pcs, size_t max);
+/* The same, left out of the walks' figures (stacks that are mostly not
+ * written: where threads left their CPU, for off-CPU time). */
+size_t col_unwind_uncounted(const struct col_capture *cap, uint64_t *pcs, size_t max);
 /* Nonzero: also unwind every sample with libunwind and count disagreements. */
 void col_unwind_check_mode(int enabled);
 struct col_unwind_stats {

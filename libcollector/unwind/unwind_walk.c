@@ -73,6 +73,14 @@ size_t col_unwind(const struct col_capture *cap, uint64_t *pcs, size_t max)
   return n;
 }
 
+size_t col_unwind_uncounted(const struct col_capture *cap, uint64_t *pcs, size_t max)
+{
+  struct col_unwind_stats counted = stats;
+  size_t n = col_unwind(cap, pcs, max);
+  stats = counted;
+  return n;
+}
+
 static size_t unwind(const struct col_capture *cap, uint64_t *pcs, size_t max)
 {
   size_t n = 0;

@@ -20,13 +20,25 @@ import subprocess
 from harness import SOURCE, check, check_gprofng_sync_events, cleanup, finish, program, run_gdb, skip_part, workdir
 
 work = workdir()
-RACY = os.path.join(work, "race_counter")
-built = subprocess.run(["gcc", "-O1", "-g", "-fsanitize=thread", "-o", RACY,
-                        os.path.join(SOURCE, "tests", "programs", "race_counter.c")], capture_output=True, text=True)
-if built.returncode != 0:
-    skip_part("data races of a program built with -fsanitize=thread (gcc cannot build one here: install libtsan2): "
-              + (built.stderr.strip().splitlines() or ["?"])[-1])
-else:
+
+
+def built_race_counter(compiler, name, what):
+    """race_counter.c built by COMPILER with -fsanitize=thread as NAME in
+    the work directory, or None (WHAT, with the compiler's reason, listed
+    as a skipped part)."""
+    path = os.path.join(work, name)
+    built = subprocess.run([compiler, "-O1", "-g", "-fsanitize=thread", "-o", path,
+                            os.path.join(SOURCE, "tests", "programs", "race_counter.c")], capture_output=True,
+                           text=True)
+    if built.returncode == 0:
+        return path
+    skip_part(what + ": " + (built.stderr.strip().splitlines() or ["?"])[-1])
+    return None
+
+
+RACY = built_race_counter("gcc", "race_counter", "data races of a program built with -fsanitize=thread (gcc cannot "
+                          "build one here: install libtsan2)")
+if RACY is not None:
     out = run_gdb(["collector tha race", "collector enable", "run", "collector report races"], [RACY], work,
                   env={"TSAN_OPTIONS": "exitcode=0"})
     print(out)
@@ -82,13 +94,9 @@ check("stop goes with race" in out, "tha deadlock,stop: refused (stop goes with 
 # ThreadSanitizer's runtime inside the program (clang's default): its
 # reports reach no hook of ours, so the command says so rather than record
 # nothing.
-INSIDE = os.path.join(work, "race_counter_clang")
-built = subprocess.run(["clang", "-O1", "-g", "-fsanitize=thread", "-o", INSIDE,
-                        os.path.join(SOURCE, "tests", "programs", "race_counter.c")], capture_output=True, text=True)
-if built.returncode != 0:
-    skip_part("a program with ThreadSanitizer's runtime inside it (clang cannot build one here): "
-              + (built.stderr.strip().splitlines() or ["?"])[-1])
-else:
+INSIDE = built_race_counter("clang", "race_counter_clang", "a program with ThreadSanitizer's runtime inside it "
+                            "(clang cannot build one here)")
+if INSIDE is not None:
     out = run_gdb(["collector tha race", "collector show tha"], [INSIDE], work)
     print(out)
     check("carries ThreadSanitizer's runtime inside it" in out and "gcc -fsanitize=thread -g" in out and
