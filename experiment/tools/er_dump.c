@@ -15,6 +15,7 @@
 
 #include "er/er_archive.h"
 #include "er/er_format.h"
+#include "er/er_offcpu.h"
 #include "er/er_reader.h"
 #include "er_dump_heap.h"
 #include "er_dump_hwc.h"
@@ -209,6 +210,14 @@ int main(int argc, char **argv)
   printf("clock_packets: %zu\n", exp.n_clock);
   printf("ticks: %zu\n", ticks);
   printf("cpu_seconds: %.3f\n", ticks * tick_seconds);
+  if (exp.numstates >= ER_NUMSTATES) { /* off-CPU time (collector profile offcpu): ticks by reason */
+    size_t off[ER_OFFCPU_REASONS] = {0};
+    for (size_t i = 0; i < exp.n_offcpu; i++)
+      off[exp.offcpu[i].reason] += (size_t)exp.offcpu[i].ntick;
+    printf("offcpu_packets: %zu\n", exp.n_offcpu);
+    for (int r = ER_OFFCPU_RUNNABLE; r < ER_OFFCPU_REASONS; r++)
+      printf("offcpu_ticks %s: %zu\n", er_offcpu_reason_title((enum er_offcpu_reason)r), off[r]);
+  }
   printf("stacks: %zu\n", exp.n_stacks);
   printf("missing_stacks: %zu\n", missing);
   printf("invalid_packets: %zu\n", exp.invalid_packets);

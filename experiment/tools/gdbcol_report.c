@@ -18,6 +18,7 @@
 #include "er_deadlock_report.h"
 #include "er_mpi_report.h"
 #include "er_omp_report.h"
+#include "er_pprof.h"
 #include "er_states_report.h"
 #include "er_race_report.h"
 
@@ -44,6 +45,7 @@ static void usage(FILE *out)
         "  --folded FILE         folded stacks (FlameGraph, speedscope, inferno); - for stdout\n"
         "  --flamegraph FILE     an interactive SVG flame graph\n"
         "  --html FILE           an HTML page: the function table and the flame graph\n"
+        "  --pprof FILE          pprof's profile.proto, gzip-compressed: every metric as a sample type\n"
         "--metric: cpu (clock profiling, the default) or a counter's name (hwprofile)\n"
         "--no-inline: no frames for inlined functions (gprofng shows none)\n"
         "--mode: an OpenMP program's stacks as its source shows them (user, the default: libgomp's\n"
@@ -299,7 +301,7 @@ int main(int argc, char **argv)
     int takes = strcmp(a, "--metric") == 0 || strcmp(a, "--limit") == 0 || strcmp(a, "--mode") == 0 ||
                 strcmp(a, "--callers") == 0 ||
                 strcmp(a, "--callees") == 0 || strcmp(a, "--folded") == 0 || strcmp(a, "--flamegraph") == 0 ||
-                strcmp(a, "--html") == 0;
+                strcmp(a, "--html") == 0 || strcmp(a, "--pprof") == 0;
     if (takes && i + 1 >= argc) {
       fprintf(stderr, "gdbcol-report: %s needs a value\n", a);
       usage(stderr);
@@ -373,6 +375,17 @@ int main(int argc, char **argv)
     er_names_close(names);
     er_experiment_close(&exp);
     return rc;
+  }
+  if (strcmp(view, "pprof") == 0 && names != NULL) {
+    int rc = er_pprof_write(argument, &exp, names, err, sizeof err);
+    if (rc == 0)
+      printf("Wrote %s: pprof's profile.proto, gzip-compressed (pprof -top %s; Pyroscope, Parca, Grafana "
+             "read it).\n", argument, argument);
+    else
+      fprintf(stderr, "gdbcol-report: %s\n", err);
+    er_names_close(names);
+    er_experiment_close(&exp);
+    return rc == 0 ? 0 : 1;
   }
   if (strcmp(view, "states") == 0 && names != NULL) {
     int rc = er_states_report(path, &exp, names, rows);

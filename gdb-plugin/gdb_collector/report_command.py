@@ -11,12 +11,12 @@ import gdb
 from .commands import _Subcommand
 from .text import say
 
-VIEWS_WITH_VALUE = ("callers", "callees", "flamegraph", "folded", "html")
+VIEWS_WITH_VALUE = ("callers", "callees", "flamegraph", "folded", "html", "pprof")
 VIEWS_ALONE = ("functions", "threads", "processes", "mpi", "omp", "deadlocks", "races", "states")
 OPTIONS = ("metric", "limit", "mode")
 USAGE = ("collector report [EXPERIMENT.er] [functions | callers FUNC | callees FUNC | threads | processes | mpi | omp | "
          "deadlocks | races | states | "
-         "flamegraph FILE.svg | folded FILE | html FILE.html] [metric cpu|COUNTER] [limit N] [mode user|machine] "
+         "flamegraph FILE.svg | folded FILE | html FILE.html | pprof FILE.pb.gz] [metric cpu|COUNTER] [limit N] [mode user|machine] "
          "[noinline]")
 REPORT_TIMEOUT_S = 600
 
@@ -59,6 +59,11 @@ running one as recorded so far).  VIEW is one of:
                      hover for a frame's share, click to zoom, Search)
   folded FILE        folded stacks, for FlameGraph, speedscope or inferno
   html FILE.html     a page with the function table and the flame graph
+  pprof FILE.pb.gz   pprof's profile.proto, gzip-compressed, for pprof,
+                     Pyroscope, Parca, Grafana: every metric the
+                     experiment holds as a sample type (CPU, off-CPU time
+                     by reason, counters, waits, I/O, allocations), the
+                     load objects with their build ids
 metric: cpu (clock profiling, the default) or a counter of hwprofile.
 mode: how an OpenMP program's stacks are drawn, as gprofng's -viewmode:
 user (the default) as its source shows them, without libgomp's frames,

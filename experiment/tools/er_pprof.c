@@ -1,0 +1,489 @@
+/* An experiment as pprof's profile.proto (github.com/google/pprof,
+ * proto/profile.proto), the format pprof, Pyroscope, Parca, Grafana and
+ * OpenTelemetry's profiles read.
+ *
+ * Each data kind the experiment holds becomes sample types: CPU samples
+ * ("samples"/count, "cpu"/nanoseconds), off-CPU time by reason
+ * (nanoseconds), each counter (its events), synchronization waits
+ * (nanoseconds, count), I/O calls (count, bytes, nanoseconds), allocations
+ * (count, bytes).  A sample is one call stack with its value of every
+ * type (events of one stack summed); a location is one code address, its
+ * lines the functions the debug info says are inlined there, innermost
+ * first, as profile.proto orders them; a mapping is a load object's
+ * executable segment with its build id, read from the file. */
+#define _GNU_SOURCE
+#include "er_pprof.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "er/er_format.h"
+#include "er/er_hwc_events.h"
+#include "er/er_offcpu.h"
+#include "er_protobuf.h"
+
+#define MAX_TYPES (12 + ER_HWC_MAX_COUNTERS)
+#define MAX_INLINED 16
+
+/* profile.proto's field numbers. */
+enum { PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4, PROFILE_FUNCTION = 5,
+       PROFILE_STRING = 6, PROFILE_DURATION = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
+       PROFILE_DEFAULT_TYPE = 14 };
+
+struct strings {
+  char **text;
+  size_t n, room;
+};
+
+/* An open-addressing table from a 64-bit key to an index (key + 1 stored:
+ * 0 is empty); the caller checks a hit's identity where keys are hashes. */
+struct index_map {
+  uint64_t *keys, *values;
+  size_t room, n;
+};
+
+static size_t slot_of(const struct index_map *m, uint64_t key)
+{
+  return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (m->room - 1);
+}
+
+static int map_grow(struct index_map *m)
+{
+  struct index_map bigger = {calloc(m->room ? m->room * 2 : 1024, 8), calloc(m->room ? m->room * 2 : 1024, 8),
+                             m->room ? m->room * 2 : 1024, m->n};
+  if (bigger.keys == NULL || bigger.values == NULL) {
+    free(bigger.keys);
+    free(bigger.values);
+    return -1;
+  }
+  for (size_t i = 0; i < m->room; i++)
+    if (m->keys[i] != 0) {
+      size_t at = slot_of(&bigger, m->keys[i] - 1);
+      while (bigger.keys[at] != 0)
+        at = (at + 1) & (bigger.room - 1);
+      bigger.keys[at] = m->keys[i];
+      bigger.values[at] = m->values[i];
+    }
+  free(m->keys);
+  free(m->values);
+  *m = bigger;
+  return 0;
+}
+
+/* The slot of KEY for which SAME(value) holds, or the empty slot where it
+ * goes (*FOUND 0); -1 when out of memory. */
+static long map_find(struct index_map *m, uint64_t key, int (*same)(const void *, uint64_t), const void *arg,
+                     int *found)
+{
+  if ((m->n + 1) * 2 > m->room && map_grow(m) != 0)
+    return -1;
+  size_t at = slot_of(m, key);
+  for (; m->keys[at] != 0; at = (at + 1) & (m->room - 1))
+    if (m->keys[at] == key + 1 && (same == NULL || same(arg, m->values[at]))) {
+      *found = 1;
+      return (long)at;
+    }
+  *found = 0;
+  return (long)at;
+}
+
+static void map_put(struct index_map *m, long at, uint64_t key, uint64_t value)
+{
+  m->keys[at] = key + 1;
+  m->values[at] = value;
+  m->n++;
+}
+
+static void map_free(struct index_map *m)
+{
+  free(m->keys);
+  free(m->values);
+}
+
+struct sample {
+  uint64_t frinfo;
+  int64_t values[MAX_TYPES];
+};
+
+struct pprof {
+  const struct er_experiment *exp;
+  struct er_names *names;
+  struct strings strings;
+  struct index_map string_at, sample_at, location_at, function_at; /* text hash, frinfo, pc, name -> index */
+  uint64_t type[MAX_TYPES], unit[MAX_TYPES]; /* string indexes */
+  size_t n_types;
+  struct sample *samples;
+  size_t n_samples, samples_room;
+  uint64_t *pcs; /* location i + 1's address */
+  size_t n_pcs, pcs_room;
+  uint64_t *function_name; /* function i + 1's name (string index) */
+  size_t n_functions, functions_room;
+};
+
+static void *grown(void *array, size_t *room, size_t count, size_t size)
+{
+  if (count < *room)
+    return array;
+  size_t bigger = *room ? *room * 2 : 256;
+  void *more = realloc(array, bigger * size);
+  if (more != NULL)
+    *room = bigger;
+  return more;
+}
+
+static uint64_t text_hash(const char *text)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *text; text++)
+    h = (h ^ (unsigned char)*text) * 0x100000001b3ull;
+  return h >> 1; /* key + 1 must not wrap */
+}
+
+struct text_probe {
+  const struct strings *strings;
+  const char *text;
+};
+
+static int same_text(const void *arg, uint64_t index)
+{
+  const struct text_probe *t = arg;
+  return strcmp(t->strings->text[index], t->text) == 0;
+}
+
+static uint64_t string_index(struct pprof *p, const char *text)
+{
+  struct text_probe probe = {&p->strings, text};
+  int found;
+  uint64_t key = text_hash(text);
+  long at = map_find(&p->string_at, key, same_text, &probe, &found);
+  if (at < 0)
+    return 0;
+  if (found)
+    return p->string_at.values[at];
+  char **more = grown(p->strings.text, &p->strings.room, p->strings.n, sizeof *more);
+  char *copy = strdup(text);
+  if (more == NULL || copy == NULL) {
+    free(copy);
+    return 0;
+  }
+  p->strings.text = more;
+  p->strings.text[p->strings.n] = copy;
+  map_put(&p->string_at, at, key, p->strings.n);
+  return p->strings.n++;
+}
+
+static int add_type(struct pprof *p, const char *type, const char *unit)
+{
+  if (p->n_types == MAX_TYPES)
+    return -1;
+  p->type[p->n_types] = string_index(p, type);
+  p->unit[p->n_types] = string_index(p, unit);
+  return (int)p->n_types++;
+}
+
+/* The sample of stack FRINFO (made on first use); NULL when out of memory. */
+struct frinfo_probe {
+  const struct pprof *p;
+  uint64_t frinfo;
+};
+
+static int same_frinfo(const void *arg, uint64_t index)
+{
+  const struct frinfo_probe *f = arg;
+  return f->p->samples[index].frinfo == f->frinfo;
+}
+
+static struct sample *sample_of(struct pprof *p, uint64_t frinfo)
+{
+  struct frinfo_probe probe = {p, frinfo};
+  int found;
+  long at = map_find(&p->sample_at, frinfo >> 1, same_frinfo, &probe, &found);
+  if (at < 0)
+    return NULL;
+  if (found)
+    return &p->samples[p->sample_at.values[at]];
+  struct sample *more = grown(p->samples, &p->samples_room, p->n_samples, sizeof *more);
+  if (more == NULL)
+    return NULL;
+  p->samples = more;
+  map_put(&p->sample_at, at, frinfo >> 1, p->n_samples);
+  struct sample *s = &p->samples[p->n_samples++];
+  memset(s, 0, sizeof *s);
+  s->frinfo = frinfo;
+  return s;
+}
+
+static void add(struct pprof *p, uint64_t frinfo, int type, int64_t value)
+{
+  struct sample *s = type >= 0 ? sample_of(p, frinfo) : NULL;
+  if (s != NULL)
+    s->values[type] += value;
+}
+
+static int same_pc(const void *arg, uint64_t index)
+{
+  const struct pprof *p = arg;
+  return p->pcs[index] == p->pcs[p->n_pcs]; /* the one being looked up waits past the end */
+}
+
+static uint64_t location_id(struct pprof *p, uint64_t pc)
+{
+  uint64_t *more = grown(p->pcs, &p->pcs_room, p->n_pcs + 1, sizeof *more);
+  if (more == NULL)
+    return 0;
+  p->pcs = more;
+  p->pcs[p->n_pcs] = pc;
+  int found;
+  long at = map_find(&p->location_at, pc >> 1, same_pc, p, &found);
+  if (at < 0)
+    return 0;
+  if (found)
+    return p->location_at.values[at] + 1;
+  map_put(&p->location_at, at, pc >> 1, p->n_pcs);
+  return ++p->n_pcs;
+}
+
+static uint64_t function_id(struct pprof *p, const char *name)
+{
+  uint64_t s = string_index(p, name); /* one function per name: its string's index is its key */
+  int found;
+  long at = map_find(&p->function_at, s, NULL, NULL, &found);
+  if (at < 0)
+    return 0;
+  if (found)
+    return p->function_at.values[at] + 1;
+  uint64_t *more = grown(p->function_name, &p->functions_room, p->n_functions, sizeof *more);
+  if (more == NULL)
+    return 0;
+  p->function_name = more;
+  p->function_name[p->n_functions] = s;
+  map_put(&p->function_at, at, s, p->n_functions);
+  return ++p->n_functions;
+}
+
+/* Every metric EXP holds, each event added to its stack's sample. */
+static void collect(struct pprof *p)
+{
+  const struct er_experiment *exp = p->exp;
+  int64_t tick_ns = exp->ptimer_us * 1000;
+  if (exp->ptimer_us > 0) {
+    int samples = add_type(p, "samples", "count"), cpu = add_type(p, "cpu", "nanoseconds");
+    for (size_t i = 0; i < exp->n_clock; i++) {
+      add(p, exp->clock[i].frinfo, samples, exp->clock[i].ntick);
+      add(p, exp->clock[i].frinfo, cpu, exp->clock[i].ntick * tick_ns);
+    }
+  }
+  if (exp->numstates >= ER_NUMSTATES) {
+    static const char *const names[ER_OFFCPU_REASONS] = {NULL, "wait-cpu", "sleep", "io-wait", "lock-wait",
+                                                         "blocked"};
+    int off[ER_OFFCPU_REASONS];
+    for (int r = ER_OFFCPU_RUNNABLE; r < ER_OFFCPU_REASONS; r++)
+      off[r] = add_type(p, names[r], "nanoseconds");
+    for (size_t i = 0; i < exp->n_offcpu; i++)
+      add(p, exp->offcpu[i].frinfo, off[exp->offcpu[i].reason], exp->offcpu[i].ntick * tick_ns);
+  }
+  for (size_t c = 0; c < exp->n_counters; c++) {
+    int t = add_type(p, exp->counters[c].name, "events");
+    for (size_t i = 0; i < exp->n_hwc_samples; i++)
+      if (exp->hwc_samples[i].tag == exp->counters[c].tag)
+        add(p, exp->hwc_samples[i].frinfo, t, (int64_t)exp->hwc_samples[i].interval);
+  }
+  if (exp->declared[ER_KIND_SYNC]) {
+    int wait = add_type(p, "sync-wait", "nanoseconds"), count = add_type(p, "sync-waits", "count");
+    for (size_t i = 0; i < exp->n_waits; i++) {
+      add(p, exp->waits[i].frinfo, wait, exp->waits[i].end - exp->waits[i].start);
+      add(p, exp->waits[i].frinfo, count, 1);
+    }
+  }
+  if (exp->declared[ER_KIND_IO]) {
+    int calls = add_type(p, "io-calls", "count"), bytes = add_type(p, "io-bytes", "bytes");
+    int time = add_type(p, "io-time", "nanoseconds");
+    for (size_t i = 0; i < exp->n_io_calls; i++) {
+      add(p, exp->io_calls[i].frinfo, calls, 1);
+      add(p, exp->io_calls[i].frinfo, bytes, exp->io_calls[i].nbytes > 0 ? exp->io_calls[i].nbytes : 0);
+      add(p, exp->io_calls[i].frinfo, time, exp->io_calls[i].end - exp->io_calls[i].start);
+    }
+  }
+  if (exp->declared[ER_KIND_HEAP]) {
+    int objects = add_type(p, "alloc-objects", "count"), space = add_type(p, "alloc-space", "bytes");
+    for (size_t i = 0; i < exp->n_heap_events; i++) {
+      const struct er_heap_event *e = &exp->heap_events[i];
+      if (e->htype != ER_HEAP_MALLOC && e->htype != ER_HEAP_REALLOC && e->htype != ER_HEAP_MMAP)
+        continue;
+      add(p, e->frinfo, objects, 1);
+      add(p, e->frinfo, space, (int64_t)e->size);
+    }
+  }
+}
+
+/* The GNU build id of the ELF file PATH, in hex, into OUT ("" when none). */
+static void build_id(const char *path, char *out, size_t len)
+{
+  out[0] = '\0';
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+  for (Elf_Scn *scn = NULL; elf != NULL && (scn = elf_nextscn(elf, scn)) != NULL;) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_NOTE)
+      continue;
+    Elf_Data *data = elf_getdata(scn, NULL);
+    GElf_Nhdr note;
+    size_t at = 0, name_at, desc_at;
+    while (data != NULL && (at = gelf_getnote(data, at, &note, &name_at, &desc_at)) > 0) {
+      if (note.n_type != NT_GNU_BUILD_ID || note.n_namesz != 4 || memcmp((char *)data->d_buf + name_at, "GNU", 4))
+        continue;
+      const unsigned char *id = (const unsigned char *)data->d_buf + desc_at;
+      for (size_t i = 0; i < note.n_descsz && 2 * i + 2 < len; i++)
+        snprintf(out + 2 * i, 3, "%02x", id[i]);
+      elf_end(elf);
+      close(fd);
+      return;
+    }
+  }
+  if (elf != NULL)
+    elf_end(elf);
+  close(fd);
+}
+
+static uint64_t mapping_id(const struct pprof *p, uint64_t pc)
+{
+  const struct er_segment *seg = er_experiment_segment(p->exp, pc);
+  return seg == NULL ? 0 : (uint64_t)(seg - p->exp->segments) + 1;
+}
+
+/* The profile message: samples (locations made as their stacks need
+ * them), then mappings, locations, functions and the strings. */
+static void encode(struct pprof *p, struct pb_buffer *out)
+{
+  struct pb_buffer m = {0}, line = {0};
+  for (size_t t = 0; t < p->n_types; t++) {
+    pb_reset(&m);
+    pb_varint_field_nonzero(&m, 1, p->type[t]);
+    pb_varint_field_nonzero(&m, 2, p->unit[t]);
+    pb_message_field(out, PROFILE_SAMPLE_TYPE, &m);
+  }
+  uint64_t ids[ER_MAX_STACK_DEPTH + 2];
+  uint64_t values[MAX_TYPES];
+  for (size_t i = 0; i < p->n_samples; i++) {
+    const struct er_stack *st = er_experiment_stack(p->exp, p->samples[i].frinfo);
+    size_t n = 0;
+    for (size_t k = 0; st != NULL && k < st->n && n < sizeof ids / sizeof ids[0]; k++)
+      ids[n++] = location_id(p, st->pcs[k]);
+    for (size_t t = 0; t < p->n_types; t++)
+      values[t] = (uint64_t)p->samples[i].values[t];
+    pb_reset(&m);
+    pb_packed_field(&m, 1, ids, n);
+    pb_packed_field(&m, 2, values, p->n_types);
+    pb_message_field(out, PROFILE_SAMPLE, &m);
+  }
+  for (size_t s = 0; s < p->exp->n_segments; s++) {
+    const struct er_segment *seg = &p->exp->segments[s];
+    char id[130];
+    build_id(seg->name, id, sizeof id);
+    pb_reset(&m);
+    pb_varint_field(&m, 1, s + 1);
+    pb_varint_field_nonzero(&m, 2, seg->vaddr);
+    pb_varint_field_nonzero(&m, 3, seg->vaddr + seg->size);
+    pb_varint_field_nonzero(&m, 4, seg->foffset);
+    pb_varint_field_nonzero(&m, 5, string_index(p, seg->name));
+    pb_varint_field_nonzero(&m, 6, id[0] ? string_index(p, id) : 0);
+    pb_varint_field(&m, 7, 1);  /* has_functions */
+    pb_varint_field(&m, 10, 1); /* has_inline_frames */
+    pb_message_field(out, PROFILE_MAPPING, &m);
+  }
+  for (size_t i = 0; i < p->n_pcs; i++) {
+    const char *frames[MAX_INLINED];
+    uint64_t pc = p->pcs[i];
+    size_t n = pc == ER_PC_TRUNCATED ? (frames[0] = "<Truncated-stack>", 1)
+               : pc == ER_PC_UNWIND_FAILED ? (frames[0] = "<Stack-unwind-failed>", 1)
+                                           : er_names_frames(p->names, pc, frames, MAX_INLINED);
+    pb_reset(&m);
+    pb_varint_field(&m, 1, i + 1);
+    pb_varint_field_nonzero(&m, 2, pc == ER_PC_TRUNCATED || pc == ER_PC_UNWIND_FAILED ? 0 : mapping_id(p, pc));
+    pb_varint_field_nonzero(&m, 3, pc == ER_PC_TRUNCATED || pc == ER_PC_UNWIND_FAILED ? 0 : pc);
+    for (size_t k = 0; k < n; k++) {
+      pb_reset(&line);
+      pb_varint_field(&line, 1, function_id(p, frames[k]));
+      pb_message_field(&m, 4, &line);
+    }
+    pb_message_field(out, PROFILE_LOCATION, &m);
+  }
+  for (size_t i = 0; i < p->n_functions; i++) {
+    pb_reset(&m);
+    pb_varint_field(&m, 1, i + 1);
+    pb_varint_field_nonzero(&m, 2, p->function_name[i]);
+    pb_varint_field_nonzero(&m, 3, p->function_name[i]);
+    pb_message_field(out, PROFILE_FUNCTION, &m);
+  }
+  if (p->exp->ptimer_us > 0) {
+    pb_reset(&m);
+    pb_varint_field(&m, 1, string_index(p, "cpu"));
+    pb_varint_field(&m, 2, string_index(p, "nanoseconds"));
+    pb_message_field(out, PROFILE_PERIOD_TYPE, &m);
+    pb_varint_field(out, PROFILE_PERIOD, (uint64_t)p->exp->ptimer_us * 1000);
+    pb_varint_field(out, PROFILE_DEFAULT_TYPE, string_index(p, "cpu"));
+  }
+  for (size_t i = 0; i < p->strings.n; i++)
+    pb_string_field(out, PROFILE_STRING, p->strings.text[i]);
+  pb_free(&m);
+  pb_free(&line);
+}
+
+static int write_gzip(const char *path, const struct pb_buffer *b, char *err, size_t err_len)
+{
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) {
+    snprintf(err, err_len, "cannot create %s: %s", path, strerror(errno));
+    return -1;
+  }
+  gzFile gz = gzdopen(fd, "wb9");
+  if (gz == NULL) {
+    close(fd);
+    unlink(path);
+    snprintf(err, err_len, "cannot compress into %s", path);
+    return -1;
+  }
+  int written = b->len == 0 ? 0 : gzwrite(gz, b->data, (unsigned)b->len);
+  if (gzclose(gz) != Z_OK || (size_t)written != b->len) {
+    unlink(path);
+    snprintf(err, err_len, "cannot write %s", path);
+    return -1;
+  }
+  return 0;
+}
+
+int er_pprof_write(const char *out_path, const struct er_experiment *exp, struct er_names *names, char *err,
+                   size_t err_len)
+{
+  elf_version(EV_CURRENT);
+  struct pprof p;
+  memset(&p, 0, sizeof p);
+  p.exp = exp;
+  p.names = names;
+  string_index(&p, ""); /* string 0 is the empty string */
+  collect(&p);
+  struct pb_buffer out = {0};
+  encode(&p, &out);
+  int rc = out.failed ? (snprintf(err, err_len, "out of memory"), -1) : write_gzip(out_path, &out, err, err_len);
+  pb_free(&out);
+  for (size_t i = 0; i < p.strings.n; i++)
+    free(p.strings.text[i]);
+  free(p.strings.text);
+  free(p.samples);
+  free(p.pcs);
+  free(p.function_name);
+  map_free(&p.string_at);
+  map_free(&p.sample_at);
+  map_free(&p.location_at);
+  map_free(&p.function_at);
+  return rc;
+}
