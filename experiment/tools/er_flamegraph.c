@@ -320,6 +320,12 @@ int er_report_html(FILE *out, const struct er_profile *p, const char *title, siz
   }
   fputs("</table>\n<h2>Flame graph</h2>\n<div id=\"flamegraph\">\n", out);
   int rc /* inline: the page is one file */ = er_flamegraph_svg(out, p, title);
-  fputs("</div>\n</body></html>\n", out);
+  fputs("</div>\n", out);
   return rc != 0 || ferror(out) ? -1 : 0;
+}
+
+int er_report_html_end(FILE *out)
+{
+  fputs("</body></html>\n", out);
+  return ferror(out) ? -1 : 0;
 }

@@ -20,6 +20,7 @@
 #include "er_omp_report.h"
 #include "er_pprof.h"
 #include "er_states_report.h"
+#include "er_timeline.h"
 #include "er_race_report.h"
 
 #define DEFAULT_ROWS 25
@@ -265,7 +266,8 @@ static void processes_view(const char *path, const char *metric, const char *lab
 }
 
 /* Writes one picture to PATH ("-": stdout). */
-static int write_picture(const char *path, const char *kind, const struct er_profile *p, const char *title)
+static int write_picture(const char *path, const char *kind, const struct er_profile *p, const char *title,
+                         const struct er_experiment *exp, struct er_names *names)
 {
   FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "wxe"); /* never over an existing file */
   if (out == NULL) {
@@ -276,6 +278,8 @@ static int write_picture(const char *path, const char *kind, const struct er_pro
   int rc = strcmp(kind, "folded") == 0       ? er_folded_write(out, p)
            : strcmp(kind, "flamegraph") == 0 ? er_flamegraph_svg(out, p, title)
                                              : er_report_html(out, p, title, 200);
+  if (rc == 0 && strcmp(kind, "html") == 0) /* the page goes on: the threads over time */
+    rc = er_timeline_html(out, exp, names) != 0 || er_report_html_end(out) != 0 ? -1 : 0;
   if (out != stdout && fclose(out) != 0)
     rc = -1;
   if (rc != 0) {
@@ -420,7 +424,7 @@ int main(int argc, char **argv)
   } else {
     char title[4200];
     snprintf(title, sizeof title, "%s: %s", path, p.metric);
-    rc = write_picture(argument, view, &p, title);
+    rc = write_picture(argument, view, &p, title, &exp, names);
   }
   er_profile_free(&p);
   er_names_close(names);

@@ -10,10 +10,13 @@ program's own wall time within 5 %.  At launch, and after gdb -p (the
 program waits, then runs its phases).  Where the kernel refuses samples at
 a context switch (an ordinary user at perf_event_paranoid >= 2), each
 thread's time is still split by reason, the waits without their stack,
-and GDB's closing line says so and how to get them."""
+and GDB's closing line says so and how to get them.  The HTML report's
+timeline shows both threads with those states, in headless Chromium."""
 
 import os
 import re
+import shutil
+import subprocess
 
 from harness import (Background, attach_gdb, check, cleanup, finish, gprofng_rows, gprofng_text, program, run_gdb,
                      shared_workdir, skip_part, unprivileged_prefix, wait_closed, workdir)
@@ -91,6 +94,28 @@ def check_without_stacks(exp, out, truth, label):
           "(the program's %.3f from main; its start under GDB is blocked time too)" % (label, main[1], truth["cpu"], main[6], waited, main[0], truth["wall"]))
 
 
+def check_timeline(exp, label):
+    """The HTML report's timeline, rendered by headless Chromium: one track
+    per thread (the main thread and the helper), spans of each state the
+    program went through, and the axis its script writes."""
+    page = os.path.join(os.path.dirname(exp), "timeline.html")
+    out = run_gdb(["collector report %s html %s" % (exp, page)], ["/bin/true"], os.path.dirname(exp))
+    print(out)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        check(False, "headless Chromium is not installed (.ci/install-deps installs it)")
+        return
+    base = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--user-data-dir=" + os.path.join(os.path.dirname(exp), "chromium-profile")]
+    dom = subprocess.run(base + ["--dump-dom", "file://" + page], capture_output=True, text=True, timeout=120).stdout
+    tracks = re.findall(r'<g class="track" data-thread="(\d+)">', dom)
+    states = set(re.findall(r"<title>at [0-9.]+ s, ([a-zA-Z /()]+) for", dom))
+    ticks = re.findall(r'<text [^>]*class="tick"[^>]*>([0-9.]+) s</text>', dom)
+    check(len(tracks) == 2 and {"on a CPU", "sleeping", "in I/O", "waiting on a lock"} <= states and len(ticks) == 11,
+          "%s: the HTML timeline in headless Chromium: %d track(s), states %s, %d axis label(s) from its script"
+          % (label, len(tracks), sorted(states), len(ticks)))
+
+
 def paranoid():
     try:
         with open("/proc/sys/kernel/perf_event_paranoid") as f:
@@ -109,6 +134,7 @@ with_stacks = os.geteuid() == 0 or paranoid() <= 1
 if truth:
     if with_stacks:
         check_with_stacks(os.path.join(work, "test.1.er"), truth, "at launch")
+        check_timeline(os.path.join(work, "test.1.er"), "at launch")
     else:
         check_without_stacks(os.path.join(work, "test.1.er"), out, truth, "at launch")
 

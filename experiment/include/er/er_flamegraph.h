@@ -15,5 +15,7 @@ int er_folded_write(FILE *out, const struct er_profile *profile);
 int er_flamegraph_svg(FILE *out, const struct er_profile *profile, const char *title);
 /* An HTML page: the function table (ROWS rows at most) and the flame graph. */
 int er_report_html(FILE *out, const struct er_profile *profile, const char *title, size_t rows);
+/* Ends the page er_report_html began (after any more sections). */
+int er_report_html_end(FILE *out);
 
 #endif

@@ -1,0 +1,189 @@
+/* Threads over time, for the HTML report: an SVG with one track per
+ * thread, as gprofng-gui's Timeline shows them.  Each clock packet is a
+ * span ending at its time and as long as the periods it stands for (a CPU
+ * sample: the CPU time before it; an off-CPU packet: the time off CPU it
+ * crossed), coloured by its state; its title names the state, the time
+ * and the function it was in.  Sample points are thin lines, pauses grey
+ * bands.  The page's script zooms the time axis with the wheel (around
+ * the pointer), pans by dragging, and writes the axis' labels for the
+ * range in view; without it the whole run shows. */
+#include "er_timeline.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "er/er_format.h"
+#include "er/er_offcpu.h"
+
+#define TRACK_HEIGHT 18
+#define TRACK_GAP 6
+#define LABEL_WIDTH 140
+#define WIDTH 1000 /* the time axis' width in the SVG's units */
+
+static const char *const state_colour[] = {
+    "#3a9a3a", /* on a CPU, user */
+    "#c9711f", /* waiting for a CPU */
+    "#4a7fd4", /* asleep */
+    "#8e4bc4", /* in I/O */
+    "#d4b01a", /* on a lock */
+    "#8a8a8a", /* blocked otherwise */
+};
+#define SYSTEM_COLOUR "#1f6b1f"
+
+static void put_text(FILE *out, const char *text)
+{
+  for (; *text; text++) {
+    if (*text == '<')
+      fputs("&lt;", out);
+    else if (*text == '>')
+      fputs("&gt;", out);
+    else if (*text == '&')
+      fputs("&amp;", out);
+    else if (*text == '"')
+      fputs("&quot;", out);
+    else
+      fputc(*text, out);
+  }
+}
+
+struct track {
+  uint64_t thread;
+};
+
+static size_t track_of(struct track **tracks, size_t *n, uint64_t thread)
+{
+  for (size_t i = 0; i < *n; i++)
+    if ((*tracks)[i].thread == thread)
+      return i;
+  struct track *more = realloc(*tracks, (*n + 1) * sizeof *more);
+  if (more == NULL)
+    return 0;
+  *tracks = more;
+  (*tracks)[*n].thread = thread;
+  return (*n)++;
+}
+
+static const char *leaf_name(const struct er_experiment *exp, struct er_names *names, uint64_t frinfo)
+{
+  const struct er_stack *st = er_experiment_stack(exp, frinfo);
+  if (st == NULL || st->n == 0 || st->pcs[0] == ER_PC_UNWIND_FAILED || st->pcs[0] == ER_PC_TRUNCATED)
+    return "(no stack)";
+  return er_names_function(names, st->pcs[0]);
+}
+
+static void span(FILE *out, const struct er_experiment *exp, struct er_names *names, const struct er_clock_sample *s,
+                 size_t track, double scale, int64_t tick_ns)
+{
+  double end = (double)(s->tstamp - exp->run_tstamp), start = end - (double)s->ntick * (double)tick_ns;
+  if (start < 0)
+    start = 0;
+  int on_cpu = s->reason == ER_OFFCPU_NONE;
+  const char *colour = on_cpu && s->mstate == ER_MSTATE_SYSTEM ? SYSTEM_COLOUR : state_colour[s->reason];
+  fprintf(out, "<rect class=\"span\" x=\"%.3f\" y=\"%d\" width=\"%.3f\" height=\"%d\" fill=\"%s\"><title>", start * scale,
+          (int)track * (TRACK_HEIGHT + TRACK_GAP), (end - start) * scale > 0.05 ? (end - start) * scale : 0.05,
+          TRACK_HEIGHT, colour);
+  fprintf(out, "at %.3f s, %s for %.3f s: ", end / 1e9,
+          on_cpu ? (s->mstate == ER_MSTATE_SYSTEM ? "on a CPU (system)" : "on a CPU") : er_offcpu_reason_title(s->reason),
+          (end - start) / 1e9);
+  put_text(out, leaf_name(exp, names, s->frinfo));
+  fputs("</title></rect>\n", out);
+}
+
+int er_timeline_html(FILE *out, const struct er_experiment *exp, struct er_names *names)
+{
+  if (exp->ptimer_us <= 0)
+    return 0;
+  int64_t tick_ns = exp->ptimer_us * 1000, last = 0;
+  struct track *tracks = NULL;
+  size_t n_tracks = 0;
+  for (size_t i = 0; i < exp->n_clock; i++) {
+    track_of(&tracks, &n_tracks, exp->clock[i].thrid);
+    last = exp->clock[i].tstamp - exp->run_tstamp > last ? exp->clock[i].tstamp - exp->run_tstamp : last;
+  }
+  for (size_t i = 0; i < exp->n_offcpu; i++) {
+    track_of(&tracks, &n_tracks, exp->offcpu[i].thrid);
+    last = exp->offcpu[i].tstamp - exp->run_tstamp > last ? exp->offcpu[i].tstamp - exp->run_tstamp : last;
+  }
+  if (exp->has_exit && exp->exit_tstamp > last)
+    last = exp->exit_tstamp;
+  double duration = last > 0 ? (double)last : 1.0, scale = WIDTH / duration;
+  int height = (int)n_tracks * (TRACK_HEIGHT + TRACK_GAP) + 24;
+  fprintf(out, "<h2>Timeline</h2>\n<p>Each thread over the run (%.3f s): ", duration / 1e9);
+  static const char *const legend[] = {"on a CPU", "waiting for a CPU", "asleep", "in I/O", "on a lock", "blocked"};
+  for (int r = 0; r < ER_OFFCPU_REASONS; r++)
+    fprintf(out, "<span style=\"background:%s;color:white;padding:0 4px;margin-right:4px\">%s</span>", state_colour[r],
+            legend[r]);
+  fputs("sample points as lines, pauses grey. Wheel: zoom; drag: move; double-click: the whole run.</p>\n", out);
+  fprintf(out, "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"100%%\" height=\"%d\" "
+               "data-duration=\"%.0f\" data-tracks=\"%zu\" style=\"border:1px solid #ccc;user-select:none\">\n",
+          height, duration, n_tracks);
+  fprintf(out, "<g id=\"labels\">\n");
+  for (size_t t = 0; t < n_tracks; t++)
+    fprintf(out, "<text class=\"track-label\" x=\"4\" y=\"%d\" font-size=\"12\">thread %llu</text>\n",
+            (int)t * (TRACK_HEIGHT + TRACK_GAP) + 13, (unsigned long long)tracks[t].thread);
+  fprintf(out, "</g>\n<svg id=\"lanes\" x=\"%d\" y=\"0\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+               "preserveAspectRatio=\"none\">\n",
+          LABEL_WIDTH, WIDTH, height, WIDTH, height);
+  for (size_t i = 0; i < exp->n_pauses; i++) {
+    double start = (double)exp->pauses[i].start, end = exp->pauses[i].end < 0 ? duration : (double)exp->pauses[i].end;
+    fprintf(out, "<rect class=\"pause\" x=\"%.3f\" y=\"0\" width=\"%.3f\" height=\"%d\" fill=\"#e0e0e0\"><title>paused "
+                 "%.3f to %.3f s</title></rect>\n",
+            start * scale, (end - start) * scale, height - 24, start / 1e9, end / 1e9);
+  }
+  for (size_t t = 0; t < n_tracks; t++) {
+    fprintf(out, "<g class=\"track\" data-thread=\"%llu\">\n", (unsigned long long)tracks[t].thread);
+    for (size_t i = 0; i < exp->n_clock; i++)
+      if (exp->clock[i].thrid == tracks[t].thread)
+        span(out, exp, names, &exp->clock[i], t, scale, tick_ns);
+    for (size_t i = 0; i < exp->n_offcpu; i++)
+      if (exp->offcpu[i].thrid == tracks[t].thread)
+        span(out, exp, names, &exp->offcpu[i], t, scale, tick_ns);
+    fputs("</g>\n", out);
+  }
+  for (size_t i = 0; i < exp->n_sample_events; i++) {
+    fprintf(out, "<line class=\"sample-point\" x1=\"%.3f\" x2=\"%.3f\" y1=\"0\" y2=\"%d\" stroke=\"#444\" "
+                 "stroke-width=\"0.5\" vector-effect=\"non-scaling-stroke\"><title>sample point %zu (",
+            (double)exp->sample_tstamps[i] * scale, (double)exp->sample_tstamps[i] * scale, height - 24, i);
+    put_text(out, exp->sample_labels[i] != NULL ? exp->sample_labels[i] : "");
+    fprintf(out, ") at %.3f s</title></line>\n", (double)exp->sample_tstamps[i] / 1e9);
+  }
+  fprintf(out, "</svg>\n<g id=\"axis\" transform=\"translate(%d,%d)\"></g>\n</svg>\n", LABEL_WIDTH, height - 20);
+  /* The script: zoom and pan change the lanes' viewBox; the axis' labels
+   * follow the range in view (seconds from the run's start). */
+  fprintf(out,
+          "<script>\n(function () {\n"
+          "  var svg = document.getElementById('timeline'), lanes = document.getElementById('lanes');\n"
+          "  var axis = document.getElementById('axis'), full = %d, h = %d, dur = +svg.dataset.duration;\n"
+          "  var x0 = 0, w = full, drag = null;\n"
+          "  function draw() {\n"
+          "    lanes.setAttribute('viewBox', x0 + ' 0 ' + w + ' ' + h);\n"
+          "    while (axis.firstChild) axis.removeChild(axis.firstChild);\n"
+          "    var px = lanes.getBoundingClientRect().width || full;\n"
+          "    for (var i = 0; i <= 10; i++) {\n"
+          "      var t = document.createElementNS('http://www.w3.org/2000/svg', 'text');\n"
+          "      t.setAttribute('x', i * px / 10); t.setAttribute('y', 14); t.setAttribute('font-size', 11);\n"
+          "      t.setAttribute('class', 'tick');\n"
+          "      t.textContent = ((x0 + i * w / 10) / full * dur / 1e9).toFixed(3) + ' s';\n"
+          "      axis.appendChild(t);\n"
+          "    }\n"
+          "  }\n"
+          "  function at(ev) { var r = lanes.getBoundingClientRect(); return x0 + (ev.clientX - r.left) / r.width * w; }\n"
+          "  svg.addEventListener('wheel', function (ev) {\n"
+          "    ev.preventDefault(); var c = at(ev), k = ev.deltaY < 0 ? 0.8 : 1.25;\n"
+          "    w = Math.min(full, Math.max(full / 100000, w * k)); x0 = Math.min(full - w, Math.max(0, c - (c - x0) * k));\n"
+          "    draw();\n"
+          "  });\n"
+          "  svg.addEventListener('mousedown', function (ev) { drag = {x: ev.clientX, x0: x0}; });\n"
+          "  window.addEventListener('mouseup', function () { drag = null; });\n"
+          "  window.addEventListener('mousemove', function (ev) {\n"
+          "    if (!drag) return; var r = lanes.getBoundingClientRect();\n"
+          "    x0 = Math.min(full - w, Math.max(0, drag.x0 - (ev.clientX - drag.x) / r.width * w)); draw();\n"
+          "  });\n"
+          "  svg.addEventListener('dblclick', function () { x0 = 0; w = full; draw(); });\n"
+          "  draw();\n"
+          "})();\n</script>\n",
+          WIDTH, height);
+  free(tracks);
+  return ferror(out) ? -1 : 0;
+}
