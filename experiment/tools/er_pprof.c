@@ -27,6 +27,7 @@
 #include "er/er_format.h"
 #include "er/er_hwc_events.h"
 #include "er/er_offcpu.h"
+#include "er_intern.h"
 #include "er_protobuf.h"
 
 #define MAX_TYPES (12 + ER_HWC_MAX_COUNTERS)
@@ -37,76 +38,6 @@ enum { PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE
        PROFILE_STRING = 6, PROFILE_DURATION = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
        PROFILE_DEFAULT_TYPE = 14 };
 
-struct strings {
-  char **text;
-  size_t n, room;
-};
-
-/* An open-addressing table from a 64-bit key to an index (key + 1 stored:
- * 0 is empty); the caller checks a hit's identity where keys are hashes. */
-struct index_map {
-  uint64_t *keys, *values;
-  size_t room, n;
-};
-
-static size_t slot_of(const struct index_map *m, uint64_t key)
-{
-  return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (m->room - 1);
-}
-
-static int map_grow(struct index_map *m)
-{
-  struct index_map bigger = {calloc(m->room ? m->room * 2 : 1024, 8), calloc(m->room ? m->room * 2 : 1024, 8),
-                             m->room ? m->room * 2 : 1024, m->n};
-  if (bigger.keys == NULL || bigger.values == NULL) {
-    free(bigger.keys);
-    free(bigger.values);
-    return -1;
-  }
-  for (size_t i = 0; i < m->room; i++)
-    if (m->keys[i] != 0) {
-      size_t at = slot_of(&bigger, m->keys[i] - 1);
-      while (bigger.keys[at] != 0)
-        at = (at + 1) & (bigger.room - 1);
-      bigger.keys[at] = m->keys[i];
-      bigger.values[at] = m->values[i];
-    }
-  free(m->keys);
-  free(m->values);
-  *m = bigger;
-  return 0;
-}
-
-/* The slot of KEY for which SAME(value) holds, or the empty slot where it
- * goes (*FOUND 0); -1 when out of memory. */
-static long map_find(struct index_map *m, uint64_t key, int (*same)(const void *, uint64_t), const void *arg,
-                     int *found)
-{
-  if ((m->n + 1) * 2 > m->room && map_grow(m) != 0)
-    return -1;
-  size_t at = slot_of(m, key);
-  for (; m->keys[at] != 0; at = (at + 1) & (m->room - 1))
-    if (m->keys[at] == key + 1 && (same == NULL || same(arg, m->values[at]))) {
-      *found = 1;
-      return (long)at;
-    }
-  *found = 0;
-  return (long)at;
-}
-
-static void map_put(struct index_map *m, long at, uint64_t key, uint64_t value)
-{
-  m->keys[at] = key + 1;
-  m->values[at] = value;
-  m->n++;
-}
-
-static void map_free(struct index_map *m)
-{
-  free(m->keys);
-  free(m->values);
-}
-
 struct sample {
   uint64_t frinfo;
   int64_t values[MAX_TYPES];
@@ -115,8 +46,8 @@ struct sample {
 struct pprof {
   const struct er_experiment *exp;
   struct er_names *names;
-  struct strings strings;
-  struct index_map string_at, sample_at, location_at, function_at; /* text hash, frinfo, pc, name -> index */
+  struct er_strings strings;
+  struct er_index_map sample_at, location_at, function_at; /* frinfo, pc, name -> index */
   uint64_t type[MAX_TYPES], unit[MAX_TYPES]; /* string indexes */
   size_t n_types;
   struct sample *samples;
@@ -127,56 +58,9 @@ struct pprof {
   size_t n_functions, functions_room;
 };
 
-static void *grown(void *array, size_t *room, size_t count, size_t size)
-{
-  if (count < *room)
-    return array;
-  size_t bigger = *room ? *room * 2 : 256;
-  void *more = realloc(array, bigger * size);
-  if (more != NULL)
-    *room = bigger;
-  return more;
-}
-
-static uint64_t text_hash(const char *text)
-{
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (; *text; text++)
-    h = (h ^ (unsigned char)*text) * 0x100000001b3ull;
-  return h >> 1; /* key + 1 must not wrap */
-}
-
-struct text_probe {
-  const struct strings *strings;
-  const char *text;
-};
-
-static int same_text(const void *arg, uint64_t index)
-{
-  const struct text_probe *t = arg;
-  return strcmp(t->strings->text[index], t->text) == 0;
-}
-
 static uint64_t string_index(struct pprof *p, const char *text)
 {
-  struct text_probe probe = {&p->strings, text};
-  int found;
-  uint64_t key = text_hash(text);
-  long at = map_find(&p->string_at, key, same_text, &probe, &found);
-  if (at < 0)
-    return 0;
-  if (found)
-    return p->string_at.values[at];
-  char **more = grown(p->strings.text, &p->strings.room, p->strings.n, sizeof *more);
-  char *copy = strdup(text);
-  if (more == NULL || copy == NULL) {
-    free(copy);
-    return 0;
-  }
-  p->strings.text = more;
-  p->strings.text[p->strings.n] = copy;
-  map_put(&p->string_at, at, key, p->strings.n);
-  return p->strings.n++;
+  return er_strings_intern(&p->strings, text);
 }
 
 static int add_type(struct pprof *p, const char *type, const char *unit)
@@ -204,16 +88,16 @@ static struct sample *sample_of(struct pprof *p, uint64_t frinfo)
 {
   struct frinfo_probe probe = {p, frinfo};
   int found;
-  long at = map_find(&p->sample_at, frinfo >> 1, same_frinfo, &probe, &found);
+  long at = er_index_map_find(&p->sample_at, frinfo >> 1, same_frinfo, &probe, &found);
   if (at < 0)
     return NULL;
   if (found)
     return &p->samples[p->sample_at.values[at]];
-  struct sample *more = grown(p->samples, &p->samples_room, p->n_samples, sizeof *more);
+  struct sample *more = er_grown(p->samples, &p->samples_room, p->n_samples, sizeof *more);
   if (more == NULL)
     return NULL;
   p->samples = more;
-  map_put(&p->sample_at, at, frinfo >> 1, p->n_samples);
+  er_index_map_put(&p->sample_at, at, frinfo >> 1, p->n_samples);
   struct sample *s = &p->samples[p->n_samples++];
   memset(s, 0, sizeof *s);
   s->frinfo = frinfo;
@@ -235,18 +119,18 @@ static int same_pc(const void *arg, uint64_t index)
 
 static uint64_t location_id(struct pprof *p, uint64_t pc)
 {
-  uint64_t *more = grown(p->pcs, &p->pcs_room, p->n_pcs + 1, sizeof *more);
+  uint64_t *more = er_grown(p->pcs, &p->pcs_room, p->n_pcs + 1, sizeof *more);
   if (more == NULL)
     return 0;
   p->pcs = more;
   p->pcs[p->n_pcs] = pc;
   int found;
-  long at = map_find(&p->location_at, pc >> 1, same_pc, p, &found);
+  long at = er_index_map_find(&p->location_at, pc >> 1, same_pc, p, &found);
   if (at < 0)
     return 0;
   if (found)
     return p->location_at.values[at] + 1;
-  map_put(&p->location_at, at, pc >> 1, p->n_pcs);
+  er_index_map_put(&p->location_at, at, pc >> 1, p->n_pcs);
   return ++p->n_pcs;
 }
 
@@ -254,17 +138,17 @@ static uint64_t function_id(struct pprof *p, const char *name)
 {
   uint64_t s = string_index(p, name); /* one function per name: its string's index is its key */
   int found;
-  long at = map_find(&p->function_at, s, NULL, NULL, &found);
+  long at = er_index_map_find(&p->function_at, s, NULL, NULL, &found);
   if (at < 0)
     return 0;
   if (found)
     return p->function_at.values[at] + 1;
-  uint64_t *more = grown(p->function_name, &p->functions_room, p->n_functions, sizeof *more);
+  uint64_t *more = er_grown(p->function_name, &p->functions_room, p->n_functions, sizeof *more);
   if (more == NULL)
     return 0;
   p->function_name = more;
   p->function_name[p->n_functions] = s;
-  map_put(&p->function_at, at, s, p->n_functions);
+  er_index_map_put(&p->function_at, at, s, p->n_functions);
   return ++p->n_functions;
 }
 
@@ -475,15 +359,12 @@ int er_pprof_write(const char *out_path, const struct er_experiment *exp, struct
   encode(&p, &out);
   int rc = out.failed ? (snprintf(err, err_len, "out of memory"), -1) : write_gzip(out_path, &out, err, err_len);
   pb_free(&out);
-  for (size_t i = 0; i < p.strings.n; i++)
-    free(p.strings.text[i]);
-  free(p.strings.text);
+  er_strings_free(&p.strings);
   free(p.samples);
   free(p.pcs);
   free(p.function_name);
-  map_free(&p.string_at);
-  map_free(&p.sample_at);
-  map_free(&p.location_at);
-  map_free(&p.function_at);
+  er_index_map_free(&p.sample_at);
+  er_index_map_free(&p.location_at);
+  er_index_map_free(&p.function_at);
   return rc;
 }

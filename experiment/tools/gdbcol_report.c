@@ -18,6 +18,7 @@
 #include "er_deadlock_report.h"
 #include "er_mpi_report.h"
 #include "er_omp_report.h"
+#include "er_firefox.h"
 #include "er_pprof.h"
 #include "er_states_report.h"
 #include "er_timeline.h"
@@ -47,6 +48,8 @@ static void usage(FILE *out)
         "  --flamegraph FILE     an interactive SVG flame graph\n"
         "  --html FILE           an HTML page: the function table and the flame graph\n"
         "  --pprof FILE          pprof's profile.proto, gzip-compressed: every metric as a sample type\n"
+        "  --firefox FILE        the Firefox Profiler's format: a track per thread, CPU and off-CPU\n"
+        "                        samples, markers for sample points, pauses, waits, I/O, allocations\n"
         "--metric: cpu (clock profiling, the default) or a counter's name (hwprofile)\n"
         "--no-inline: no frames for inlined functions (gprofng shows none)\n"
         "--mode: an OpenMP program's stacks as its source shows them (user, the default: libgomp's\n"
@@ -305,7 +308,7 @@ int main(int argc, char **argv)
     int takes = strcmp(a, "--metric") == 0 || strcmp(a, "--limit") == 0 || strcmp(a, "--mode") == 0 ||
                 strcmp(a, "--callers") == 0 ||
                 strcmp(a, "--callees") == 0 || strcmp(a, "--folded") == 0 || strcmp(a, "--flamegraph") == 0 ||
-                strcmp(a, "--html") == 0 || strcmp(a, "--pprof") == 0;
+                strcmp(a, "--html") == 0 || strcmp(a, "--pprof") == 0 || strcmp(a, "--firefox") == 0;
     if (takes && i + 1 >= argc) {
       fprintf(stderr, "gdbcol-report: %s needs a value\n", a);
       usage(stderr);
@@ -380,11 +383,16 @@ int main(int argc, char **argv)
     er_experiment_close(&exp);
     return rc;
   }
-  if (strcmp(view, "pprof") == 0 && names != NULL) {
-    int rc = er_pprof_write(argument, &exp, names, err, sizeof err);
-    if (rc == 0)
+  if ((strcmp(view, "pprof") == 0 || strcmp(view, "firefox") == 0) && names != NULL) {
+    int pprof = strcmp(view, "pprof") == 0;
+    int rc = pprof ? er_pprof_write(argument, &exp, names, err, sizeof err)
+                   : er_firefox_write(argument, &exp, names, err, sizeof err);
+    if (rc == 0 && pprof)
       printf("Wrote %s: pprof's profile.proto, gzip-compressed (pprof -top %s; Pyroscope, Parca, Grafana "
              "read it).\n", argument, argument);
+    else if (rc == 0)
+      printf("Wrote %s: the Firefox Profiler's format (open it at https://profiler.firefox.com: Load a profile "
+             "from file).\n", argument);
     else
       fprintf(stderr, "gdbcol-report: %s\n", err);
     er_names_close(names);

@@ -11,12 +11,12 @@ import gdb
 from .commands import _Subcommand
 from .text import say
 
-VIEWS_WITH_VALUE = ("callers", "callees", "flamegraph", "folded", "html", "pprof")
+VIEWS_WITH_VALUE = ("callers", "callees", "flamegraph", "folded", "html", "pprof", "firefox")
 VIEWS_ALONE = ("functions", "threads", "processes", "mpi", "omp", "deadlocks", "races", "states")
 OPTIONS = ("metric", "limit", "mode")
 USAGE = ("collector report [EXPERIMENT.er] [functions | callers FUNC | callees FUNC | threads | processes | mpi | omp | "
          "deadlocks | races | states | "
-         "flamegraph FILE.svg | folded FILE | html FILE.html | pprof FILE.pb.gz] [metric cpu|COUNTER] [limit N] [mode user|machine] "
+         "flamegraph FILE.svg | folded FILE | html FILE.html | pprof FILE.pb.gz | firefox FILE.json] [metric cpu|COUNTER] [limit N] [mode user|machine] "
          "[noinline]")
 REPORT_TIMEOUT_S = 600
 
@@ -64,6 +64,10 @@ running one as recorded so far).  VIEW is one of:
                      experiment holds as a sample type (CPU, off-CPU time
                      by reason, counters, waits, I/O, allocations), the
                      load objects with their build ids
+  firefox FILE.json  the Firefox Profiler's format (profiler.firefox.com):
+                     a track per thread, CPU and off-CPU samples (its CPU
+                     graph shows the waits idle), markers for sample
+                     points, pauses, waits, I/O calls, allocations
 metric: cpu (clock profiling, the default) or a counter of hwprofile.
 mode: how an OpenMP program's stacks are drawn, as gprofng's -viewmode:
 user (the default) as its source shows them, without libgomp's frames,

@@ -1,0 +1,540 @@
+/* An experiment in the Firefox Profiler's processed format
+ * (profiler.firefox.com; what samply writes, through its crate
+ * fxprof-processed-profile): version 66, whose stack, frame and function
+ * tables and strings are shared by all threads, and which the profiler
+ * upgrades to its own version on loading.
+ *
+ * Each thread is a track.  A CPU sample is a sample of its stack with its
+ * CPU time as threadCPUDelta (microseconds) and its ticks as weight; time
+ * off the CPU is written as samply writes it, samples of the stack where
+ * the thread waited with no CPU time (one at the start of the time it
+ * stands for, the rest weighted at its end), so the profiler's CPU graph
+ * shows the thread idle there and its call tree counts the wait.  A
+ * frame's inlined functions are frames of their own (inlineDepth).
+ * Markers: sample points, pauses, synchronization waits, I/O calls and
+ * allocations, each with a schema the marker chart and table show. */
+#define _GNU_SOURCE
+#include "er_firefox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "er/er_format.h"
+#include "er/er_offcpu.h"
+#include "er_intern.h"
+
+#define MAX_INLINED 16
+#define FORMAT_VERSION 66
+
+/* A category per state a sample shows, the frames' own first. */
+enum { CATEGORY_OTHER, CATEGORY_USER, CATEGORY_OFF_CPU };
+
+struct sample {
+  double time_ms;
+  uint64_t stack; /* index in the stack table */
+  int64_t weight, cpu_us;
+};
+
+struct marker {
+  double start_ms, end_ms;
+  int phase; /* 0 instant, 1 interval */
+  uint64_t name;   /* string index */
+  int kind;        /* enum marker_kind */
+  uint64_t text;   /* a string field (string index) */
+  int64_t number;  /* a number field */
+};
+
+enum marker_kind { MARK_SAMPLE_POINT, MARK_PAUSE, MARK_SYNC, MARK_IO, MARK_ALLOC };
+
+struct thread {
+  uint64_t tid;
+  struct sample *samples;
+  size_t n_samples, samples_room;
+  struct marker *markers;
+  size_t n_markers, markers_room;
+};
+
+struct firefox {
+  const struct er_experiment *exp;
+  struct er_names *names;
+  struct er_strings strings;
+  /* The shared tables: functions by name, frames by (function, inline
+   * depth), stacks by (prefix, frame). */
+  uint64_t *func_name;
+  size_t n_funcs, funcs_room;
+  struct er_index_map func_at;
+  uint64_t *frame_func, *frame_depth;
+  size_t n_frames, frames_room;
+  struct er_index_map frame_at;
+  uint64_t *stack_prefix, *stack_frame; /* prefix: stack index + 1, 0 for a root */
+  size_t n_stacks, stacks_room;
+  struct er_index_map stack_at, leaf_of; /* (prefix, frame) -> stack; frinfo -> stack + 1 */
+  struct thread *threads;
+  size_t n_threads;
+};
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+  return ((a * 0x9E3779B97F4A7C15ull) ^ (b + 0x632BE59BD9B4E019ull + (a << 6))) >> 1;
+}
+
+struct pair_probe {
+  const uint64_t *first, *second;
+  uint64_t a, b;
+};
+
+static int same_pair(const void *arg, uint64_t index)
+{
+  const struct pair_probe *p = arg;
+  return p->first[index] == p->a && p->second[index] == p->b;
+}
+
+/* Room for one more row in the two columns *A and *B (N rows of *ROOM). */
+static int room_for_row(uint64_t **a, uint64_t **b, size_t *room, size_t n)
+{
+  if (n < *room)
+    return 0;
+  size_t bigger = *room ? *room * 2 : 256;
+  uint64_t *x = realloc(*a, bigger * sizeof *x);
+  if (x == NULL)
+    return -1;
+  *a = x;
+  uint64_t *y = realloc(*b, bigger * sizeof *y);
+  if (y == NULL)
+    return -1;
+  *b = y;
+  *room = bigger;
+  return 0;
+}
+
+static uint64_t func_index(struct firefox *f, const char *name)
+{
+  uint64_t s = er_strings_intern(&f->strings, name);
+  int found;
+  long at = er_index_map_find(&f->func_at, s, NULL, NULL, &found);
+  if (at < 0)
+    return 0;
+  if (found)
+    return f->func_at.values[at];
+  uint64_t *more = er_grown(f->func_name, &f->funcs_room, f->n_funcs, sizeof *more);
+  if (more == NULL)
+    return 0;
+  f->func_name = more;
+  f->func_name[f->n_funcs] = s;
+  er_index_map_put(&f->func_at, at, s, f->n_funcs);
+  return f->n_funcs++;
+}
+
+static uint64_t frame_index(struct firefox *f, uint64_t func, uint64_t depth)
+{
+  struct pair_probe probe = {f->frame_func, f->frame_depth, func, depth};
+  int found;
+  long at = er_index_map_find(&f->frame_at, mix(func, depth), same_pair, &probe, &found);
+  if (at < 0)
+    return 0;
+  if (found)
+    return f->frame_at.values[at];
+  if (room_for_row(&f->frame_func, &f->frame_depth, &f->frames_room, f->n_frames) != 0)
+    return 0;
+  f->frame_func[f->n_frames] = func;
+  f->frame_depth[f->n_frames] = depth;
+  er_index_map_put(&f->frame_at, at, mix(func, depth), f->n_frames);
+  return f->n_frames++;
+}
+
+static uint64_t stack_index(struct firefox *f, uint64_t prefix_plus_1, uint64_t frame)
+{
+  struct pair_probe probe = {f->stack_prefix, f->stack_frame, prefix_plus_1, frame};
+  int found;
+  long at = er_index_map_find(&f->stack_at, mix(prefix_plus_1, frame), same_pair, &probe, &found);
+  if (at < 0)
+    return 0;
+  if (found)
+    return f->stack_at.values[at];
+  if (room_for_row(&f->stack_prefix, &f->stack_frame, &f->stacks_room, f->n_stacks) != 0)
+    return 0;
+  f->stack_prefix[f->n_stacks] = prefix_plus_1;
+  f->stack_frame[f->n_stacks] = frame;
+  er_index_map_put(&f->stack_at, at, mix(prefix_plus_1, frame), f->n_stacks);
+  return f->n_stacks++;
+}
+
+/* The stack table's index of the experiment's stack FRINFO (root first,
+ * each PC's inlined functions outermost first). */
+static uint64_t leaf_stack(struct firefox *f, uint64_t frinfo)
+{
+  int found;
+  long at = er_index_map_find(&f->leaf_of, frinfo >> 1, NULL, NULL, &found);
+  if (at >= 0 && found)
+    return f->leaf_of.values[at];
+  const struct er_stack *st = er_experiment_stack(f->exp, frinfo);
+  uint64_t prefix = 0; /* + 1 */
+  for (size_t i = st != NULL ? st->n : 0; i-- > 0;) {
+    const char *frames[MAX_INLINED];
+    uint64_t pc = st->pcs[i];
+    size_t n = pc == ER_PC_TRUNCATED ? (frames[0] = "<Truncated-stack>", 1)
+               : pc == ER_PC_UNWIND_FAILED ? (frames[0] = "<Stack-unwind-failed>", 1)
+                                           : er_names_frames(f->names, pc, frames, MAX_INLINED);
+    for (size_t k = n; k-- > 0;) /* outermost (the function itself) first */
+      prefix = stack_index(f, prefix, frame_index(f, func_index(f, frames[k]), n - 1 - k)) + 1;
+  }
+  if (prefix == 0) /* no stack: one frame saying so */
+    prefix = stack_index(f, 0, frame_index(f, func_index(f, "<no stack>"), 0)) + 1;
+  if (at >= 0)
+    er_index_map_put(&f->leaf_of, at, frinfo >> 1, prefix - 1);
+  return prefix - 1;
+}
+
+static struct thread *thread_of(struct firefox *f, uint64_t tid)
+{
+  for (size_t i = 0; i < f->n_threads; i++)
+    if (f->threads[i].tid == tid)
+      return &f->threads[i];
+  struct thread *more = realloc(f->threads, (f->n_threads + 1) * sizeof *more);
+  if (more == NULL)
+    return NULL;
+  f->threads = more;
+  struct thread *t = &f->threads[f->n_threads++];
+  memset(t, 0, sizeof *t);
+  t->tid = tid;
+  return t;
+}
+
+static double ms(const struct firefox *f, int64_t tstamp)
+{
+  return (double)(tstamp - f->exp->run_tstamp) / 1e6;
+}
+
+static void add_sample(struct firefox *f, uint64_t tid, double time_ms, uint64_t frinfo, int64_t weight, int64_t cpu_us)
+{
+  struct thread *t = thread_of(f, tid);
+  struct sample *more = t != NULL ? er_grown(t->samples, &t->samples_room, t->n_samples, sizeof *more) : NULL;
+  if (more == NULL)
+    return;
+  t->samples = more;
+  t->samples[t->n_samples++] = (struct sample){time_ms < 0 ? 0 : time_ms, leaf_stack(f, frinfo), weight, cpu_us};
+}
+
+static void add_marker(struct firefox *f, uint64_t tid, struct marker m)
+{
+  struct thread *t = thread_of(f, tid);
+  struct marker *more = t != NULL ? er_grown(t->markers, &t->markers_room, t->n_markers, sizeof *more) : NULL;
+  if (more == NULL)
+    return;
+  t->markers = more;
+  t->markers[t->n_markers++] = m;
+}
+
+static void collect(struct firefox *f)
+{
+  const struct er_experiment *exp = f->exp;
+  double tick_ms = exp->ptimer_us / 1000.0;
+  for (size_t i = 0; i < exp->n_clock; i++) {
+    const struct er_clock_sample *s = &exp->clock[i];
+    add_sample(f, s->thrid, ms(f, s->tstamp), s->frinfo, s->ntick, (int64_t)s->ntick * exp->ptimer_us);
+  }
+  for (size_t i = 0; i < exp->n_offcpu; i++) {
+    /* samply's way: the time off CPU begins with a sample of weight 1, the
+     * rest of its weight at its end; no CPU time in either. */
+    const struct er_clock_sample *s = &exp->offcpu[i];
+    double end = ms(f, s->tstamp);
+    add_sample(f, s->thrid, end - s->ntick * tick_ms, s->frinfo, 1, 0);
+    if (s->ntick > 1)
+      add_sample(f, s->thrid, end - tick_ms, s->frinfo, s->ntick - 1, 0);
+  }
+  uint64_t first = f->n_threads > 0 ? f->threads[0].tid : 0; /* the process's (the lowest id): its markers */
+  for (size_t i = 0; i < f->n_threads; i++)
+    first = f->threads[i].tid < first ? f->threads[i].tid : first;
+  for (size_t i = 0; i < exp->n_sample_events; i++)
+    add_marker(f, first, (struct marker){exp->sample_tstamps[i] / 1e6, 0, 0, er_strings_intern(&f->strings, "Sample point"),
+                                         MARK_SAMPLE_POINT,
+                                         er_strings_intern(&f->strings, exp->sample_labels[i] ? exp->sample_labels[i] : ""), 0});
+  for (size_t i = 0; i < exp->n_pauses; i++)
+    add_marker(f, first, (struct marker){exp->pauses[i].start / 1e6,
+                                         (exp->pauses[i].end < 0 ? exp->exit_tstamp : exp->pauses[i].end) / 1e6, 1,
+                                         er_strings_intern(&f->strings, "Paused"), MARK_PAUSE, 0, 0});
+  char text[64];
+  for (size_t i = 0; i < exp->n_waits; i++) {
+    snprintf(text, sizeof text, "0x%" PRIx64, exp->waits[i].object);
+    add_marker(f, exp->waits[i].thrid, (struct marker){ms(f, exp->waits[i].start), ms(f, exp->waits[i].end), 1,
+                                                       er_strings_intern(&f->strings, "Synchronization wait"),
+                                                       MARK_SYNC, er_strings_intern(&f->strings, text), 0});
+  }
+  for (size_t i = 0; i < exp->n_io_calls; i++) {
+    const struct er_io_call *c = &exp->io_calls[i];
+    snprintf(text, sizeof text, "fd %d", c->fd);
+    add_marker(f, c->thrid, (struct marker){ms(f, c->start), ms(f, c->end), 1, er_strings_intern(&f->strings, "I/O"),
+                                            MARK_IO, er_strings_intern(&f->strings, c->name != NULL ? c->name : text),
+                                            c->nbytes > 0 ? c->nbytes : 0});
+  }
+  for (size_t i = 0; i < exp->n_heap_events; i++) {
+    const struct er_heap_event *e = &exp->heap_events[i];
+    if (e->htype == ER_HEAP_MALLOC || e->htype == ER_HEAP_REALLOC || e->htype == ER_HEAP_MMAP)
+      add_marker(f, e->thrid, (struct marker){ms(f, e->tstamp), 0, 0, er_strings_intern(&f->strings, "Allocation"),
+                                              MARK_ALLOC, 0, (int64_t)e->size});
+  }
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+/* TEXT as a JSON string: UTF-8 kept, any other byte as the code point of
+ * its value (paths and names are bytes). */
+static void json_string(FILE *out, const char *text)
+{
+  const unsigned char *p = (const unsigned char *)text;
+  fputc('"', out);
+  while (*p) {
+    size_t len = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
+    for (size_t k = 1; k < len; k++)
+      if ((p[k] & 0xC0) != 0x80)
+        len = 0;
+    if (len == 1 && (*p == '"' || *p == '\\'))
+      fprintf(out, "\\%c", *p);
+    else if (len == 1 && *p < 0x20)
+      fprintf(out, "\\u%04x", *p);
+    else if (len >= 1)
+      fwrite(p, 1, len, out);
+    else
+      fprintf(out, "\\u%04x", *p), len = 1;
+    p += len;
+  }
+  fputc('"', out);
+}
+
+static void json_u64_column(FILE *out, const char *name, const uint64_t *v, size_t n, int last)
+{
+  fprintf(out, "\"%s\":[", name);
+  for (size_t i = 0; i < n; i++)
+    fprintf(out, "%s%" PRIu64, i ? "," : "", v[i]);
+  fprintf(out, "]%s", last ? "" : ",");
+}
+
+static void json_repeat_column(FILE *out, const char *name, const char *value, size_t n, int last)
+{
+  fprintf(out, "\"%s\":[", name);
+  for (size_t i = 0; i < n; i++)
+    fprintf(out, "%s%s", i ? "," : "", value);
+  fprintf(out, "]%s", last ? "" : ",");
+}
+
+static void write_meta(FILE *out, const struct firefox *f)
+{
+  fprintf(out,
+          "\"meta\":{\"categories\":[{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]},"
+          "{\"name\":\"User\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]},"
+          "{\"name\":\"Off-CPU\",\"color\":\"blue\",\"subcategories\":[\"Other\"]}],"
+          "\"debug\":false,\"extensions\":{\"length\":0,\"baseURL\":[],\"id\":[],\"name\":[]},"
+          "\"interval\":%.3f,\"preprocessedProfileVersion\":%d,\"processType\":0,\"product\":",
+          f->exp->ptimer_us / 1000.0, FORMAT_VERSION);
+  json_string(out, f->exp->path);
+  fputs(",\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\",\"threadCPUDelta\":\"\xc2\xb5s\"},"
+        "\"startTime\":0,\"symbolicated\":true,\"pausedRanges\":[],\"version\":24,"
+        "\"usesOnlyOneStackType\":true,\"sourceCodeIsNotOnSearchfox\":true,\"markerSchema\":["
+        "{\"name\":\"Allocation\",\"display\":[\"marker-chart\",\"marker-table\"],"
+        "\"tooltipLabel\":\"Allocation of {marker.data.bytes}\",\"tableLabel\":\"{marker.data.bytes}\","
+        "\"fields\":[{\"key\":\"bytes\",\"label\":\"Size\",\"format\":\"bytes\"}]},"
+        "{\"name\":\"I/O\",\"display\":[\"marker-chart\",\"marker-table\",\"timeline-fileio\"],"
+        "\"tooltipLabel\":\"I/O on {marker.data.file}\",\"tableLabel\":\"{marker.data.file}: {marker.data.bytes}\","
+        "\"fields\":[{\"key\":\"file\",\"label\":\"File\",\"format\":\"unique-string\"},"
+        "{\"key\":\"bytes\",\"label\":\"Bytes\",\"format\":\"bytes\"}]},"
+        "{\"name\":\"Paused\",\"display\":[\"marker-chart\",\"marker-table\",\"timeline-overview\"],"
+        "\"tooltipLabel\":\"Collection paused\",\"fields\":[]},"
+        "{\"name\":\"Sample point\",\"display\":[\"marker-chart\",\"marker-table\",\"timeline-overview\"],"
+        "\"tooltipLabel\":\"Sample point {marker.data.label}\",\"tableLabel\":\"{marker.data.label}\","
+        "\"fields\":[{\"key\":\"label\",\"label\":\"Label\",\"format\":\"unique-string\"}]},"
+        "{\"name\":\"Synchronization wait\",\"display\":[\"marker-chart\",\"marker-table\"],"
+        "\"tooltipLabel\":\"Waited on {marker.data.object}\",\"tableLabel\":\"{marker.data.object}\","
+        "\"fields\":[{\"key\":\"object\",\"label\":\"Object\",\"format\":\"unique-string\"}]}]},",
+        out);
+}
+
+static void write_shared(FILE *out, const struct firefox *f)
+{
+  fputs("\"shared\":{\"stackTable\":{", out);
+  fprintf(out, "\"length\":%zu,\"prefixOffset\":[", f->n_stacks);
+  for (size_t i = 0; i < f->n_stacks; i++) /* 0: a root; else how far back its prefix is */
+    fprintf(out, "%s%" PRIu64, i ? "," : "", f->stack_prefix[i] == 0 ? 0 : i - (f->stack_prefix[i] - 1));
+  fputs("],", out);
+  json_u64_column(out, "frame", f->stack_frame, f->n_stacks, 1);
+  fprintf(out, "},\"frameTable\":{\"length\":%zu,", f->n_frames);
+  json_u64_column(out, "func", f->frame_func, f->n_frames, 0);
+  json_repeat_column(out, "category", "1", f->n_frames, 0);
+  json_repeat_column(out, "subcategory", "0", f->n_frames, 0);
+  json_repeat_column(out, "line", "null", f->n_frames, 0);
+  json_repeat_column(out, "column", "null", f->n_frames, 0);
+  json_repeat_column(out, "address", "-1", f->n_frames, 0);
+  json_repeat_column(out, "nativeSymbol", "null", f->n_frames, 0);
+  json_u64_column(out, "inlineDepth", f->frame_depth, f->n_frames, 0);
+  json_repeat_column(out, "innerWindowID", "0", f->n_frames, 0);
+  json_repeat_column(out, "originalLocation", "null", f->n_frames, 1);
+  fprintf(out, "},\"funcTable\":{\"length\":%zu,", f->n_funcs);
+  json_u64_column(out, "name", f->func_name, f->n_funcs, 0);
+  json_repeat_column(out, "isJS", "false", f->n_funcs, 0);
+  json_repeat_column(out, "relevantForJS", "false", f->n_funcs, 0);
+  json_repeat_column(out, "resource", "-1", f->n_funcs, 0);
+  json_repeat_column(out, "source", "null", f->n_funcs, 0);
+  json_repeat_column(out, "lineNumber", "null", f->n_funcs, 0);
+  json_repeat_column(out, "columnNumber", "null", f->n_funcs, 0);
+  json_repeat_column(out, "originalLocation", "null", f->n_funcs, 1);
+  fputs("},\"nativeSymbols\":{\"length\":0,\"address\":[],\"functionSize\":[],\"libIndex\":[],\"name\":[]},"
+        "\"resourceTable\":{\"length\":0,\"lib\":[],\"name\":[],\"host\":[],\"type\":[]},"
+        "\"sources\":{\"length\":0,\"id\":[],\"filename\":[],\"startLine\":[],\"startColumn\":[],"
+        "\"sourceMapURL\":[],\"content\":[]},"
+        "\"sourceLocationTable\":{\"length\":0,\"source\":[],\"line\":[],\"column\":[]},\"stringArray\":[",
+        out);
+  for (size_t i = 0; i < f->strings.n; i++) {
+    if (i)
+      fputc(',', out);
+    json_string(out, f->strings.text[i]);
+  }
+  fputs("]},", out);
+}
+
+static int by_time(const void *a, const void *b)
+{
+  double x = ((const struct sample *)a)->time_ms, y = ((const struct sample *)b)->time_ms;
+  return (x > y) - (x < y);
+}
+
+static void write_markers(FILE *out, const struct thread *t)
+{
+  static const char *const types[] = {"Sample point", "Paused", "Synchronization wait", "I/O", "Allocation"};
+  fprintf(out, "\"markers\":{\"length\":%zu,", t->n_markers);
+  json_repeat_column(out, "category", "0", t->n_markers, 0);
+  fputs("\"data\":[", out);
+  for (size_t i = 0; i < t->n_markers; i++) {
+    const struct marker *m = &t->markers[i];
+    fprintf(out, "%s{\"type\":\"%s\"", i ? "," : "", types[m->kind]);
+    if (m->kind == MARK_SAMPLE_POINT)
+      fprintf(out, ",\"label\":%" PRIu64, m->text);
+    else if (m->kind == MARK_SYNC)
+      fprintf(out, ",\"object\":%" PRIu64, m->text);
+    else if (m->kind == MARK_IO)
+      fprintf(out, ",\"file\":%" PRIu64 ",\"bytes\":%" PRId64, m->text, m->number);
+    else if (m->kind == MARK_ALLOC)
+      fprintf(out, ",\"bytes\":%" PRId64, m->number);
+    fputc('}', out);
+  }
+  fputs("],\"endTime\":[", out);
+  for (size_t i = 0; i < t->n_markers; i++)
+    fprintf(out, "%s%.6f", i ? "," : "", t->markers[i].phase == 1 ? t->markers[i].end_ms : 0.0);
+  fputs("],\"name\":[", out);
+  for (size_t i = 0; i < t->n_markers; i++)
+    fprintf(out, "%s%" PRIu64, i ? "," : "", t->markers[i].name);
+  fputs("],\"phase\":[", out);
+  for (size_t i = 0; i < t->n_markers; i++)
+    fprintf(out, "%s%d", i ? "," : "", t->markers[i].phase);
+  fputs("],\"startTime\":[", out);
+  for (size_t i = 0; i < t->n_markers; i++)
+    fprintf(out, "%s%.6f", i ? "," : "", t->markers[i].start_ms);
+  fputs("]}", out);
+}
+
+static void write_thread(FILE *out, const struct firefox *f, struct thread *t, int main_thread, uint64_t pid,
+                         const char *process)
+{
+  qsort(t->samples, t->n_samples, sizeof *t->samples, by_time);
+  fputs("{\"name\":", out);
+  char name[64];
+  snprintf(name, sizeof name, "Thread %" PRIu64, t->tid);
+  json_string(out, main_thread ? process : name);
+  fprintf(out, ",\"isMainThread\":%s,\"pausedRanges\":[],\"pid\":\"%" PRIu64 "\",\"processName\":",
+          main_thread ? "true" : "false", pid);
+  json_string(out, process);
+  fprintf(out, ",\"processShutdownTime\":%s,\"processStartupTime\":0,\"processType\":\"default\",\"registerTime\":%.6f,"
+               "\"tid\":\"%" PRIu64 "\",\"unregisterTime\":null,\"showMarkersInTimeline\":true,",
+          "null", t->n_samples ? t->samples[0].time_ms : 0.0, t->tid);
+  fprintf(out, "\"samples\":{\"length\":%zu,\"weightType\":\"samples\",\"stack\":[", t->n_samples);
+  for (size_t i = 0; i < t->n_samples; i++)
+    fprintf(out, "%s%" PRIu64, i ? "," : "", t->samples[i].stack);
+  fputs("],\"timeDeltas\":[", out);
+  for (size_t i = 0; i < t->n_samples; i++)
+    fprintf(out, "%s%.6f", i ? "," : "", t->samples[i].time_ms - (i ? t->samples[i - 1].time_ms : 0));
+  fputs("],\"weight\":[", out);
+  for (size_t i = 0; i < t->n_samples; i++)
+    fprintf(out, "%s%" PRId64, i ? "," : "", t->samples[i].weight);
+  fputs("],\"threadCPUDelta\":[", out);
+  for (size_t i = 0; i < t->n_samples; i++)
+    fprintf(out, "%s%" PRId64, i ? "," : "", t->samples[i].cpu_us);
+  fputs("]},", out);
+  write_markers(out, t);
+  fputc('}', out);
+  (void)f;
+}
+
+int er_firefox_write(const char *out_path, const struct er_experiment *exp, struct er_names *names, char *err,
+                     size_t err_len)
+{
+  struct firefox f;
+  memset(&f, 0, sizeof f);
+  f.exp = exp;
+  f.names = names;
+  collect(&f);
+  int fd = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+  int rc = 0;
+  if (out == NULL) {
+    snprintf(err, err_len, "cannot create %s: %s", out_path, strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    rc = -1;
+  } else {
+    /* The process: its first thread's id (the program's, at launch), named
+     * after the program (the first object mapped). */
+    uint64_t pid = f.n_threads ? f.threads[0].tid : 0;
+    for (size_t i = 0; i < f.n_threads; i++)
+      pid = f.threads[i].tid < pid ? f.threads[i].tid : pid;
+    const char *process = exp->n_segments > 0 && exp->segments[0].name != NULL ? exp->segments[0].name : "program";
+    const char *base = strrchr(process, '/');
+    process = base != NULL ? base + 1 : process;
+    fputc('{', out);
+    write_meta(out, &f);
+    fputs("\"libs\":[],", out);
+    /* Threads first (their tables may add strings), then what they share. */
+    char *threads_json = NULL;
+    size_t threads_len = 0;
+    FILE *threads = open_memstream(&threads_json, &threads_len);
+    for (size_t i = 0; threads != NULL && i < f.n_threads; i++) {
+      if (i)
+        fputc(',', threads);
+      write_thread(threads, &f, &f.threads[i], f.threads[i].tid == pid, pid, process);
+    }
+    if (threads == NULL || fclose(threads) != 0) {
+      snprintf(err, err_len, "out of memory");
+      rc = -1;
+    } else {
+      write_shared(out, &f);
+      fputs("\"threads\":[", out);
+      fwrite(threads_json, 1, threads_len, out);
+      fputs("],\"pages\":[],\"profilerOverhead\":[],\"counters\":[]}\n", out);
+    }
+    free(threads_json);
+    if (fclose(out) != 0 && rc == 0) {
+      snprintf(err, err_len, "cannot write %s: %s", out_path, strerror(errno));
+      rc = -1;
+    }
+    if (rc != 0)
+      unlink(out_path);
+  }
+  for (size_t i = 0; i < f.n_threads; i++) {
+    free(f.threads[i].samples);
+    free(f.threads[i].markers);
+  }
+  free(f.threads);
+  free(f.func_name);
+  er_index_map_free(&f.func_at);
+  free(f.frame_func);
+  free(f.frame_depth);
+  free(f.stack_prefix);
+  free(f.stack_frame);
+  er_index_map_free(&f.frame_at);
+  er_index_map_free(&f.stack_at);
+  er_index_map_free(&f.leaf_of);
+  er_strings_free(&f.strings);
+  return rc;
+}

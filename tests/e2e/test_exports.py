@@ -1,0 +1,173 @@
+"""Exports (issue 30): offcpu_mix.c recorded with off-CPU time and
+synchronization waits.
+
+`collector report pprof FILE`: profile.proto (gzip) read back with the
+wire format alone (pprof_decode.py): each sample type's total is the
+experiment's own (CPU and off-CPU ticks by reason from er-dump, waits from
+gprofng); the phases are in their functions' stacks with their time;
+every location points at a mapping, every mapping is a load object with
+the build id its file carries; an existing file is refused and left as it
+was.
+
+`collector report firefox FILE`: the Firefox Profiler's processed format
+(version 66), checked table by table (every column as long as its table,
+every index in range, stacks' prefixes before them, times in order): two
+threads; the weights are the experiment's CPU and off-CPU ticks, the CPU
+deltas its CPU time and nothing during waits (the profiler's CPU graph);
+the phases in their functions' stacks with their ticks; markers for the
+sample points and the synchronization waits, each of a declared type."""
+
+import json
+import os
+import re
+import subprocess
+
+from harness import (check, cleanup, er_dump, finish, gprofng_rows, gprofng_text, program, run_gdb, workdir)
+import pprof_decode
+
+PROGRAM = program("offcpu_mix")
+work = workdir()
+out = run_gdb(["collector profile offcpu on", "collector synctrace on", "collector synctrace threshold 0",
+               "collector enable", "run"], [PROGRAM], work)
+print(out)
+exp = os.path.join(work, "test.1.er")
+pb = os.path.join(work, "offcpu_mix.pb.gz")
+report = run_gdb(["collector report %s pprof %s" % (exp, pb)], ["/bin/true"], work)
+print(report)
+check(os.path.exists(pb) and open(pb, "rb").read(2) == b"\x1f\x8b", "collector report pprof wrote a gzip file")
+try:
+    profile = pprof_decode.read_profile(pb)
+    totals = pprof_decode.totals(profile)
+except (OSError, ValueError) as error:
+    check(False, "the file parses as profile.proto: %s" % error)
+    profile, totals = None, {}
+if profile is not None:
+    types = [t for t, _ in profile["sample_types"]]
+    print(types, totals)
+    check(types[:2] == ["samples", "cpu"] and {"wait-cpu", "sleep", "io-wait", "lock-wait", "blocked", "sync-wait",
+                                               "sync-waits"} <= set(types) and profile["default_sample_type"] == "cpu"
+          and profile["period_type"] == ("cpu", "nanoseconds"),
+          "its sample types: samples, cpu (the default), off-CPU time by reason, synchronization waits (%s)" % types)
+    summary, _, _ = er_dump(exp)
+    period = int(summary["ptimer_us"]) * 1000
+    check(profile["period"] == period and totals["samples"] == int(summary["ticks"]) and
+          totals["cpu"] == int(summary["ticks"]) * period,
+          "CPU: %d samples, %d ns: the experiment's %s ticks of %d ns" % (totals["samples"], totals["cpu"],
+                                                                       summary["ticks"], period))
+    reasons = {"wait-cpu": "waiting for a CPU", "sleep": "sleeping", "io-wait": "in I/O", "lock-wait": "waiting on a lock",
+               "blocked": "blocked (other)"}
+    off_ok = all(totals[t] == int(summary["offcpu_ticks " + title]) * period for t, title in reasons.items())
+    check(off_ok, "off-CPU time by reason: the experiment's ticks (%s)"
+          % ", ".join("%s %d" % (t, totals[t] // period) for t in reasons))
+    sync = gprofng_rows(gprofng_text(exp, "-metrics", "e.sync:e.syncn", "-functions")).get("<Total>", [0, 0])
+    check(abs(totals["sync-wait"] / 1e9 - sync[0]) <= 0.0011 and totals["sync-waits"] == sync[1],
+          "synchronization waits: %.4f s in %d waits, gprofng's %.3f s in %d" % (totals["sync-wait"] / 1e9,
+                                                                                totals["sync-waits"], sync[0], sync[1]))
+    truth = re.search(r"cpu=([0-9.]+) sleep=([0-9.]+) pipe=([0-9.]+) lock=([0-9.]+)", out)
+    if truth:
+        cpu, slept, piped, locked = (float(x) for x in truth.groups())
+        got = {name: pprof_decode.inclusive(profile, name, t) / 1e9 for name, t in
+               (("compute_phase", "cpu"), ("sleep_phase", "sleep"), ("pipe_phase", "io-wait"),
+                ("lock_phase", "lock-wait"))}
+        near = lambda v, t: abs(v - t) <= 0.1 * t + 0.02
+        check(near(got["compute_phase"], cpu) and near(got["sleep_phase"], slept) and
+              near(got["pipe_phase"], piped) and near(got["lock_phase"], locked),
+              "each phase under its function with its time (%s; the program's %.3f %.3f %.3f %.3f)"
+              % (got, cpu, slept, piped, locked))
+    locations_ok = all(lid in profile["locations"] for ids, _ in profile["samples"] for lid in ids)
+    mapped = all(m == 0 or m in profile["mappings"] for m, _, _ in profile["locations"].values())
+    named = all(fid in profile["functions"] and profile["functions"][fid] for _, _, fids in
+                profile["locations"].values() for fid in fids)
+    check(locations_ok and mapped and named, "every sample's locations, their mappings and functions exist")
+    ours = [m for m in profile["mappings"].values() if m["file"] == PROGRAM]
+    notes = subprocess.run(["readelf", "-n", PROGRAM], capture_output=True, text=True).stdout
+    build_id = re.search(r"Build ID: ([0-9a-f]+)", notes)
+    check(len(ours) == 1 and build_id is not None and ours[0]["build_id"] == build_id.group(1) and
+          ours[0]["start"] < ours[0]["limit"],
+          "the program's mapping, with the build id its file carries (%s)" % (ours[0] if ours else None))
+
+
+
+def check_table(table, columns, label):
+    """Every column of TABLE holds `length` entries."""
+    n = table.get("length", -1)
+    bad = [c for c in columns if len(table.get(c, [])) != n]
+    check(n >= 0 and not bad, "firefox: %s: %d rows, every column as long (%s)" % (label, n, bad or "ok"))
+    return n
+
+
+ff = os.path.join(work, "offcpu_mix.json")
+report = run_gdb(["collector report %s firefox %s" % (exp, ff)], ["/bin/true"], work)
+print(report)
+try:
+    doc = json.load(open(ff, encoding="utf-8"))
+except (OSError, ValueError) as error:
+    check(False, "firefox: the file is JSON: %s" % error)
+    doc = None
+if doc is not None:
+    meta, shared, threads = doc["meta"], doc["shared"], doc["threads"]
+    check(meta["preprocessedProfileVersion"] == 66 and any(c["color"] == "grey" for c in meta["categories"]) and
+          meta["sampleUnits"]["threadCPUDelta"] == "\u00b5s",
+          "firefox: processed format 66, a grey category, CPU deltas in microseconds")
+    strings = shared["stringArray"]
+    funcs = check_table(shared["funcTable"], ["name", "isJS", "relevantForJS", "resource", "source", "lineNumber",
+                                              "columnNumber", "originalLocation"], "functions")
+    frames = check_table(shared["frameTable"], ["func", "category", "subcategory", "line", "column", "address",
+                                                "nativeSymbol", "inlineDepth", "innerWindowID", "originalLocation"],
+                         "frames")
+    stacks = check_table(shared["stackTable"], ["prefixOffset", "frame"], "stacks")
+    st = shared["stackTable"]
+    check(all(0 <= x < len(strings) for x in shared["funcTable"]["name"]) and
+          all(0 <= x < funcs for x in shared["frameTable"]["func"]) and
+          all(0 <= x < frames for x in st["frame"]) and
+          all(off == 0 or 0 < off <= i for i, off in enumerate(st["prefixOffset"])),
+          "firefox: names, functions and frames in range; each stack's prefix before it")
+
+    def names_of(stack):
+        out = set()
+        while True:
+            out.add(strings[shared["funcTable"]["name"][shared["frameTable"]["func"][st["frame"][stack]]]])
+            off = st["prefixOffset"][stack]
+            if off == 0:
+                return out
+            stack -= off
+
+    summary, _, _ = er_dump(exp)
+    off_ticks = sum(int(v) for k, v in summary.items() if k.startswith("offcpu_ticks "))
+    weights = cpu_us = 0
+    in_function = dict.fromkeys(("compute_phase", "sleep_phase", "pipe_phase", "lock_phase"), 0)
+    ordered = True
+    marker_types = {m["name"] for m in meta["markerSchema"]}
+    sample_points = waits = 0
+    for t in threads:
+        samples = t["samples"]
+        check_table(samples, ["stack", "timeDeltas", "weight", "threadCPUDelta"], "thread %s's samples" % t["tid"])
+        ordered &= all(d >= 0 for d in samples["timeDeltas"][1:]) and all(0 <= s < stacks for s in samples["stack"])
+        weights += sum(samples["weight"])
+        cpu_us += sum(samples["threadCPUDelta"])
+        for s, w, c in zip(samples["stack"], samples["weight"], samples["threadCPUDelta"]):
+            for name in names_of(s) & set(in_function):
+                in_function[name] += w
+        markers = t["markers"]
+        check_table(markers, ["category", "data", "endTime", "name", "phase", "startTime"],
+                    "thread %s's markers" % t["tid"])
+        ordered &= all(d["type"] in marker_types for d in markers["data"])
+        sample_points += sum(1 for d in markers["data"] if d["type"] == "Sample point")
+        waits += sum(1 for d in markers["data"] if d["type"] == "Synchronization wait")
+    check(len(threads) == 2 and ordered, "firefox: two threads, their samples in time order with valid stacks, "
+          "their markers of declared types")
+    ticks = int(summary["ticks"])
+    check(weights == ticks + off_ticks and cpu_us == ticks * int(summary["ptimer_us"]),
+          "firefox: weights %d = the experiment's %d CPU + %d off-CPU ticks; CPU deltas %d us = its CPU time"
+          % (weights, ticks, off_ticks, cpu_us))
+    check(all(90 <= v <= 110 for v in in_function.values()),
+          "firefox: each phase under its function, about 100 ticks each (%s)" % in_function)
+    check(sample_points == int(summary["sample_events"]) and waits == int(sync[1]),
+          "firefox: a marker per sample point (%d) and per synchronization wait (%d)" % (sample_points, waits))
+
+before = open(pb, "rb").read()
+again = run_gdb(["collector report %s pprof %s" % (exp, pb)], ["/bin/true"], work)
+print(again)
+check("File exists" in again and open(pb, "rb").read() == before, "an existing file is refused and left as it was")
+cleanup(work)
+finish()
