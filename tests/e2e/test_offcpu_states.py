@@ -11,12 +11,17 @@ program waits, then runs its phases).  Where the kernel refuses samples at
 a context switch (an ordinary user at perf_event_paranoid >= 2), each
 thread's time is still split by reason, the waits without their stack,
 and GDB's closing line says so and how to get them.  The HTML report's
-timeline shows both threads with those states, in headless Chromium."""
+timeline shows both threads with those states, in headless Chromium.
+server_waits.c (threads that mostly wait: workers on a condition
+variable, a listener in read()): each kind of thread's time in its state
+against the threads' own clocks, at launch and after gdb -p (threads
+waiting since before the attach counted from it)."""
 
 import os
 import re
 import shutil
 import subprocess
+import time
 
 from harness import (Background, attach_gdb, check, cleanup, finish, gprofng_rows, gprofng_text, program, run_gdb,
                      shared_workdir, skip_part, unprivileged_prefix, wait_closed, workdir)
@@ -152,6 +157,58 @@ check(rc == 0 and truth is not None, "after the attach: the program ran and meas
 if truth and with_stacks:
     check_with_stacks(os.path.join(work, "test.2.er"), truth, "after gdb -p")
 
+# A server whose threads mostly wait (server_waits.c): four workers on a
+# condition variable, a listener in read() the whole run, the main thread
+# handing out jobs; at launch, and after gdb -p with every thread already
+# waiting (their first wait counted from the attach).
+def server_threads(output):
+    return {m.group(1): (float(m.group(2)), float(m.group(3)))
+            for m in re.finditer(r"thread=(\w+) wall=([0-9.]+) cpu=([0-9.]+)", output)}
+
+
+def check_server(exp, threads, label, before_go=0.0):
+    report = run_gdb(["collector report %s states" % exp], ["/bin/true"], os.path.dirname(exp))
+    print(report)
+    rows = {}
+    for line in report.splitlines():
+        m = re.match(r"^(\S+)\s+" + r"\s+".join([r"([0-9.]+)"] * 7) + "$", line)
+        if m and m.group(1) not in rows:
+            rows[m.group(1)] = [float(x) for x in m.groups()[1:]]
+    row = lambda name: rows.get(name, [0] * 7)
+    workers = [v for k, v in threads.items() if k.startswith("worker")]
+    waited = sum(w - c for w, c in workers)
+    listener = threads.get("listener", (0, 0))[0]
+    check(len(workers) == 4 and listener > 0, "%s: the server ran (%s)" % (label, sorted(threads)))
+    check(listener * 0.95 <= row("listener")[4] <= listener * 1.05 + 2 * TICK + before_go,
+          "%s: the listener in I/O %.3f s, its own wall time %.3f s" % (label, row("listener")[4], listener))
+    check(waited * 0.9 <= row("worker")[5] <= waited * 1.1 + 2 * TICK + 4 * before_go,
+          "%s: the workers on a lock %.3f s, their own wall time less their CPU %.3f s" % (label, row("worker")[5],
+                                                                                      waited))
+    total = sum(w for w, _ in threads.values())
+    check(total * 0.95 <= row("<Total>")[0] <= total * 1.05 + 0.5 + 6 * before_go,
+          "%s: the six threads' wall time %.3f s, their own %.3f s" % (label, row("<Total>")[0], total))
+
+
+SERVER = program("server_waits")
+if with_stacks:
+    out = run_gdb(["collector profile offcpu on", "collector enable", "run"], [SERVER], work)
+    print(out)
+    check_server(os.path.join(work, "test.3.er"), server_threads(out), "server at launch")
+    go = os.path.join(work, "go-server")
+    target = Background([SERVER, "2", "wait", go], work)
+    attached = attach_gdb(target.pid, ["collector profile offcpu on", "collector enable", "detach"], work)
+    print(attached)
+    attached_at = time.monotonic()
+    open(go, "w").close()
+    before_go = time.monotonic() - attached_at + 0.2  # the attach's end to go, and GDB's detaching
+    rc, rest = target.finish()
+    print(rest)
+    wait_closed(os.path.join(work, "test.4.er"))
+    check_server(os.path.join(work, "test.4.er"), server_threads(rest), "server after gdb -p", before_go)
+    next_experiment = 5
+else:
+    next_experiment = 3
+
 # An ordinary user: where the kernel refuses samples at a switch, the time
 # by thread and reason without the stacks.
 prefix = unprivileged_prefix()
@@ -161,7 +218,7 @@ if prefix and paranoid() >= 2:
     truth = truth_of(out)
     check(truth is not None, "as an ordinary user: the program ran")
     if truth:
-        check_without_stacks(os.path.join(work, "test.3.er"), out, truth, "as an ordinary user")
+        check_without_stacks(os.path.join(work, "test.%d.er" % next_experiment), out, truth, "as an ordinary user")
 elif prefix:
     skip_part("an ordinary user without stacks at switches (kernel.perf_event_paranoid is %d here: they get them)"
               % paranoid())
