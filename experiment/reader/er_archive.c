@@ -74,7 +74,7 @@ int er_archive_file_name(const char *raw_path, char *out, size_t out_len)
 
 /* The GNU build-id of the ELF file open on FD, as hex; "" when it has none.
  * Returns -1 when FD is not an ELF file. */
-static int read_build_id(int fd, char *hex, size_t hex_len)
+int er_build_id_of_fd(int fd, char *hex, size_t hex_len)
 {
   hex[0] = '\0';
   elf_version(EV_CURRENT);
@@ -211,7 +211,7 @@ static void archive_object(const char *path, enum er_archive_mode mode, struct a
   r->objects++;
   int fd = er_open_regular_file(path);
   struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0 || read_build_id(fd, build_id, sizeof build_id) != 0) {
+  if (fd < 0 || fstat(fd, &st) != 0 || er_build_id_of_fd(fd, build_id, sizeof build_id) != 0) {
     r->missing++;
     if (er_recordfile_printf(log, 0, "missing  %s (%s)\n", path, fd < 0 ? strerror(errno) : "not an ELF file") != 0)
       r->unlogged++;
@@ -312,7 +312,7 @@ int er_archive_check(const char *experiment_path, void (*report)(const char *pat
     const char *why = NULL;
     if (fd < 0 || fstat(fd, &st) != 0)
       why = "gone since the run";
-    else if (read_build_id(fd, now_id, sizeof now_id) != 0)
+    else if (er_build_id_of_fd(fd, now_id, sizeof now_id) != 0)
       why = "no longer an ELF file";
     else if (strcmp(recorded_id, "none") != 0 ? strcmp(recorded_id, now_id) != 0
                                               : (st.st_size != size || st.st_mtime != mtime))

@@ -65,9 +65,7 @@ struct firefox {
   struct er_strings strings;
   /* The shared tables: functions by name, frames by (function, inline
    * depth), stacks by (prefix, frame). */
-  uint64_t *func_name;
-  size_t n_funcs, funcs_room;
-  struct er_index_map func_at;
+  struct er_id_table funcs; /* their names: string indexes */
   uint64_t *frame_func, *frame_depth;
   size_t n_frames, frames_room;
   struct er_index_map frame_at;
@@ -114,20 +112,8 @@ static int room_for_row(uint64_t **a, uint64_t **b, size_t *room, size_t n)
 
 static uint64_t func_index(struct firefox *f, const char *name)
 {
-  uint64_t s = er_strings_intern(&f->strings, name);
-  int found;
-  long at = er_index_map_find(&f->func_at, s, NULL, NULL, &found);
-  if (at < 0)
-    return 0;
-  if (found)
-    return f->func_at.values[at];
-  uint64_t *more = er_grown(f->func_name, &f->funcs_room, f->n_funcs, sizeof *more);
-  if (more == NULL)
-    return 0;
-  f->func_name = more;
-  f->func_name[f->n_funcs] = s;
-  er_index_map_put(&f->func_at, at, s, f->n_funcs);
-  return f->n_funcs++;
+  long id = er_id_of(&f->funcs, er_strings_intern(&f->strings, name)); /* a function per name */
+  return id < 0 ? 0 : (uint64_t)id;
 }
 
 static uint64_t frame_index(struct firefox *f, uint64_t func, uint64_t depth)
@@ -372,15 +358,16 @@ static void write_shared(FILE *out, const struct firefox *f)
   json_u64_column(out, "inlineDepth", f->frame_depth, f->n_frames, 0);
   json_repeat_column(out, "innerWindowID", "0", f->n_frames, 0);
   json_repeat_column(out, "originalLocation", "null", f->n_frames, 1);
-  fprintf(out, "},\"funcTable\":{\"length\":%zu,", f->n_funcs);
-  json_u64_column(out, "name", f->func_name, f->n_funcs, 0);
-  json_repeat_column(out, "isJS", "false", f->n_funcs, 0);
-  json_repeat_column(out, "relevantForJS", "false", f->n_funcs, 0);
-  json_repeat_column(out, "resource", "-1", f->n_funcs, 0);
-  json_repeat_column(out, "source", "null", f->n_funcs, 0);
-  json_repeat_column(out, "lineNumber", "null", f->n_funcs, 0);
-  json_repeat_column(out, "columnNumber", "null", f->n_funcs, 0);
-  json_repeat_column(out, "originalLocation", "null", f->n_funcs, 1);
+  size_t funcs = f->funcs.n;
+  fprintf(out, "},\"funcTable\":{\"length\":%zu,", funcs);
+  json_u64_column(out, "name", f->funcs.key, funcs, 0);
+  json_repeat_column(out, "isJS", "false", funcs, 0);
+  json_repeat_column(out, "relevantForJS", "false", funcs, 0);
+  json_repeat_column(out, "resource", "-1", funcs, 0);
+  json_repeat_column(out, "source", "null", funcs, 0);
+  json_repeat_column(out, "lineNumber", "null", funcs, 0);
+  json_repeat_column(out, "columnNumber", "null", funcs, 0);
+  json_repeat_column(out, "originalLocation", "null", funcs, 1);
   fputs("},\"nativeSymbols\":{\"length\":0,\"address\":[],\"functionSize\":[],\"libIndex\":[],\"name\":[]},"
         "\"resourceTable\":{\"length\":0,\"lib\":[],\"name\":[],\"host\":[],\"type\":[]},"
         "\"sources\":{\"length\":0,\"id\":[],\"filename\":[],\"startLine\":[],\"startColumn\":[],"
@@ -526,8 +513,7 @@ int er_firefox_write(const char *out_path, const struct er_experiment *exp, stru
     free(f.threads[i].markers);
   }
   free(f.threads);
-  free(f.func_name);
-  er_index_map_free(&f.func_at);
+  er_id_table_free(&f.funcs);
   free(f.frame_func);
   free(f.frame_depth);
   free(f.stack_prefix);

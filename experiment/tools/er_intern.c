@@ -123,3 +123,39 @@ void er_strings_free(struct er_strings *s)
   er_index_map_free(&s->at);
   memset(s, 0, sizeof *s);
 }
+
+struct key_probe {
+  const struct er_id_table *t;
+  uint64_t key;
+};
+
+static int same_key(const void *arg, uint64_t id)
+{
+  const struct key_probe *k = arg;
+  return k->t->key[id] == k->key;
+}
+
+long er_id_of(struct er_id_table *t, uint64_t key)
+{
+  struct key_probe probe = {t, key};
+  int found;
+  long at = er_index_map_find(&t->at, key >> 1, same_key, &probe, &found);
+  if (at < 0)
+    return -1;
+  if (found)
+    return (long)t->at.values[at];
+  uint64_t *more = er_grown(t->key, &t->room, t->n, sizeof *more);
+  if (more == NULL)
+    return -1;
+  t->key = more;
+  t->key[t->n] = key;
+  er_index_map_put(&t->at, at, key >> 1, t->n);
+  return (long)t->n++;
+}
+
+void er_id_table_free(struct er_id_table *t)
+{
+  free(t->key);
+  er_index_map_free(&t->at);
+  memset(t, 0, sizeof *t);
+}

@@ -30,6 +30,18 @@ struct er_strings {
 uint64_t er_strings_intern(struct er_strings *s, const char *text);
 void er_strings_free(struct er_strings *s);
 
+/* Dense ids for keys met one by one (a key: a string's index, say): the
+ * first key met is 0, the next new one 1, ...; KEY[id] gives it back. */
+struct er_id_table {
+  uint64_t *key;
+  size_t n, room;
+  struct er_index_map at;
+};
+
+/* KEY's id (made when new); -1 when out of memory. */
+long er_id_of(struct er_id_table *t, uint64_t key);
+void er_id_table_free(struct er_id_table *t);
+
 /* Room for one more of COUNT elements of SIZE bytes in *ARRAY (*ROOM of
  * them): the array, grown, or NULL (out of memory: *ARRAY as it was). */
 void *er_grown(void *array, size_t *room, size_t count, size_t size);

@@ -16,14 +16,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "er/er_archive.h"
 #include "er/er_format.h"
 #include "er/er_hwc_events.h"
 #include "er/er_offcpu.h"
@@ -47,15 +46,14 @@ struct pprof {
   const struct er_experiment *exp;
   struct er_names *names;
   struct er_strings strings;
-  struct er_index_map sample_at, location_at, function_at; /* frinfo, pc, name -> index */
+  struct er_index_map sample_at, location_at; /* frinfo, pc -> index */
+  struct er_id_table functions;               /* their names: string indexes */
   uint64_t type[MAX_TYPES], unit[MAX_TYPES]; /* string indexes */
   size_t n_types;
   struct sample *samples;
   size_t n_samples, samples_room;
   uint64_t *pcs; /* location i + 1's address */
   size_t n_pcs, pcs_room;
-  uint64_t *function_name; /* function i + 1's name (string index) */
-  size_t n_functions, functions_room;
 };
 
 static uint64_t string_index(struct pprof *p, const char *text)
@@ -136,20 +134,8 @@ static uint64_t location_id(struct pprof *p, uint64_t pc)
 
 static uint64_t function_id(struct pprof *p, const char *name)
 {
-  uint64_t s = string_index(p, name); /* one function per name: its string's index is its key */
-  int found;
-  long at = er_index_map_find(&p->function_at, s, NULL, NULL, &found);
-  if (at < 0)
-    return 0;
-  if (found)
-    return p->function_at.values[at] + 1;
-  uint64_t *more = er_grown(p->function_name, &p->functions_room, p->n_functions, sizeof *more);
-  if (more == NULL)
-    return 0;
-  p->function_name = more;
-  p->function_name[p->n_functions] = s;
-  er_index_map_put(&p->function_at, at, s, p->n_functions);
-  return ++p->n_functions;
+  long id = er_id_of(&p->functions, string_index(p, name)); /* a function per name */
+  return id < 0 ? 0 : (uint64_t)id + 1;
 }
 
 /* Every metric EXP holds, each event added to its stack's sample. */
@@ -212,30 +198,10 @@ static void build_id(const char *path, char *out, size_t len)
 {
   out[0] = '\0';
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return;
-  Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-  for (Elf_Scn *scn = NULL; elf != NULL && (scn = elf_nextscn(elf, scn)) != NULL;) {
-    GElf_Shdr sh;
-    if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_NOTE)
-      continue;
-    Elf_Data *data = elf_getdata(scn, NULL);
-    GElf_Nhdr note;
-    size_t at = 0, name_at, desc_at;
-    while (data != NULL && (at = gelf_getnote(data, at, &note, &name_at, &desc_at)) > 0) {
-      if (note.n_type != NT_GNU_BUILD_ID || note.n_namesz != 4 || memcmp((char *)data->d_buf + name_at, "GNU", 4))
-        continue;
-      const unsigned char *id = (const unsigned char *)data->d_buf + desc_at;
-      for (size_t i = 0; i < note.n_descsz && 2 * i + 2 < len; i++)
-        snprintf(out + 2 * i, 3, "%02x", id[i]);
-      elf_end(elf);
-      close(fd);
-      return;
-    }
-  }
-  if (elf != NULL)
-    elf_end(elf);
-  close(fd);
+  if (fd >= 0 && er_build_id_of_fd(fd, out, len) != 0)
+    out[0] = '\0';
+  if (fd >= 0)
+    close(fd);
 }
 
 static uint64_t mapping_id(const struct pprof *p, uint64_t pc)
@@ -301,11 +267,11 @@ static void encode(struct pprof *p, struct pb_buffer *out)
     }
     pb_message_field(out, PROFILE_LOCATION, &m);
   }
-  for (size_t i = 0; i < p->n_functions; i++) {
+  for (size_t i = 0; i < p->functions.n; i++) {
     pb_reset(&m);
     pb_varint_field(&m, 1, i + 1);
-    pb_varint_field_nonzero(&m, 2, p->function_name[i]);
-    pb_varint_field_nonzero(&m, 3, p->function_name[i]);
+    pb_varint_field_nonzero(&m, 2, p->functions.key[i]);
+    pb_varint_field_nonzero(&m, 3, p->functions.key[i]);
     pb_message_field(out, PROFILE_FUNCTION, &m);
   }
   if (p->exp->ptimer_us > 0) {
@@ -348,7 +314,6 @@ static int write_gzip(const char *path, const struct pb_buffer *b, char *err, si
 int er_pprof_write(const char *out_path, const struct er_experiment *exp, struct er_names *names, char *err,
                    size_t err_len)
 {
-  elf_version(EV_CURRENT);
   struct pprof p;
   memset(&p, 0, sizeof p);
   p.exp = exp;
@@ -362,9 +327,8 @@ int er_pprof_write(const char *out_path, const struct er_experiment *exp, struct
   er_strings_free(&p.strings);
   free(p.samples);
   free(p.pcs);
-  free(p.function_name);
   er_index_map_free(&p.sample_at);
   er_index_map_free(&p.location_at);
-  er_index_map_free(&p.function_at);
+  er_id_table_free(&p.functions);
   return rc;
 }

@@ -29,6 +29,9 @@ const char *er_archive_mode_name(enum er_archive_mode mode);
  * part.  Returns 0, or -1 when the basename is too long for gprofng's plain
  * scheme (more than 243 bytes). */
 int er_archive_file_name(const char *path, char *out, size_t out_len);
+/* The GNU build-id of the ELF file open on FD, as hex, into HEX ("" when
+ * it has none); -1 when FD is not an ELF file. */
+int er_build_id_of_fd(int fd, char *hex, size_t hex_len);
 
 struct er_archive_result {
   unsigned objects; /* load objects named in map.xml */
