@@ -22,6 +22,7 @@
  * master's last sample says: samples come in time order, all threads
  * merged. */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <string.h>
 
 #include "core/omp_sample.h"
@@ -110,142 +111,183 @@ static void describe(struct col_omp_sample *out, int task, uint64_t id, uint64_t
     out->descriptions[out->n_descriptions++] = (struct col_omp_description){task, id, parent};
 }
 
-int col_omp_sample_of(pid_t tid, const uint64_t *pcs, size_t n, struct col_omp_sample *out)
-{
-  if (n == 0 || !col_omp_process_is_openmp())
-    return 0;
-  if (n > COL_OMP_MAX_FRAMES)
-    n = COL_OMP_MAX_FRAMES;
-  static unsigned char kind[COL_OMP_MAX_FRAMES], mark[COL_OMP_MAX_FRAMES];
-  for (size_t i = 0; i < n; i++) {
-    int m;
-    kind[i] = (unsigned char)col_omp_frame_kind(pcs[i], &m);
-    mark[i] = (unsigned char)m;
-  }
-  /* libc called by libgomp is libgomp's; the libc frames a stack ends in
-   * (a thread's start) stay what they are. */
-  int rootward = -1;
-  for (size_t i = n; i-- > 0;) {
-    if (kind[i] == COL_OMP_FRAME_LIBC && rootward == COL_OMP_FRAME_LIBGOMP)
-      kind[i] = COL_OMP_FRAME_LIBGOMP;
-    else if (kind[i] == COL_OMP_FRAME_PROGRAM || kind[i] == COL_OMP_FRAME_LIBGOMP)
-      rootward = kind[i];
-  }
-  /* libgomp's worker: below libc's thread start, the stack ends in libgomp
-   * (or in one of the runtime's frames it called). */
-  size_t top = n;
-  while (top > 0 && (kind[top - 1] == COL_OMP_FRAME_LIBC || pcs[top - 1] == ER_PC_TRUNCATED ||
-                     pcs[top - 1] == ER_PC_UNWIND_FAILED))
-    top--;
-  int worker = top > 0 && kind[top - 1] != COL_OMP_FRAME_PROGRAM;
+/* One sample's walk, shared by the steps below. */
+struct walk {
+  const uint64_t *pcs;
+  size_t n;
+  unsigned char kind[COL_OMP_MAX_FRAMES], mark[COL_OMP_MAX_FRAMES];
+  int worker;              /* one of libgomp's threads */
+  struct segment seg[MAX_SEGMENTS]; /* outlined functions, innermost first */
+  size_t n_seg, worker_end; /* where a worker's own user frames end */
+  int region_marker;       /* a region's marker frame is on the stack */
+  int leaf_in_libgomp;
+  ssize_t outer_region;    /* the outermost region's segment, or -1 */
+  uint64_t served;         /* a worker's region: its master's */
+};
 
-  out->state = 0;
-  out->machine_n = out->user_n = 0;
-  out->n_descriptions = 0;
-  struct segment seg[MAX_SEGMENTS];
-  size_t n_seg = 0, worker_end = 0;
+/* Each frame's kind and marker; libc called by libgomp is libgomp's (the
+ * libc frames a stack ends in, a thread's start, stay what they are); and
+ * whether the thread is libgomp's worker: below libc's thread start, its
+ * stack ends in libgomp (or in one of the runtime's frames it called). */
+static void classify_frames(struct walk *w)
+{
+  for (size_t i = 0; i < w->n; i++) {
+    int m;
+    w->kind[i] = (unsigned char)col_omp_frame_kind(w->pcs[i], &m);
+    w->mark[i] = (unsigned char)m;
+  }
+  int rootward = -1;
+  for (size_t i = w->n; i-- > 0;) {
+    if (w->kind[i] == COL_OMP_FRAME_LIBC && rootward == COL_OMP_FRAME_LIBGOMP)
+      w->kind[i] = COL_OMP_FRAME_LIBGOMP;
+    else if (w->kind[i] == COL_OMP_FRAME_PROGRAM || w->kind[i] == COL_OMP_FRAME_LIBGOMP)
+      rootward = w->kind[i];
+  }
+  size_t top = w->n;
+  while (top > 0 && (w->kind[top - 1] == COL_OMP_FRAME_LIBC || w->pcs[top - 1] == ER_PC_TRUNCATED ||
+                     w->pcs[top - 1] == ER_PC_UNWIND_FAILED))
+    top--;
+  w->worker = top > 0 && w->kind[top - 1] != COL_OMP_FRAME_PROGRAM;
+  w->leaf_in_libgomp = w->kind[0] == COL_OMP_FRAME_LIBGOMP;
+}
+
+/* From the leaf: the state the innermost marker gives, the machine-mode
+ * stack (less the markers), the user-mode stack (less libgomp), and the
+ * outlined functions (a region's body after the trampoline's marker; a
+ * task's, or a body without the trampoline, where libgomp called program
+ * code itself). */
+static void split_stack(struct walk *w, struct col_omp_sample *out)
+{
   int prev = -1; /* the last frame's kind, markers aside */
-  int region_marker = 0;
-  for (size_t i = 0; i < n; i++) {
-    int k = kind[i];
+  for (size_t i = 0; i < w->n; i++) {
+    int k = w->kind[i];
     if (k == COL_OMP_FRAME_MARKER) {
       /* The innermost marker decides, unless a body or a task runs nearer
        * the leaf (a task run at a barrier is work). */
       if (out->state == 0)
-        out->state = n_seg > 0                        ? ER_OMP_WORK
-                     : mark[i] == COL_OMP_MARK_REGION ? ER_OMP_IMPLICIT_BARRIER
-                                                      : mark[i];
-      region_marker |= mark[i] == COL_OMP_MARK_REGION;
-      if (mark[i] == ER_OMP_WORK && prev >= 0 && prev != COL_OMP_FRAME_LIBGOMP && n_seg < MAX_SEGMENTS) {
-        seg[n_seg++] = (struct segment){0, entry_of(pcs[i - 1]), out->user_n};
+        out->state = w->n_seg > 0                        ? ER_OMP_WORK
+                     : w->mark[i] == COL_OMP_MARK_REGION ? ER_OMP_IMPLICIT_BARRIER
+                                                         : w->mark[i];
+      w->region_marker |= w->mark[i] == COL_OMP_MARK_REGION;
+      if (w->mark[i] == ER_OMP_WORK && prev >= 0 && prev != COL_OMP_FRAME_LIBGOMP && w->n_seg < MAX_SEGMENTS) {
+        w->seg[w->n_seg++] = (struct segment){0, entry_of(w->pcs[i - 1]), out->user_n};
         bodies_marked = 1;
       }
       continue; /* the marker frame itself is the collector's */
     }
-    out->machine[out->machine_n++] = pcs[i];
+    out->machine[out->machine_n++] = w->pcs[i];
     if (k == COL_OMP_FRAME_LIBGOMP) {
       if (prev >= 0 && prev != COL_OMP_FRAME_LIBGOMP) {
-        /* Program code libgomp called itself (a wrapper or the trampoline
-         * did not): a task's, or a body without the trampoline. */
-        if (kind[i - 1] != COL_OMP_FRAME_MARKER && n_seg < MAX_SEGMENTS)
-          seg[n_seg++] = (struct segment){bodies_marked, entry_of(pcs[i - 1]), out->user_n};
-        worker_end = out->user_n; /* a worker's own frames end where libgomp begins */
+        if (w->kind[i - 1] != COL_OMP_FRAME_MARKER && w->n_seg < MAX_SEGMENTS)
+          w->seg[w->n_seg++] = (struct segment){bodies_marked, entry_of(w->pcs[i - 1]), out->user_n};
+        w->worker_end = out->user_n; /* a worker's own frames end where libgomp begins */
       }
       prev = k;
       continue;
     }
-    out->user[out->user_n++] = pcs[i];
+    out->user[out->user_n++] = w->pcs[i];
     prev = k;
   }
   if (out->machine_n == 0) { /* only markers (a sample in a wrapper's own code): its leaf stays */
     out->state = out->state != 0 ? out->state : ER_OMP_OVERHEAD;
-    out->machine[out->machine_n++] = pcs[0];
-    out->user[out->user_n++] = pcs[0];
+    out->machine[out->machine_n++] = w->pcs[0];
+    out->user[out->user_n++] = w->pcs[0];
   }
-  int leaf_in_libgomp = kind[0] == COL_OMP_FRAME_LIBGOMP;
+}
 
-  /* Regions and tasks, innermost first; the outermost region of a worker
-   * is the one its thread serves (its master's). */
+/* The sample's region and task, innermost first; a worker's outermost
+ * region is the one its thread serves (its master's); a master past its
+ * region's body (at the end barrier) is still in it.  Nonzero: the thread
+ * is in a region as its master. */
+static int place_in_regions(struct walk *w, pid_t tid, struct col_omp_sample *out)
+{
   out->region = out->task = 0;
-  ssize_t outer_region = -1;
-  for (size_t s = 0; s < n_seg; s++) {
-    if (seg[s].task) {
+  w->outer_region = -1;
+  for (size_t s = 0; s < w->n_seg; s++) {
+    if (w->seg[s].task) {
       if (out->task == 0)
-        out->task = seg[s].entry;
+        out->task = w->seg[s].entry;
     } else {
       if (out->region == 0)
-        out->region = seg[s].entry;
-      outer_region = (ssize_t)s;
+        out->region = w->seg[s].entry;
+      w->outer_region = (ssize_t)s;
     }
   }
-  uint64_t served = worker ? (outer_region >= 0 ? seg[outer_region].entry : master_region) : 0;
+  w->served = w->worker ? (w->outer_region >= 0 ? w->seg[w->outer_region].entry : master_region) : 0;
   if (out->region == 0)
-    out->region = served;
-  /* A master past its region's body (at the end barrier): still in it. */
-  int master_in_region = region_marker || leaf_in_libgomp;
-  if (out->region == 0 && !worker && master_in_region && tid == master_tid)
+    out->region = w->served;
+  int master_in_region = w->region_marker || w->leaf_in_libgomp;
+  if (out->region == 0 && !w->worker && master_in_region && tid == master_tid)
     out->region = master_region;
-  if (worker) {
-    /* Its own frames, then its master's above the region's call. */
-    out->user_n = worker_end;
-    const struct region_suffix *s = served != 0 ? suffix_of(served, 0) : NULL;
-    for (size_t i = 0; s != NULL && i < s->n && out->user_n < COL_OMP_MAX_FRAMES; i++)
-      out->user[out->user_n++] = s->pcs[i];
-  }
-  /* What this sample teaches: each region this thread is the master of
-   * (all but a worker's outermost), with its parent, and the frames above
-   * its call; each task, with the task it runs inside of. */
-  for (size_t s = 0; s < n_seg; s++) {
+  return master_in_region;
+}
+
+/* A worker's user-mode stack: its own frames, then its master's above the
+ * region's call. */
+static void reroot_worker(const struct walk *w, struct col_omp_sample *out)
+{
+  out->user_n = w->worker_end;
+  const struct region_suffix *s = w->served != 0 ? suffix_of(w->served, 0) : NULL;
+  for (size_t i = 0; s != NULL && i < s->n && out->user_n < COL_OMP_MAX_FRAMES; i++)
+    out->user[out->user_n++] = s->pcs[i];
+}
+
+/* What this sample teaches: each region this thread is the master of (all
+ * but a worker's outermost), with its parent, and the frames above its
+ * call; each task, with the task it runs inside of. */
+static void learn_from(const struct walk *w, struct col_omp_sample *out)
+{
+  for (size_t s = 0; s < w->n_seg; s++) {
     uint64_t parent = 0;
-    for (size_t p = s + 1; p < n_seg && parent == 0; p++)
-      if (seg[p].task == seg[s].task)
-        parent = seg[p].entry;
-      else if (seg[s].task)
+    for (size_t p = s + 1; p < w->n_seg && parent == 0; p++)
+      if (w->seg[p].task == w->seg[s].task)
+        parent = w->seg[p].entry;
+      else if (w->seg[s].task)
         break; /* a task's parent is a task of the same region */
-    if (seg[s].task) {
-      describe(out, 1, seg[s].entry, parent);
-    } else if (!(worker && (ssize_t)s == outer_region)) {
-      if (parent == 0 && worker)
-        parent = served;
-      describe(out, 0, seg[s].entry, parent);
-      if (seg[s].user_end <= out->user_n)
-        learn_suffix(seg[s].entry, out->user + seg[s].user_end, out->user_n - seg[s].user_end);
+    if (w->seg[s].task) {
+      describe(out, 1, w->seg[s].entry, parent);
+    } else if (!(w->worker && (ssize_t)s == w->outer_region)) {
+      if (parent == 0 && w->worker)
+        parent = w->served;
+      describe(out, 0, w->seg[s].entry, parent);
+      if (w->seg[s].user_end <= out->user_n)
+        learn_suffix(w->seg[s].entry, out->user + w->seg[s].user_end, out->user_n - w->seg[s].user_end);
     }
   }
+}
+
+int col_omp_sample_of(pid_t tid, const uint64_t *pcs, size_t n, struct col_omp_sample *out)
+{
+  if (n == 0 || !col_omp_process_is_openmp())
+    return 0;
+  static struct walk w; /* one caller at a time; too big for a stack */
+  memset(&w, 0, offsetof(struct walk, kind));
+  w.pcs = pcs;
+  w.n = n > COL_OMP_MAX_FRAMES ? COL_OMP_MAX_FRAMES : n;
+  w.n_seg = w.worker_end = 0;
+  w.region_marker = 0;
+  classify_frames(&w);
+  out->state = 0;
+  out->machine_n = out->user_n = 0;
+  out->n_descriptions = 0;
+  split_stack(&w, out);
+  int master_in_region = place_in_regions(&w, tid, out);
+  if (w.worker)
+    reroot_worker(&w, out);
+  learn_from(&w, out);
   /* The master: the thread at the top of a region, and whether it is in
    * one now. */
-  if (!worker && outer_region >= 0) {
+  if (!w.worker && w.outer_region >= 0) {
     master_tid = tid;
-    master_region = seg[outer_region].entry;
-  } else if (tid == master_tid && outer_region < 0 && !master_in_region) {
+    master_region = w.seg[w.outer_region].entry;
+  } else if (tid == master_tid && w.outer_region < 0 && !master_in_region) {
     master_region = 0;
   }
-
   if (out->state == 0) {
-    if (leaf_in_libgomp)
-      out->state = worker && served == 0 ? ER_OMP_IDLE : ER_OMP_IMPLICIT_BARRIER;
+    if (w.leaf_in_libgomp)
+      out->state = w.worker && w.served == 0 ? ER_OMP_IDLE : ER_OMP_IMPLICIT_BARRIER;
     else
-      out->state = n_seg > 0 ? ER_OMP_WORK : ER_OMP_SERIAL;
+      out->state = w.n_seg > 0 ? ER_OMP_WORK : ER_OMP_SERIAL;
   }
   if (out->state == ER_OMP_IDLE)
     out->region = 0;
