@@ -123,23 +123,24 @@ uint64_t col_clock_writer_packet_id(pid_t tid, uint32_t cpu, int64_t tstamp, uin
                                       : 0;
 }
 
+/* A packet with its stack: MSTATE and REASON its state on or off a CPU.
+ * An OpenMP thread's packet gets its OpenMP state, region and task, its
+ * stack without the runtime's markers and its user-mode stack; on a CPU
+ * its MSTATE is user CPU (gprofng counts OpenMP Work only then; the Linux
+ * CPU state puts all of it in OpenMP Wait), off it the reason's (gprofng
+ * puts it in OpenMP Wait: a passive wait's time). */
 static uint64_t append_with_stack(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
-                                  size_t n, int in_kernel)
+                                  size_t n, int32_t mstate, enum er_offcpu_reason reason)
 {
   if (n > 0 && !col_modules_knows_pc(pcs[0]))
     rescan_wanted = 1; /* probably a library loaded since the last scan */
-  /* An OpenMP thread's state, region and task, its stack without the
-   * runtime's markers and its user-mode stack.  Its MSTATE is user CPU
-   * (gprofng counts OpenMP Work only then; the Linux CPU state puts all of
-   * it in OpenMP Wait). */
   static struct col_omp_sample omp; /* one caller at a time; too big for a stack */
   if (!col_omp_sample_of(tid, pcs, n, &omp))
-    return append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id(pcs, n), cpu_mstate(in_kernel),
-                         ER_OFFCPU_NONE);
+    return append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id(pcs, n), mstate, reason);
   uint64_t frinfo = append_packet(
       tid, cpu, tstamp, ticks,
-      col_writer_stack_id_state(omp.machine, omp.machine_n, omp.state, omp.user, omp.user_n), ER_MSTATE_USER,
-      ER_OFFCPU_NONE);
+      col_writer_stack_id_state(omp.machine, omp.machine_n, omp.state, omp.user, omp.user_n),
+      reason == ER_OFFCPU_NONE ? ER_MSTATE_USER : mstate, reason);
   if (frinfo != 0)
     col_omp_trace_sample(tid, cpu, tstamp, &omp);
   return frinfo;
@@ -148,7 +149,8 @@ static uint64_t append_with_stack(pid_t tid, uint32_t cpu, int64_t tstamp, uint3
 uint64_t col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
                                  size_t n)
 {
-  return col_writer_wanted_at(tstamp) ? append_with_stack(tid, cpu, tstamp, ticks, pcs, n, 0) : 0;
+  return col_writer_wanted_at(tstamp) ? append_with_stack(tid, cpu, tstamp, ticks, pcs, n, cpu_mstate(0), ER_OFFCPU_NONE)
+                                      : 0;
 }
 
 uint64_t col_clock_writer_offcpu_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, int reason,
@@ -156,8 +158,8 @@ uint64_t col_clock_writer_offcpu_packet(pid_t tid, uint32_t cpu, int64_t tstamp,
 {
   if (!col_writer_wanted_at(tstamp))
     return 0;
-  return append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id(pcs, n), er_offcpu_mstate((enum er_offcpu_reason)reason),
-                       (enum er_offcpu_reason)reason);
+  return append_with_stack(tid, cpu, tstamp, ticks, pcs, n, er_offcpu_mstate((enum er_offcpu_reason)reason),
+                           (enum er_offcpu_reason)reason);
 }
 
 size_t col_clock_writer_write_stack(const struct col_capture *cap, uint64_t *pcs)
@@ -165,7 +167,7 @@ size_t col_clock_writer_write_stack(const struct col_capture *cap, uint64_t *pcs
   if (!col_writer_wanted_at(cap->tstamp))
     return 0;
   size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
-  append_with_stack(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n, cap->in_kernel);
+  append_with_stack(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n, cpu_mstate(cap->in_kernel), ER_OFFCPU_NONE);
   return n;
 }
 
@@ -175,7 +177,8 @@ uint64_t col_clock_writer_write_id(const struct col_capture *cap)
     return 0;
   uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
-  return append_with_stack(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n, cap->in_kernel);
+  return append_with_stack(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n, cpu_mstate(cap->in_kernel),
+                           ER_OFFCPU_NONE);
 }
 
 void col_clock_writer_write(const struct col_capture *cap, void *arg)

@@ -143,6 +143,23 @@ check(all(abs(got.get(STATES[k], -1) - truth.get(k, 0)) <= sampling_seconds(trut
                                                                                   "implicit_barrier", "idle")) + 0.05,
       "OMP_WAIT_POLICY=passive: work and serial as measured, the sleeping waits not sampled (%s; %s)" % (got, truth))
 
+# The same with off-CPU time (collector profile offcpu on): the sleeping
+# waits are recorded, in gprofng's user mode under the OpenMP wait
+# pseudo-functions as Sleep and OpenMP Wait, with no libgomp frame.
+offcpu = run_gdb(["collector profile offcpu on", "collector enable", "run"], [PROGRAM, "3", "0.1"], work,
+                 env={"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive"})
+print(offcpu)
+exp = os.path.join(work, "test.4.er")
+user = gprofng_text(exp, "-viewmode", "user", "-metrics", "e.total:e.sleep:e.ompwait", "-functions")
+print(user)
+rows = gprofng_rows(user)
+pseudo = [name for name in rows if name.startswith("<OMP-")]
+slept = sum(rows[name][1] for name in pseudo)
+check(slept >= 0.2 and all(rows[name][2] >= rows[name][1] for name in pseudo) and "libgomp" not in user and
+      "gomp_" not in user,
+      "offcpu on, OMP_WAIT_POLICY=passive: the sleeping waits in gprofng's user mode, %.3f s of Sleep under %s, in "
+      "OpenMP Wait, no libgomp frame" % (slept, pseudo))
+
 # Built with clang (LLVM's libomp): no states, and the experiment says so
 # and where they are recorded.
 clang_build = os.path.join(work, "omp_states_clang")
@@ -154,7 +171,7 @@ if not built:
 else:
     run_gdb(["collector enable", "run"], [clang_build, "1", "0.1"], work,
             env={"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "active"})
-    summary, funcs, raw = er_dump(os.path.join(work, "test.4.er"))
+    summary, funcs, raw = er_dump(os.path.join(work, "test.5.er"))
     check(any("LLVM's runtime" in c and "gcc -fopenmp" in c for c in summary["comments"]) and
           not re.search(r"^omp_state [a-z ]+: (?!0\.000)", raw, re.M) and "work_for" in funcs,
           "clang -fopenmp (libomp): no OpenMP states, the experiment says so and where they are recorded")
@@ -165,7 +182,7 @@ inside = run_gdb(["collector enable", "run"], [PROGRAM, "3", "0.1"], work,
                  env={"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "active"}, prefix=[program("no_perf_events")])
 m = re.search(r"^truth (.*)$", inside, re.M)
 truth = dict((k, float(v)) for k, v in (kv.split("=") for kv in m.group(1).split())) if m else {}
-experiment = os.path.join(work, "test.5.er" if built else "test.4.er")
+experiment = os.path.join(work, "test.6.er" if built else "test.5.er")
 summary, funcs, raw = er_dump(experiment)
 check(any(c.startswith("Clock profiling: per-thread POSIX CPU-time timers") for c in summary["comments"]),
       "sampled from inside the program by its own timers (perf events refused)")
