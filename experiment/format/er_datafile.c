@@ -95,6 +95,7 @@ void er_cursor_init(struct er_cursor *cursor, struct er_datafile *file)
   cursor->flushed = 0;
   cursor->has_block = 0;
   cursor->pending = cursor->written = cursor->lost = 0;
+  cursor->marked_pending = cursor->marked_written = 0;
 }
 
 static int write_fully_at(int fd, const unsigned char *bytes, size_t len, uint64_t offset)
@@ -163,7 +164,7 @@ static int flush_with_trailer(struct er_cursor *cursor, uint16_t trailer_type)
   int rc = reserve_block_space(cursor, end);
   if (rc != 0) {
     abandon_unflushed(cursor, -rc);
-    cursor->pending = 0;
+    cursor->pending = cursor->marked_pending = 0;
     return rc;
   }
   rc = write_fully_at(cursor->file->fd, cursor->buf + cursor->flushed, end - cursor->flushed,
@@ -171,10 +172,11 @@ static int flush_with_trailer(struct er_cursor *cursor, uint16_t trailer_type)
   if (rc == 0) {
     cursor->flushed = cursor->used;
     cursor->written += cursor->pending;
+    cursor->marked_written += cursor->marked_pending;
   } else {
     abandon_unflushed(cursor, -rc);
   }
-  cursor->pending = 0;
+  cursor->pending = cursor->marked_pending = 0;
   return rc;
 }
 
@@ -223,7 +225,12 @@ void er_cursor_abandon(struct er_cursor *cursor, int err)
 {
   if (cursor->has_block && cursor->pending > 0)
     abandon_unflushed(cursor, err);
-  cursor->pending = 0;
+  cursor->pending = cursor->marked_pending = 0;
+}
+
+void er_cursor_mark_last(struct er_cursor *cursor)
+{
+  cursor->marked_pending++;
 }
 
 int er_cursor_flush(struct er_cursor *cursor)

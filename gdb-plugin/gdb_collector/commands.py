@@ -208,7 +208,7 @@ FRAMES is the most frames a call stack keeps, 5 to 2048 (the default, and
 gprofng's ceiling), or "default"; GPROFNG_MAX_CALL_STACK_DEPTH in the
 program's environment sets it too.  Typed settings win over the variables.
 
-offcpu on records, with the clock profile, each thread's time off its CPU
+offcpu on (the default) records, with the clock profile, each thread's time off its CPU
 from the kernel's context-switch records: waiting for a CPU (preempted),
 asleep, in I/O, waiting on a lock, or blocked otherwise, with the call
 stack where it waited (where the kernel allows samples in its context:

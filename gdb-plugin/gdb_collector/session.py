@@ -61,6 +61,26 @@ def _size(count):
 
 
 
+# Notes about what this machine cannot give, said once a GDB session (the
+# same for every experiment: the kernel's limits).
+_ONCE_A_SESSION = ("off-CPU time recorded without the stacks where threads waited",)
+_said_once = set()
+
+
+def _notes_once(note):
+    """NOTE's parts ("; "-separated), those said already this session left
+    out."""
+    parts = []
+    for part in note.split("; "):
+        once = next((p for p in _ONCE_A_SESSION if part.startswith(p)), None)
+        if once is not None and once in _said_once:
+            continue
+        if once is not None:
+            _said_once.add(once)
+        parts.append(part)
+    return "; ".join(parts)
+
+
 def closed_summary(status):
     """What an experiment holds, as perf's end line says it: samples, CPU
     time and threads, bytes written and lost, stacks cut at the copy's end,
@@ -95,8 +115,9 @@ def closed_summary(status):
     if stacks and at_depth * 100 >= stacks:
         text += "; %.0f%% of call stacks cut at %s frames (collector profile depth raises it)" % (
             100.0 * at_depth / stacks, status.get("max_frames", "the frame limit"))
-    if status.get("note"):
-        text += "; " + status["note"]
+    note = _notes_once(status.get("note", ""))
+    if note:
+        text += "; " + note
     if "unsampled_ms" in status:
         text += "; %.2f s of CPU not sampled: %s thread(s) blocked the collector's timer signal" % (
             _number(status, "unsampled_ms") / 1000.0, status.get("blocking_threads", "?"))

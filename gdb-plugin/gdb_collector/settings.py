@@ -58,7 +58,7 @@ class Settings:
         self.clock_interval_us = native.setting_default("clock_us")
         self.stack_bytes = None  # None: the runtime's default copy per sample
         self.max_frames = None  # None: the most (frame_limits), or GPROFNG_MAX_CALL_STACK_DEPTH
-        self.offcpu = False  # threads' time off their CPU, by reason (collector profile offcpu)
+        self.offcpu = True  # threads' time off their CPU, by reason (collector profile offcpu)
         self.store_directory = None  # None: the program's working directory
         self.experiment_name = None  # None: the next test.N.er
         self.group = None  # None: no experiment group

@@ -98,6 +98,8 @@ static uint64_t append_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t 
     count_unwritten();
     return 0;
   }
+  if (reason != ER_OFFCPU_NONE)
+    er_cursor_mark_last(profile_out);
   if (reason == ER_OFFCPU_NONE) { /* CPU time */
     __atomic_store_n(&figures.ticks_appended, figures.ticks_appended + ticks, __ATOMIC_RELAXED);
   } else {
@@ -195,11 +197,8 @@ void col_clock_writer_flush(void)
 /* Only what reached the file counts (a flush can still fail). */
 void col_clock_writer_count(void)
 {
-  /* The CPU samples among the packets on disk (a failed flush may have
-   * lost either kind: counted against the off-CPU ones last). */
-  uint64_t offcpu = __atomic_load_n(&figures.offcpu_packets, __ATOMIC_RELAXED);
-  __atomic_store_n(&figures.samples_written, profile_out->written > offcpu ? profile_out->written - offcpu : 0,
-                   __ATOMIC_RELAXED);
+  /* The CPU samples among the packets on disk (the off-CPU ones are marked). */
+  __atomic_store_n(&figures.samples_written, profile_out->written - profile_out->marked_written, __ATOMIC_RELAXED);
   __atomic_store_n(&figures.samples_not_written, figures.samples_not_written + profile_out->lost - lost_counted,
                    __ATOMIC_RELAXED);
   lost_counted = profile_out->lost;

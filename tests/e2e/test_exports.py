@@ -136,6 +136,7 @@ if doc is not None:
     off_ticks = sum(int(v) for k, v in summary.items() if k.startswith("offcpu_ticks "))
     weights = cpu_us = 0
     in_function = dict.fromkeys(("compute_phase", "sleep_phase", "pipe_phase", "lock_phase"), 0)
+    cpu_in_compute = 0
     ordered = True
     marker_types = {m["name"] for m in meta["markerSchema"]}
     sample_points = waits = 0
@@ -148,6 +149,7 @@ if doc is not None:
         for s, w, c in zip(samples["stack"], samples["weight"], samples["threadCPUDelta"]):
             for name in names_of(s) & set(in_function):
                 in_function[name] += w
+            cpu_in_compute += c if "compute_phase" in names_of(s) else 0
         markers = t["markers"]
         check_table(markers, ["category", "data", "endTime", "name", "phase", "startTime"],
                     "thread %s's markers" % t["tid"])
@@ -160,8 +162,13 @@ if doc is not None:
     check(weights == ticks + off_ticks and cpu_us == ticks * int(summary["ptimer_us"]),
           "firefox: weights %d = the experiment's %d CPU + %d off-CPU ticks; CPU deltas %d us = its CPU time"
           % (weights, ticks, off_ticks, cpu_us))
-    check(all(90 <= v <= 110 for v in in_function.values()),
-          "firefox: each phase under its function, about 100 ticks each (%s)" % in_function)
+    # A loaded machine adds time waiting for a CPU to any phase (the
+    # computation's most): the computation is checked by its CPU time.
+    period_us = int(summary["ptimer_us"])
+    check(90 <= cpu_in_compute / period_us <= 110 and
+          all(90 <= in_function[name] <= 115 for name in ("sleep_phase", "pipe_phase", "lock_phase")),
+          "firefox: the computation's CPU about 100 ticks (%.0f), each wait under its function about 100 ticks (%s)"
+          % (cpu_in_compute / period_us, in_function))
     check(sample_points == int(summary["sample_events"]) and waits == int(sync[1]),
           "firefox: a marker per sample point (%d) and per synchronization wait (%d)" % (sample_points, waits))
 

@@ -222,5 +222,13 @@ if prefix and paranoid() >= 2:
 elif prefix:
     skip_part("an ordinary user without stacks at switches (kernel.perf_event_paranoid is %d here: they get them)"
               % paranoid())
+# Off: the CPU-only experiment of before (Linux's one CPU state).
+out = run_gdb(["collector profile offcpu off", "collector show profile", "collector enable", "run"], [PROGRAM, "0.3"],
+              work)
+print(out)
+latest = max((os.path.join(work, d) for d in os.listdir(work) if d.endswith(".er")), key=os.path.getmtime)
+log = open(os.path.join(latest, "log.xml")).read()
+check("Off-CPU time:           off" in out and 'numstates="1"' in log and "off CPU" not in out,
+      "offcpu off: said by collector show, numstates 1 in log.xml, no time off CPU in GDB's closing line")
 cleanup(work)
 finish()

@@ -29,7 +29,11 @@ INTERVAL = 0.01  # the default clock profiling
 STATES = {"work": "work", "explicit_barrier": "explicit barrier", "implicit_barrier": "implicit barrier",
           "idle": "idle", "serial": "serial"}
 work = workdir()
-out = run_gdb(["collector enable", "run", "collector report omp"], [PROGRAM, "3", "0.1"], work,
+# The states against the threads' CPU clocks: CPU samples only (with
+# off-CPU time, gprofng's OpenMP Wait also holds a thread's time preempted,
+# which a loaded machine adds and no CPU clock counts).
+out = run_gdb(["collector profile offcpu off", "collector enable", "run", "collector report omp"],
+              [PROGRAM, "3", "0.1"], work,
               env={"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "active"})
 print(out)
 m = re.search(r"^truth (.*)$", out, re.M)
@@ -109,7 +113,7 @@ check("libgomp" in machine and "GOMP_parallel" in machine, "gprofng machine mode
 os.environ.update(OMP_NUM_THREADS="2", OMP_WAIT_POLICY="active")
 target = Background([PROGRAM, "1", "2.0", "ready"], work)
 time.sleep(0.5)
-attached = attach_gdb(target.pid, ["collector enable", "detach"], work)
+attached = attach_gdb(target.pid, ["collector profile offcpu off", "collector enable", "detach"], work)
 print(attached)
 rc, rest = target.finish()
 m = re.search(r"^truth (.*)$", rest, re.M)
@@ -131,7 +135,7 @@ check(late.get("work", 0) - missed - sampling_seconds(late.get("work", 0), INTER
 
 # OMP_WAIT_POLICY=passive: the waits sleep (off CPU: no sample sees them);
 # the work and the serial code are as the threads measured them.
-passive = run_gdb(["collector enable", "run"], [PROGRAM, "3", "0.1"], work,
+passive = run_gdb(["collector profile offcpu off", "collector enable", "run"], [PROGRAM, "3", "0.1"], work,
                   env={"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive"})
 m = re.search(r"^truth (.*)$", passive, re.M)
 truth = dict((k, float(v)) for k, v in (kv.split("=") for kv in m.group(1).split())) if m else {}
@@ -178,7 +182,7 @@ else:
 
 # Where the kernel refuses perf events (a seccomp filter on GDB and all it
 # starts), the runtime samples the program from inside: the same states.
-inside = run_gdb(["collector enable", "run"], [PROGRAM, "3", "0.1"], work,
+inside = run_gdb(["collector profile offcpu off", "collector enable", "run"], [PROGRAM, "3", "0.1"], work,
                  env={"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "active"}, prefix=[program("no_perf_events")])
 m = re.search(r"^truth (.*)$", inside, re.M)
 truth = dict((k, float(v)) for k, v in (kv.split("=") for kv in m.group(1).split())) if m else {}

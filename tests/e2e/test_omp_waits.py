@@ -27,7 +27,7 @@ if not os.path.exists(PROGRAM):
 INTERVAL = 0.01
 prefix = unprivileged_prefix()
 work = shared_workdir() if prefix else workdir()
-out = run_gdb(["collector enable", "run"], ["/bin/sh", "-c", '"$0" 6 0.05; echo shell done', PROGRAM], work,
+out = run_gdb(["collector profile offcpu off", "collector enable", "run"], ["/bin/sh", "-c", '"$0" 6 0.05; echo shell done', PROGRAM], work,
               env={"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "active"}, prefix=prefix or ())
 print(out)
 m = re.search(r"^truth (.*)$", out, re.M)

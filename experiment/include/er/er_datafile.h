@@ -59,6 +59,7 @@ struct er_cursor {
   uint64_t pending;      /* packets appended, not yet on disk */
   uint64_t written;      /* packets on disk */
   uint64_t lost;         /* packets appended whose flush failed */
+  uint64_t marked_pending, marked_written; /* of pending and written: those er_cursor_mark_last marked */
   unsigned char buf[ER_BLOCK_SIZE];
 };
 
@@ -84,6 +85,9 @@ void er_cursor_init(struct er_cursor *cursor, struct er_datafile *file);
  * file's budget is spent, -ENOSPC (or the write error) once the disk
  * refused (the packet is dropped). */
 int er_cursor_append(struct er_cursor *cursor, const void *packet, size_t len);
+/* Marks the packet just appended as one of a second kind (off-CPU clock
+ * packets among CPU samples): marked_written counts those on disk. */
+void er_cursor_mark_last(struct er_cursor *cursor);
 /* Nonzero when appending LEN bytes would finish the current block (writing
  * it out): a caller that orders two files flushes the other one first. */
 int er_cursor_would_close_block(const struct er_cursor *cursor, size_t len);
