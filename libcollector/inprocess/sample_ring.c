@@ -89,7 +89,7 @@ size_t col_ring_drain(struct col_sample_ring *ring, col_capture_fn fn, void *arg
     get(ring, tail, &rec, sizeof rec);
     size_t stack_len = rec.stack_len < sizeof stack ? rec.stack_len : sizeof stack;
     get(ring, tail + sizeof rec, stack, stack_len);
-    struct col_capture cap = {rec.tid, rec.cpu, rec.tstamp, rec.weight, 0, rec.regs, stack, stack_len, 0};
+    struct col_capture cap = {rec.tid, rec.cpu, rec.tstamp, rec.weight, 0, rec.regs, stack, stack_len, 0, 0};
     fn(&cap, arg);
     count++;
     tail += rec.len;

@@ -105,8 +105,18 @@ void offcpu_on_thread_exit(pid_t tid)
     t->exited = 1;
     t->off_since = -1;
     t->stack_at = 0;
+    free(t->pcs); /* what is kept of an ended thread: a few words until its id is used again */
+    t->pcs = NULL;
+    t->depth = 0;
   }
 }
+
+/* A code address's reason, kept per address (names are looked up once). */
+#define REASON_SLOTS 4096
+static struct {
+  uint64_t pc_plus_1;
+  unsigned char reason;
+} reason_cache[REASON_SLOTS];
 
 void offcpu_init(uint64_t period_ns, int64_t started_at)
 {
@@ -114,6 +124,7 @@ void offcpu_init(uint64_t period_ns, int64_t started_at)
     while (buckets[b] != NULL)
       forget(buckets[b]->tid);
   memset(&figures, 0, sizeof figures);
+  memset(reason_cache, 0, sizeof reason_cache); /* another image may hold other code at those addresses */
   period = period_ns;
   run_start = started_at;
   struct timespec now;
@@ -145,13 +156,6 @@ void offcpu_on_stack(pid_t tid, int64_t tstamp, const uint64_t *pcs, size_t n)
   memcpy(t->pcs, pcs, t->depth * sizeof *pcs);
   t->stack_at = tstamp;
 }
-
-/* A code address's reason, kept per address (names are looked up once). */
-#define REASON_SLOTS 4096
-static struct {
-  uint64_t pc_plus_1;
-  unsigned char reason;
-} reason_cache[REASON_SLOTS];
 
 static enum er_offcpu_reason reason_of_pc(uint64_t pc)
 {

@@ -346,6 +346,24 @@ def check_gprofng_sync_events(path, count, function, filter_expression, what, in
     check(filtered.get("<Total>", [0])[0] == count, "gprofng filters on their fields (%s)" % filter_expression)
 
 
+def perf_event_paranoid():
+    """kernel.perf_event_paranoid (2, Debian's floor for this test, when it
+    cannot be read)."""
+    try:
+        with open("/proc/sys/kernel/perf_event_paranoid") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 2
+
+
+def offcpu_stacks_here(prefix=()):
+    """Whether off-CPU time comes with the stacks where threads waited for
+    a run as this user (PREFIX: as another, unprivileged_prefix): the
+    kernel's samples at a switch need kernel samples, root's or at
+    perf_event_paranoid 1 or less."""
+    return (os.geteuid() == 0 and not prefix) or perf_event_paranoid() <= 1
+
+
 def true_cpu_seconds(gdb_output):
     """The cpu_seconds=X line our test programs print (their own getrusage)."""
     m = re.search(r"cpu_seconds=([0-9.]+)", gdb_output)

@@ -21,7 +21,7 @@ out = run_gdb(["collector enable", "run"], [SPLIT, "1", "1"], cwd=work)
 print(out)
 exp = os.path.join(work, "test.1.er")
 m = re.search(r"closed \((\d+) samples; ([0-9.]+) s of CPU in (\d+) threads; (?:[0-9.]+ s off CPU; )?([0-9.]+) (KB|MB) "
-              r"written, (\d+) lost\)", out)
+              r"written, (\d+) lost[;)]", out)
 check(m is not None, "end of run: samples, CPU time in threads, bytes written, lost")
 if m:
     summary, _, _ = er_dump(exp)

@@ -23,8 +23,9 @@ import shutil
 import subprocess
 import time
 
-from harness import (Background, attach_gdb, check, cleanup, finish, gprofng_rows, gprofng_text, program, run_gdb,
-                     shared_workdir, skip_part, unprivileged_prefix, wait_closed, workdir)
+from harness import (Background, attach_gdb, check, cleanup, finish, gprofng_rows, gprofng_text, offcpu_stacks_here,
+                     perf_event_paranoid, program, run_gdb, shared_workdir, skip_part, unprivileged_prefix, wait_closed,
+                     workdir)
 
 PROGRAM = program("offcpu_mix")
 TICK = 0.010
@@ -121,21 +122,13 @@ def check_timeline(exp, label):
           % (label, len(tracks), sorted(states), len(ticks)))
 
 
-def paranoid():
-    try:
-        with open("/proc/sys/kernel/perf_event_paranoid") as f:
-            return int(f.read())
-    except (OSError, ValueError):
-        return 2
-
-
 # At launch (the suite's user: root in CI, where the kernel gives stacks).
 work = shared_workdir()
 out = run_gdb(["collector profile offcpu on", "collector enable", "run"], [PROGRAM], work)
 print(out)
 truth = truth_of(out)
 check(truth is not None, "the program ran and measured its phases")
-with_stacks = os.geteuid() == 0 or paranoid() <= 1
+with_stacks = offcpu_stacks_here()
 if truth:
     if with_stacks:
         check_with_stacks(os.path.join(work, "test.1.er"), truth, "at launch")
@@ -207,12 +200,14 @@ if with_stacks:
     check_server(os.path.join(work, "test.4.er"), server_threads(rest), "server after gdb -p", before_go)
     next_experiment = 5
 else:
+    skip_part("the checks by function after gdb -p, of the server and of the timeline (no stacks at switches for this user: "
+              "kernel.perf_event_paranoid is %d)" % perf_event_paranoid())
     next_experiment = 3
 
 # An ordinary user: where the kernel refuses samples at a switch, the time
 # by thread and reason without the stacks.
 prefix = unprivileged_prefix()
-if prefix and paranoid() >= 2:
+if prefix and not offcpu_stacks_here(prefix):
     out = run_gdb(["collector profile offcpu on", "collector enable", "run"], [PROGRAM], work, prefix=prefix)
     print(out)
     truth = truth_of(out)
@@ -221,7 +216,7 @@ if prefix and paranoid() >= 2:
         check_without_stacks(os.path.join(work, "test.%d.er" % next_experiment), out, truth, "as an ordinary user")
 elif prefix:
     skip_part("an ordinary user without stacks at switches (kernel.perf_event_paranoid is %d here: they get them)"
-              % paranoid())
+              % perf_event_paranoid())
 # Off: the CPU-only experiment of before (Linux's one CPU state).
 out = run_gdb(["collector profile offcpu off", "collector show profile", "collector enable", "run"], [PROGRAM, "0.3"],
               work)
