@@ -17,12 +17,10 @@
 #include "er_firefox.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "er/er_format.h"
 #include "er/er_offcpu.h"
@@ -422,8 +420,7 @@ static void write_markers(FILE *out, const struct thread *t)
   fputs("]}", out);
 }
 
-static void write_thread(FILE *out, const struct firefox *f, struct thread *t, int main_thread, uint64_t pid,
-                         const char *process)
+static void write_thread(FILE *out, struct thread *t, int main_thread, uint64_t pid, const char *process)
 {
   qsort(t->samples, t->n_samples, sizeof *t->samples, by_time);
   fputs("{\"name\":", out);
@@ -433,9 +430,9 @@ static void write_thread(FILE *out, const struct firefox *f, struct thread *t, i
   fprintf(out, ",\"isMainThread\":%s,\"pausedRanges\":[],\"pid\":\"%" PRIu64 "\",\"processName\":",
           main_thread ? "true" : "false", pid);
   json_string(out, process);
-  fprintf(out, ",\"processShutdownTime\":%s,\"processStartupTime\":0,\"processType\":\"default\",\"registerTime\":%.6f,"
+  fprintf(out, ",\"processShutdownTime\":null,\"processStartupTime\":0,\"processType\":\"default\",\"registerTime\":%.6f,"
                "\"tid\":\"%" PRIu64 "\",\"unregisterTime\":null,\"showMarkersInTimeline\":true,",
-          "null", t->n_samples ? t->samples[0].time_ms : 0.0, t->tid);
+          t->n_samples ? t->samples[0].time_ms : 0.0, t->tid);
   fprintf(out, "\"samples\":{\"length\":%zu,\"weightType\":\"samples\",\"stack\":[", t->n_samples);
   for (size_t i = 0; i < t->n_samples; i++)
     fprintf(out, "%s%" PRIu64, i ? "," : "", t->samples[i].stack);
@@ -451,62 +448,49 @@ static void write_thread(FILE *out, const struct firefox *f, struct thread *t, i
   fputs("]},", out);
   write_markers(out, t);
   fputc('}', out);
-  (void)f;
 }
 
-int er_firefox_write(const char *out_path, const struct er_experiment *exp, struct er_names *names, char *err,
-                     size_t err_len)
+int er_firefox_write(FILE *out, const struct er_experiment *exp, struct er_names *names, char *err, size_t err_len)
 {
   struct firefox f;
   memset(&f, 0, sizeof f);
   f.exp = exp;
   f.names = names;
   collect(&f);
-  int fd = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-  FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
   int rc = 0;
-  if (out == NULL) {
-    snprintf(err, err_len, "cannot create %s: %s", out_path, strerror(errno));
-    if (fd >= 0)
-      close(fd);
+  /* The process: its first thread's id (the program's, at launch), named
+   * after the program (the first object mapped). */
+  uint64_t pid = f.n_threads ? f.threads[0].tid : 0;
+  for (size_t i = 0; i < f.n_threads; i++)
+    pid = f.threads[i].tid < pid ? f.threads[i].tid : pid;
+  const char *process = exp->n_segments > 0 && exp->segments[0].name != NULL ? exp->segments[0].name : "program";
+  const char *base = strrchr(process, '/');
+  process = base != NULL ? base + 1 : process;
+  fputc('{', out);
+  write_meta(out, &f);
+  fputs("\"libs\":[],", out);
+  /* Threads first (their tables may add strings), then what they share. */
+  char *threads_json = NULL;
+  size_t threads_len = 0;
+  FILE *threads = open_memstream(&threads_json, &threads_len);
+  for (size_t i = 0; threads != NULL && i < f.n_threads; i++) {
+    if (i)
+      fputc(',', threads);
+    write_thread(threads, &f.threads[i], f.threads[i].tid == pid, pid, process);
+  }
+  if (threads == NULL || fclose(threads) != 0) {
+    snprintf(err, err_len, "out of memory");
     rc = -1;
   } else {
-    /* The process: its first thread's id (the program's, at launch), named
-     * after the program (the first object mapped). */
-    uint64_t pid = f.n_threads ? f.threads[0].tid : 0;
-    for (size_t i = 0; i < f.n_threads; i++)
-      pid = f.threads[i].tid < pid ? f.threads[i].tid : pid;
-    const char *process = exp->n_segments > 0 && exp->segments[0].name != NULL ? exp->segments[0].name : "program";
-    const char *base = strrchr(process, '/');
-    process = base != NULL ? base + 1 : process;
-    fputc('{', out);
-    write_meta(out, &f);
-    fputs("\"libs\":[],", out);
-    /* Threads first (their tables may add strings), then what they share. */
-    char *threads_json = NULL;
-    size_t threads_len = 0;
-    FILE *threads = open_memstream(&threads_json, &threads_len);
-    for (size_t i = 0; threads != NULL && i < f.n_threads; i++) {
-      if (i)
-        fputc(',', threads);
-      write_thread(threads, &f, &f.threads[i], f.threads[i].tid == pid, pid, process);
-    }
-    if (threads == NULL || fclose(threads) != 0) {
-      snprintf(err, err_len, "out of memory");
-      rc = -1;
-    } else {
-      write_shared(out, &f);
-      fputs("\"threads\":[", out);
-      fwrite(threads_json, 1, threads_len, out);
-      fputs("],\"pages\":[],\"profilerOverhead\":[],\"counters\":[]}\n", out);
-    }
-    free(threads_json);
-    if (fclose(out) != 0 && rc == 0) {
-      snprintf(err, err_len, "cannot write %s: %s", out_path, strerror(errno));
-      rc = -1;
-    }
-    if (rc != 0)
-      unlink(out_path);
+    write_shared(out, &f);
+    fputs("\"threads\":[", out);
+    fwrite(threads_json, 1, threads_len, out);
+    fputs("],\"pages\":[],\"profilerOverhead\":[],\"counters\":[]}\n", out);
+  }
+  free(threads_json);
+  if (rc == 0 && (fflush(out) != 0 || ferror(out))) {
+    snprintf(err, err_len, "cannot write: %s", strerror(errno));
+    rc = -1;
   }
   for (size_t i = 0; i < f.n_threads; i++) {
     free(f.threads[i].samples);

@@ -3,16 +3,15 @@
 #define ER_FIREFOX_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "er/er_names.h"
 #include "er/er_reader.h"
 
-/* Writes EXP to OUT_PATH (a new file; an existing one is refused) in the
- * Firefox Profiler's processed format: a track per thread, its samples
- * with their stacks, CPU deltas and weights, markers for sample points,
- * pauses, synchronization waits, I/O calls and allocations.  0, or -1 with
- * the reason in ERR. */
-int er_firefox_write(const char *out_path, const struct er_experiment *exp, struct er_names *names, char *err,
-                     size_t err_len);
+/* Writes EXP into OUT in the Firefox Profiler's processed format: a track
+ * per thread, its samples with their stacks, CPU deltas and weights,
+ * markers for sample points, pauses, synchronization waits, I/O calls and
+ * allocations.  0, or -1 with the reason in ERR. */
+int er_firefox_write(FILE *out, const struct er_experiment *exp, struct er_names *names, char *err, size_t err_len);
 
 #endif

@@ -288,30 +288,27 @@ static void encode(struct pprof *p, struct pb_buffer *out)
   pb_free(&line);
 }
 
-static int write_gzip(const char *path, const struct pb_buffer *b, char *err, size_t err_len)
+/* B, gzip-compressed, into OUT (through a descriptor of its own: closing
+ * the compressor closes that one, not OUT's). */
+static int write_gzip(FILE *out, const struct pb_buffer *b, char *err, size_t err_len)
 {
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) {
-    snprintf(err, err_len, "cannot create %s: %s", path, strerror(errno));
-    return -1;
-  }
-  gzFile gz = gzdopen(fd, "wb9");
+  int fd = fflush(out) == 0 ? dup(fileno(out)) : -1;
+  gzFile gz = fd >= 0 ? gzdopen(fd, "wb9") : NULL;
   if (gz == NULL) {
-    close(fd);
-    unlink(path);
-    snprintf(err, err_len, "cannot compress into %s", path);
+    if (fd >= 0)
+      close(fd);
+    snprintf(err, err_len, "cannot compress: %s", strerror(errno));
     return -1;
   }
   int written = b->len == 0 ? 0 : gzwrite(gz, b->data, (unsigned)b->len);
   if (gzclose(gz) != Z_OK || (size_t)written != b->len) {
-    unlink(path);
-    snprintf(err, err_len, "cannot write %s", path);
+    snprintf(err, err_len, "cannot write the compressed profile");
     return -1;
   }
   return 0;
 }
 
-int er_pprof_write(const char *out_path, const struct er_experiment *exp, struct er_names *names, char *err,
+int er_pprof_write(FILE *out_file, const struct er_experiment *exp, struct er_names *names, char *err,
                    size_t err_len)
 {
   struct pprof p;
@@ -322,7 +319,7 @@ int er_pprof_write(const char *out_path, const struct er_experiment *exp, struct
   collect(&p);
   struct pb_buffer out = {0};
   encode(&p, &out);
-  int rc = out.failed ? (snprintf(err, err_len, "out of memory"), -1) : write_gzip(out_path, &out, err, err_len);
+  int rc = out.failed ? (snprintf(err, err_len, "out of memory"), -1) : write_gzip(out_file, &out, err, err_len);
   pb_free(&out);
   er_strings_free(&p.strings);
   free(p.samples);

@@ -3,16 +3,16 @@
 #define ER_PPROF_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "er/er_names.h"
 #include "er/er_reader.h"
 
-/* Writes EXP as pprof's profile.proto, gzip-compressed, to OUT_PATH (a new
- * file; an existing one is refused): every metric the experiment holds as
- * a sample type, one sample per call stack, its frames with their inlined
- * functions, the load objects as mappings with their build ids.  0, or -1
- * with the reason in ERR. */
-int er_pprof_write(const char *out_path, const struct er_experiment *exp, struct er_names *names, char *err,
+/* Writes EXP as pprof's profile.proto, gzip-compressed, into OUT: every
+ * metric the experiment holds as a sample type, one sample per call
+ * stack, its frames with their inlined functions, the load objects as
+ * mappings with their build ids.  0, or -1 with the reason in ERR. */
+int er_pprof_write(FILE *out, const struct er_experiment *exp, struct er_names *names, char *err,
                    size_t err_len);
 
 #endif

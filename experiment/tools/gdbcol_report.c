@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "er/er_flamegraph.h"
 #include "er/er_naming.h"
@@ -268,16 +269,24 @@ static void processes_view(const char *path, const char *metric, const char *lab
   free(children);
 }
 
+/* PATH, created for a picture or an export ("-": stdout), never over an
+ * existing file; NULL, said, when it cannot be. */
+static FILE *create_output(const char *path)
+{
+  FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "wxe");
+  if (out == NULL)
+    fprintf(stderr, "gdbcol-report: cannot create %s: %s%s\n", path, strerror(errno),
+            errno == EEXIST ? " (remove it or name another file)" : "");
+  return out;
+}
+
 /* Writes one picture to PATH ("-": stdout). */
 static int write_picture(const char *path, const char *kind, const struct er_profile *p, const char *title,
                          const struct er_experiment *exp, struct er_names *names)
 {
-  FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "wxe"); /* never over an existing file */
-  if (out == NULL) {
-    fprintf(stderr, "gdbcol-report: cannot create %s: %s%s\n", path, strerror(errno),
-            errno == EEXIST ? " (remove it or name another file)" : "");
+  FILE *out = create_output(path);
+  if (out == NULL)
     return 1;
-  }
   int rc = strcmp(kind, "folded") == 0       ? er_folded_write(out, p)
            : strcmp(kind, "flamegraph") == 0 ? er_flamegraph_svg(out, p, title)
                                              : er_report_html(out, p, title, 200);
@@ -385,15 +394,21 @@ int main(int argc, char **argv)
   }
   if ((strcmp(view, "pprof") == 0 || strcmp(view, "firefox") == 0) && names != NULL) {
     int pprof = strcmp(view, "pprof") == 0;
-    int rc = pprof ? er_pprof_write(argument, &exp, names, err, sizeof err)
-                   : er_firefox_write(argument, &exp, names, err, sizeof err);
+    FILE *out = create_output(argument);
+    int rc = out == NULL ? (err[0] = '\0', -1)
+             : pprof     ? er_pprof_write(out, &exp, names, err, sizeof err)
+                         : er_firefox_write(out, &exp, names, err, sizeof err);
+    if (out != NULL && out != stdout && fclose(out) != 0 && rc == 0)
+      rc = -1, snprintf(err, sizeof err, "cannot write %s: %s", argument, strerror(errno));
+    if (rc != 0 && out != NULL && out != stdout)
+      unlink(argument); /* nothing half written stays */
     if (rc == 0 && pprof)
       printf("Wrote %s: pprof's profile.proto, gzip-compressed (pprof -top %s; Pyroscope, Parca, Grafana "
              "read it).\n", argument, argument);
     else if (rc == 0)
       printf("Wrote %s: the Firefox Profiler's format (open it at https://profiler.firefox.com: Load a profile "
              "from file).\n", argument);
-    else
+    else if (err[0] != '\0')
       fprintf(stderr, "gdbcol-report: %s\n", err);
     er_names_close(names);
     er_experiment_close(&exp);
