@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "er/er_offcpu.h"
+#include "er_intern.h"
 
 #define COLUMNS ER_OFFCPU_REASONS /* on a CPU, then each reason off it */
 
@@ -19,9 +20,12 @@ struct account {
   double seconds[COLUMNS];
 };
 
+/* Rows by key (a thread's id; a function's name, interned): one probe a
+ * frame, however many functions the experiment names. */
 struct table {
   struct account *rows;
   size_t n, room;
+  struct er_id_table ids;
 };
 
 static double total_of(const struct account *a)
@@ -32,18 +36,17 @@ static double total_of(const struct account *a)
   return t;
 }
 
-static struct account *row_for(struct table *t, const char *name, uint64_t thread)
+static struct account *row_for(struct table *t, uint64_t key, const char *name, uint64_t thread)
 {
-  for (size_t i = 0; i < t->n; i++)
-    if (name != NULL ? t->rows[i].name != NULL && strcmp(t->rows[i].name, name) == 0 : t->rows[i].thread == thread)
-      return &t->rows[i];
-  if (t->n == t->room) {
-    size_t room = t->room ? t->room * 2 : 64;
-    struct account *more = realloc(t->rows, room * sizeof *more);
-    if (more == NULL)
-      return NULL;
-    t->rows = more, t->room = room;
-  }
+  long id = er_id_of(&t->ids, key);
+  if (id < 0)
+    return NULL;
+  if ((size_t)id < t->n)
+    return &t->rows[id];
+  struct account *more = er_grown(t->rows, &t->room, t->n, sizeof *more); /* a new key: the next id */
+  if (more == NULL)
+    return NULL;
+  t->rows = more;
   struct account *a = &t->rows[t->n++];
   memset(a, 0, sizeof *a);
   a->name = name;
@@ -54,25 +57,27 @@ static struct account *row_for(struct table *t, const char *name, uint64_t threa
 /* SECONDS of column C for the sample's thread and each function of its
  * stack (once per stack: a recursive function, or two inlined copies of
  * one, counts once). */
-static void account(struct table *threads, struct table *functions, struct er_names *names,
-                    const struct er_experiment *exp, const struct er_clock_sample *s, int c, double seconds)
+static void account(struct table *threads, struct table *functions, struct er_strings *function_names,
+                    struct er_names *names, const struct er_experiment *exp, const struct er_clock_sample *s, int c,
+                    double seconds)
 {
-  struct account *a = row_for(threads, NULL, s->thrid);
+  struct account *a = row_for(threads, s->thrid, NULL, s->thrid);
   if (a != NULL)
     a->seconds[c] += seconds;
   const struct er_stack *st = er_experiment_stack(exp, s->frinfo);
-  const char *seen[64];
+  uint64_t seen[64];
   size_t n_seen = 0;
   for (size_t i = 0; st != NULL && i < st->n; i++) {
     const char *name = er_names_function(names, st->pcs[i]);
+    uint64_t key = er_strings_intern(function_names, name);
     int repeated = 0;
     for (size_t k = 0; k < n_seen && !repeated; k++)
-      repeated = strcmp(seen[k], name) == 0;
+      repeated = seen[k] == key;
     if (repeated)
       continue;
     if (n_seen < 64)
-      seen[n_seen++] = name;
-    struct account *f = row_for(functions, name, 0);
+      seen[n_seen++] = key;
+    struct account *f = row_for(functions, key, name, 0);
     if (f != NULL)
       f->seconds[c] += seconds;
   }
@@ -107,10 +112,12 @@ int er_states_report(const char *path, const struct er_experiment *exp, struct e
   }
   double tick = (double)exp->ptimer_us / 1e6;
   struct table threads = {0}, functions = {0};
+  struct er_strings function_names = {0};
   for (size_t i = 0; i < exp->n_clock; i++)
-    account(&threads, &functions, names, exp, &exp->clock[i], ER_OFFCPU_NONE, exp->clock[i].ntick * tick);
+    account(&threads, &functions, &function_names, names, exp, &exp->clock[i], ER_OFFCPU_NONE,
+            exp->clock[i].ntick * tick);
   for (size_t i = 0; i < exp->n_offcpu; i++)
-    account(&threads, &functions, names, exp, &exp->offcpu[i], (int)exp->offcpu[i].reason,
+    account(&threads, &functions, &function_names, names, exp, &exp->offcpu[i], (int)exp->offcpu[i].reason,
             exp->offcpu[i].ntick * tick);
   qsort(threads.rows, threads.n, sizeof *threads.rows, by_total);
   qsort(functions.rows, functions.n, sizeof *functions.rows, by_total);
@@ -132,5 +139,8 @@ int er_states_report(const char *path, const struct er_experiment *exp, struct e
     print_row(functions.rows[i].name, &functions.rows[i]);
   free(threads.rows);
   free(functions.rows);
+  er_id_table_free(&threads.ids);
+  er_id_table_free(&functions.ids);
+  er_strings_free(&function_names);
   return 0;
 }
