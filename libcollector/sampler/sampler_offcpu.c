@@ -189,7 +189,6 @@ static void add_period(struct off_thread *t, int64_t ns, int64_t end)
                   t->stack_at <= t->off_since + STACK_FRESH_NS;
   enum er_offcpu_reason reason = reason_of(t, has_stack);
   figures.periods++;
-  figures.periods_without_stack += !has_stack && !t->preempted;
   figures.seconds[reason] += (double)ns / 1e9;
   amount += (double)ns;
   uint32_t ticks = 0;

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "er/er_offcpu.h"
+
 /* PERIOD_NS: the clock's period (one packet stands for that much time off
  * CPU); STARTED_AT: when the run began (threads there before it that first
  * show switching in were off their CPU since). */
@@ -26,10 +28,10 @@ void offcpu_on_thread_exit(pid_t tid);
 void offcpu_finish(int64_t tstamp);
 
 /* What was recorded: seconds off CPU by reason (enum er_offcpu_reason),
- * periods seen, and those without their stack. */
+ * and the periods seen. */
 struct offcpu_figures {
-  double seconds[6];
-  uint64_t periods, periods_without_stack;
+  double seconds[ER_OFFCPU_REASONS];
+  uint64_t periods;
 };
 void offcpu_describe(struct offcpu_figures *out);
 
