@@ -231,6 +231,20 @@ def attach_gdb(pid, commands, cwd, timeout=120, prefix=()):
     return result.stdout + result.stderr
 
 
+def attach_then_go(args, commands, cwd, go_name="go"):
+    """A program that waits to be told to go (tests/programs/wait_for_go.h:
+    ARGS then "wait GO"), GDB attached to it with COMMANDS then detached,
+    and the program told to go.  (the Background, GDB's output, the
+    seconds from the attach's end to the go)."""
+    go = os.path.join(cwd, go_name)
+    target = Background(list(args) + ["wait", go], cwd)
+    out = attach_gdb(target.pid, list(commands) + ["detach"], cwd)
+    print(out)
+    attached_at = time.monotonic()
+    open(go, "w").close()
+    return target, out, time.monotonic() - attached_at
+
+
 ER_DUMP_STATUS = {0: "read", 1: "unreadable", 2: "usage", 3: "damaged: numbers not to be trusted"}
 
 

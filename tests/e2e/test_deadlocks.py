@@ -26,8 +26,8 @@ import re
 import signal
 import time
 
-from harness import (Background, attach_gdb, check, check_gprofng_sync_events, cleanup, finish, program, run_gdb,
-                     shared_workdir, unprivileged_prefix, wait_closed, workdir)
+from harness import (Background, attach_gdb, attach_then_go, check, check_gprofng_sync_events, cleanup, finish,
+                     program, run_gdb, shared_workdir, unprivileged_prefix, wait_closed, workdir)
 
 PROGRAM = program("lock_orders")
 
@@ -76,11 +76,7 @@ check(re.search(r"took mutex at 0x[0-9a-f]+ \(heap or stack\)", out) is not None
 
 # After gdb -p: the program waits, GDB attaches and turns lock orders on,
 # detaches, then the program takes its locks.
-go = os.path.join(work, "go")
-target = Background([PROGRAM, "wait", go], work)
-attached = attach_gdb(target.pid, ["collector tha deadlock", "collector enable", "detach"], work)
-print(attached)
-open(go, "w").close()
+target, _, _ = attach_then_go([PROGRAM], ["collector tha deadlock", "collector enable"], work)
 rc, rest = target.finish()
 wait_closed(os.path.join(work, "test.4.er"))
 report = run_gdb(["collector report %s deadlocks" % os.path.join(work, "test.4.er")], ["/bin/true"], work)
@@ -126,10 +122,7 @@ check_stopped_at_deadlock(out, "attached")
 check_recorded_deadlock(os.path.join(work, "test.6.er"), "attached")
 
 # Detached: recorded; the experiment closes when the process is killed.
-go = os.path.join(work, "go3")
-target = Background([DEADLOCK, "wait", go], work)
-attach_gdb(target.pid, ["collector tha deadlock", "collector enable", "detach"], work)
-open(go, "w").close()
+target, _, _ = attach_then_go([DEADLOCK], ["collector tha deadlock", "collector enable"], work, "go3")
 time.sleep(2.0)  # the watch looks every half second
 os.kill(target.pid, signal.SIGKILL)
 target.finish()

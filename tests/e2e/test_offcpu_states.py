@@ -21,9 +21,8 @@ import os
 import re
 import shutil
 import subprocess
-import time
 
-from harness import (Background, attach_gdb, check, cleanup, finish, gprofng_rows, gprofng_text, offcpu_stacks_here,
+from harness import (attach_then_go, check, cleanup, finish, gprofng_rows, gprofng_text, offcpu_stacks_here,
                      perf_event_paranoid, program, run_gdb, shared_workdir, skip_part, unprivileged_prefix, wait_closed,
                      workdir)
 
@@ -137,11 +136,7 @@ if truth:
         check_without_stacks(os.path.join(work, "test.1.er"), out, truth, "at launch")
 
 # After gdb -p: the program waits to be told to go; its phases after it.
-go = os.path.join(work, "go")
-target = Background([PROGRAM, "wait", go], work)
-attached = attach_gdb(target.pid, ["collector profile offcpu on", "collector enable", "detach"], work)
-print(attached)
-open(go, "w").close()
+target, _, _ = attach_then_go([PROGRAM], ["collector profile offcpu on", "collector enable"], work)
 rc, rest = target.finish()
 print(rest)
 wait_closed(os.path.join(work, "test.2.er"))
@@ -187,13 +182,9 @@ if with_stacks:
     out = run_gdb(["collector profile offcpu on", "collector enable", "run"], [SERVER], work)
     print(out)
     check_server(os.path.join(work, "test.3.er"), server_threads(out), "server at launch")
-    go = os.path.join(work, "go-server")
-    target = Background([SERVER, "2", "wait", go], work)
-    attached = attach_gdb(target.pid, ["collector profile offcpu on", "collector enable", "detach"], work)
-    print(attached)
-    attached_at = time.monotonic()
-    open(go, "w").close()
-    before_go = time.monotonic() - attached_at + 0.2  # the attach's end to go, and GDB's detaching
+    target, _, to_go = attach_then_go([SERVER, "2"], ["collector profile offcpu on", "collector enable"], work,
+                                      "go-server")
+    before_go = to_go + 0.2  # the attach's end to go, and GDB's detaching
     rc, rest = target.finish()
     print(rest)
     wait_closed(os.path.join(work, "test.4.er"))
