@@ -111,14 +111,26 @@ static void remember_switch_stack_event(int fd)
     return;
   if (room_for_one(&switch_stack_ids, &switch_stack_ids_room, n_switch_stack_ids, sizeof *switch_stack_ids, 64) != 0)
     return;
-  switch_stack_ids[n_switch_stack_ids++] = id;
+  /* Kept sorted, for the lookup every sample makes (the kernel numbers
+   * events in the order they are made: this is nearly always the end). */
+  size_t at = n_switch_stack_ids++;
+  for (; at > 0 && switch_stack_ids[at - 1] > id; at--)
+    switch_stack_ids[at] = switch_stack_ids[at - 1];
+  switch_stack_ids[at] = id;
 }
 
 int sampler_event_samples_switches(uint64_t id)
 {
-  for (size_t i = 0; i < n_switch_stack_ids; i++)
-    if (switch_stack_ids[i] == id)
+  size_t lo = 0, hi = n_switch_stack_ids; /* one per thread and CPU after an attach: thousands */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (switch_stack_ids[mid] == id)
       return 1;
+    if (switch_stack_ids[mid] < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
   return 0;
 }
 
