@@ -67,7 +67,6 @@
 #include "er/er_text.h"
 #include "sampler_descendants.h"
 #include "sampler_events.h"
-#include "sampler_offcpu.h"
 #include "sampler_tails.h"
 #include "sampler_state.h"
 #include "trace_ring.h"
@@ -197,8 +196,7 @@ static void finish(int program_gone)
     uint64_t totals[ER_HWC_MAX_COUNTERS];
     if (sampler_counter_totals(totals, INT64_MAX) == 0)
       tails_finish_counters(col_target_pid, totals, end);
-    offcpu_finish(end);
-    tails_finish(end);
+    sampler_accounts_end(end);
     col_data_writers_flush();
   }
   if (!sampler.started) {
@@ -364,8 +362,7 @@ static int begin(int epoll_fd, char *err, size_t err_len)
   if (!sampler.attached || opened != 0)
     return opened;
   col_run_started_at = col_hrtime();
-  tails_init((uint64_t)col_cfg.clock_interval_us * 1000, col_run_started_at);
-  offcpu_init((uint64_t)col_cfg.clock_interval_us * 1000, col_run_started_at);
+  sampler_accounts_start(col_run_started_at, 0); /* threads there may have waited since before */
   sampler_start_experiment(); /* the mappings: /proc/PID/maps now, records later */
   col_modules_use_records();
   if (sampler.start_failed) {

@@ -152,6 +152,21 @@ static void on_thread_record(const unsigned char *rec, uint16_t type, uint16_t s
     offcpu_on_switch((pid_t)ids[1], out, (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0, cpu, t);
 }
 
+void sampler_accounts_start(int64_t t, int first_thread_born)
+{
+  uint64_t period_ns = (uint64_t)col_cfg.clock_interval_us * 1000;
+  tails_init(period_ns, t);
+  offcpu_init(period_ns, t);
+  if (first_thread_born)
+    offcpu_on_thread_born(col_target_pid);
+}
+
+void sampler_accounts_end(int64_t t)
+{
+  offcpu_finish(t);
+  tails_finish(t);
+}
+
 /* A descendant's writer: its process exec'd COMM at T.  The pre-exec
  * experiment ends as gprofng ends one (exec_start, suspend_for_exec, no
  * exit event), and LINEAGE_xN.er begins with the new image, whose mappings
@@ -163,8 +178,7 @@ static void start_after_exec(const char *comm, int64_t t)
     next[0] = '\0';
   int follow = er_follow_matches(&sampler.follow, next, comm);
   if (sampler.started) {
-    offcpu_finish(t);
-    tails_finish(t);
+    sampler_accounts_end(t);
     col_data_writers_flush();
     col_experiment_descendant_event("exec_start", "exec", next, comm, t, follow);
     col_log_final_sample("suspend_for_exec");
@@ -177,8 +191,7 @@ static void start_after_exec(const char *comm, int64_t t)
   col_unwind_forget_modules();
   col_modules_restart();
   col_run_started_at = t;
-  tails_init((uint64_t)col_cfg.clock_interval_us * 1000, t);
-  offcpu_init((uint64_t)col_cfg.clock_interval_us * 1000, t);
+  sampler_accounts_start(t, 0);
   sampler.started = sampler.finished = 0;
   sampler.closing_at = INT64_MAX; /* an end the old image asked for was its own */
   sampler.close_reason = "exit";
@@ -274,10 +287,7 @@ static void on_exec(const unsigned char *rec, uint16_t size)
     }
   } else if (!sampler.finished) {
     col_run_started_at = t; /* launch: the run begins at the exec */
-    tails_init((uint64_t)col_cfg.clock_interval_us * 1000, col_run_started_at);
-    offcpu_init((uint64_t)col_cfg.clock_interval_us * 1000, col_run_started_at);
-    /* Stopped by GDB at its exec, then let go: the run starts with it. */
-    offcpu_on_thread_born(col_target_pid);
+    sampler_accounts_start(col_run_started_at, 1); /* stopped by GDB at its exec, then let go */
     sampler_start_experiment();
   }
 }

@@ -23,7 +23,6 @@
 #include "sampler_events.h"
 #include "sampler_spawns.h"
 #include "sampler_state.h"
-#include "sampler_offcpu.h"
 #include "sampler_tails.h"
 #include "sampler_writers.h"
 #include "session_dir.h"
@@ -88,8 +87,7 @@ static void on_request(const struct col_control_record *r, void *unused)
     uint64_t totals[ER_HWC_MAX_COUNTERS];
     if (sampler_counter_totals(totals, INT64_MAX) == 0)
       tails_finish_counters(col_target_pid, totals, r->tstamp);
-    offcpu_finish(r->tstamp);
-    tails_finish(r->tstamp); /* the old image's threads end here */
+    sampler_accounts_end(r->tstamp); /* the old image's threads end here */
     col_data_writers_flush();
     what = request_variant(r->text, variant, sizeof variant);
     col_experiment_exec_event("exec_start", variant, what, ++sampler.exec_count);

@@ -44,6 +44,13 @@ extern struct sampler_state sampler;
  * reports may have taken some (the thread tails then drop what spans it). */
 void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size, int ring_kind);
 void sampler_start_experiment(void);
+/* The threads' accounts of a run beginning at T: their CPU time the
+ * samples missed (thread tails) and their time off CPU; FIRST_THREAD_BORN:
+ * the program's first thread was not waiting before (launch: GDB stopped
+ * it at its exec; a descendant), as threads found at an attach may have
+ * been.  _end: the accounts closed at T, their last packets written. */
+void sampler_accounts_start(int64_t t, int first_thread_born);
+void sampler_accounts_end(int64_t t);
 /* sampler_merge.c: the rings' records up to NEWEST, all CPUs merged by
  * time; SAMPLER_ALL_RECORDS: all there is (the program ended or stopped
  * for an exec).  sampler_ring_cutoff(): now, less the time a record may

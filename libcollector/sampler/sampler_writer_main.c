@@ -23,7 +23,6 @@
 #include "sampler_descendants.h"
 #include "sampler_events.h"
 #include "sampler_state.h"
-#include "sampler_offcpu.h"
 #include "sampler_tails.h"
 
 #define WRITER_BUFFER (1 << 20)
@@ -92,9 +91,7 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
   else
     col_modules_restart(); /* a grandchild: what /proc says when the writer starts */
   col_run_started_at = tstamp;
-  tails_init((uint64_t)col_cfg.clock_interval_us * 1000, tstamp);
-  offcpu_init((uint64_t)col_cfg.clock_interval_us * 1000, tstamp);
-  offcpu_on_thread_born(col_target_pid); /* the descendant begins here: not off its CPU before */
+  sampler_accounts_start(tstamp, 1); /* the descendant begins here: not off its CPU before */
   if (er_follow_matches(&sampler.follow, lineage, after_exec ? comm : NULL))
     sampler_start_experiment(); /* else (=REGEX) not before an exec that matches */
   col_modules_use_records();
@@ -109,8 +106,7 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
   if (sampler.started) {
     /* the threads still there: their tails up to the end (an end the
      * process asked for: collector_terminate_expt) */
-    offcpu_finish(sampler.closing_at != INT64_MAX ? sampler.closing_at : sampler.last_record_at);
-    tails_finish(sampler.closing_at != INT64_MAX ? sampler.closing_at : sampler.last_record_at);
+    sampler_accounts_end(sampler.closing_at != INT64_MAX ? sampler.closing_at : sampler.last_record_at);
     col_data_writers_flush();
     sampler_describe();
     col_experiment_finish(sampler.close_reason);
