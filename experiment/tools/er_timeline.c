@@ -15,6 +15,7 @@
 
 #include "er/er_format.h"
 #include "er/er_offcpu.h"
+#include "er_intern.h"
 
 #define TRACK_HEIGHT 18
 #define TRACK_GAP 6
@@ -47,21 +48,10 @@ static void put_text(FILE *out, const char *text)
   }
 }
 
-struct track {
-  uint64_t thread;
-};
-
-static size_t track_of(struct track **tracks, size_t *n, uint64_t thread)
+/* The packet at index I of all clock packets, CPU samples first. */
+static const struct er_clock_sample *packet_at(const struct er_experiment *exp, size_t i)
 {
-  for (size_t i = 0; i < *n; i++)
-    if ((*tracks)[i].thread == thread)
-      return i;
-  struct track *more = realloc(*tracks, (*n + 1) * sizeof *more);
-  if (more == NULL)
-    return 0;
-  *tracks = more;
-  (*tracks)[*n].thread = thread;
-  return (*n)++;
+  return i < exp->n_clock ? &exp->clock[i] : &exp->offcpu[i - exp->n_clock];
 }
 
 static const char *leaf_name(const struct er_experiment *exp, struct er_names *names, uint64_t frinfo)
@@ -95,16 +85,34 @@ int er_timeline_html(FILE *out, const struct er_experiment *exp, struct er_names
   if (exp->ptimer_us <= 0)
     return 0;
   int64_t tick_ns = exp->ptimer_us * 1000, last = 0;
-  struct track *tracks = NULL;
-  size_t n_tracks = 0;
-  for (size_t i = 0; i < exp->n_clock; i++) {
-    track_of(&tracks, &n_tracks, exp->clock[i].thrid);
-    last = exp->clock[i].tstamp - exp->run_tstamp > last ? exp->clock[i].tstamp - exp->run_tstamp : last;
+  /* A track per thread, in the order threads first show; the packets
+   * grouped by track (a counting sort: one pass, whatever the threads). */
+  size_t n_packets = exp->n_clock + exp->n_offcpu;
+  struct er_id_table tracks = {0}; /* thread id -> track */
+  uint32_t *track_of = malloc((n_packets + 1) * sizeof *track_of);
+  if (track_of == NULL)
+    return -1;
+  for (size_t i = 0; i < n_packets; i++) {
+    const struct er_clock_sample *s = packet_at(exp, i);
+    long id = er_id_of(&tracks, s->thrid);
+    track_of[i] = id < 0 ? 0 : (uint32_t)id;
+    last = s->tstamp - exp->run_tstamp > last ? s->tstamp - exp->run_tstamp : last;
   }
-  for (size_t i = 0; i < exp->n_offcpu; i++) {
-    track_of(&tracks, &n_tracks, exp->offcpu[i].thrid);
-    last = exp->offcpu[i].tstamp - exp->run_tstamp > last ? exp->offcpu[i].tstamp - exp->run_tstamp : last;
+  size_t n_tracks = tracks.n;
+  size_t *first = calloc(n_tracks + 1, sizeof *first), *order = malloc((n_packets + 1) * sizeof *order);
+  if (first == NULL || order == NULL) {
+    free(track_of), free(first), free(order), er_id_table_free(&tracks);
+    return -1;
   }
+  for (size_t i = 0; i < n_packets; i++)
+    first[track_of[i] + 1]++;
+  for (size_t t = 0; t < n_tracks; t++)
+    first[t + 1] += first[t];
+  for (size_t i = 0; i < n_packets; i++)
+    order[first[track_of[i]]++] = i; /* each track's start moves to its end */
+  for (size_t t = n_tracks; t > 0; t--) /* back to each track's first */
+    first[t] = first[t - 1];
+  first[0] = 0;
   if (exp->has_exit && exp->exit_tstamp > last)
     last = exp->exit_tstamp;
   double duration = last > 0 ? (double)last : 1.0, scale = WIDTH / duration;
@@ -121,7 +129,7 @@ int er_timeline_html(FILE *out, const struct er_experiment *exp, struct er_names
   fprintf(out, "<g id=\"labels\">\n");
   for (size_t t = 0; t < n_tracks; t++)
     fprintf(out, "<text class=\"track-label\" x=\"4\" y=\"%d\" font-size=\"12\">thread %llu</text>\n",
-            (int)t * (TRACK_HEIGHT + TRACK_GAP) + 13, (unsigned long long)tracks[t].thread);
+            (int)t * (TRACK_HEIGHT + TRACK_GAP) + 13, (unsigned long long)tracks.key[t]);
   fprintf(out, "</g>\n<svg id=\"lanes\" x=\"%d\" y=\"0\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                "preserveAspectRatio=\"none\">\n",
           LABEL_WIDTH, WIDTH, height, WIDTH, height);
@@ -132,13 +140,9 @@ int er_timeline_html(FILE *out, const struct er_experiment *exp, struct er_names
             start * scale, (end - start) * scale, height - 24, start / 1e9, end / 1e9);
   }
   for (size_t t = 0; t < n_tracks; t++) {
-    fprintf(out, "<g class=\"track\" data-thread=\"%llu\">\n", (unsigned long long)tracks[t].thread);
-    for (size_t i = 0; i < exp->n_clock; i++)
-      if (exp->clock[i].thrid == tracks[t].thread)
-        span(out, exp, names, &exp->clock[i], t, scale, tick_ns);
-    for (size_t i = 0; i < exp->n_offcpu; i++)
-      if (exp->offcpu[i].thrid == tracks[t].thread)
-        span(out, exp, names, &exp->offcpu[i], t, scale, tick_ns);
+    fprintf(out, "<g class=\"track\" data-thread=\"%llu\">\n", (unsigned long long)tracks.key[t]);
+    for (size_t k = first[t]; k < first[t + 1]; k++)
+      span(out, exp, names, packet_at(exp, order[k]), t, scale, tick_ns);
     fputs("</g>\n", out);
   }
   for (size_t i = 0; i < exp->n_sample_events; i++) {
@@ -184,6 +188,9 @@ int er_timeline_html(FILE *out, const struct er_experiment *exp, struct er_names
           "  draw();\n"
           "})();\n</script>\n",
           WIDTH, height);
-  free(tracks);
+  free(track_of);
+  free(first);
+  free(order);
+  er_id_table_free(&tracks);
   return ferror(out) ? -1 : 0;
 }
