@@ -70,8 +70,9 @@ struct firefox {
   uint64_t *stack_prefix, *stack_frame; /* prefix: stack index + 1, 0 for a root */
   size_t n_stacks, stacks_room;
   struct er_index_map stack_at, leaf_of; /* (prefix, frame) -> stack; frinfo -> stack + 1 */
-  struct thread *threads;
-  size_t n_threads;
+  struct thread *threads; /* by id in thread_ids */
+  size_t n_threads, threads_room;
+  struct er_id_table thread_ids;
 };
 
 static uint64_t mix(uint64_t a, uint64_t b)
@@ -176,10 +177,12 @@ static uint64_t leaf_stack(struct firefox *f, uint64_t frinfo)
 
 static struct thread *thread_of(struct firefox *f, uint64_t tid)
 {
-  for (size_t i = 0; i < f->n_threads; i++)
-    if (f->threads[i].tid == tid)
-      return &f->threads[i];
-  struct thread *more = realloc(f->threads, (f->n_threads + 1) * sizeof *more);
+  long id = er_id_of(&f->thread_ids, tid);
+  if (id < 0)
+    return NULL;
+  if ((size_t)id < f->n_threads)
+    return &f->threads[id];
+  struct thread *more = er_grown(f->threads, &f->threads_room, f->n_threads, sizeof *more); /* the next id */
   if (more == NULL)
     return NULL;
   f->threads = more;
@@ -187,6 +190,15 @@ static struct thread *thread_of(struct firefox *f, uint64_t tid)
   memset(t, 0, sizeof *t);
   t->tid = tid;
   return t;
+}
+
+/* The process's id: its lowest thread id (its first thread's, at launch). */
+static uint64_t process_id(const struct firefox *f)
+{
+  uint64_t pid = f->n_threads > 0 ? f->threads[0].tid : 0;
+  for (size_t i = 0; i < f->n_threads; i++)
+    pid = f->threads[i].tid < pid ? f->threads[i].tid : pid;
+  return pid;
 }
 
 static double ms(const struct firefox *f, int64_t tstamp)
@@ -231,9 +243,7 @@ static void collect(struct firefox *f)
     if (s->ntick > 1)
       add_sample(f, s->thrid, end - tick_ms, s->frinfo, s->ntick - 1, 0);
   }
-  uint64_t first = f->n_threads > 0 ? f->threads[0].tid : 0; /* the process's (the lowest id): its markers */
-  for (size_t i = 0; i < f->n_threads; i++)
-    first = f->threads[i].tid < first ? f->threads[i].tid : first;
+  uint64_t first = process_id(f); /* the process's markers go on its first thread */
   for (size_t i = 0; i < exp->n_sample_events; i++)
     add_marker(f, first, (struct marker){exp->sample_tstamps[i] / 1e6, 0, 0, er_strings_intern(&f->strings, "Sample point"),
                                          MARK_SAMPLE_POINT,
@@ -458,11 +468,8 @@ int er_firefox_write(FILE *out, const struct er_experiment *exp, struct er_names
   f.names = names;
   collect(&f);
   int rc = 0;
-  /* The process: its first thread's id (the program's, at launch), named
-   * after the program (the first object mapped). */
-  uint64_t pid = f.n_threads ? f.threads[0].tid : 0;
-  for (size_t i = 0; i < f.n_threads; i++)
-    pid = f.threads[i].tid < pid ? f.threads[i].tid : pid;
+  /* The process, named after the program (the first object mapped). */
+  uint64_t pid = process_id(&f);
   const char *process = exp->n_segments > 0 && exp->segments[0].name != NULL ? exp->segments[0].name : "program";
   const char *base = strrchr(process, '/');
   process = base != NULL ? base + 1 : process;
@@ -497,6 +504,7 @@ int er_firefox_write(FILE *out, const struct er_experiment *exp, struct er_names
     free(f.threads[i].markers);
   }
   free(f.threads);
+  er_id_table_free(&f.thread_ids);
   er_id_table_free(&f.funcs);
   free(f.frame_func);
   free(f.frame_depth);
