@@ -38,22 +38,20 @@ enum { PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE
        PROFILE_DEFAULT_TYPE = 14 };
 
 struct sample {
-  uint64_t frinfo;
-  int64_t values[MAX_TYPES];
+  int64_t values[MAX_TYPES]; /* its stack: sample_ids' key of its id */
 };
 
 struct pprof {
   const struct er_experiment *exp;
   struct er_names *names;
   struct er_strings strings;
-  struct er_index_map sample_at, location_at; /* frinfo, pc -> index */
-  struct er_id_table functions;               /* their names: string indexes */
+  struct er_id_table sample_ids;   /* samples by stack (frinfo) */
+  struct er_id_table locations;    /* by address: location i + 1's is key[i] */
+  struct er_id_table functions;    /* by name: function i + 1's is key[i], a string index */
   uint64_t type[MAX_TYPES], unit[MAX_TYPES]; /* string indexes */
   size_t n_types;
   struct sample *samples;
   size_t n_samples, samples_room;
-  uint64_t *pcs; /* location i + 1's address */
-  size_t n_pcs, pcs_room;
 };
 
 static uint64_t string_index(struct pprof *p, const char *text)
@@ -71,34 +69,19 @@ static int add_type(struct pprof *p, const char *type, const char *unit)
 }
 
 /* The sample of stack FRINFO (made on first use); NULL when out of memory. */
-struct frinfo_probe {
-  const struct pprof *p;
-  uint64_t frinfo;
-};
-
-static int same_frinfo(const void *arg, uint64_t index)
-{
-  const struct frinfo_probe *f = arg;
-  return f->p->samples[index].frinfo == f->frinfo;
-}
-
 static struct sample *sample_of(struct pprof *p, uint64_t frinfo)
 {
-  struct frinfo_probe probe = {p, frinfo};
-  int found;
-  long at = er_index_map_find(&p->sample_at, frinfo >> 1, same_frinfo, &probe, &found);
-  if (at < 0)
+  long id = er_id_of(&p->sample_ids, frinfo);
+  if (id < 0)
     return NULL;
-  if (found)
-    return &p->samples[p->sample_at.values[at]];
-  struct sample *more = er_grown(p->samples, &p->samples_room, p->n_samples, sizeof *more);
+  if ((size_t)id < p->n_samples)
+    return &p->samples[id];
+  struct sample *more = er_grown(p->samples, &p->samples_room, p->n_samples, sizeof *more); /* the next id */
   if (more == NULL)
     return NULL;
   p->samples = more;
-  er_index_map_put(&p->sample_at, at, frinfo >> 1, p->n_samples);
   struct sample *s = &p->samples[p->n_samples++];
   memset(s, 0, sizeof *s);
-  s->frinfo = frinfo;
   return s;
 }
 
@@ -109,27 +92,10 @@ static void add(struct pprof *p, uint64_t frinfo, int type, int64_t value)
     s->values[type] += value;
 }
 
-static int same_pc(const void *arg, uint64_t index)
-{
-  const struct pprof *p = arg;
-  return p->pcs[index] == p->pcs[p->n_pcs]; /* the one being looked up waits past the end */
-}
-
 static uint64_t location_id(struct pprof *p, uint64_t pc)
 {
-  uint64_t *more = er_grown(p->pcs, &p->pcs_room, p->n_pcs + 1, sizeof *more);
-  if (more == NULL)
-    return 0;
-  p->pcs = more;
-  p->pcs[p->n_pcs] = pc;
-  int found;
-  long at = er_index_map_find(&p->location_at, pc >> 1, same_pc, p, &found);
-  if (at < 0)
-    return 0;
-  if (found)
-    return p->location_at.values[at] + 1;
-  er_index_map_put(&p->location_at, at, pc >> 1, p->n_pcs);
-  return ++p->n_pcs;
+  long id = er_id_of(&p->locations, pc);
+  return id < 0 ? 0 : (uint64_t)id + 1;
 }
 
 static uint64_t function_id(struct pprof *p, const char *name)
@@ -224,7 +190,7 @@ static void encode(struct pprof *p, struct pb_buffer *out)
   uint64_t ids[ER_MAX_STACK_DEPTH + 2];
   uint64_t values[MAX_TYPES];
   for (size_t i = 0; i < p->n_samples; i++) {
-    const struct er_stack *st = er_experiment_stack(p->exp, p->samples[i].frinfo);
+    const struct er_stack *st = er_experiment_stack(p->exp, p->sample_ids.key[i]);
     size_t n = 0;
     for (size_t k = 0; st != NULL && k < st->n && n < sizeof ids / sizeof ids[0]; k++)
       ids[n++] = location_id(p, st->pcs[k]);
@@ -250,9 +216,9 @@ static void encode(struct pprof *p, struct pb_buffer *out)
     pb_varint_field(&m, 10, 1); /* has_inline_frames */
     pb_message_field(out, PROFILE_MAPPING, &m);
   }
-  for (size_t i = 0; i < p->n_pcs; i++) {
+  for (size_t i = 0; i < p->locations.n; i++) {
     const char *frames[MAX_INLINED];
-    uint64_t pc = p->pcs[i];
+    uint64_t pc = p->locations.key[i];
     size_t n = pc == ER_PC_TRUNCATED ? (frames[0] = "<Truncated-stack>", 1)
                : pc == ER_PC_UNWIND_FAILED ? (frames[0] = "<Stack-unwind-failed>", 1)
                                            : er_names_frames(p->names, pc, frames, MAX_INLINED);
@@ -323,9 +289,8 @@ int er_pprof_write(FILE *out_file, const struct er_experiment *exp, struct er_na
   pb_free(&out);
   er_strings_free(&p.strings);
   free(p.samples);
-  free(p.pcs);
-  er_index_map_free(&p.sample_at);
-  er_index_map_free(&p.location_at);
+  er_id_table_free(&p.sample_ids);
+  er_id_table_free(&p.locations);
   er_id_table_free(&p.functions);
   return rc;
 }
