@@ -69,7 +69,10 @@ struct firefox {
   struct er_index_map frame_at;
   uint64_t *stack_prefix, *stack_frame; /* prefix: stack index + 1, 0 for a root */
   size_t n_stacks, stacks_room;
-  struct er_index_map stack_at, leaf_of; /* (prefix, frame) -> stack; frinfo -> stack + 1 */
+  struct er_index_map stack_at; /* (prefix, frame) -> stack */
+  struct er_id_table leaf_ids;  /* the experiment's stacks (frinfo) met, each with... */
+  uint64_t *leaf;               /* ...its leaf's index in the stack table */
+  size_t n_leaves, leaves_room;
   struct thread *threads; /* by id in thread_ids */
   size_t n_threads, threads_room;
   struct er_id_table thread_ids;
@@ -153,10 +156,9 @@ static uint64_t stack_index(struct firefox *f, uint64_t prefix_plus_1, uint64_t 
  * each PC's inlined functions outermost first). */
 static uint64_t leaf_stack(struct firefox *f, uint64_t frinfo)
 {
-  int found;
-  long at = er_index_map_find(&f->leaf_of, frinfo >> 1, NULL, NULL, &found);
-  if (at >= 0 && found)
-    return f->leaf_of.values[at];
+  long id = er_id_of(&f->leaf_ids, frinfo);
+  if (id >= 0 && (size_t)id < f->n_leaves)
+    return f->leaf[id];
   const struct er_stack *st = er_experiment_stack(f->exp, frinfo);
   uint64_t prefix = 0; /* + 1 */
   for (size_t i = st != NULL ? st->n : 0; i-- > 0;) {
@@ -170,8 +172,11 @@ static uint64_t leaf_stack(struct firefox *f, uint64_t frinfo)
   }
   if (prefix == 0) /* no stack: one frame saying so */
     prefix = stack_index(f, 0, frame_index(f, func_index(f, "<no stack>"), 0)) + 1;
-  if (at >= 0)
-    er_index_map_put(&f->leaf_of, at, frinfo >> 1, prefix - 1);
+  uint64_t *more = (size_t)id == f->n_leaves ? er_grown(f->leaf, &f->leaves_room, f->n_leaves, sizeof *more) : NULL;
+  if (more != NULL) { /* kept for the stack's next sample (out of memory: found again then) */
+    f->leaf = more;
+    f->leaf[f->n_leaves++] = prefix - 1;
+  }
   return prefix - 1;
 }
 
@@ -512,7 +517,8 @@ int er_firefox_write(FILE *out, const struct er_experiment *exp, struct er_names
   free(f.stack_frame);
   er_index_map_free(&f.frame_at);
   er_index_map_free(&f.stack_at);
-  er_index_map_free(&f.leaf_of);
+  er_id_table_free(&f.leaf_ids);
+  free(f.leaf);
   er_strings_free(&f.strings);
   return rc;
 }
