@@ -82,7 +82,8 @@ def main():
         for _ in range(REPEATS):
             rows.setdefault("program alone", []).append(round_trip(run([PROGRAM, ROUNDS], work).stdout))
             rows.setdefault("under GDB, no collector", []).append(round_trip(gdb([], work, collect=False)))
-            rows.setdefault("gdb-collector clock profiling", []).append(round_trip(gdb([], work)))
+            rows.setdefault("gdb-collector clock profiling", []).append(
+                round_trip(gdb(["collector profile offcpu off"], work)))  # off-CPU time is on by default
             out = gdb(["collector profile offcpu on"], work)
             rows.setdefault("gdb-collector clock + offcpu", []).append(round_trip(out))
             size, log = experiment_bytes(work)
