@@ -20,7 +20,8 @@ static const char *const io_calls[] = {
     "pwritev", "pwritev2", "recv", "recvfrom", "recvmsg", "recvmmsg", "send", "sendto", "sendmsg", "sendmmsg",
     "accept", "accept4", "connect", "poll", "ppoll", "select", "pselect", "epoll_wait", "epoll_pwait",
     "epoll_pwait2", "open", "open64", "openat", "openat64", "close", "fsync", "fdatasync", "sync", "syncfs",
-    "msync", "splice", "tee", "sendfile", "sendfile64", "copy_file_range", "fallocate", "ftruncate", NULL};
+    "msync", "splice", "tee", "sendfile", "sendfile64", "copy_file_range", "fallocate", "ftruncate",
+    "getdents", "getdents64", "readdir", "readdir64", NULL}; /* a directory read waits on the disk as a read does */
 
 static int listed(const char *const *list, const char *name, size_t len)
 {
