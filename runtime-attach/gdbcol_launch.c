@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +49,28 @@ static void preload_runtime(const char *runtime)
   if (combined != NULL)
     setenv("LD_PRELOAD", combined, 1);
   unsetenv("GDBCOL_PRELOAD");
+}
+
+/* Under Yama's ptrace scope 1 only a process's ancestors, or the one it
+ * names, may read its threads' registers and memory; the sampler process
+ * is none of our ancestors, and reads threads that wait for off-CPU
+ * stacks (libcollector/sampler/blocked_stack.c).  Named now, before the
+ * exec (the name holds across it, and is the kernel's to drop when the
+ * sampler process ends): the program has set nothing yet that this could
+ * replace.  Scopes 2 and 3 allow no such exception; the sampler says so. */
+static void let_sampler_read_us(pid_t sampler_pid)
+{
+  char scope = 0;
+  int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    if (read(fd, &scope, 1) != 1)
+      scope = 0;
+    close(fd);
+  }
+  const char *offcpu = getenv("GDBCOL_OFFCPU");
+  int wanted = offcpu != NULL && strcmp(offcpu, "on") == 0; /* as the runtime reads it (core/config.c) */
+  if (scope == '1' && sampler_pid > 0 && wanted)
+    prctl(PR_SET_PTRACER, (unsigned long)sampler_pid, 0, 0, 0);
 }
 
 /* The sampler process as a grandchild, so that it is never a child the
@@ -85,12 +108,19 @@ static int start_sampler_process(const char *sampler, char **argv)
   }
   close(ready[1]);
   waitpid(child, NULL, 0);
-  char answer = 0;
+  /* "R" and the sampler process's pid, or "E" (it wrote why). */
+  char answer[32];
+  size_t got = 0;
   ssize_t n;
-  while ((n = read(ready[0], &answer, 1)) < 0 && errno == EINTR)
-    ;
+  while (got < sizeof answer - 1 && ((n = read(ready[0], answer + got, sizeof answer - 1 - got)) > 0 ||
+                                     (n < 0 && errno == EINTR)))
+    got += n > 0 ? (size_t)n : 0;
   close(ready[0]);
-  return n == 1 && answer == 'R' ? 0 : -1;
+  answer[got] = '\0';
+  if (got == 0 || answer[0] != 'R')
+    return -1;
+  let_sampler_read_us((pid_t)atoi(answer + 1));
+  return 0;
 }
 
 /* Some data kind is on (clock profiling, counters, any tracing): the

@@ -59,6 +59,8 @@ int32_t er_offcpu_mstate(enum er_offcpu_reason reason)
     return ER_MSTATE_WAIT_CPU;
   case ER_OFFCPU_LOCK:
     return ER_MSTATE_USER_LOCK;
+  case ER_OFFCPU_STOPPED:
+    return ER_MSTATE_STOPPED;
   default:
     return ER_MSTATE_SLEEP;
   }
@@ -67,7 +69,8 @@ int32_t er_offcpu_mstate(enum er_offcpu_reason reason)
 const char *er_offcpu_reason_title(enum er_offcpu_reason reason)
 {
   static const char *const titles[ER_OFFCPU_REASONS] = {"on a CPU", "waiting for a CPU", "sleeping", "in I/O",
-                                                        "waiting on a lock", "blocked (other)"};
+                                                        "waiting on a lock", "blocked (other)",
+                                                        "stopped (GDB, a signal)"};
   return (unsigned)reason < ER_OFFCPU_REASONS ? titles[reason] : "?";
 }
 

@@ -117,11 +117,14 @@ static void collect(struct pprof *p)
     }
   }
   if (exp->numstates >= ER_NUMSTATES) {
-    static const char *const names[ER_OFFCPU_REASONS] = {NULL, "wait-cpu", "sleep", "io-wait", "lock-wait",
-                                                         "blocked"};
-    int off[ER_OFFCPU_REASONS];
+    static const char *const names[ER_OFFCPU_REASONS] = {NULL,      "wait-cpu", "sleep",  "io-wait",
+                                                         "lock-wait", "blocked",  "stopped"};
+    int off[ER_OFFCPU_REASONS], stopped = 0;
+    for (size_t i = 0; i < exp->n_offcpu; i++)
+      stopped |= exp->offcpu[i].reason == ER_OFFCPU_STOPPED;
+    /* A stopped type only where GDB or a signal stopped the program. */
     for (int r = ER_OFFCPU_RUNNABLE; r < ER_OFFCPU_REASONS; r++)
-      off[r] = add_type(p, names[r], "nanoseconds");
+      off[r] = r != ER_OFFCPU_STOPPED || stopped ? add_type(p, names[r], "nanoseconds") : -1;
     for (size_t i = 0; i < exp->n_offcpu; i++)
       add(p, exp->offcpu[i].frinfo, off[exp->offcpu[i].reason], exp->offcpu[i].ntick * tick_ns);
   }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "er/er_format.h"
 #include "er/er_offcpu.h"
 #include "er_intern.h"
 
@@ -68,7 +69,13 @@ static void account(struct table *threads, struct table *functions, struct er_st
   uint64_t seen[64];
   size_t n_seen = 0;
   for (size_t i = 0; st != NULL && i < st->n; i++) {
-    const char *name = er_names_function(names, st->pcs[i]);
+    /* A wait's period with no stack (none was sampled nor read: a wait of
+     * a few milliseconds where the kernel gives no sample at a switch) is
+     * the writer's unwind-failed marker alone. */
+    const char *name = st->pcs[i] == ER_PC_TRUNCATED        ? "<Truncated-stack>"
+                       : st->pcs[i] != ER_PC_UNWIND_FAILED  ? er_names_function(names, st->pcs[i])
+                       : st->n == 1 && c != ER_OFFCPU_NONE ? "<Wait-stack-not-seen>"
+                                                            : "<Stack-unwind-failed>";
     uint64_t key = er_strings_intern(function_names, name);
     int repeated = 0;
     for (size_t k = 0; k < n_seen && !repeated; k++)
@@ -91,8 +98,8 @@ static int by_total(const void *x, const void *y)
 
 static void print_header(const char *first)
 {
-  printf("%-24s %9s %9s %9s %9s %9s %9s %9s\n", first, "Wall", "On CPU", "Wait CPU", "Sleep", "I/O", "Lock",
-         "Blocked");
+  printf("%-24s %9s %9s %9s %9s %9s %9s %9s %9s\n", first, "Wall", "On CPU", "Wait CPU", "Sleep", "I/O", "Lock",
+         "Blocked", "Stopped");
 }
 
 static void print_row(const char *label, const struct account *a)
@@ -122,7 +129,8 @@ int er_states_report(const char *path, const struct er_experiment *exp, struct e
   qsort(threads.rows, threads.n, sizeof *threads.rows, by_total);
   qsort(functions.rows, functions.n, sizeof *functions.rows, by_total);
   printf("Experiment %s: where each thread's wall-clock time went (seconds; Wait CPU: runnable, waiting for a "
-         "CPU; Blocked: off its CPU in a call no name explains, or with no stack seen)\n\n", path);
+         "CPU; Blocked: off its CPU in a call no name explains, or with no stack seen; Stopped: by GDB or a stop "
+         "signal)\n\n", path);
   print_header("Thread");
   struct account all = {0};
   for (size_t i = 0; i < threads.n; i++) {

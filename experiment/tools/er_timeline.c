@@ -29,6 +29,7 @@ static const char *const state_colour[] = {
     "#8e4bc4", /* in I/O */
     "#d4b01a", /* on a lock */
     "#8a8a8a", /* blocked otherwise */
+    "#c43b3b", /* stopped (GDB, a signal) */
 };
 #define SYSTEM_COLOUR "#1f6b1f"
 
@@ -118,7 +119,8 @@ int er_timeline_html(FILE *out, const struct er_experiment *exp, struct er_names
   double duration = last > 0 ? (double)last : 1.0, scale = WIDTH / duration;
   int height = (int)n_tracks * (TRACK_HEIGHT + TRACK_GAP) + 24;
   fprintf(out, "<h2>Timeline</h2>\n<p>Each thread over the run (%.3f s): ", duration / 1e9);
-  static const char *const legend[] = {"on a CPU", "waiting for a CPU", "asleep", "in I/O", "on a lock", "blocked"};
+  static const char *const legend[] = {"on a CPU", "waiting for a CPU", "asleep", "in I/O", "on a lock", "blocked",
+                                       "stopped"};
   for (int r = 0; r < ER_OFFCPU_REASONS; r++)
     fprintf(out, "<span style=\"background:%s;color:white;padding:0 4px;margin-right:4px\">%s</span>", state_colour[r],
             legend[r]);

@@ -20,21 +20,25 @@
  * 100 ticks at 10 ms, and 100 000 switches a second of 10 us each cost
  * 100 packets a second, each period's expected share exact. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/clock_writer.h"
+#include "core/hrtime.h"
 #include "er/er_format.h"
 #include "er/er_offcpu.h"
 #include "unwind/unwind.h"
+#include "blocked_stack.h"
 #include "sampler_offcpu.h"
 
 #define BUCKETS 4096
 #define STACK_KEPT 256           /* frames of a blocked thread's stack kept */
 #define STACK_FRESH_NS 1000000   /* a stack sampled this close to the switch out is its */
 #define REASON_FRAMES 8          /* frames from the leaf whose names decide the reason */
+#define READ_AFTER_NS 2000000    /* a thread off its CPU this long is read from outside */
 
 struct off_thread {
   struct off_thread *next;
@@ -48,11 +52,18 @@ struct off_thread {
   int64_t stack_at;  /* when its stack below was sampled; 0: none */
   uint64_t *pcs;
   size_t depth;
+  /* Read from outside (blocked_stack.h) while off its CPU: for the
+   * period that began at READ_FOR, the read ending at READ_UNTIL (the
+   * period must end after it, or the thread may have run meanwhile). */
+  int64_t read_for, read_until;
+  unsigned char read_state; /* enum blocked_state */
+  unsigned char read_stack; /* PCS hold the stack read */
 };
 
 static struct off_thread *buckets[BUCKETS];
 static uint64_t period;
 static int64_t run_start;
+static pid_t process_read;      /* whose threads are read from outside; 0: none */
 static double amount, next_crossing;
 static uint64_t random_state;
 static struct offcpu_figures figures;
@@ -81,6 +92,7 @@ static struct off_thread *thread_of(pid_t tid)
     if (*p != NULL) {
       (*p)->tid = tid;
       (*p)->off_since = -1;
+      (*p)->read_for = -1;
     }
   }
   return *p;
@@ -120,6 +132,7 @@ static struct {
 
 void offcpu_init(uint64_t period_ns, int64_t started_at)
 {
+  process_read = 0;
   for (int b = 0; b < BUCKETS; b++)
     while (buckets[b] != NULL)
       forget(buckets[b]->tid);
@@ -155,6 +168,66 @@ void offcpu_on_stack(pid_t tid, int64_t tstamp, const uint64_t *pcs, size_t n)
   t->depth = n < STACK_KEPT ? n : STACK_KEPT;
   memcpy(t->pcs, pcs, t->depth * sizeof *pcs);
   t->stack_at = tstamp;
+  t->read_stack = 0;
+}
+
+static int kernel_stack_of_period(const struct off_thread *t)
+{
+  return t->stack_at != 0 && t->off_since >= 0 && t->stack_at >= t->off_since - STACK_FRESH_NS &&
+         t->stack_at <= t->off_since + STACK_FRESH_NS;
+}
+
+void offcpu_read_from_outside(pid_t pid)
+{
+  process_read = pid;
+}
+
+/* Thread T, off its CPU since before UPTO - READ_AFTER_NS: its state (a
+ * stop) and, where the kernel gave none, its stack. */
+static void read_waiting(struct off_thread *t)
+{
+  static uint64_t pcs[ER_MAX_STACK_DEPTH + 1];
+  int with_stack = !kernel_stack_of_period(t);
+  size_t depth = 0;
+  t->read_for = t->off_since;
+  errno = 0;
+  enum blocked_state state = blocked_stack_read(process_read, t->tid, with_stack, pcs, ER_MAX_STACK_DEPTH + 1, &depth);
+  t->read_until = col_hrtime();
+  t->read_state = (unsigned char)state;
+  figures.reads++;
+  if (state != BLOCKED_WAITS && state != BLOCKED_STOPPED)
+    return;
+  if (depth == 0) {
+    if (with_stack) {
+      figures.reads_failed++;
+      figures.read_errno = errno;
+    }
+    return;
+  }
+  if (t->pcs == NULL && (t->pcs = malloc(STACK_KEPT * sizeof *t->pcs)) == NULL)
+    return;
+  t->depth = depth < STACK_KEPT ? depth : STACK_KEPT;
+  memcpy(t->pcs, pcs, t->depth * sizeof *pcs);
+  t->stack_at = 0;
+  t->read_stack = 1;
+}
+
+int64_t offcpu_read_waits(int64_t upto)
+{
+  int64_t next_due = -1;
+  if (process_read == 0 || period == 0)
+    return -1;
+  for (int b = 0; b < BUCKETS; b++)
+    for (struct off_thread *t = buckets[b]; t != NULL; t = t->next) {
+      if (t->off_since < 0 || t->exited || t->preempted || t->read_for == t->off_since)
+        continue;
+      int64_t due = t->off_since + READ_AFTER_NS;
+      if (due <= upto)
+        read_waiting(t);
+      else if (next_due < 0 || due - upto < next_due)
+        next_due = due - upto;
+    }
+  return next_due;
 }
 
 static enum er_offcpu_reason reason_of_pc(uint64_t pc)
@@ -185,11 +258,17 @@ static void add_period(struct off_thread *t, int64_t ns, int64_t end)
 {
   if (ns <= 0 || period == 0)
     return;
-  int has_stack = t->stack_at != 0 && t->off_since >= 0 && t->stack_at >= t->off_since - STACK_FRESH_NS &&
-                  t->stack_at <= t->off_since + STACK_FRESH_NS;
-  enum er_offcpu_reason reason = reason_of(t, has_stack);
+  /* A read made while it waited holds only if the period ended after it. */
+  int read = t->read_for == t->off_since && t->off_since >= 0 && end > t->read_until;
+  int has_stack = kernel_stack_of_period(t) || (read && t->read_stack);
+  enum er_offcpu_reason reason =
+      read && t->read_state == BLOCKED_STOPPED ? ER_OFFCPU_STOPPED : reason_of(t, has_stack);
   figures.periods++;
   figures.seconds[reason] += (double)ns / 1e9;
+  if (!has_stack)
+    figures.seconds_without_stack += (double)ns / 1e9;
+  else if (!kernel_stack_of_period(t))
+    figures.seconds_stack_read += (double)ns / 1e9;
   amount += (double)ns;
   uint32_t ticks = 0;
   while (amount >= next_crossing) {

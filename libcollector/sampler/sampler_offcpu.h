@@ -22,6 +22,13 @@ void offcpu_on_switch(pid_t tid, int out, int preempted, uint32_t cpu, int64_t t
 /* The stack where thread TID left its CPU at TSTAMP (a switch event's
  * sample, where the kernel gives them). */
 void offcpu_on_stack(pid_t tid, int64_t tstamp, const uint64_t *pcs, size_t n);
+/* Threads of PID off their CPU a while are read from outside
+ * (blocked_stack.h): whether a debugger or a signal stopped them, and
+ * their stacks where the kernel's sample at the switch out is missing. */
+void offcpu_read_from_outside(pid_t pid);
+/* The records up to UPTO are in: threads off their CPU long enough are
+ * read.  Returns the nanoseconds until the next is due (-1: none waits). */
+int64_t offcpu_read_waits(int64_t upto);
 /* The thread ended (its last period off CPU, if any, ended before). */
 void offcpu_on_thread_exit(pid_t tid);
 /* The end: threads still off their CPU are counted up to TSTAMP. */
@@ -32,6 +39,9 @@ void offcpu_finish(int64_t tstamp);
 struct offcpu_figures {
   double seconds[ER_OFFCPU_REASONS];
   uint64_t periods;
+  double seconds_without_stack, seconds_stack_read; /* read: from outside, where the kernel gave none */
+  uint64_t reads, reads_failed; /* threads read while off their CPU; those whose stack was not had */
+  int read_errno;                /* why the last of those failed */
 };
 void offcpu_describe(struct offcpu_figures *out);
 

@@ -67,6 +67,7 @@
 #include "er/er_text.h"
 #include "sampler_descendants.h"
 #include "sampler_events.h"
+#include "sampler_offcpu.h"
 #include "sampler_tails.h"
 #include "sampler_state.h"
 #include "trace_ring.h"
@@ -74,11 +75,27 @@
 #include "session_dir.h"
 
 #define CYCLE_MS 50
+#define OFFCPU_CYCLE_MS 10
 #define STATUS_EVERY_NS 1000000000LL
 
 static volatile sig_atomic_t terminated; /* SIGTERM, SIGINT */
 
 static int64_t last_status, last_periodic, last_flush;
+static int64_t read_due_in = -1; /* ns until a waiting thread is to be read (sampler_offcpu.h); -1: none */
+
+/* How long the loop may wait for the rings: a thread that waits is read
+ * while it still waits (its stack), so with off-CPU time on the rings are
+ * read often enough to see most waits of a few milliseconds while they
+ * last. */
+static int cycle_ms(void)
+{
+  if (!col_cfg.offcpu)
+    return CYCLE_MS;
+  int ms = OFFCPU_CYCLE_MS;
+  if (read_due_in >= 0 && read_due_in / 1000000 + 1 < ms)
+    ms = (int)(read_due_in / 1000000) + 1;
+  return ms;
+}
 
 /* Data reach the files every FLUSH_EVERY_NS (and at the end), not every
  * cycle: the program's crash cannot lose them (they are in this process),
@@ -91,6 +108,8 @@ static int64_t drain_rings(int force_flush)
   sampler_sources_take(newest);
   if (!sampler.started)
     return newest;
+  if (!force_flush && !sampler.finished)
+    read_due_in = offcpu_read_waits(newest);
   int64_t now = col_hrtime();
   col_clock_writer_wants_rescan(); /* mappings come from the kernel's records */
   if (force_flush || now - last_flush >= FLUSH_EVERY_NS) {
@@ -356,9 +375,6 @@ static int begin(int epoll_fd, char *err, size_t err_len)
                                 : sampler_open_for_launch(col_target_pid, err, err_len);
   struct sampler_events_figures events;
   sampler_events_describe(&events);
-  if (opened == 0 && col_cfg.offcpu && events.switch_stacks_opened == 0)
-    col_status_add_note("off-CPU time recorded without the stacks where threads waited (the kernel gives them "
-                        "with kernel.perf_event_paranoid 1 or less, or CAP_PERFMON)");
   if (!sampler.attached || opened != 0)
     return opened;
   col_run_started_at = col_hrtime();
@@ -443,14 +459,20 @@ int main(int argc, char **argv)
   sampler_events_watch(epoll_fd);
   struct epoll_event ev = {.events = EPOLLIN, .data.fd = pidfd};
   epoll_ctl(epoll_fd, EPOLL_CTL_ADD, pidfd, &ev);
-  if (write(ready_fd, "R", 1) < 0) {
+  /* At launch the launcher learns our pid with the answer: under Yama's
+   * scope 1 the program declares us its tracer (gdbcol_launch.c), so that
+   * waiting threads can be read (blocked_stack.h). */
+  char ready[32];
+  int ready_len = sampler.attached ? snprintf(ready, sizeof ready, "R")
+                                   : snprintf(ready, sizeof ready, "R%d", (int)getpid());
+  if (write(ready_fd, ready, (size_t)ready_len) < 0) {
   }
   close(ready_fd);
   last_status = last_periodic = col_hrtime();
   struct epoll_event events[64];
   int ended = 0;
   while (!ended && !sampler.finished) {
-    int n = epoll_wait(epoll_fd, events, 64, CYCLE_MS);
+    int n = epoll_wait(epoll_fd, events, 64, cycle_ms());
     if (terminated) {
       sampler.close_reason = "the sampler process was asked to end: by GDB when the runtime in the program "
                              "could not join it, or by a signal a user sent";

@@ -3,6 +3,7 @@
  * (descendants), and the exec that starts (or, in a descendant's writer,
  * renews) the experiment. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include <sys/mman.h>
 
 #include "er/er_format.h"
+#include "blocked_stack.h"
 #include "sampler_descendants.h"
 #include "core/job_settings.h"
 #include "sampler_events.h"
@@ -152,6 +154,55 @@ static void on_thread_record(const unsigned char *rec, uint16_t type, uint16_t s
     offcpu_on_switch((pid_t)ids[1], out, (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0, cpu, t);
 }
 
+/* Threads off their CPU are read from outside where this process may:
+ * their stops, and their stacks where the kernel gives none (said once). */
+static void read_waiting_threads(void)
+{
+  static int said;
+  if (!col_cfg.offcpu)
+    return;
+  int err = blocked_stack_access(col_target_pid);
+  if (err == 0)
+    offcpu_read_from_outside(col_target_pid);
+  struct sampler_events_figures events;
+  sampler_events_describe(&events);
+  if (said || events.switch_stacks_opened > 0)
+    return;
+  said = 1;
+  if (err == 0)
+    col_status_add_note("off-CPU stacks read from the waiting threads: waits shorter than a few milliseconds are "
+                        "recorded without theirs (the kernel gives every one with kernel.perf_event_paranoid 1 or "
+                        "less, or CAP_PERFMON)");
+  else
+    col_status_add_note("off-CPU time recorded without the stacks where threads waited (the kernel gives them "
+                        "with kernel.perf_event_paranoid 1 or less, or CAP_PERFMON, and reading them from the "
+                        "waiting threads was refused: %s)",
+                        err == EPERM || err == EACCES
+                            ? "the program may not be traced by this user (kernel.yama.ptrace_scope, or a program "
+                              "that is not dumpable)"
+                            : strerror(err));
+}
+
+/* After an attach: the threads that wait, or are stopped, are off their
+ * CPU from the run's start (GDB's attach stops them all, and they switch
+ * in when it lets them go; a rank's own sampler process finds them
+ * waiting, and one may wait to the end without a switch). */
+static void threads_off_at_start(int64_t t)
+{
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task", (int)col_target_pid);
+  DIR *dir = opendir(path);
+  for (struct dirent *d; dir != NULL && (d = readdir(dir)) != NULL;) {
+    pid_t tid = (pid_t)atoi(d->d_name);
+    size_t depth;
+    enum blocked_state state = tid > 0 ? blocked_stack_read(col_target_pid, tid, 0, NULL, 0, &depth) : BLOCKED_GONE;
+    if (state == BLOCKED_WAITS || state == BLOCKED_STOPPED)
+      offcpu_on_switch(tid, 1, 0, 0, t);
+  }
+  if (dir != NULL)
+    closedir(dir);
+}
+
 void sampler_accounts_start(int64_t t, int first_thread_born)
 {
   uint64_t period_ns = (uint64_t)col_cfg.clock_interval_us * 1000;
@@ -159,6 +210,9 @@ void sampler_accounts_start(int64_t t, int first_thread_born)
   offcpu_init(period_ns, t);
   if (first_thread_born)
     offcpu_on_thread_born(col_target_pid);
+  else if (col_cfg.offcpu)
+    threads_off_at_start(t);
+  read_waiting_threads();
 }
 
 void sampler_accounts_end(int64_t t)

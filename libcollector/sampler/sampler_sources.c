@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "core/experiment_log.h"
 #include "core/recording_cost.h"
+#include "core/status_file.h"
 #include "core/trace_writer.h"
 #include "sampler_descendants.h"
 #include "sampler_events.h"
@@ -116,17 +117,31 @@ static void describe_offcpu(void)
   sampler_events_describe(&events);
   col_log_comment("Off-CPU time (numstates 10): %llu period(s) off a CPU from the kernel's context switches, "
                   "%.3f s waiting for a CPU, %.3f s asleep, %.3f s in I/O, %.3f s on a lock, %.3f s blocked "
-                  "otherwise; one packet each time all threads' time off CPU crosses a multiple of the interval; "
-                  "stacks from a sample at each switch out (%u event(s), in rings of their own; %llu of those "
-                  "samples lost by the kernel, their periods kept without a stack)",
+                  "otherwise, %.3f s stopped (by GDB or a signal); one packet each time all threads' time off CPU "
+                  "crosses a multiple of the interval; stacks from a sample at each switch out (%u event(s), in "
+                  "rings of their own; %llu of those samples lost by the kernel), and read from %llu thread(s) "
+                  "while they waited (%.3f s of waits with a stack so read, %.3f s with none)",
                   (unsigned long long)off.periods, off.seconds[ER_OFFCPU_RUNNABLE], off.seconds[ER_OFFCPU_SLEEP],
                   off.seconds[ER_OFFCPU_IO], off.seconds[ER_OFFCPU_LOCK], off.seconds[ER_OFFCPU_BLOCKED],
-                  events.switch_stacks_opened, (unsigned long long)sampler.lost_switch_stacks);
+                  off.seconds[ER_OFFCPU_STOPPED], events.switch_stacks_opened,
+                  (unsigned long long)sampler.lost_switch_stacks, (unsigned long long)off.reads,
+                  off.seconds_stack_read, off.seconds_without_stack);
+  int refused = off.reads_failed > 0 && (off.read_errno == EACCES || off.read_errno == EPERM);
+  if (refused) {
+    col_log_final_warning(200, "reading %llu waiting thread(s) for their stacks was refused (the program made "
+                          "itself not dumpable, or changed who may trace it): their waits have no stack",
+                          (unsigned long long)off.reads_failed);
+    col_status_add_note("off-CPU stacks: reading %llu waiting thread(s) was refused (the program made itself not "
+                        "dumpable, or changed who may trace it), their waits are recorded without a stack",
+                        (unsigned long long)off.reads_failed);
+  }
   if (events.switch_stacks_opened == 0)
-    col_log_final_warning(200, "off-CPU time is recorded per thread and reason without the call stacks where threads "
-                          "waited: the kernel shows a thread's stack at a context switch only where samples in its "
-                          "context are allowed (%s); with kernel.perf_event_paranoid 1 or less, or CAP_PERFMON, "
-                          "they are recorded",
+    col_log_final_warning(200, "%.3f s off CPU recorded per thread and reason without the call stacks where threads "
+                          "waited (waits too short to be read from outside while they lasted, or where reading was "
+                          "refused): the kernel shows a thread's stack at each context switch only where samples in "
+                          "its context are allowed (%s); with kernel.perf_event_paranoid 1 or less, or CAP_PERFMON, "
+                          "every wait has its stack",
+                          off.seconds_without_stack,
                           events.switch_stacks_errno == EACCES || events.switch_stacks_errno == EPERM
                               ? "kernel.perf_event_paranoid is 2 or more here"
                               : strerror(events.switch_stacks_errno));

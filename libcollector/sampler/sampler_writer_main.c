@@ -22,6 +22,7 @@
 #include "er/er_archive.h"
 #include "sampler_descendants.h"
 #include "sampler_events.h"
+#include "sampler_offcpu.h"
 #include "sampler_state.h"
 #include "sampler_tails.h"
 
@@ -98,6 +99,8 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
   size_t held = 0;
   int64_t last = col_hrtime();
   while (take_from_pipe(fd, buf, &held)) { /* read to the end: the sampler never waits on us */
+    if (sampler.started)
+      offcpu_read_waits(sampler.last_record_at); /* the descendant's waits, as far as its records came */
     if (col_hrtime() - last >= FLUSH_EVERY_NS) {
       col_data_writers_flush();
       last = col_hrtime();

@@ -37,6 +37,15 @@ struct col_frame_rule {
   int32_t cfa_offset;               /* CFA = base register + offset */
   int32_t bp_offset;                /* COL_BP_SAVED: caller's RBP at CFA + offset */
 };
+/* A frame's RBP where the capture's is not known: the frame at code
+ * address LOOKUP_PC, whose SP is SP and whose CFA RULE computes from RBP.
+ * 1 with *BP set, 0 when no guess holds. */
+struct col_capture;
+typedef int (*col_bp_finder)(uint64_t lookup_pc, uint64_t sp, const struct col_frame_rule *rule,
+                             const struct col_capture *cap, uint64_t *bp, void *arg);
+/* col_unwind_uncounted for a capture with PC and SP only (its RBP not
+ * known): FIND guesses RBP where a frame needs it. */
+size_t col_unwind_without_bp(const struct col_capture *cap, col_bp_finder find, void *arg, uint64_t *pcs, size_t max);
 /* Where a walk (walk_rules.h) gets each frame's rule: 1 with *OUT filled, 0 when unknown. */
 typedef int (*col_rule_source)(uint64_t lookup_pc, struct col_frame_rule *out, void *arg);
 /* The rule at LOOKUP_PC (a leaf PC or a call site), cached. */

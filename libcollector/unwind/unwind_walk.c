@@ -104,3 +104,16 @@ static size_t unwind(const struct col_capture *cap, uint64_t *pcs, size_t max)
   }
   return n;
 }
+
+size_t col_unwind_without_bp(const struct col_capture *cap, col_bp_finder find, void *arg, uint64_t *pcs, size_t max)
+{
+  if (max > (size_t)col_cfg.max_frames + 1 && col_cfg.max_frames >= ER_MIN_STACK_DEPTH)
+    max = (size_t)col_cfg.max_frames + 1;
+  struct col_bp_guess guess = {find, arg};
+  size_t n = 0;
+  /* No memo: a thread's walks from outside are few, and its clock
+   * samples' memo holds frames whose RBP was known. */
+  if (col_walk_core(cap, cached_rule, NULL, pcs, max, &n, NULL, &guess) != COL_WALK_DONE)
+    pcs[n < max ? n++ : max - 1] = ER_PC_UNWIND_FAILED; /* libunwind would need RBP too */
+  return n;
+}

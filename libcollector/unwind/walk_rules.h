@@ -16,6 +16,18 @@
 
 enum col_walk_result { COL_WALK_NEEDS_LIBUNWIND, COL_WALK_DONE };
 
+/* A capture whose RBP is not known (a blocked thread read from outside
+ * gives its PC and SP only): where a frame's CFA is RBP-based and no frame
+ * below saved RBP, FIND guesses the frame's RBP (unwind.h's col_bp_finder). */
+struct col_bp_guess {
+  col_bp_finder find;
+  void *arg;
+};
+
+static inline __attribute__((always_inline)) enum col_walk_result
+col_walk_core(const struct col_capture *cap, col_rule_source rules, void *arg, uint64_t *pcs, size_t max,
+              size_t *count, struct col_walk_memo *memo, const struct col_bp_guess *guess);
+
 /* Follows RULES frame by frame over CAP's stack (a copy, or the live stack
  * of the calling thread: every read is bounded by CAP's stack).  MEMO
  * (NULL: none) is the calling thread's last walk of its own stack: used,
@@ -24,9 +36,16 @@ static inline __attribute__((always_inline)) enum col_walk_result
 col_walk_with_rules(const struct col_capture *cap, col_rule_source rules, void *arg, uint64_t *pcs, size_t max,
                     size_t *count, struct col_walk_memo *memo)
 {
+  return col_walk_core(cap, rules, arg, pcs, max, count, memo, NULL);
+}
+
+static inline __attribute__((always_inline)) enum col_walk_result
+col_walk_core(const struct col_capture *cap, col_rule_source rules, void *arg, uint64_t *pcs, size_t max,
+              size_t *count, struct col_walk_memo *memo, const struct col_bp_guess *guess)
+{
   uint64_t pc = cap->regs.r[PERF_REG_X86_IP], sp = cap->regs.r[PERF_REG_X86_SP];
   uint64_t bp = cap->regs.r[PERF_REG_X86_BP];
-  int bp_known = 1;
+  int bp_known = guess == NULL;
   size_t n = 0;
   pcs[n++] = pc;
   uint64_t lookup = pc; /* the leaf's own PC, then each call site */
@@ -63,8 +82,14 @@ col_walk_with_rules(const struct col_capture *cap, col_rule_source rules, void *
       break;
     }
     *count = n; /* what a walk that stops here found */
-    if (rule->kind != COL_RULE_SIMPLE || (rule->cfa_base == COL_CFA_FROM_BP && !bp_known))
+    if (rule->kind != COL_RULE_SIMPLE)
       return COL_WALK_NEEDS_LIBUNWIND;
+    if (rule->cfa_base == COL_CFA_FROM_BP && !bp_known) {
+      if (guess == NULL || !guess->find(lookup, sp, rule, cap, &bp, guess->arg))
+        return COL_WALK_NEEDS_LIBUNWIND;
+      bp_known = 1;
+      unkept = 1; /* the memo cannot describe what the guess read */
+    }
     uint64_t cfa = (rule->cfa_base == COL_CFA_FROM_SP ? sp : bp) + (int64_t)rule->cfa_offset;
     if (cfa <= sp)
       return COL_WALK_NEEDS_LIBUNWIND; /* frames must move up the stack */

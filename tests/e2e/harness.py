@@ -370,12 +370,31 @@ def perf_event_paranoid():
         return 2
 
 
-def offcpu_stacks_here(prefix=()):
+def yama_ptrace_scope():
+    """kernel.yama.ptrace_scope, 0 where the kernel has no Yama."""
+    try:
+        with open("/proc/sys/kernel/yama/ptrace_scope") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 0
+
+
+def offcpu_stacks_here(prefix=(), short_waits=False, attached=False):
     """Whether off-CPU time comes with the stacks where threads waited for
-    a run as this user (PREFIX: as another, unprivileged_prefix): the
-    kernel's samples at a switch need kernel samples, root's or at
-    perf_event_paranoid 1 or less."""
-    return (os.geteuid() == 0 and not prefix) or perf_event_paranoid() <= 1
+    a run as this user (PREFIX: as another, unprivileged_prefix).  Every
+    wait's stack (SHORT_WAITS) needs the kernel's samples at a switch:
+    root's, or at perf_event_paranoid 1 or less.  Waits that last (tens of
+    milliseconds and more) are also read from outside where this user may
+    trace the program: no Yama restriction, or Yama's scope 1 at launch
+    (the program declares the sampler process its tracer; ATTACHED: it
+    could not)."""
+    root = os.geteuid() == 0 and not prefix
+    if root or perf_event_paranoid() <= 1:
+        return True
+    if short_waits:
+        return False
+    scope = yama_ptrace_scope()
+    return scope == 0 or (scope == 1 and not attached)
 
 
 def true_cpu_seconds(gdb_output):

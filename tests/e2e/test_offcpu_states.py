@@ -24,10 +24,11 @@ import subprocess
 
 from harness import (attach_then_go, check, cleanup, finish, gprofng_rows, gprofng_text, offcpu_stacks_here,
                      perf_event_paranoid, program, run_gdb, shared_workdir, skip_part, unprivileged_prefix, wait_closed,
-                     workdir)
+                     workdir, yama_ptrace_scope)
 
 PROGRAM = program("offcpu_mix")
 TICK = 0.010
+COLUMNS = 8  # collector report states: Wall, On CPU, Wait CPU, Sleep, I/O, Lock, Blocked, Stopped
 METRICS = "i.total:i.user:i.system:i.lock:i.sleep:i.wait"
 
 
@@ -63,11 +64,10 @@ def check_with_stacks(exp, truth, label):
     print(report)
     ours = {}
     for line in report.splitlines():
-        m = re.match(r"^(\S+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)$",
-                     line)
+        m = re.match(r"^(\S+)\s+" + r"\s+".join([r"([0-9.]+)"] * COLUMNS) + "$", line)
         if m and m.group(1) not in ours:
             ours[m.group(1)] = [float(x) for x in m.groups()[1:]]
-    row = lambda name: ours.get(name, [0] * 7)
+    row = lambda name: ours.get(name, [0] * COLUMNS)
     check(near(row("compute_phase")[1], truth["cpu"]) and near(row("sleep_phase")[3], truth["sleep"]) and
           near(row("pipe_phase")[4], truth["pipe"]) and near(row("lock_phase")[5], truth["lock"]),
           "%s: collector report states: compute_phase on CPU %.3f, sleep_phase asleep %.3f, pipe_phase in I/O "
@@ -79,15 +79,17 @@ def check_with_stacks(exp, truth, label):
           % (label, row("main")[0], truth["wall"], row("helper")[3]))
 
 
-def check_without_stacks(exp, out, truth, label):
-    check("off-CPU time recorded without the stacks where threads waited (the kernel gives them with "
-          "kernel.perf_event_paranoid 1 or less, or CAP_PERFMON)" in out,
-          "%s: GDB's closing line says the waits have no stack, and how to get them" % label)
+READ_NOTE = "off-CPU stacks read from the waiting threads"
+NO_STACKS_NOTE = "off-CPU time recorded without the stacks where threads waited"
+
+
+def check_without_stacks(exp, out, truth, label, note):
+    check(note in out, "%s: GDB's closing line says the waits have no stack, and why (%s)" % (label, note))
     report = run_gdb(["collector report %s states" % exp], ["/bin/true"], os.path.dirname(exp))
     print(report)
     threads = [[float(x) for x in m.groups()] for m in re.finditer(
-        r"^\d+\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)$", report, re.M)]
-    main = max(threads, key=lambda r: r[0]) if threads else [0] * 7
+        r"^\d+\s+" + r"\s+".join([r"([0-9.]+)"] * COLUMNS) + "$", report, re.M)]
+    main = max(threads, key=lambda r: r[0]) if threads else [0] * COLUMNS
     waited = truth["sleep"] + truth["pipe"] + truth["lock"]
     # Without stacks the thread's time before main (the dynamic linker,
     # stopped by GDB as libraries load) is not told from the rest: up to
@@ -133,7 +135,10 @@ if truth:
         check_with_stacks(os.path.join(work, "test.1.er"), truth, "at launch")
         check_timeline(os.path.join(work, "test.1.er"), "at launch")
     else:
-        check_without_stacks(os.path.join(work, "test.1.er"), out, truth, "at launch")
+        check_without_stacks(os.path.join(work, "test.1.er"), out, truth, "at launch", NO_STACKS_NOTE)
+if with_stacks and not offcpu_stacks_here(short_waits=True):
+    check(READ_NOTE in out, "at launch: GDB's closing line says the stacks were read from the waiting threads and "
+          "that short waits have none")
 
 # After gdb -p: the program waits to be told to go; its phases after it.
 target, _, _ = attach_then_go([PROGRAM], ["collector profile offcpu on", "collector enable"], work)
@@ -142,7 +147,7 @@ print(rest)
 wait_closed(os.path.join(work, "test.2.er"))
 truth = truth_of(rest)
 check(rc == 0 and truth is not None, "after the attach: the program ran and measured its phases")
-if truth and with_stacks:
+if truth and offcpu_stacks_here(attached=True):
     check_with_stacks(os.path.join(work, "test.2.er"), truth, "after gdb -p")
 
 # A server whose threads mostly wait (server_waits.c): four workers on a
@@ -159,10 +164,10 @@ def check_server(exp, threads, label, before_go=0.0):
     print(report)
     rows = {}
     for line in report.splitlines():
-        m = re.match(r"^(\S+)\s+" + r"\s+".join([r"([0-9.]+)"] * 7) + "$", line)
+        m = re.match(r"^(\S+)\s+" + r"\s+".join([r"([0-9.]+)"] * COLUMNS) + "$", line)
         if m and m.group(1) not in rows:
             rows[m.group(1)] = [float(x) for x in m.groups()[1:]]
-    row = lambda name: rows.get(name, [0] * 7)
+    row = lambda name: rows.get(name, [0] * COLUMNS)
     workers = [v for k, v in threads.items() if k.startswith("worker")]
     waited = sum(w - c for w, c in workers)
     listener = threads.get("listener", (0, 0))[0]
@@ -178,7 +183,7 @@ def check_server(exp, threads, label, before_go=0.0):
 
 
 SERVER = program("server_waits")
-if with_stacks:
+if with_stacks and offcpu_stacks_here(attached=True):
     out = run_gdb(["collector profile offcpu on", "collector enable", "run"], [SERVER], work)
     print(out)
     check_server(os.path.join(work, "test.3.er"), server_threads(out), "server at launch")
@@ -191,23 +196,63 @@ if with_stacks:
     check_server(os.path.join(work, "test.4.er"), server_threads(rest), "server after gdb -p", before_go)
     next_experiment = 5
 else:
-    skip_part("the checks by function after gdb -p, of the server and of the timeline (no stacks at switches for this user: "
-              "kernel.perf_event_paranoid is %d)" % perf_event_paranoid())
+    skip_part("the checks by function after gdb -p, and of the server (no stacks of waits for this user: "
+              "kernel.perf_event_paranoid is %d, kernel.yama.ptrace_scope %d)"
+              % (perf_event_paranoid(), yama_ptrace_scope()))
     next_experiment = 3
 
-# An ordinary user: where the kernel refuses samples at a switch, the time
-# by thread and reason without the stacks.
+# An ordinary user: where the kernel refuses samples at a switch, the
+# stacks of waits that last are read from the waiting threads (the same
+# checks by function); where that too is refused, the time by thread and
+# reason without the stacks.  Then a program that makes itself not
+# dumpable: reading it is refused, said, and its waits have no stack.
 prefix = unprivileged_prefix()
-if prefix and not offcpu_stacks_here(prefix):
+if prefix and not offcpu_stacks_here(prefix, short_waits=True):
     out = run_gdb(["collector profile offcpu on", "collector enable", "run"], [PROGRAM], work, prefix=prefix)
     print(out)
     truth = truth_of(out)
     check(truth is not None, "as an ordinary user: the program ran")
-    if truth:
-        check_without_stacks(os.path.join(work, "test.%d.er" % next_experiment), out, truth, "as an ordinary user")
+    exp = os.path.join(work, "test.%d.er" % next_experiment)
+    if truth and offcpu_stacks_here(prefix):
+        check(READ_NOTE in out, "as an ordinary user: GDB says the stacks were read from the waiting threads")
+        check_with_stacks(exp, truth, "as an ordinary user")
+    elif truth:
+        check_without_stacks(exp, out, truth, "as an ordinary user", NO_STACKS_NOTE)
+    out = run_gdb(["collector profile offcpu on", "collector enable", "run"], [PROGRAM, "0.5", "undumpable"], work,
+                  prefix=prefix)
+    print(out)
+    truth = truth_of(out)
+    check(truth is not None, "as an ordinary user, not dumpable: the program ran")
+    if truth and offcpu_stacks_here(prefix):
+        check_without_stacks(os.path.join(work, "test.%d.er" % (next_experiment + 1)), out, truth,
+                             "as an ordinary user, a program not dumpable", "off-CPU stacks: reading")
+    next_experiment += 2
 elif prefix:
     skip_part("an ordinary user without stacks at switches (kernel.perf_event_paranoid is %d here: they get them)"
               % perf_event_paranoid())
+
+# Time GDB holds the program stopped (at a breakpoint, while its user
+# thinks: here a second and a half) is Stopped time where it stopped, in
+# our report and in gprofng's Stopped metric, not a wait of the program.
+HOLD = 1.5
+out = run_gdb(["collector enable", "break sleep_phase", "run", "python import time; time.sleep(%s)" % HOLD,
+               "continue"], [PROGRAM, "0.3"], work)
+print(out)
+held = max((os.path.join(work, d) for d in os.listdir(work) if d.endswith(".er")), key=os.path.getmtime)
+report = run_gdb(["collector report %s states" % held], ["/bin/true"], work)
+print(report)
+stopped = {m.group(1): float(m.group(2)) for m in re.finditer(
+    r"^(\S+)\s+" + r"\s+".join([r"[0-9.]+"] * (COLUMNS - 1)) + r"\s+([0-9.]+)$", report, re.M)}
+# What GDB does around the stop (reporting it, removing the breakpoint to
+# step over it) is stopped time too: up to a few tenths of a second.
+check(HOLD <= stopped.get("sleep_phase", 0) <= HOLD + 0.5,
+      "GDB's stop at sleep_phase: %.3f s Stopped there in collector report states (held %.1f s)"
+      % (stopped.get("sleep_phase", 0), HOLD))
+rows = gprofng_rows(gprofng_text(held, "-metrics", "i.stop:i.sleep", "-functions"))
+check(HOLD <= rows.get("sleep_phase", [0, 0])[0] <= HOLD + 0.5 and rows.get("sleep_phase", [0, 0])[1] < HOLD,
+      "gprofng: sleep_phase's Stopped %.3f s, its Sleep %.3f s (the program slept 0.3 s)"
+      % tuple(rows.get("sleep_phase", [0, 0])))
+
 # Off: the CPU-only experiment of before (Linux's one CPU state).
 out = run_gdb(["collector profile offcpu off", "collector show profile", "collector enable", "run"], [PROGRAM, "0.3"],
               work)

@@ -5,10 +5,13 @@
  * It measures each phase's wall time, and its own CPU time in the first,
  * and prints them:
  *     compute=1.000 cpu=0.998 sleep=1.000 pipe=1.001 lock=1.000 wall=4.003
- *     offcpu_mix [SECONDS] [wait FILE]   (SECONDS default 1; wait: says
- *                                        "ready", waits until FILE exists) */
+ *     offcpu_mix [SECONDS] [wait FILE] [undumpable]
+ * SECONDS default 1; wait: says "ready", waits until FILE exists;
+ * undumpable: the process makes itself not dumpable first (no other
+ * process of its user may read it then). */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +84,9 @@ int main(int argc, char **argv)
 {
   if (argc > 1 && strcmp(argv[1], "wait") != 0)
     phase_seconds = atof(argv[1]);
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "undumpable") == 0)
+      prctl(PR_SET_DUMPABLE, 0);
   for (int i = 1; i + 1 < argc; i++)
     if (strcmp(argv[i], "wait") == 0) {
       printf("ready\n");

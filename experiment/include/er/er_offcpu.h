@@ -16,7 +16,8 @@ enum er_offcpu_reason {
   ER_OFFCPU_IO = 3,       /* in a read, write, poll, ... call */
   ER_OFFCPU_LOCK = 4,     /* waiting for a mutex, condition, semaphore, join, barrier */
   ER_OFFCPU_BLOCKED = 5,  /* blocked, in a call no name explains (or no stack seen) */
-  ER_OFFCPU_REASONS = 6
+  ER_OFFCPU_STOPPED = 6,  /* stopped by a debugger (GDB at a breakpoint) or a stop signal */
+  ER_OFFCPU_REASONS = 7
 };
 
 /* gprofng's micro-states (LMS_*). */
@@ -24,6 +25,7 @@ enum er_offcpu_reason {
 #define ER_MSTATE_USER_LOCK 6
 #define ER_MSTATE_SLEEP 7
 #define ER_MSTATE_WAIT_CPU 8
+#define ER_MSTATE_STOPPED 9
 #define ER_NUMSTATES 10 /* log.xml's numstates when off-CPU states are recorded */
 
 /* The reason a function on a blocked thread's stack gives (NONE: says
@@ -31,7 +33,8 @@ enum er_offcpu_reason {
  * (__libc_read, __GI___nanosleep, __read). */
 enum er_offcpu_reason er_offcpu_reason_of_function(const char *name);
 /* The micro-state gprofng counts REASON's time in: Wait CPU, User Lock,
- * or Sleep (gprofng has no I/O state; Solaris counted I/O as sleep). */
+ * Stopped, or Sleep (gprofng has no I/O state; Solaris counted I/O as
+ * sleep). */
 int32_t er_offcpu_mstate(enum er_offcpu_reason reason);
 /* "waiting for a CPU", "sleeping", ...; the column titles of reports. */
 const char *er_offcpu_reason_title(enum er_offcpu_reason reason);
