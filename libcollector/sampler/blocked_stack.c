@@ -12,11 +12,13 @@
  * The registers shown are PC and SP only.  Most frames need no more; a
  * frame whose CFA is RBP-based (code built with frame pointers) under
  * calls that never saved RBP (glibc's read() or lock wait) needs RBP: it
- * is found where the frame keeps it, the lowest stack word above SP that
+ * is found where the frame keeps it: the lowest stack word above SP that
  * holds a frame record (saved RBP, return address) whose return address
- * follows a call of this very function (or an indirect call, or a call
- * through a PLT stub).  A stale record left in uninitialised locals by an
- * earlier call fails that test unless it came from an indirect call. */
+ * follows a call of this very function (directly or through its PLT
+ * stub); where none does (a function reached by a tail call, or through
+ * a pointer), the lowest whose return address follows any call.  A stale
+ * record left in uninitialised locals by an earlier call fails the first
+ * test, so it is taken only where the real one fails it too. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -142,43 +144,77 @@ static int plt_stub_of(pid_t pid, uint64_t stub, uint64_t entry)
   return 0;
 }
 
-/* Whether the instruction before RA calls the function at ENTRY: a direct
- * call of it or of its PLT stub, or an indirect call (ff /2, 2 to 7
- * bytes). */
-static int follows_call_of(pid_t pid, uint64_t ra, uint64_t entry)
+enum call_kind { NOT_A_CALL, SOME_CALL, CALL_OF_IT };
+
+/* What the instruction before RA is: a call of the function at ENTRY (a
+ * direct call of it or of its PLT stub), some other call (indirect: ff /2,
+ * 2 to 7 bytes; or direct, of a function that may have tail-called
+ * ENTRY's), or no call. */
+static enum call_kind call_before(pid_t pid, uint64_t ra, uint64_t entry)
 {
   unsigned char b[8]; /* the bytes at RA-8 .. RA-1 */
   if (ra < 8 || read_memory(pid, ra - 8, b, sizeof b) != sizeof b)
-    return 0;
+    return NOT_A_CALL;
   if (b[3] == 0xe8) {
     int32_t rel;
     memcpy(&rel, b + 4, 4);
     uint64_t target = ra + (int64_t)rel;
-    if (target == entry || plt_stub_of(pid, target, entry))
-      return 1;
+    return target == entry || plt_stub_of(pid, target, entry) ? CALL_OF_IT : SOME_CALL;
   }
   static const int indirect_lengths[] = {2, 3, 6, 7};
   for (size_t i = 0; i < sizeof indirect_lengths / sizeof indirect_lengths[0]; i++) {
     int at = 8 - indirect_lengths[i];
     if (b[at] == 0xff && ((b[at + 1] >> 3) & 7) == 2)
-      return 1;
+      return SOME_CALL;
   }
-  return 0;
+  return NOT_A_CALL;
 }
 
-/* col_bp_finder: the frame's record, the lowest that holds (see above). */
+/* Whether ADDR may be a return address: inside a function the unwind
+ * tables know. */
+static int code_address(uint64_t addr)
+{
+  return addr >= 4096 && col_function_entry(addr - 1) != 0;
+}
+
+/* How far the chain of frame records goes from the saved RBP SAVED: the
+ * records whose return address is in code, each next record further up.
+ * A chain that leaves the copy counts as going as far as CHAIN_LINKS; a
+ * 0 ends it (the outermost frame: a stale record's 0 ends it at once). */
+#define CHAIN_LINKS 16
+static int chain_length(const struct col_capture *cap, uint64_t saved)
+{
+  int links = 0;
+  for (; links < CHAIN_LINKS && saved != 0; links++) {
+    uint64_t ra, next;
+    if (!stack_word(cap, saved + 8, &ra) || !stack_word(cap, saved, &next))
+      return CHAIN_LINKS;
+    if (!code_address(ra) || (next != 0 && (next <= saved || (next & 7) != 0)))
+      return links;
+    saved = next;
+  }
+  return links;
+}
+
+/* col_bp_finder: the frame's record.  Candidates are the stack words above
+ * SP that hold a saved RBP further up (or 0) beside a return address
+ * after a call.  The lowest whose call calls this very function wins;
+ * else (a function reached by a tail call or through a pointer) the one
+ * whose chain of records above goes furthest, the lowest of those: a
+ * stale record's saved RBP points at memory reused since. */
 static int find_frame_record(uint64_t lookup_pc, uint64_t sp, const struct col_frame_rule *rule,
                              const struct col_capture *cap, uint64_t *bp, void *arg)
 {
   pid_t pid = *(const pid_t *)arg;
-  uint64_t entry = col_function_entry(lookup_pc);
+  uint64_t entry = col_function_entry(lookup_pc), best = 0;
+  int best_chain = -1;
   if (entry == 0)
     return 0;
   for (uint64_t at = (sp + 7) & ~7ull; at < sp + FRAME_SEARCH_BYTES; at += 8) {
-    uint64_t cfa = at + (int64_t)rule->cfa_offset, ra, saved;
+    uint64_t cfa = at + (int64_t)rule->cfa_offset, ra, saved = 0;
     if (cfa <= sp || !stack_word(cap, cfa - 8, &ra))
       break;
-    if (ra < 4096 || col_function_entry(ra - 1) == 0)
+    if (!code_address(ra))
       continue;
     if (rule->bp == COL_BP_SAVED) {
       if (!stack_word(cap, cfa + (int64_t)rule->bp_offset, &saved))
@@ -186,12 +222,21 @@ static int find_frame_record(uint64_t lookup_pc, uint64_t sp, const struct col_f
       if (saved != 0 && (saved <= cfa || (saved & 7) != 0))
         continue; /* frames move up the stack */
     }
-    if (follows_call_of(pid, ra, entry)) {
+    enum call_kind kind = call_before(pid, ra, entry);
+    if (kind == CALL_OF_IT) {
       *bp = at;
       return 1;
     }
+    int chain = kind == SOME_CALL ? chain_length(cap, saved) : -1;
+    if (chain > best_chain) {
+      best = at;
+      best_chain = chain;
+    }
   }
-  return 0;
+  if (best == 0)
+    return 0;
+  *bp = best;
+  return 1;
 }
 
 /* The user PC and SP of a thread that waits (in a system call, or a fault). */

@@ -135,7 +135,7 @@ static void describe_offcpu(void)
                         "dumpable, or changed who may trace it), their waits are recorded without a stack",
                         (unsigned long long)off.reads_failed);
   }
-  if (events.switch_stacks_opened == 0)
+  if (events.switch_stacks_opened == 0 && off.seconds_without_stack >= 0.0005)
     col_log_final_warning(200, "%.3f s off CPU recorded per thread and reason without the call stacks where threads "
                           "waited (waits too short to be read from outside while they lasted, or where reading was "
                           "refused): the kernel shows a thread's stack at each context switch only where samples in "
