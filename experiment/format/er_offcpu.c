@@ -5,6 +5,7 @@
 #include "er/er_offcpu.h"
 
 #include <string.h>
+#include <sys/syscall.h>
 
 static const char *const lock_calls[] = {
     "pthread_mutex_lock", "pthread_mutex_timedlock", "pthread_mutex_clocklock", "pthread_rwlock_rdlock",
@@ -49,6 +50,52 @@ enum er_offcpu_reason er_offcpu_reason_of_function(const char *name)
     return ER_OFFCPU_IO;
   if (listed(sleep_calls, name, len))
     return ER_OFFCPU_SLEEP;
+  return ER_OFFCPU_NONE;
+}
+
+enum er_offcpu_reason er_offcpu_reason_of_syscall(long nr)
+{
+  /* The system calls the entry points above make (this machine's
+   * numbers: the sampler reads its own machine's threads). */
+  static const long io[] = {SYS_read, SYS_write, SYS_pread64, SYS_pwrite64, SYS_readv, SYS_writev, SYS_preadv,
+                            SYS_pwritev, SYS_preadv2, SYS_pwritev2, SYS_recvfrom, SYS_recvmsg, SYS_recvmmsg,
+                            SYS_sendto, SYS_sendmsg, SYS_sendmmsg, SYS_accept, SYS_accept4, SYS_connect,
+                            SYS_ppoll, SYS_pselect6, SYS_epoll_pwait, SYS_openat, SYS_close, SYS_fsync,
+                            SYS_fdatasync, SYS_msync, SYS_splice, SYS_tee, SYS_sendfile, SYS_copy_file_range,
+                            SYS_fallocate, SYS_ftruncate, SYS_getdents64, SYS_io_getevents,
+#ifdef SYS_poll
+                            SYS_poll, SYS_select, SYS_epoll_wait, SYS_open, SYS_getdents,
+#endif
+#ifdef SYS_epoll_pwait2
+                            SYS_epoll_pwait2,
+#endif
+#ifdef SYS_io_uring_enter
+                            SYS_io_uring_enter,
+#endif
+  };
+  static const long lock[] = {SYS_futex, SYS_flock, SYS_semtimedop,
+#ifdef SYS_semop
+                              SYS_semop,
+#endif
+#ifdef SYS_futex_waitv
+                              SYS_futex_waitv,
+#endif
+  };
+  static const long sleep[] = {SYS_nanosleep, SYS_clock_nanosleep, SYS_rt_sigsuspend, SYS_rt_sigtimedwait, SYS_wait4,
+                               SYS_waitid,
+#ifdef SYS_pause
+                               SYS_pause,
+#endif
+  };
+  for (size_t i = 0; i < sizeof io / sizeof io[0]; i++)
+    if (io[i] == nr)
+      return ER_OFFCPU_IO;
+  for (size_t i = 0; i < sizeof lock / sizeof lock[0]; i++)
+    if (lock[i] == nr)
+      return ER_OFFCPU_LOCK;
+  for (size_t i = 0; i < sizeof sleep / sizeof sleep[0]; i++)
+    if (sleep[i] == nr)
+      return ER_OFFCPU_SLEEP;
   return ER_OFFCPU_NONE;
 }
 

@@ -239,12 +239,14 @@ static int find_frame_record(uint64_t lookup_pc, uint64_t sp, const struct col_f
   return 1;
 }
 
-/* The user PC and SP of a thread that waits (in a system call, or a fault). */
-static int where_it_waits(pid_t pid, pid_t tid, uint64_t *pc, uint64_t *sp)
+/* The user PC and SP of a thread that waits (in a system call NR, or -1:
+ * a fault). */
+static int where_it_waits(pid_t pid, pid_t tid, uint64_t *pc, uint64_t *sp, long *nr)
 {
   char buf[256];
   if (read_proc_file(pid, tid, "syscall", buf, sizeof buf) <= 0 || strncmp(buf, "running", 7) == 0)
     return 0;
+  *nr = strtol(buf, NULL, 10);
   /* "NR ARG1..ARG6 SP PC", or "-1 SP PC" outside a system call: the last two. */
   char *last = strrchr(buf, ' ');
   if (last == NULL)
@@ -259,15 +261,16 @@ static int where_it_waits(pid_t pid, pid_t tid, uint64_t *pc, uint64_t *sp)
 }
 
 enum blocked_state blocked_stack_read(pid_t pid, pid_t tid, int with_stack, uint64_t *pcs, size_t max,
-                                      size_t *depth)
+                                      size_t *depth, long *syscall_nr)
 {
   static unsigned char stack[STACK_READ_MAX];
   *depth = 0;
+  *syscall_nr = -1;
   enum blocked_state state = state_of(pid, tid);
   if (!with_stack || (state != BLOCKED_WAITS && state != BLOCKED_STOPPED))
     return state;
   uint64_t pc, sp;
-  if (!where_it_waits(pid, tid, &pc, &sp))
+  if (!where_it_waits(pid, tid, &pc, &sp, syscall_nr))
     return state_of(pid, tid) == BLOCKED_RUNS ? BLOCKED_RUNS : state;
   size_t want = col_cfg.stack_copy_bytes > 0 && col_cfg.stack_copy_bytes < STACK_READ_MAX ? col_cfg.stack_copy_bytes
                                                                                            : STACK_READ_MAX;

@@ -17,8 +17,9 @@ enum blocked_state { BLOCKED_RUNS, BLOCKED_WAITS, BLOCKED_STOPPED, BLOCKED_GONE 
 /* Thread TID of PID, now: whether it runs (or may: runnable), waits, or is
  * stopped (by a debugger, or a stop signal).  WITH_STACK: a waiting or
  * stopped thread's stack into PCS (leaf first, *DEPTH frames; 0 when it
- * could not be read). */
+ * could not be read) and the system call it waits in (*SYSCALL_NR; -1:
+ * none, or not read). */
 enum blocked_state blocked_stack_read(pid_t pid, pid_t tid, int with_stack, uint64_t *pcs, size_t max,
-                                      size_t *depth);
+                                      size_t *depth, long *syscall_nr);
 
 #endif

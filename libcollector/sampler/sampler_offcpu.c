@@ -58,6 +58,7 @@ struct off_thread {
   int64_t read_for, read_until;
   unsigned char read_state; /* enum blocked_state */
   unsigned char read_stack; /* PCS hold the stack read */
+  long read_syscall;        /* the system call it waited in (-1: none known) */
 };
 
 static struct off_thread *buckets[BUCKETS];
@@ -191,7 +192,10 @@ static void read_waiting(struct off_thread *t)
   size_t depth = 0;
   t->read_for = t->off_since;
   errno = 0;
-  enum blocked_state state = blocked_stack_read(process_read, t->tid, with_stack, pcs, ER_MAX_STACK_DEPTH + 1, &depth);
+  long nr;
+  enum blocked_state state =
+      blocked_stack_read(process_read, t->tid, with_stack, pcs, ER_MAX_STACK_DEPTH + 1, &depth, &nr);
+  t->read_syscall = nr;
   t->read_until = col_hrtime();
   t->read_state = (unsigned char)state;
   figures.reads++;
@@ -240,8 +244,9 @@ static enum er_offcpu_reason reason_of_pc(uint64_t pc)
   return (enum er_offcpu_reason)reason_cache[slot].reason;
 }
 
-/* Why T was off its CPU: preempted, or the first call its stack names. */
-static enum er_offcpu_reason reason_of(const struct off_thread *t, int has_stack)
+/* Why T was off its CPU: preempted, or the first call its stack names,
+ * or (READ: read while it waited) the system call it waited in. */
+static enum er_offcpu_reason reason_of(const struct off_thread *t, int has_stack, int read)
 {
   if (t->preempted)
     return ER_OFFCPU_RUNNABLE;
@@ -250,7 +255,9 @@ static enum er_offcpu_reason reason_of(const struct off_thread *t, int has_stack
     if (r != ER_OFFCPU_NONE)
       return r;
   }
-  return ER_OFFCPU_BLOCKED;
+  enum er_offcpu_reason by_call = read && t->read_syscall >= 0 ? er_offcpu_reason_of_syscall(t->read_syscall)
+                                                                : ER_OFFCPU_NONE;
+  return by_call != ER_OFFCPU_NONE ? by_call : ER_OFFCPU_BLOCKED;
 }
 
 /* NS more off-CPU time of T, ending at END: its packet at each crossing. */
@@ -262,7 +269,7 @@ static void add_period(struct off_thread *t, int64_t ns, int64_t end)
   int read = t->read_for == t->off_since && t->off_since >= 0 && end > t->read_until;
   int has_stack = kernel_stack_of_period(t) || (read && t->read_stack);
   enum er_offcpu_reason reason =
-      read && t->read_state == BLOCKED_STOPPED ? ER_OFFCPU_STOPPED : reason_of(t, has_stack);
+      read && t->read_state == BLOCKED_STOPPED ? ER_OFFCPU_STOPPED : reason_of(t, has_stack, read);
   figures.periods++;
   figures.seconds[reason] += (double)ns / 1e9;
   if (!has_stack)

@@ -195,7 +195,9 @@ static void threads_off_at_start(int64_t t)
   for (struct dirent *d; dir != NULL && (d = readdir(dir)) != NULL;) {
     pid_t tid = (pid_t)atoi(d->d_name);
     size_t depth;
-    enum blocked_state state = tid > 0 ? blocked_stack_read(col_target_pid, tid, 0, NULL, 0, &depth) : BLOCKED_GONE;
+    long nr;
+    enum blocked_state state =
+        tid > 0 ? blocked_stack_read(col_target_pid, tid, 0, NULL, 0, &depth, &nr) : BLOCKED_GONE;
     if (state == BLOCKED_WAITS || state == BLOCKED_STOPPED)
       offcpu_on_switch(tid, 1, 0, 0, t);
   }

@@ -231,14 +231,15 @@ def attach_gdb(pid, commands, cwd, timeout=120, prefix=()):
     return result.stdout + result.stderr
 
 
-def attach_then_go(args, commands, cwd, go_name="go"):
+def attach_then_go(args, commands, cwd, go_name="go", prefix=()):
     """A program that waits to be told to go (tests/programs/wait_for_go.h:
     ARGS then "wait GO"), GDB attached to it with COMMANDS then detached,
     and the program told to go.  (the Background, GDB's output, the
-    seconds from the attach's end to the go)."""
+    seconds from the attach's end to the go).  PREFIX: both run as
+    another user (unprivileged_prefix)."""
     go = os.path.join(cwd, go_name)
-    target = Background(list(args) + ["wait", go], cwd)
-    out = attach_gdb(target.pid, list(commands) + ["detach"], cwd)
+    target = Background(list(args) + ["wait", go], cwd, prefix=prefix)
+    out = attach_gdb(target.pid, list(commands) + ["detach"], cwd, prefix=prefix)
     print(out)
     attached_at = time.monotonic()
     open(go, "w").close()

@@ -32,6 +32,11 @@ enum er_offcpu_reason {
  * nothing; look further up the stack).  NAME may carry glibc's prefixes
  * (__libc_read, __GI___nanosleep, __read). */
 enum er_offcpu_reason er_offcpu_reason_of_function(const char *name);
+/* The reason a blocked thread's system call gives (its number NR, this
+ * machine's; NONE for a call the table does not know): for a thread read
+ * while it waited, where its stack's names say nothing (a system call
+ * made directly, not through glibc's entry point). */
+enum er_offcpu_reason er_offcpu_reason_of_syscall(long nr);
 /* The micro-state gprofng counts REASON's time in: Wait CPU, User Lock,
  * Stopped, or Sleep (gprofng has no I/O state; Solaris counted I/O as
  * sleep). */
