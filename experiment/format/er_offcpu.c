@@ -73,14 +73,9 @@ enum er_offcpu_reason er_offcpu_reason_of_syscall(long nr)
                             SYS_io_uring_enter,
 #endif
   };
-  static const long lock[] = {SYS_futex, SYS_flock, SYS_semtimedop,
-#ifdef SYS_semop
-                              SYS_semop,
-#endif
-#ifdef SYS_futex_waitv
-                              SYS_futex_waitv,
-#endif
-  };
+  /* No lock: a futex wait that no lock entry point on the stack names is
+   * a runtime's own (libgomp's barriers, a language runtime's parking),
+   * blocked as the kernel's stacks of it say; flock is named by glibc. */
   static const long sleep[] = {SYS_nanosleep, SYS_clock_nanosleep, SYS_rt_sigsuspend, SYS_rt_sigtimedwait, SYS_wait4,
                                SYS_waitid,
 #ifdef SYS_pause
@@ -90,9 +85,6 @@ enum er_offcpu_reason er_offcpu_reason_of_syscall(long nr)
   for (size_t i = 0; i < sizeof io / sizeof io[0]; i++)
     if (io[i] == nr)
       return ER_OFFCPU_IO;
-  for (size_t i = 0; i < sizeof lock / sizeof lock[0]; i++)
-    if (lock[i] == nr)
-      return ER_OFFCPU_LOCK;
   for (size_t i = 0; i < sizeof sleep / sizeof sleep[0]; i++)
     if (sleep[i] == nr)
       return ER_OFFCPU_SLEEP;

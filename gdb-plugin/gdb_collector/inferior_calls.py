@@ -41,7 +41,7 @@ SYSCALL_WRAPPERS = {
     "read", "poll", "ppoll", "select", "pselect", "pselect6", "pause", "nanosleep", "clock_nanosleep",
     "usleep", "sleep", "accept", "accept4", "recv", "recvfrom", "recvmsg", "wait", "waitpid", "wait4",
     "sigtimedwait", "sigwaitinfo", "sigwait", "sigsuspend", "epoll_wait", "epoll_pwait", "epoll_pwait2",
-    "syscall_cancel", "internal_syscall_cancel",
+    "syscall_cancel", "internal_syscall_cancel", "syscall_cancel_arch",  # glibc 2.41: every blocking call
 }
 # Frames at the bottom of every thread, inside the C library.
 THREAD_START_FRAMES = {"start_thread", "clone", "clone3", "libc_start_call_main", "libc_start_main",

@@ -63,7 +63,8 @@ def _size(count):
 
 # Notes about what this machine cannot give, said once a GDB session (the
 # same for every experiment: the kernel's limits).
-_ONCE_A_SESSION = ("off-CPU time recorded without the stacks where threads waited",)
+_ONCE_A_SESSION = ("off-CPU time recorded without the stacks where threads waited",
+                   "off-CPU stacks read from the waiting threads")
 _said_once = set()
 
 
