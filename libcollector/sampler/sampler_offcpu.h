@@ -27,7 +27,10 @@ void offcpu_on_stack(pid_t tid, int64_t tstamp, const uint64_t *pcs, size_t n);
  * their stacks where the kernel's sample at the switch out is missing. */
 void offcpu_read_from_outside(pid_t pid);
 /* The records up to UPTO are in: threads off their CPU long enough are
- * read.  Returns the nanoseconds until the next is due (-1: none waits). */
+ * read.  Returns the nanoseconds until the next is due (-1: none waits).
+ * Called at least every OFFCPU_READ_MS while the program runs, so that
+ * waits of a few milliseconds are read while they last. */
+#define OFFCPU_READ_MS 10
 int64_t offcpu_read_waits(int64_t upto);
 /* The thread ended (its last period off CPU, if any, ended before). */
 void offcpu_on_thread_exit(pid_t tid);

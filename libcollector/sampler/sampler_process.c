@@ -75,7 +75,6 @@
 #include "session_dir.h"
 
 #define CYCLE_MS 50
-#define OFFCPU_CYCLE_MS 10
 #define STATUS_EVERY_NS 1000000000LL
 
 static volatile sig_atomic_t terminated; /* SIGTERM, SIGINT */
@@ -91,7 +90,7 @@ static int cycle_ms(void)
 {
   if (!col_cfg.offcpu)
     return CYCLE_MS;
-  int ms = OFFCPU_CYCLE_MS;
+  int ms = OFFCPU_READ_MS;
   if (read_due_in >= 0 && read_due_in / 1000000 + 1 < ms)
     ms = (int)(read_due_in / 1000000) + 1;
   return ms;

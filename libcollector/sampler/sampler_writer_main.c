@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,12 @@
  * handled, a partial one waits for the rest.  0 at the end of the pipe. */
 static int take_from_pipe(int fd, unsigned char *buf, size_t *held)
 {
+  /* While the pipe is quiet (the descendant waits), its waiting threads
+   * are read every OFFCPU_READ_MS (sampler_offcpu.h): a read that came
+   * after the thread ran again is dropped when its switch in arrives. */
+  struct pollfd in = {.fd = fd, .events = POLLIN};
+  while (sampler.started && col_cfg.offcpu && poll(&in, 1, OFFCPU_READ_MS) == 0)
+    offcpu_read_waits(col_hrtime());
   ssize_t n;
   while ((n = read(fd, buf + *held, WRITER_BUFFER - *held)) < 0 && errno == EINTR)
     ;
@@ -99,7 +106,7 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
   size_t held = 0;
   int64_t last = col_hrtime();
   while (take_from_pipe(fd, buf, &held)) { /* read to the end: the sampler never waits on us */
-    if (sampler.started)
+    if (sampler.started && col_cfg.offcpu)
       offcpu_read_waits(sampler.last_record_at); /* the descendant's waits, as far as its records came */
     if (col_hrtime() - last >= FLUSH_EVERY_NS) {
       col_data_writers_flush();

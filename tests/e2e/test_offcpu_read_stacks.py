@@ -10,7 +10,7 @@ chain as well as real ones.  Each wait is checked under its function and
 main, as I/O (the raw system call's reason from its number: no glibc
 name says it), with the program's own clock, and nowhere else (no stale
 frame, no tail-calling frame).  Run as an ordinary user (the tests' root runs it as
-nobody), at launch and after gdb -p; skipped where the kernel gives every
+nobody), at launch, in a descendant and after gdb -p; skipped where the kernel gives every
 stack (paranoid 1 or less: nothing is read) or this user may not trace the
 program (Yama)."""
 
@@ -75,13 +75,23 @@ check("off-CPU stacks read from the waiting threads" in out,
       "at launch: GDB says the stacks were read from the waiting threads")
 check_waits(os.path.join(work, "test.1.er"), out, "at launch")
 
+# In a descendant (a shell starts the program): its writer reads it too
+# (where Yama's scope 1 lets only the launched process name us, not here).
+if offcpu_stacks_here(prefix, attached=True):
+    out = run_gdb(["collector enable", "run"], ["/bin/sh", "-c", '"$0"; true', PROGRAM], work, prefix=prefix)
+    print(out)
+    check_waits(os.path.join(work, "test.2.er", "_f1_x1.er"), out, "in a descendant")
+else:
+    skip_part("in a descendant as an ordinary user (kernel.yama.ptrace_scope %d: only the launched process names "
+              "the sampler process its tracer)" % yama_ptrace_scope())
+
 if offcpu_stacks_here(prefix, attached=True):
     target, _, _ = attach_then_go([PROGRAM], ["collector enable"], work, prefix=prefix)
     rc, rest = target.finish()
     print(rest)
-    wait_closed(os.path.join(work, "test.2.er"))
+    wait_closed(os.path.join(work, "test.3.er"))
     check(rc == 0, "after gdb -p: the program ended well")
-    check_waits(os.path.join(work, "test.2.er"), rest, "after gdb -p")
+    check_waits(os.path.join(work, "test.3.er"), rest, "after gdb -p")
 else:
     skip_part("after gdb -p as an ordinary user (kernel.yama.ptrace_scope %d: the program cannot name the sampler "
               "process its tracer after the attach)" % yama_ptrace_scope())
