@@ -109,7 +109,7 @@ const char *er_offcpu_reason_title(enum er_offcpu_reason reason)
 {
   static const char *const titles[ER_OFFCPU_REASONS] = {"on a CPU", "waiting for a CPU", "sleeping", "in I/O",
                                                         "waiting on a lock", "blocked (other)",
-                                                        "stopped (GDB, a signal)"};
+                                                        "stopped (by GDB or a signal)"};
   return (unsigned)reason < ER_OFFCPU_REASONS ? titles[reason] : "?";
 }
 

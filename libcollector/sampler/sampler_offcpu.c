@@ -191,6 +191,7 @@ static void read_waiting(struct off_thread *t)
   int with_stack = !kernel_stack_of_period(t);
   size_t depth = 0;
   t->read_for = t->off_since;
+  t->read_stack = 0; /* (a stack read in an earlier period is not this one's) */
   errno = 0;
   long nr;
   enum blocked_state state =

@@ -398,6 +398,25 @@ def offcpu_stacks_here(prefix=(), short_waits=False, attached=False):
     return scope == 0 or (scope == 1 and not attached)
 
 
+STATE_COLUMNS = ("Wall", "On CPU", "Wait CPU", "Sleep", "I/O", "Lock", "Blocked", "Stopped")
+
+
+def states_rows(exp, prefix=()):
+    """`collector report EXP states` (printed) as {label: seconds in each of
+    STATE_COLUMNS}, a label's first row (each thread's id, then each
+    function, inclusive), and the threads' rows in order."""
+    report = run_gdb(["collector report %s states" % exp], ["/bin/true"], os.path.dirname(exp), prefix=prefix)
+    print(report)
+    rows, threads = {}, []
+    number = r"\s+([0-9.]+)"
+    for m in re.finditer(r"^(\S+)" + number * len(STATE_COLUMNS) + "$", report, re.M):
+        values = [float(x) for x in m.groups()[1:]]
+        rows.setdefault(m.group(1), values)
+        if m.group(1).isdigit():
+            threads.append(values)
+    return rows, threads
+
+
 def true_cpu_seconds(gdb_output):
     """The cpu_seconds=X line our test programs print (their own getrusage)."""
     m = re.search(r"cpu_seconds=([0-9.]+)", gdb_output)

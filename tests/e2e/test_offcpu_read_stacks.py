@@ -17,13 +17,14 @@ program (Yama)."""
 import os
 import re
 
-from harness import (attach_then_go, check, cleanup, finish, skip_part, offcpu_stacks_here, perf_event_paranoid, program,
-                     run_gdb, shared_workdir, skip_test, unprivileged_prefix, wait_closed, yama_ptrace_scope)
+from harness import (STATE_COLUMNS, attach_then_go, check, cleanup, finish, offcpu_stacks_here, perf_event_paranoid,
+                     program, run_gdb, shared_workdir, skip_part, skip_test, states_rows, unprivileged_prefix,
+                     wait_closed, yama_ptrace_scope)
 
 PROGRAM = program("fp_waits")
 TICK = 0.010
-COLUMNS = 8  # collector report states: Wall, On CPU, Wait CPU, Sleep, I/O, Lock, Blocked, Stopped
-IO = 4
+COLUMNS = len(STATE_COLUMNS)
+IO = STATE_COLUMNS.index("I/O")
 
 prefix = unprivileged_prefix()
 if prefix is None:
@@ -35,24 +36,13 @@ if not offcpu_stacks_here(prefix):
     skip_test("this user may not read the program's threads (kernel.yama.ptrace_scope %d)" % yama_ptrace_scope())
 
 
-def states_by_function(exp):
-    report = run_gdb(["collector report %s states" % exp], ["/bin/true"], os.path.dirname(exp), prefix=prefix)
-    print(report)
-    rows = {}
-    for line in report.splitlines():
-        m = re.match(r"^(\S+)\s+" + r"\s+".join([r"([0-9.]+)"] * COLUMNS) + "$", line)
-        if m and m.group(1) not in rows:
-            rows[m.group(1)] = [float(x) for x in m.groups()[1:]]
-    return rows
-
-
 def check_waits(exp, out, label):
     m = re.search(r"leaf=([0-9.]+) buffer=([0-9.]+)", out)
     check(m is not None, "%s: the program ran and timed its waits" % label)
     if not m:
         return
     leaf, buffer = float(m.group(1)), float(m.group(2))
-    rows = states_by_function(exp)
+    rows, _ = states_rows(exp, prefix)
     io = lambda name: rows.get(name, [0] * COLUMNS)[IO]
     near = lambda value, truth: abs(value - truth) <= 0.1 * truth + 2 * TICK
     check(near(io("leaf_wait"), leaf),

@@ -22,13 +22,13 @@ import re
 import shutil
 import subprocess
 
-from harness import (attach_then_go, check, cleanup, finish, gprofng_rows, gprofng_text, offcpu_stacks_here,
-                     perf_event_paranoid, program, run_gdb, shared_workdir, skip_part, unprivileged_prefix, wait_closed,
-                     workdir, yama_ptrace_scope)
+from harness import (STATE_COLUMNS, attach_then_go, check, cleanup, finish, gprofng_rows, gprofng_text,
+                     offcpu_stacks_here, perf_event_paranoid, program, run_gdb, shared_workdir, skip_part, states_rows,
+                     unprivileged_prefix, wait_closed, yama_ptrace_scope)
 
 PROGRAM = program("offcpu_mix")
 TICK = 0.010
-COLUMNS = 8  # collector report states: Wall, On CPU, Wait CPU, Sleep, I/O, Lock, Blocked, Stopped
+COLUMNS = len(STATE_COLUMNS)
 METRICS = "i.total:i.user:i.system:i.lock:i.sleep:i.wait"
 
 
@@ -60,13 +60,7 @@ def check_with_stacks(exp, truth, label):
     check(near(get("main", 0), truth["wall"], 0.05),
           "%s: gprofng: main's Total Thread Time %.3f s, the program's wall time %.3f s"
           % (label, get("main", 0), truth["wall"]))
-    report = run_gdb(["collector report %s states" % exp], ["/bin/true"], os.path.dirname(exp))
-    print(report)
-    ours = {}
-    for line in report.splitlines():
-        m = re.match(r"^(\S+)\s+" + r"\s+".join([r"([0-9.]+)"] * COLUMNS) + "$", line)
-        if m and m.group(1) not in ours:
-            ours[m.group(1)] = [float(x) for x in m.groups()[1:]]
+    ours, _ = states_rows(exp)
     row = lambda name: ours.get(name, [0] * COLUMNS)
     check(near(row("compute_phase")[1], truth["cpu"]) and near(row("sleep_phase")[3], truth["sleep"]) and
           near(row("pipe_phase")[4], truth["pipe"]) and near(row("lock_phase")[5], truth["lock"]),
@@ -85,10 +79,7 @@ NO_STACKS_NOTE = "off-CPU time recorded without the stacks where threads waited"
 
 def check_without_stacks(exp, out, truth, label, note):
     check(note in out, "%s: GDB's closing line says the waits have no stack, and why (%s)" % (label, note))
-    report = run_gdb(["collector report %s states" % exp], ["/bin/true"], os.path.dirname(exp))
-    print(report)
-    threads = [[float(x) for x in m.groups()] for m in re.finditer(
-        r"^\d+\s+" + r"\s+".join([r"([0-9.]+)"] * COLUMNS) + "$", report, re.M)]
+    _, threads = states_rows(exp)
     main = max(threads, key=lambda r: r[0]) if threads else [0] * COLUMNS
     waited = truth["sleep"] + truth["pipe"] + truth["lock"]
     # Without stacks the thread's time before main (the dynamic linker,
@@ -160,13 +151,7 @@ def server_threads(output):
 
 
 def check_server(exp, threads, label, before_go=0.0):
-    report = run_gdb(["collector report %s states" % exp], ["/bin/true"], os.path.dirname(exp))
-    print(report)
-    rows = {}
-    for line in report.splitlines():
-        m = re.match(r"^(\S+)\s+" + r"\s+".join([r"([0-9.]+)"] * COLUMNS) + "$", line)
-        if m and m.group(1) not in rows:
-            rows[m.group(1)] = [float(x) for x in m.groups()[1:]]
+    rows, _ = states_rows(exp)
     row = lambda name: rows.get(name, [0] * COLUMNS)
     workers = [v for k, v in threads.items() if k.startswith("worker")]
     waited = sum(w - c for w, c in workers)
@@ -239,10 +224,7 @@ out = run_gdb(["collector enable", "break sleep_phase", "run", "python import ti
                "continue"], [PROGRAM, "0.3"], work)
 print(out)
 held = max((os.path.join(work, d) for d in os.listdir(work) if d.endswith(".er")), key=os.path.getmtime)
-report = run_gdb(["collector report %s states" % held], ["/bin/true"], work)
-print(report)
-stopped = {m.group(1): float(m.group(2)) for m in re.finditer(
-    r"^(\S+)\s+" + r"\s+".join([r"[0-9.]+"] * (COLUMNS - 1)) + r"\s+([0-9.]+)$", report, re.M)}
+stopped = {name: values[-1] for name, values in states_rows(held)[0].items()}
 # What GDB does around the stop (reporting it, removing the breakpoint to
 # step over it) is stopped time too: up to a few tenths of a second.
 check(HOLD <= stopped.get("sleep_phase", 0) <= HOLD + 0.5,
