@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Off-CPU time (`collector profile offcpu on`): what it costs a program
 that switches as fast as it can, side by side with the program alone,
-under GDB alone, with clock profiling alone, and with perf's scheduler
-recording (`perf sched record`, and `perf record --off-cpu` where this
-perf has it), from one run of each per round (medians).
+under GDB alone, with clock profiling alone, with off-CPU time as an
+ordinary user where the bench runs as root (at perf_event_paranoid 2 the
+kernel gives such a user no sample at a switch: waits are read from
+outside instead), and with perf's scheduler recording (`perf sched
+record`, and `perf record --off-cpu` where this perf has it), from one
+run of each per round (medians).
 
   - us per round trip of bench/pingpong.c (two threads handing a byte
     over two pipes: each hand-off blocks a thread in read());
@@ -41,8 +44,13 @@ def run(cmd, work):
     return subprocess.run(cmd, capture_output=True, text=True, cwd=work, env=env(), stdin=subprocess.DEVNULL)
 
 
-def gdb(settings, work, collect=True):
-    cmd = ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB] + sum([["-ex", s] for s in settings], [])
+# Root's runs as an ordinary user too (nobody), where setpriv is here.
+AS_NOBODY = (["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+             if os.geteuid() == 0 and shutil.which("setpriv") else None)
+
+
+def gdb(settings, work, collect=True, prefix=()):
+    cmd = list(prefix) + ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB] + sum([["-ex", s] for s in settings], [])
     if collect:
         cmd += ["-ex", "collector enable"]
     cmd += ["-ex", "run", "--args", PROGRAM, ROUNDS]
@@ -88,6 +96,10 @@ def main():
             rows.setdefault("gdb-collector clock + offcpu", []).append(round_trip(out))
             size, log = experiment_bytes(work)
             notes["ours"] = (size, log, out)
+            if AS_NOBODY:
+                os.chmod(work, 0o777)
+                rows.setdefault("gdb-collector clock + offcpu, nobody", []).append(
+                    round_trip(gdb(["collector profile offcpu on"], work, prefix=AS_NOBODY)))
             if perf:
                 data = os.path.join(work, "perf.data")
                 r = run([perf, "sched", "record", "-o", data, PROGRAM, ROUNDS], work)
@@ -106,10 +118,10 @@ def main():
     seconds = base * int(ROUNDS) / 1e6
     print("pingpong %s round trips: %d context switches (%.0f per second alone)%s" % (
         ROUNDS, switches, switches / seconds if seconds else 0, "; " + notes["switches"] if "switches" in notes else ""))
-    print("%-34s %14s %10s" % ("", "us/round trip", "x alone"))
+    print("%-38s %14s %10s" % ("", "us/round trip", "x alone"))
     for name, values in rows.items():
         med = statistics.median(values)
-        print("%-34s %14.2f %10.3f   (runs: %s)" % (name, med, med / base, ", ".join("%.2f" % v for v in values)))
+        print("%-38s %14.2f %10.3f   (runs: %s)" % (name, med, med / base, ", ".join("%.2f" % v for v in values)))
     size, log, out = notes["ours"]
     periods = re.search(r"Off-CPU time \(numstates 10\): (\d+) period", log)
     lost = re.search(r"closed \(.*?(\d+) lost\)", out)
