@@ -100,6 +100,10 @@ int32_t er_offcpu_mstate(enum er_offcpu_reason reason)
     return ER_MSTATE_USER_LOCK;
   case ER_OFFCPU_STOPPED:
     return ER_MSTATE_STOPPED;
+  case ER_OFFCPU_TEXT_FAULT:
+    return ER_MSTATE_TEXT_FAULT;
+  case ER_OFFCPU_DATA_FAULT:
+    return ER_MSTATE_DATA_FAULT;
   default:
     return ER_MSTATE_SLEEP;
   }
@@ -109,7 +113,8 @@ const char *er_offcpu_reason_title(enum er_offcpu_reason reason)
 {
   static const char *const titles[ER_OFFCPU_REASONS] = {"on a CPU", "waiting for a CPU", "sleeping", "in I/O",
                                                         "waiting on a lock", "blocked (other)",
-                                                        "stopped (by GDB or a signal)"};
+                                                        "stopped (by GDB or a signal)", "in a page fault (code)",
+                                                        "in a page fault (data)"};
   return (unsigned)reason < ER_OFFCPU_REASONS ? titles[reason] : "?";
 }
 

@@ -117,14 +117,14 @@ static void collect(struct pprof *p)
     }
   }
   if (exp->numstates >= ER_NUMSTATES) {
-    static const char *const names[ER_OFFCPU_REASONS] = {NULL,      "wait-cpu", "sleep",  "io-wait",
-                                                         "lock-wait", "blocked",  "stopped"};
-    int off[ER_OFFCPU_REASONS], stopped = 0;
+    static const char *const names[ER_OFFCPU_REASONS] = {
+        NULL, "wait-cpu", "sleep", "io-wait", "lock-wait", "blocked", "stopped", "text-fault", "data-fault"};
+    /* The usual reasons always; a stop or page faults where there were. */
+    int off[ER_OFFCPU_REASONS], present[ER_OFFCPU_REASONS] = {0};
     for (size_t i = 0; i < exp->n_offcpu; i++)
-      stopped |= exp->offcpu[i].reason == ER_OFFCPU_STOPPED;
-    /* A stopped type only where GDB or a signal stopped the program. */
+      present[exp->offcpu[i].reason] = 1;
     for (int r = ER_OFFCPU_RUNNABLE; r < ER_OFFCPU_REASONS; r++)
-      off[r] = r != ER_OFFCPU_STOPPED || stopped ? add_type(p, names[r], "nanoseconds") : -1;
+      off[r] = r <= ER_OFFCPU_BLOCKED || present[r] ? add_type(p, names[r], "nanoseconds") : -1;
     for (size_t i = 0; i < exp->n_offcpu; i++)
       add(p, exp->offcpu[i].frinfo, off[exp->offcpu[i].reason], exp->offcpu[i].ntick * tick_ns);
   }

@@ -13,7 +13,12 @@
 #include "er/er_offcpu.h"
 #include "er_intern.h"
 
-#define COLUMNS ER_OFFCPU_REASONS /* on a CPU, then each reason off it */
+/* On a CPU, then each reason off it; both kinds of page fault in one. */
+#define COLUMNS (ER_OFFCPU_REASONS - 1)
+static int column_of(int reason)
+{
+  return reason == ER_OFFCPU_DATA_FAULT ? ER_OFFCPU_TEXT_FAULT : reason;
+}
 
 struct account {
   const char *name; /* a function's, or NULL for a thread's row */
@@ -62,6 +67,7 @@ static void account(struct table *threads, struct table *functions, struct er_st
                     struct er_names *names, const struct er_experiment *exp, const struct er_clock_sample *s, int c,
                     double seconds)
 {
+  c = column_of(c);
   struct account *a = row_for(threads, s->thrid, NULL, s->thrid);
   if (a != NULL)
     a->seconds[c] += seconds;
@@ -98,8 +104,8 @@ static int by_total(const void *x, const void *y)
 
 static void print_header(const char *first)
 {
-  printf("%-24s %9s %9s %9s %9s %9s %9s %9s %9s\n", first, "Wall", "On CPU", "Wait CPU", "Sleep", "I/O", "Lock",
-         "Blocked", "Stopped");
+  printf("%-24s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", first, "Wall", "On CPU", "Wait CPU", "Sleep", "I/O", "Lock",
+         "Blocked", "Stopped", "Fault");
 }
 
 static void print_row(const char *label, const struct account *a)
@@ -130,7 +136,7 @@ int er_states_report(const char *path, const struct er_experiment *exp, struct e
   qsort(functions.rows, functions.n, sizeof *functions.rows, by_total);
   printf("Experiment %s: where each thread's wall-clock time went (seconds; Wait CPU: runnable, waiting for a "
          "CPU; Blocked: off its CPU in a call no name explains, or with no stack seen; Stopped: by GDB or a stop "
-         "signal)\n\n", path);
+         "signal; Fault: in a page fault, on code or data)\n\n", path);
   print_header("Thread");
   struct account all = {0};
   for (size_t i = 0; i < threads.n; i++) {

@@ -30,6 +30,8 @@ static const char *const state_colour[] = {
     "#d4b01a", /* on a lock */
     "#8a8a8a", /* blocked otherwise */
     "#c43b3b", /* stopped (GDB, a signal) */
+    "#2aa198", /* in a page fault on code */
+    "#2aa198", /* in a page fault on data */
 };
 #define SYSTEM_COLOUR "#1f6b1f"
 
@@ -120,8 +122,8 @@ int er_timeline_html(FILE *out, const struct er_experiment *exp, struct er_names
   int height = (int)n_tracks * (TRACK_HEIGHT + TRACK_GAP) + 24;
   fprintf(out, "<h2>Timeline</h2>\n<p>Each thread over the run (%.3f s): ", duration / 1e9);
   static const char *const legend[] = {"on a CPU", "waiting for a CPU", "asleep", "in I/O", "on a lock", "blocked",
-                                       "stopped"};
-  for (int r = 0; r < ER_OFFCPU_REASONS; r++)
+                                       "stopped", "in a page fault"};
+  for (int r = 0; r < ER_OFFCPU_DATA_FAULT; r++) /* (one legend for both kinds of fault) */
     fprintf(out, "<span style=\"background:%s;color:white;padding:0 4px;margin-right:4px\">%s</span>", state_colour[r],
             legend[r]);
   fputs("sample points as lines, pauses grey. Wheel: zoom; drag: move; double-click: the whole run.</p>\n", out);

@@ -3,8 +3,10 @@
  * Where the kernel gives no sample at a context switch (samples in kernel
  * context are refused to an ordinary user at perf_event_paranoid 2), the
  * sampler process reads a thread that has been off its CPU a while: its
- * state from /proc/PID/task/TID/stat, the user PC and SP it will return to
- * from /proc/PID/task/TID/syscall (what the kernel shows a process allowed
+ * state from /proc/PID/task/TID/stat, the system call it waits in (none:
+ * a page fault, on its code when /proc/PID/pagemap says its PC's page is
+ * not there) and the user PC and SP it will return to from
+ * /proc/PID/task/TID/syscall (what the kernel shows a process allowed
  * to trace it: the same user, no Yama restriction or the program's
  * PR_SET_PTRACER for us), and its stack with process_vm_readv.  Then the
  * stack is unwound with the frame rules as a clock sample is.
@@ -177,37 +179,33 @@ static int code_address(uint64_t addr)
   return addr >= 4096 && col_function_entry(addr - 1) != 0;
 }
 
-/* How far the chain of frame records goes from the saved RBP SAVED: the
- * records whose return address is in code, each next record further up.
- * A chain that leaves the copy counts as going as far as CHAIN_LINKS; a
- * 0 ends it (the outermost frame: a stale record's 0 ends it at once). */
-#define CHAIN_LINKS 16
-static int chain_length(const struct col_capture *cap, uint64_t saved)
+/* How far a walk goes from the caller's frame a candidate record makes
+ * (PC its return address, SP above it, RBP the RBP it saved): the frames
+ * found where the walk ends as a stack ends, or -1 where it fails. */
+static int walk_from(const struct col_capture *cap, uint64_t ra, uint64_t cfa, uint64_t saved)
 {
-  int links = 0;
-  for (; links < CHAIN_LINKS && saved != 0; links++) {
-    uint64_t ra, next;
-    if (!stack_word(cap, saved + 8, &ra) || !stack_word(cap, saved, &next))
-      return CHAIN_LINKS;
-    if (!code_address(ra) || (next != 0 && (next <= saved || (next & 7) != 0)))
-      return links;
-    saved = next;
-  }
-  return links;
+  uint64_t sp = cap->regs.r[PERF_REG_X86_SP];
+  struct col_capture caller = *cap;
+  caller.regs.r[PERF_REG_X86_IP] = ra - 1; /* a call site, as the walk looks its rule up */
+  caller.regs.r[PERF_REG_X86_SP] = cfa;
+  caller.regs.r[PERF_REG_X86_BP] = saved;
+  caller.stack = cap->stack + (cfa - sp);
+  caller.stack_len = cap->stack_len - (size_t)(cfa - sp);
+  return col_walk_completes(&caller);
 }
 
 /* col_bp_finder: the frame's record.  Candidates are the stack words above
- * SP that hold a saved RBP further up (or 0) beside a return address
- * after a call.  The lowest whose call calls this very function wins;
- * else (a function reached by a tail call or through a pointer) the one
- * whose chain of records above goes furthest, the lowest of those: a
- * stale record's saved RBP points at memory reused since. */
+ * SP that hold a return address after a call (beside the saved RBP).  The lowest whose call calls this very function wins;
+ * else (a function reached by a tail call or through a pointer) the
+ * lowest from which the walk goes on to the stack's end (a record above
+ * the real one skips frames; a stale one below it, left in the
+ * function's locals, mostly leads nowhere), else the lowest. */
 static int find_frame_record(uint64_t lookup_pc, uint64_t sp, const struct col_frame_rule *rule,
                              const struct col_capture *cap, uint64_t *bp, void *arg)
 {
   pid_t pid = *(const pid_t *)arg;
-  uint64_t entry = col_function_entry(lookup_pc), best = 0;
-  int best_chain = -1;
+  uint64_t entry = col_function_entry(lookup_pc), best = 0, capture_sp = cap->regs.r[PERF_REG_X86_SP];
+  int best_walk = -1;
   if (entry == 0)
     return 0;
   for (uint64_t at = (sp + 7) & ~7ull; at < sp + FRAME_SEARCH_BYTES; at += 8) {
@@ -216,21 +214,23 @@ static int find_frame_record(uint64_t lookup_pc, uint64_t sp, const struct col_f
       break;
     if (!code_address(ra))
       continue;
-    if (rule->bp == COL_BP_SAVED) {
-      if (!stack_word(cap, cfa + (int64_t)rule->bp_offset, &saved))
-        continue;
-      if (saved != 0 && (saved <= cfa || (saved & 7) != 0))
-        continue; /* frames move up the stack */
-    }
+    /* The RBP the frame saved is its caller's: any value where the
+     * caller does not keep frame pointers (the walk from it tells). */
+    if (rule->bp == COL_BP_SAVED && !stack_word(cap, cfa + (int64_t)rule->bp_offset, &saved))
+      continue;
     enum call_kind kind = call_before(pid, ra, entry);
     if (kind == CALL_OF_IT) {
       *bp = at;
       return 1;
     }
-    int chain = kind == SOME_CALL ? chain_length(cap, saved) : -1;
-    if (chain > best_chain) {
+    if (kind != SOME_CALL || cfa - capture_sp > cap->stack_len)
+      continue;
+    if (best_walk >= 0)
+      continue; /* a lower one completes: only a call of the function itself comes before it */
+    int walk = walk_from(cap, ra, cfa, saved);
+    if (best == 0 || walk >= 0) {
       best = at;
-      best_chain = chain;
+      best_walk = walk;
     }
   }
   if (best == 0)
@@ -260,18 +260,40 @@ static int where_it_waits(pid_t pid, pid_t tid, uint64_t *pc, uint64_t *sp, long
   return *pc != 0 && *sp != 0;
 }
 
-enum blocked_state blocked_stack_read(pid_t pid, pid_t tid, int with_stack, uint64_t *pcs, size_t max,
-                                      size_t *depth, long *syscall_nr)
+/* Whether the page holding ADDR is in PID's memory: 1, 0, or -1 when its
+ * page map cannot be read. */
+static int page_present(pid_t pid, uint64_t addr)
+{
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/pagemap", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  uint64_t entry;
+  long page = sysconf(_SC_PAGESIZE);
+  ssize_t n = pread(fd, &entry, sizeof entry, (off_t)(addr / (uint64_t)page * sizeof entry));
+  close(fd);
+  return n == (ssize_t)sizeof entry ? (int)(entry >> 63) : -1;
+}
+
+void blocked_stack_read(pid_t pid, pid_t tid, int with_stack, uint64_t *pcs, size_t max, struct blocked_thread *out)
 {
   static unsigned char stack[STACK_READ_MAX];
-  *depth = 0;
-  *syscall_nr = -1;
-  enum blocked_state state = state_of(pid, tid);
-  if (!with_stack || (state != BLOCKED_WAITS && state != BLOCKED_STOPPED))
-    return state;
+  *out = (struct blocked_thread){state_of(pid, tid), -2, FAULT_NONE, 0};
+  if (out->state != BLOCKED_WAITS && out->state != BLOCKED_STOPPED)
+    return;
   uint64_t pc, sp;
-  if (!where_it_waits(pid, tid, &pc, &sp, syscall_nr))
-    return state_of(pid, tid) == BLOCKED_RUNS ? BLOCKED_RUNS : state;
+  if (!where_it_waits(pid, tid, &pc, &sp, &out->syscall_nr)) {
+    if (state_of(pid, tid) == BLOCKED_RUNS)
+      out->state = BLOCKED_RUNS;
+    return;
+  }
+  /* Blocked outside a system call: in a page fault (the kernel waits for
+   * the page), on its code where its PC's own page is not there. */
+  if (out->syscall_nr == -1 && out->state == BLOCKED_WAITS)
+    out->fault = page_present(pid, pc) == 0 ? FAULT_ON_CODE : FAULT_ON_DATA;
+  if (!with_stack)
+    return;
   size_t want = col_cfg.stack_copy_bytes > 0 && col_cfg.stack_copy_bytes < STACK_READ_MAX ? col_cfg.stack_copy_bytes
                                                                                            : STACK_READ_MAX;
   struct col_capture cap;
@@ -281,8 +303,6 @@ enum blocked_state blocked_stack_read(pid_t pid, pid_t tid, int with_stack, uint
   cap.regs.r[PERF_REG_X86_SP] = sp;
   cap.stack = stack;
   cap.stack_len = read_memory(pid, sp, stack, want);
-  if (cap.stack_len == 0)
-    return state;
-  *depth = col_unwind_without_bp(&cap, find_frame_record, &pid, pcs, max);
-  return state;
+  if (cap.stack_len > 0)
+    out->depth = col_unwind_without_bp(&cap, find_frame_record, &pid, pcs, max);
 }

@@ -14,12 +14,17 @@
 int blocked_stack_access(pid_t pid);
 
 enum blocked_state { BLOCKED_RUNS, BLOCKED_WAITS, BLOCKED_STOPPED, BLOCKED_GONE };
-/* Thread TID of PID, now: whether it runs (or may: runnable), waits, or is
- * stopped (by a debugger, or a stop signal).  WITH_STACK: a waiting or
- * stopped thread's stack into PCS (leaf first, *DEPTH frames; 0 when it
- * could not be read) and the system call it waits in (*SYSCALL_NR; -1:
- * none, or not read). */
-enum blocked_state blocked_stack_read(pid_t pid, pid_t tid, int with_stack, uint64_t *pcs, size_t max,
-                                      size_t *depth, long *syscall_nr);
+enum blocked_fault { FAULT_NONE, FAULT_ON_CODE, FAULT_ON_DATA };
+/* What a read of a thread found. */
+struct blocked_thread {
+  enum blocked_state state; /* whether it runs (or may: runnable), waits, or is stopped (by a debugger, a signal) */
+  long syscall_nr;          /* the system call it waits in; -1: none (a fault), -2: not known */
+  enum blocked_fault fault; /* where it waits outside a system call: a page fault on its code (its PC's page
+                               was not there) or on data */
+  size_t depth;             /* frames of its stack read (0: none) */
+};
+/* Thread TID of PID, now, into *OUT; WITH_STACK: a waiting or stopped
+ * thread's stack into PCS (leaf first). */
+void blocked_stack_read(pid_t pid, pid_t tid, int with_stack, uint64_t *pcs, size_t max, struct blocked_thread *out);
 
 #endif

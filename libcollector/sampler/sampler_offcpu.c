@@ -58,7 +58,8 @@ struct off_thread {
   int64_t read_for, read_until;
   unsigned char read_state; /* enum blocked_state */
   unsigned char read_stack; /* PCS hold the stack read */
-  long read_syscall;        /* the system call it waited in (-1: none known) */
+  unsigned char read_fault; /* enum blocked_fault */
+  long read_syscall;        /* the system call it waited in (-1: none, -2: not known) */
 };
 
 static struct off_thread *buckets[BUCKETS];
@@ -189,18 +190,18 @@ static void read_waiting(struct off_thread *t)
 {
   static uint64_t pcs[ER_MAX_STACK_DEPTH + 1];
   int with_stack = !kernel_stack_of_period(t);
-  size_t depth = 0;
   t->read_for = t->off_since;
   t->read_stack = 0; /* (a stack read in an earlier period is not this one's) */
   errno = 0;
-  long nr;
-  enum blocked_state state =
-      blocked_stack_read(process_read, t->tid, with_stack, pcs, ER_MAX_STACK_DEPTH + 1, &depth, &nr);
-  t->read_syscall = nr;
+  struct blocked_thread found;
+  blocked_stack_read(process_read, t->tid, with_stack, pcs, ER_MAX_STACK_DEPTH + 1, &found);
+  size_t depth = found.depth;
+  t->read_syscall = found.syscall_nr;
+  t->read_fault = (unsigned char)found.fault;
   t->read_until = col_hrtime();
-  t->read_state = (unsigned char)state;
+  t->read_state = (unsigned char)found.state;
   figures.reads++;
-  if (state != BLOCKED_WAITS && state != BLOCKED_STOPPED)
+  if (found.state != BLOCKED_WAITS && found.state != BLOCKED_STOPPED)
     return;
   if (depth == 0) {
     if (with_stack) {
@@ -245,12 +246,17 @@ static enum er_offcpu_reason reason_of_pc(uint64_t pc)
   return (enum er_offcpu_reason)reason_cache[slot].reason;
 }
 
-/* Why T was off its CPU: preempted, or the first call its stack names,
- * or (READ: read while it waited) the system call it waited in. */
+/* Why T was off its CPU: preempted; (READ: read while it waited) stopped,
+ * or in a page fault; the first call its stack names; (READ) the system
+ * call it waited in. */
 static enum er_offcpu_reason reason_of(const struct off_thread *t, int has_stack, int read)
 {
   if (t->preempted)
     return ER_OFFCPU_RUNNABLE;
+  if (read && t->read_state == BLOCKED_STOPPED)
+    return ER_OFFCPU_STOPPED;
+  if (read && t->read_fault != FAULT_NONE)
+    return t->read_fault == FAULT_ON_CODE ? ER_OFFCPU_TEXT_FAULT : ER_OFFCPU_DATA_FAULT;
   for (size_t i = 0; has_stack && i < t->depth && i < REASON_FRAMES; i++) {
     enum er_offcpu_reason r = reason_of_pc(t->pcs[i]);
     if (r != ER_OFFCPU_NONE)
@@ -269,8 +275,7 @@ static void add_period(struct off_thread *t, int64_t ns, int64_t end)
   /* A read made while it waited holds only if the period ended after it. */
   int read = t->read_for == t->off_since && t->off_since >= 0 && end > t->read_until;
   int has_stack = kernel_stack_of_period(t) || (read && t->read_stack);
-  enum er_offcpu_reason reason =
-      read && t->read_state == BLOCKED_STOPPED ? ER_OFFCPU_STOPPED : reason_of(t, has_stack, read);
+  enum er_offcpu_reason reason = reason_of(t, has_stack, read);
   figures.periods++;
   figures.seconds[reason] += (double)ns / 1e9;
   if (!has_stack)

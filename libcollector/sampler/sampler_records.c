@@ -194,11 +194,10 @@ static void threads_off_at_start(int64_t t)
   DIR *dir = opendir(path);
   for (struct dirent *d; dir != NULL && (d = readdir(dir)) != NULL;) {
     pid_t tid = (pid_t)atoi(d->d_name);
-    size_t depth;
-    long nr;
-    enum blocked_state state =
-        tid > 0 ? blocked_stack_read(col_target_pid, tid, 0, NULL, 0, &depth, &nr) : BLOCKED_GONE;
-    if (state == BLOCKED_WAITS || state == BLOCKED_STOPPED)
+    struct blocked_thread now = {BLOCKED_GONE, -2, FAULT_NONE, 0};
+    if (tid > 0)
+      blocked_stack_read(col_target_pid, tid, 0, NULL, 0, &now);
+    if (now.state == BLOCKED_WAITS || now.state == BLOCKED_STOPPED)
       offcpu_on_switch(tid, 1, 0, 0, t);
   }
   if (dir != NULL)

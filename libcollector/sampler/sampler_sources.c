@@ -117,13 +117,15 @@ static void describe_offcpu(void)
   sampler_events_describe(&events);
   col_log_comment("Off-CPU time (numstates 10): %llu period(s) off a CPU from the kernel's context switches, "
                   "%.3f s waiting for a CPU, %.3f s asleep, %.3f s in I/O, %.3f s on a lock, %.3f s blocked "
-                  "otherwise, %.3f s stopped (by GDB or a signal); one packet each time all threads' time off CPU "
+                  "otherwise, %.3f s stopped (by GDB or a signal), %.3f s in page faults on code, %.3f s on data; "
+                  "one packet each time all threads' time off CPU "
                   "crosses a multiple of the interval; stacks from a sample at each switch out (%u event(s), in "
                   "rings of their own; %llu of those samples lost by the kernel), and read from %llu thread(s) "
                   "while they waited (%.3f s of waits with a stack so read, %.3f s with none)",
                   (unsigned long long)off.periods, off.seconds[ER_OFFCPU_RUNNABLE], off.seconds[ER_OFFCPU_SLEEP],
                   off.seconds[ER_OFFCPU_IO], off.seconds[ER_OFFCPU_LOCK], off.seconds[ER_OFFCPU_BLOCKED],
-                  off.seconds[ER_OFFCPU_STOPPED], events.switch_stacks_opened,
+                  off.seconds[ER_OFFCPU_STOPPED], off.seconds[ER_OFFCPU_TEXT_FAULT],
+                  off.seconds[ER_OFFCPU_DATA_FAULT], events.switch_stacks_opened,
                   (unsigned long long)sampler.lost_switch_stacks, (unsigned long long)off.reads,
                   off.seconds_stack_read, off.seconds_without_stack);
   int refused = off.reads_failed > 0 && (off.read_errno == EACCES || off.read_errno == EPERM);

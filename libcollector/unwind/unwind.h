@@ -46,6 +46,10 @@ typedef int (*col_bp_finder)(uint64_t lookup_pc, uint64_t sp, const struct col_f
 /* col_unwind_uncounted for a capture with PC and SP only (its RBP not
  * known): FIND guesses RBP where a frame needs it. */
 size_t col_unwind_without_bp(const struct col_capture *cap, col_bp_finder find, void *arg, uint64_t *pcs, size_t max);
+/* The frames a walk of CAP (its registers all known) finds with the
+ * frame rules alone when it ends as a stack ends (the outermost frame, a
+ * 0 return address, the copy's end), or -1 where a frame's rule fails. */
+int col_walk_completes(const struct col_capture *cap);
 /* Where a walk (walk_rules.h) gets each frame's rule: 1 with *OUT filled, 0 when unknown. */
 typedef int (*col_rule_source)(uint64_t lookup_pc, struct col_frame_rule *out, void *arg);
 /* The rule at LOOKUP_PC (a leaf PC or a call site), cached. */

@@ -117,3 +117,11 @@ size_t col_unwind_without_bp(const struct col_capture *cap, col_bp_finder find, 
     pcs[n < max ? n++ : max - 1] = ER_PC_UNWIND_FAILED; /* libunwind would need RBP too */
   return n;
 }
+
+int col_walk_completes(const struct col_capture *cap)
+{
+  uint64_t pcs[ER_MAX_STACK_DEPTH + 1];
+  size_t n = 0;
+  return col_walk_core(cap, cached_rule, NULL, pcs, ER_MAX_STACK_DEPTH + 1, &n, NULL, NULL) == COL_WALK_DONE ? (int)n
+                                                                                                        : -1;
+}

@@ -398,7 +398,7 @@ def offcpu_stacks_here(prefix=(), short_waits=False, attached=False):
     return scope == 0 or (scope == 1 and not attached)
 
 
-STATE_COLUMNS = ("Wall", "On CPU", "Wait CPU", "Sleep", "I/O", "Lock", "Blocked", "Stopped")
+STATE_COLUMNS = ("Wall", "On CPU", "Wait CPU", "Sleep", "I/O", "Lock", "Blocked", "Stopped", "Fault")
 
 
 def states_rows(exp, prefix=()):

@@ -224,7 +224,7 @@ out = run_gdb(["collector enable", "break sleep_phase", "run", "python import ti
                "continue"], [PROGRAM, "0.3"], work)
 print(out)
 held = max((os.path.join(work, d) for d in os.listdir(work) if d.endswith(".er")), key=os.path.getmtime)
-stopped = {name: values[-1] for name, values in states_rows(held)[0].items()}
+stopped = {name: values[STATE_COLUMNS.index("Stopped")] for name, values in states_rows(held)[0].items()}
 # What GDB does around the stop (reporting it, removing the breakpoint to
 # step over it) is stopped time too: up to a few tenths of a second.
 check(HOLD <= stopped.get("sleep_phase", 0) <= HOLD + 0.5,
@@ -234,6 +234,34 @@ rows = gprofng_rows(gprofng_text(held, "-metrics", "i.stop:i.sleep", "-functions
 check(HOLD <= rows.get("sleep_phase", [0, 0])[0] <= HOLD + 0.5 and rows.get("sleep_phase", [0, 0])[1] < HOLD,
       "gprofng: sleep_phase's Stopped %.3f s, its Sleep %.3f s (the program slept 0.3 s)"
       % tuple(rows.get("sleep_phase", [0, 0])))
+
+# Waits in page faults (page_faults.c: userfaultfd holds a fault on a data
+# page, then on a code page, half a second each): Fault time where the
+# thread faulted, told apart in gprofng's Text and Data Page Fault
+# metrics (the code page's PC has no function: its stack is that page).
+out = run_gdb(["collector enable", "run"], [program("page_faults")], work)
+print(out)
+m = re.search(r"data=([0-9.]+) code=([0-9.]+)", out)
+if "userfaultfd:" in out:
+    skip_part("waits in page faults (%s)" % re.search(r"userfaultfd: (.*)", out).group(1))
+else:
+    check(m is not None, "page faults: the program ran and timed its faults")
+    data, code = (float(x) for x in m.groups()) if m else (0, 0)
+    faulted = max((os.path.join(work, d) for d in os.listdir(work) if d.endswith(".er")), key=os.path.getmtime)
+    rows = gprofng_rows(gprofng_text(faulted, "-metrics", "e.textpfault:e.datapfault:i.datapfault", "-functions"))
+    total = rows.get("<Total>", [0, 0, 0])
+    check(near(total[0], code) and near(total[1], data) and near(rows.get("data_fault_wait", [0, 0, 0])[2], data),
+          "gprofng: Text Page Fault %.3f s (the code page's fault took %.3f s), Data Page Fault %.3f s (%.3f s), "
+          "%.3f s of it in data_fault_wait" % (total[0], code, total[1], data,
+                                               rows.get("data_fault_wait", [0, 0, 0])[2]))
+    ours, threads = states_rows(faulted)
+    fault = STATE_COLUMNS.index("Fault")
+    check(near(max(t[fault] for t in threads) if threads else 0, data + code) and
+          near(ours.get("data_fault_wait", [0] * COLUMNS)[fault], data) and
+          near(ours.get("main", [0] * COLUMNS)[fault], data),
+          "collector report states: the main thread in page faults %.3f s (%.3f s), %.3f s under data_fault_wait "
+          "and main" % (max(t[fault] for t in threads) if threads else 0, data + code,
+                        ours.get("data_fault_wait", [0] * COLUMNS)[fault]))
 
 # Off: the CPU-only experiment of before (Linux's one CPU state).
 out = run_gdb(["collector profile offcpu off", "collector show profile", "collector enable", "run"], [PROGRAM, "0.3"],

@@ -17,11 +17,15 @@ enum er_offcpu_reason {
   ER_OFFCPU_LOCK = 4,     /* waiting for a mutex, condition, semaphore, join, barrier */
   ER_OFFCPU_BLOCKED = 5,  /* blocked, in a call no name explains (or no stack seen) */
   ER_OFFCPU_STOPPED = 6,  /* stopped by a debugger (GDB at a breakpoint) or a stop signal */
-  ER_OFFCPU_REASONS = 7
+  ER_OFFCPU_TEXT_FAULT = 7, /* in a page fault on its code (the page of its PC was not there) */
+  ER_OFFCPU_DATA_FAULT = 8, /* in a page fault on data */
+  ER_OFFCPU_REASONS = 9
 };
 
 /* gprofng's micro-states (LMS_*). */
 #define ER_MSTATE_SYSTEM 1
+#define ER_MSTATE_TEXT_FAULT 3
+#define ER_MSTATE_DATA_FAULT 4
 #define ER_MSTATE_USER_LOCK 6
 #define ER_MSTATE_SLEEP 7
 #define ER_MSTATE_WAIT_CPU 8
@@ -38,8 +42,8 @@ enum er_offcpu_reason er_offcpu_reason_of_function(const char *name);
  * made directly, not through glibc's entry point). */
 enum er_offcpu_reason er_offcpu_reason_of_syscall(long nr);
 /* The micro-state gprofng counts REASON's time in: Wait CPU, User Lock,
- * Stopped, or Sleep (gprofng has no I/O state; Solaris counted I/O as
- * sleep). */
+ * Stopped, Text or Data Page Fault, or Sleep (gprofng has no I/O state;
+ * Solaris counted I/O as sleep). */
 int32_t er_offcpu_mstate(enum er_offcpu_reason reason);
 /* "waiting for a CPU", "sleeping", ...; the column titles of reports. */
 const char *er_offcpu_reason_title(enum er_offcpu_reason reason);
