@@ -14,13 +14,14 @@
  * The registers shown are PC and SP only.  Most frames need no more; a
  * frame whose CFA is RBP-based (code built with frame pointers) under
  * calls that never saved RBP (glibc's read() or lock wait) needs RBP: it
- * is found where the frame keeps it: the lowest stack word above SP that
- * holds a frame record (saved RBP, return address) whose return address
- * follows a call of this very function (directly or through its PLT
- * stub); where none does (a function reached by a tail call, or through
- * a pointer), the lowest whose return address follows any call.  A stale
- * record left in uninitialised locals by an earlier call fails the first
- * test, so it is taken only where the real one fails it too. */
+ * is found where the frame keeps it (find_frame_record): the lowest stack
+ * word above SP that holds a frame record (saved RBP, return address)
+ * whose return address follows a call of this very function (directly or
+ * through its PLT stub); where none does (a function reached by a tail
+ * call, or through a pointer), the lowest after any call from which the
+ * callers' walk reaches the stack's end.  A stale record left in
+ * uninitialised locals by an earlier call fails the first test, so it is
+ * taken only where the real one fails it too and its walk completes. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
