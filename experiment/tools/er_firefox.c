@@ -57,19 +57,22 @@ struct thread {
   size_t n_markers, markers_room;
 };
 
+/* A table of rows of two columns, each row once, found by its pair. */
+struct pair_table {
+  uint64_t *first, *second;
+  size_t n, room;
+  struct er_index_map at; /* (first, second) -> row */
+};
+
 struct firefox {
   const struct er_experiment *exp;
   struct er_names *names;
   struct er_strings strings;
   /* The shared tables: functions by name, frames by (function, inline
    * depth), stacks by (prefix, frame). */
-  struct er_id_table funcs; /* their names: string indexes */
-  uint64_t *frame_func, *frame_depth;
-  size_t n_frames, frames_room;
-  struct er_index_map frame_at;
-  uint64_t *stack_prefix, *stack_frame; /* prefix: stack index + 1, 0 for a root */
-  size_t n_stacks, stacks_room;
-  struct er_index_map stack_at; /* (prefix, frame) -> stack */
+  struct er_id_table funcs;  /* their names: string indexes */
+  struct pair_table frames;  /* (function, inline depth) */
+  struct pair_table stacks;  /* (prefix: stack index + 1, 0 for a root; frame) */
   struct er_id_table leaf_ids;  /* the experiment's stacks (frinfo) met, each with... */
   uint64_t *leaf;               /* ...its leaf's index in the stack table */
   size_t n_leaves, leaves_room;
@@ -84,32 +87,49 @@ static uint64_t mix(uint64_t a, uint64_t b)
 }
 
 struct pair_probe {
-  const uint64_t *first, *second;
+  const struct pair_table *table;
   uint64_t a, b;
 };
 
 static int same_pair(const void *arg, uint64_t index)
 {
   const struct pair_probe *p = arg;
-  return p->first[index] == p->a && p->second[index] == p->b;
+  return p->table->first[index] == p->a && p->table->second[index] == p->b;
 }
 
-/* Room for one more row in the two columns *A and *B (N rows of *ROOM). */
-static int room_for_row(uint64_t **a, uint64_t **b, size_t *room, size_t n)
+/* The row of (A, B) in T, made on first use (0 when out of memory). */
+static uint64_t pair_index(struct pair_table *t, uint64_t a, uint64_t b)
 {
-  if (n < *room)
+  struct pair_probe probe = {t, a, b};
+  int found;
+  long at = er_index_map_find(&t->at, mix(a, b), same_pair, &probe, &found);
+  if (at < 0)
     return 0;
-  size_t bigger = *room ? *room * 2 : 256;
-  uint64_t *x = realloc(*a, bigger * sizeof *x);
-  if (x == NULL)
-    return -1;
-  *a = x;
-  uint64_t *y = realloc(*b, bigger * sizeof *y);
-  if (y == NULL)
-    return -1;
-  *b = y;
-  *room = bigger;
-  return 0;
+  if (found)
+    return t->at.values[at];
+  if (t->n == t->room) {
+    size_t bigger = t->room ? t->room * 2 : 256;
+    uint64_t *x = realloc(t->first, bigger * sizeof *x);
+    if (x == NULL)
+      return 0;
+    t->first = x;
+    uint64_t *y = realloc(t->second, bigger * sizeof *y);
+    if (y == NULL)
+      return 0;
+    t->second = y;
+    t->room = bigger;
+  }
+  t->first[t->n] = a;
+  t->second[t->n] = b;
+  er_index_map_put(&t->at, at, mix(a, b), t->n);
+  return t->n++;
+}
+
+static void pair_table_free(struct pair_table *t)
+{
+  free(t->first);
+  free(t->second);
+  er_index_map_free(&t->at);
 }
 
 static uint64_t func_index(struct firefox *f, const char *name)
@@ -120,36 +140,12 @@ static uint64_t func_index(struct firefox *f, const char *name)
 
 static uint64_t frame_index(struct firefox *f, uint64_t func, uint64_t depth)
 {
-  struct pair_probe probe = {f->frame_func, f->frame_depth, func, depth};
-  int found;
-  long at = er_index_map_find(&f->frame_at, mix(func, depth), same_pair, &probe, &found);
-  if (at < 0)
-    return 0;
-  if (found)
-    return f->frame_at.values[at];
-  if (room_for_row(&f->frame_func, &f->frame_depth, &f->frames_room, f->n_frames) != 0)
-    return 0;
-  f->frame_func[f->n_frames] = func;
-  f->frame_depth[f->n_frames] = depth;
-  er_index_map_put(&f->frame_at, at, mix(func, depth), f->n_frames);
-  return f->n_frames++;
+  return pair_index(&f->frames, func, depth);
 }
 
 static uint64_t stack_index(struct firefox *f, uint64_t prefix_plus_1, uint64_t frame)
 {
-  struct pair_probe probe = {f->stack_prefix, f->stack_frame, prefix_plus_1, frame};
-  int found;
-  long at = er_index_map_find(&f->stack_at, mix(prefix_plus_1, frame), same_pair, &probe, &found);
-  if (at < 0)
-    return 0;
-  if (found)
-    return f->stack_at.values[at];
-  if (room_for_row(&f->stack_prefix, &f->stack_frame, &f->stacks_room, f->n_stacks) != 0)
-    return 0;
-  f->stack_prefix[f->n_stacks] = prefix_plus_1;
-  f->stack_frame[f->n_stacks] = frame;
-  er_index_map_put(&f->stack_at, at, mix(prefix_plus_1, frame), f->n_stacks);
-  return f->n_stacks++;
+  return pair_index(&f->stacks, prefix_plus_1, frame);
 }
 
 /* The stack table's index of the experiment's stack FRINFO (root first,
@@ -164,9 +160,7 @@ static uint64_t leaf_stack(struct firefox *f, uint64_t frinfo)
   for (size_t i = st != NULL ? st->n : 0; i-- > 0;) {
     const char *frames[MAX_INLINED];
     uint64_t pc = st->pcs[i];
-    size_t n = pc == ER_PC_TRUNCATED ? (frames[0] = "<Truncated-stack>", 1)
-               : pc == ER_PC_UNWIND_FAILED ? (frames[0] = "<Stack-unwind-failed>", 1)
-                                           : er_names_frames(f->names, pc, frames, MAX_INLINED);
+    size_t n = er_names_frames(f->names, pc, frames, MAX_INLINED);
     for (size_t k = n; k-- > 0;) /* outermost (the function itself) first */
       prefix = stack_index(f, prefix, frame_index(f, func_index(f, frames[k]), n - 1 - k)) + 1;
   }
@@ -355,22 +349,22 @@ static void write_meta(FILE *out, const struct firefox *f)
 static void write_shared(FILE *out, const struct firefox *f)
 {
   fputs("\"shared\":{\"stackTable\":{", out);
-  fprintf(out, "\"length\":%zu,\"prefixOffset\":[", f->n_stacks);
-  for (size_t i = 0; i < f->n_stacks; i++) /* 0: a root; else how far back its prefix is */
-    fprintf(out, "%s%" PRIu64, i ? "," : "", f->stack_prefix[i] == 0 ? 0 : i - (f->stack_prefix[i] - 1));
+  fprintf(out, "\"length\":%zu,\"prefixOffset\":[", f->stacks.n);
+  for (size_t i = 0; i < f->stacks.n; i++) /* 0: a root; else how far back its prefix is */
+    fprintf(out, "%s%" PRIu64, i ? "," : "", f->stacks.first[i] == 0 ? 0 : i - (f->stacks.first[i] - 1));
   fputs("],", out);
-  json_u64_column(out, "frame", f->stack_frame, f->n_stacks, 1);
-  fprintf(out, "},\"frameTable\":{\"length\":%zu,", f->n_frames);
-  json_u64_column(out, "func", f->frame_func, f->n_frames, 0);
-  json_repeat_column(out, "category", "1", f->n_frames, 0);
-  json_repeat_column(out, "subcategory", "0", f->n_frames, 0);
-  json_repeat_column(out, "line", "null", f->n_frames, 0);
-  json_repeat_column(out, "column", "null", f->n_frames, 0);
-  json_repeat_column(out, "address", "-1", f->n_frames, 0);
-  json_repeat_column(out, "nativeSymbol", "null", f->n_frames, 0);
-  json_u64_column(out, "inlineDepth", f->frame_depth, f->n_frames, 0);
-  json_repeat_column(out, "innerWindowID", "0", f->n_frames, 0);
-  json_repeat_column(out, "originalLocation", "null", f->n_frames, 1);
+  json_u64_column(out, "frame", f->stacks.second, f->stacks.n, 1);
+  fprintf(out, "},\"frameTable\":{\"length\":%zu,", f->frames.n);
+  json_u64_column(out, "func", f->frames.first, f->frames.n, 0);
+  json_repeat_column(out, "category", "1", f->frames.n, 0);
+  json_repeat_column(out, "subcategory", "0", f->frames.n, 0);
+  json_repeat_column(out, "line", "null", f->frames.n, 0);
+  json_repeat_column(out, "column", "null", f->frames.n, 0);
+  json_repeat_column(out, "address", "-1", f->frames.n, 0);
+  json_repeat_column(out, "nativeSymbol", "null", f->frames.n, 0);
+  json_u64_column(out, "inlineDepth", f->frames.second, f->frames.n, 0);
+  json_repeat_column(out, "innerWindowID", "0", f->frames.n, 0);
+  json_repeat_column(out, "originalLocation", "null", f->frames.n, 1);
   size_t funcs = f->funcs.n;
   fprintf(out, "},\"funcTable\":{\"length\":%zu,", funcs);
   json_u64_column(out, "name", f->funcs.key, funcs, 0);
@@ -511,12 +505,8 @@ int er_firefox_write(FILE *out, const struct er_experiment *exp, struct er_names
   free(f.threads);
   er_id_table_free(&f.thread_ids);
   er_id_table_free(&f.funcs);
-  free(f.frame_func);
-  free(f.frame_depth);
-  free(f.stack_prefix);
-  free(f.stack_frame);
-  er_index_map_free(&f.frame_at);
-  er_index_map_free(&f.stack_at);
+  pair_table_free(&f.frames);
+  pair_table_free(&f.stacks);
   er_id_table_free(&f.leaf_ids);
   free(f.leaf);
   er_strings_free(&f.strings);

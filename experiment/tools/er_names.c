@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "er/er_archive.h"
+#include "er/er_format.h"
 #include "er/er_fileutil.h"
 
 struct loaded_object {
@@ -258,14 +259,27 @@ static struct pc_entry *entry_of(struct er_names *n, uint64_t pc)
   return e;
 }
 
+/* The writer's markers in place of a PC: where a stack was cut, or where
+ * its walk failed (NULL: a real PC). */
+static const char *marker_name(uint64_t pc)
+{
+  return pc == ER_PC_TRUNCATED ? "<Truncated-stack>" : pc == ER_PC_UNWIND_FAILED ? "<Stack-unwind-failed>" : NULL;
+}
+
 const char *er_names_function(struct er_names *n, uint64_t pc)
 {
+  if (marker_name(pc) != NULL)
+    return marker_name(pc);
   struct pc_entry *e = entry_of(n, pc);
   return e != NULL ? e->name : "<no memory>";
 }
 
 size_t er_names_frames(struct er_names *n, uint64_t pc, const char **frames, size_t max)
 {
+  if (max > 0 && marker_name(pc) != NULL) {
+    frames[0] = marker_name(pc);
+    return 1;
+  }
   struct pc_entry *e = entry_of(n, pc);
   if (e == NULL || max == 0)
     return 0;

@@ -222,9 +222,7 @@ static void encode(struct pprof *p, struct pb_buffer *out)
   for (size_t i = 0; i < p->locations.n; i++) {
     const char *frames[MAX_INLINED];
     uint64_t pc = p->locations.key[i];
-    size_t n = pc == ER_PC_TRUNCATED ? (frames[0] = "<Truncated-stack>", 1)
-               : pc == ER_PC_UNWIND_FAILED ? (frames[0] = "<Stack-unwind-failed>", 1)
-                                           : er_names_frames(p->names, pc, frames, MAX_INLINED);
+    size_t n = er_names_frames(p->names, pc, frames, MAX_INLINED);
     pb_reset(&m);
     pb_varint_field(&m, 1, i + 1);
     pb_varint_field_nonzero(&m, 2, pc == ER_PC_TRUNCATED || pc == ER_PC_UNWIND_FAILED ? 0 : mapping_id(p, pc));

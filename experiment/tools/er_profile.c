@@ -104,15 +104,6 @@ static size_t function_index(struct er_profile *p, struct name_index *ix, const 
   return p->n_functions++;
 }
 
-static const char *frame_name(struct er_names *names, uint64_t pc)
-{
-  if (pc == ER_PC_TRUNCATED)
-    return "<Truncated-stack>";
-  if (pc == ER_PC_UNWIND_FAILED)
-    return "<Stack-unwind-failed>";
-  return er_names_function(names, pc);
-}
-
 #define MAX_INLINED 16
 
 /* One distinct stack into the profile: its functions root first (with the
@@ -144,10 +135,10 @@ static int add_stack(struct er_profile *p, struct name_index *ix, struct er_name
   for (size_t i = n; i-- > 0;) {
     const char *frames[MAX_INLINED];
     size_t k = 0;
-    if (with_inlined && pcs[i] != ER_PC_TRUNCATED && pcs[i] != ER_PC_UNWIND_FAILED)
+    if (with_inlined)
       k = er_names_frames(names, pcs[i], frames, MAX_INLINED);
     if (k == 0)
-      frames[k++] = frame_name(names, pcs[i]);
+      frames[k++] = er_names_function(names, pcs[i]);
     while (k-- > 0) /* the function, then what is inlined in it, outermost first */
       s->functions[s->depth++] = function_index(p, ix, frames[k]);
   }

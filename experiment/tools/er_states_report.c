@@ -78,10 +78,9 @@ static void account(struct table *threads, struct table *functions, struct er_st
     /* A wait's period with no stack (none was sampled nor read: a wait of
      * a few milliseconds where the kernel gives no sample at a switch) is
      * the writer's unwind-failed marker alone. */
-    const char *name = st->pcs[i] == ER_PC_TRUNCATED        ? "<Truncated-stack>"
-                       : st->pcs[i] != ER_PC_UNWIND_FAILED  ? er_names_function(names, st->pcs[i])
-                       : st->n == 1 && c != ER_OFFCPU_NONE ? "<Wait-stack-not-seen>"
-                                                            : "<Stack-unwind-failed>";
+    const char *name = st->n == 1 && st->pcs[0] == ER_PC_UNWIND_FAILED && c != ER_OFFCPU_NONE
+                           ? "<Wait-stack-not-seen>"
+                           : er_names_function(names, st->pcs[i]);
     uint64_t key = er_strings_intern(function_names, name);
     int repeated = 0;
     for (size_t k = 0; k < n_seen && !repeated; k++)

@@ -15,12 +15,14 @@ struct er_names;
  * of memory. */
 struct er_names *er_names_open(const struct er_experiment *exp);
 /* The function containing PC, or "<static>@0xOFFSET (file)" when no table
- * names it, or "<Unknown>@0xPC" outside every load object.  Valid until
+ * names it, or "<Unknown>@0xPC" outside every load object; for the
+ * writer's markers (er_format.h's ER_PC_TRUNCATED, ER_PC_UNWIND_FAILED)
+ * gprofng's "<Truncated-stack>", "<Stack-unwind-failed>".  Valid until
  * er_names_close. */
 const char *er_names_function(struct er_names *names, uint64_t pc);
 /* The frames at PC, innermost first: the functions the debug info says
- * are inlined there, then the function itself (er_names_function's name);
- * at most MAX, the count.  Valid until er_names_close. */
+ * are inlined there, then the function itself (er_names_function's name;
+ * a marker alone); at most MAX, the count.  Valid until er_names_close. */
 size_t er_names_frames(struct er_names *names, uint64_t pc, const char **frames, size_t max);
 /* The global variable at data address ADDR, "name (file)" or
  * "name+OFFSET (file)", into OUT; NULL when no load object's symbols name
