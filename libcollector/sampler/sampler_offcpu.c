@@ -23,8 +23,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "core/clock_writer.h"
 #include "core/hrtime.h"
@@ -33,6 +31,7 @@
 #include "unwind/unwind.h"
 #include "blocked_stack.h"
 #include "sampler_offcpu.h"
+#include "sampling_stream.h"
 
 #define BUCKETS 4096
 #define STACK_KEPT 256           /* frames of a blocked thread's stack kept */
@@ -63,20 +62,10 @@ struct off_thread {
 };
 
 static struct off_thread *buckets[BUCKETS];
-static uint64_t period;
+static struct sampling_stream stream; /* its period: the clock's; 0 off */
 static int64_t run_start;
 static pid_t process_read;      /* whose threads are read from outside; 0: none */
-static double amount, next_crossing;
-static uint64_t random_state;
 static struct offcpu_figures figures;
-
-static double uniform(void)
-{
-  random_state ^= random_state >> 12;
-  random_state ^= random_state << 25;
-  random_state ^= random_state >> 27;
-  return (double)((random_state * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
-}
 
 static struct off_thread **slot_of(pid_t tid)
 {
@@ -140,13 +129,9 @@ void offcpu_init(uint64_t period_ns, int64_t started_at)
       forget(buckets[b]->tid);
   memset(&figures, 0, sizeof figures);
   memset(reason_cache, 0, sizeof reason_cache); /* another image may hold other code at those addresses */
-  period = period_ns;
   run_start = started_at;
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  random_state = ((uint64_t)now.tv_nsec << 20) ^ (uint64_t)getpid() ^ 0xD1B54A32D192ED03ULL;
-  amount = 0;
-  next_crossing = uniform() * (double)period;
+  uint64_t random_state = sampling_random_seed(0xD1B54A32D192ED03ULL);
+  sampling_stream_start(&stream, period_ns, &random_state);
 }
 
 void offcpu_on_thread_born(pid_t tid)
@@ -221,7 +206,7 @@ static void read_waiting(struct off_thread *t)
 int64_t offcpu_read_waits(int64_t upto)
 {
   int64_t next_due = -1;
-  if (process_read == 0 || period == 0)
+  if (process_read == 0 || stream.period == 0)
     return -1;
   for (int b = 0; b < BUCKETS; b++)
     for (struct off_thread *t = buckets[b]; t != NULL; t = t->next) {
@@ -270,7 +255,7 @@ static enum er_offcpu_reason reason_of(const struct off_thread *t, int has_stack
 /* NS more off-CPU time of T, ending at END: its packet at each crossing. */
 static void add_period(struct off_thread *t, int64_t ns, int64_t end)
 {
-  if (ns <= 0 || period == 0)
+  if (ns <= 0 || stream.period == 0)
     return;
   /* A read made while it waited holds only if the period ended after it. */
   int read = t->read_for == t->off_since && t->off_since >= 0 && end > t->read_until;
@@ -282,12 +267,7 @@ static void add_period(struct off_thread *t, int64_t ns, int64_t end)
     figures.seconds_without_stack += (double)ns / 1e9;
   else if (!kernel_stack_of_period(t))
     figures.seconds_stack_read += (double)ns / 1e9;
-  amount += (double)ns;
-  uint32_t ticks = 0;
-  while (amount >= next_crossing) {
-    next_crossing += (double)period;
-    ticks++;
-  }
+  uint32_t ticks = sampling_stream_add(&stream, (double)ns);
   if (ticks == 0)
     return;
   uint64_t unknown = ER_PC_UNWIND_FAILED;

@@ -63,8 +63,6 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "core/capture.h"
 #include "core/clock_writer.h"
@@ -72,6 +70,7 @@
 #include "er/er_format.h"
 #include "er/er_hwc_events.h"
 #include "sampler_tails.h"
+#include "sampling_stream.h"
 
 #define RECENT_STACKS 4
 #define SPREAD_STACKS 64 /* a function of share p is off by sqrt(p(1-p)/64) of the missed time */
@@ -104,9 +103,8 @@ static struct tail_thread *buckets[BUCKETS];
 /* Stream 0: the clock's CPU time (ns); 1 + C: counter C's events. */
 #define N_STREAMS (1 + ER_HWC_MAX_COUNTERS)
 struct tail_stream {
-  uint64_t period;          /* 0: not measured (yet) */
-  double amount, next_crossing;
-  uint64_t stackless_waiting; /* tail samples of threads that had no stack */
+  struct sampling_stream sampled; /* period 0: not measured (yet) */
+  uint64_t stackless_waiting;     /* tail samples of threads that had no stack */
 };
 static struct tail_stream streams[N_STREAMS];
 
@@ -122,15 +120,7 @@ static int records_lost; /* the kernel lost records: a thread's first switch in 
 
 static uint64_t next_random(void)
 {
-  random_state ^= random_state >> 12;
-  random_state ^= random_state << 25;
-  random_state ^= random_state >> 27;
-  return random_state * 2685821657736338717ULL;
-}
-
-static double uniform(void)
-{
-  return (double)(next_random() >> 11) / 9007199254740992.0;
+  return sampling_next_random(&random_state);
 }
 
 static void forget(pid_t tid);
@@ -139,9 +129,7 @@ static void forget(pid_t tid);
  * same chance, 1/PERIOD, of being recorded. */
 static void start_stream(struct tail_stream *s, uint64_t period)
 {
-  s->period = period;
-  s->amount = 0;
-  s->next_crossing = uniform() * (double)period;
+  sampling_stream_start(&s->sampled, period, &random_state);
 }
 
 void tails_init(uint64_t period, int64_t started_at)
@@ -152,9 +140,7 @@ void tails_init(uint64_t period, int64_t started_at)
   run_start = started_at;
   records_lost = 0;
   memset(streams, 0, sizeof streams);
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  random_state = ((uint64_t)now.tv_nsec << 20) ^ (uint64_t)getpid() ^ 0x9E3779B97F4A7C15ULL;
+  random_state = sampling_random_seed(0x9E3779B97F4A7C15ULL);
   start_stream(&streams[0], period);
   for (unsigned c = 0; c < n_counters; c++)
     start_stream(&streams[1 + c], counter_interval[c]);
@@ -299,7 +285,7 @@ static void write_tail_packet(unsigned stream, pid_t tid, uint32_t cpu, int64_t 
     tails_stats.samples_added++;
     return;
   }
-  col_counter_writer_packet(tid, cpu, tstamp, stream - 1, streams[stream].period, pcs, n);
+  col_counter_writer_packet(tid, cpu, tstamp, stream - 1, streams[stream].sampled.period, pcs, n);
   tails_stats.counter_samples_added++;
 }
 
@@ -334,17 +320,15 @@ static void record_tail_sample(struct tail_thread *t, unsigned stream, uint32_t 
 static void add_tail(struct tail_thread *t, unsigned stream, double tail, uint32_t cpu, int64_t tstamp)
 {
   struct tail_stream *s = &streams[stream];
-  if (s->period == 0)
+  if (s->sampled.period == 0)
     return; /* no clock profiling (counters only): no CPU time to complete; no such counter */
   for (; s->stackless_waiting > 0 && (t->recent_kept > 0 || t->start_pc != 0); s->stackless_waiting--) {
     record_tail_sample(t, stream, cpu, tstamp, 0);
     tails_stats.passed_on++;
   }
-  s->amount += tail;
-  for (int recorded = 0; s->amount >= s->next_crossing; recorded++) {
-    s->next_crossing += (double)s->period;
+  uint32_t crossed = sampling_stream_add(&s->sampled, tail);
+  for (uint32_t recorded = 0; recorded < crossed; recorded++)
     record_tail_sample(t, stream, cpu, tstamp, recorded > 0);
-  }
 }
 
 /* Where a thread with no switch in was on the CPU from: a thread that was
@@ -361,7 +345,7 @@ static int64_t on_cpu_from(const struct tail_thread *t, int64_t tstamp)
     return run_start;
   if (t->first_seen == INT64_MAX)
     return tstamp;
-  int64_t from = t->first_seen - (t->first_by_sample ? (int64_t)streams[0].period : 0);
+  int64_t from = t->first_seen - (t->first_by_sample ? (int64_t)streams[0].sampled.period : 0);
   return from > run_start ? from : run_start;
 }
 
@@ -405,7 +389,7 @@ static void feed_counters(struct tail_thread *t, const uint64_t *totals, uint32_
 static void end_thread(struct tail_thread *t, uint32_t cpu, int64_t tstamp)
 {
   tails_stats.threads_ended++;
-  add_tail(t, 0, (double)t->cpu_ns - (double)t->samples * (double)streams[0].period, cpu, tstamp);
+  add_tail(t, 0, (double)t->cpu_ns - (double)t->samples * (double)streams[0].sampled.period, cpu, tstamp);
   for (unsigned c = 0; c < n_counters; c++) /* its count is in the parent events' now */
     samples_in_counts[c] += t->counter_samples[c];
 }
