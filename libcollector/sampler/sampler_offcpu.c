@@ -55,10 +55,8 @@ struct off_thread {
    * period that began at READ_FOR, the read ending at READ_UNTIL (the
    * period must end after it, or the thread may have run meanwhile). */
   int64_t read_for, read_until;
-  unsigned char read_state; /* enum blocked_state */
-  unsigned char read_stack; /* PCS hold the stack read */
-  unsigned char read_fault; /* enum blocked_fault */
-  long read_syscall;        /* the system call it waited in (-1: none, -2: not known) */
+  struct blocked_thread read; /* what the read found */
+  int read_stack;             /* PCS hold the stack read */
 };
 
 static struct off_thread *buckets[BUCKETS];
@@ -178,15 +176,11 @@ static void read_waiting(struct off_thread *t)
   t->read_for = t->off_since;
   t->read_stack = 0; /* (a stack read in an earlier period is not this one's) */
   errno = 0;
-  struct blocked_thread found;
-  blocked_stack_read(process_read, t->tid, with_stack, pcs, ER_MAX_STACK_DEPTH + 1, &found);
-  size_t depth = found.depth;
-  t->read_syscall = found.syscall_nr;
-  t->read_fault = (unsigned char)found.fault;
+  blocked_stack_read(process_read, t->tid, with_stack, pcs, ER_MAX_STACK_DEPTH + 1, &t->read);
+  size_t depth = t->read.depth;
   t->read_until = col_hrtime();
-  t->read_state = (unsigned char)found.state;
   figures.reads++;
-  if (found.state != BLOCKED_WAITS && found.state != BLOCKED_STOPPED)
+  if (t->read.state != BLOCKED_WAITS && t->read.state != BLOCKED_STOPPED)
     return;
   if (depth == 0) {
     if (with_stack) {
@@ -238,16 +232,16 @@ static enum er_offcpu_reason reason_of(const struct off_thread *t, int has_stack
 {
   if (t->preempted)
     return ER_OFFCPU_RUNNABLE;
-  if (read && t->read_state == BLOCKED_STOPPED)
+  if (read && t->read.state == BLOCKED_STOPPED)
     return ER_OFFCPU_STOPPED;
-  if (read && t->read_fault != FAULT_NONE)
-    return t->read_fault == FAULT_ON_CODE ? ER_OFFCPU_TEXT_FAULT : ER_OFFCPU_DATA_FAULT;
+  if (read && t->read.fault != FAULT_NONE)
+    return t->read.fault == FAULT_ON_CODE ? ER_OFFCPU_TEXT_FAULT : ER_OFFCPU_DATA_FAULT;
   for (size_t i = 0; has_stack && i < t->depth && i < REASON_FRAMES; i++) {
     enum er_offcpu_reason r = reason_of_pc(t->pcs[i]);
     if (r != ER_OFFCPU_NONE)
       return r;
   }
-  enum er_offcpu_reason by_call = read && t->read_syscall >= 0 ? er_offcpu_reason_of_syscall(t->read_syscall)
+  enum er_offcpu_reason by_call = read && t->read.syscall_nr >= 0 ? er_offcpu_reason_of_syscall(t->read.syscall_nr)
                                                                 : ER_OFFCPU_NONE;
   return by_call != ER_OFFCPU_NONE ? by_call : ER_OFFCPU_BLOCKED;
 }
