@@ -34,21 +34,91 @@
 
 extern char **environ;
 
-static void preload_runtime(const char *runtime)
+/* Appends ENTRY to the ':'-separated LIST of LEN bytes (once). */
+static void add_entry(char *list, size_t len, const char *entry, size_t entry_len)
+{
+  size_t at = strlen(list);
+  if (entry_len == 0 || at + entry_len + 2 > len)
+    return;
+  for (const char *p = list; *p != '\0'; p += strcspn(p, ":"), p += *p == ':')
+    if (strncmp(p, entry, entry_len) == 0 && (p[entry_len] == ':' || p[entry_len] == '\0'))
+      return;
+  if (at > 0)
+    list[at++] = ':';
+  memcpy(list + at, entry, entry_len);
+  list[at + entry_len] = '\0';
+}
+
+/* Each entry of the ':' or ' '-separated LIST that is (or is not, by
+ * SANITIZERS) a sanitizer's runtime, appended to OUT. */
+static void add_entries(char *out, size_t len, const char *list, int sanitizers)
+{
+  char entry[PATH_MAX];
+  for (const char *p = list; p != NULL && *p != '\0';) {
+    size_t n = strcspn(p, ": ");
+    if (n > 0 && n < sizeof entry) {
+      memcpy(entry, p, n);
+      entry[n] = '\0';
+      if (runtime_is_sanitizer(entry) == sanitizers)
+        add_entry(out, len, entry, n);
+    }
+    p += n;
+    p += strspn(p, ": ");
+  }
+}
+
+/* LD_PRELOAD for the program (malloc'd): a sanitizer's runtime first (the
+ * program's, or one the user preloads: AddressSanitizer refuses to start
+ * unless it comes first among the loaded objects; it forwards the calls
+ * it intercepts to the runtime's definitions, next in line), then the
+ * runtime, then what the user preloads (USER, may be NULL). */
+static char *preload_value(const char *runtime, const char *sanitizers, const char *user)
+{
+  size_t len = strlen(runtime) + (user != NULL ? strlen(user) : 0) + (sanitizers != NULL ? strlen(sanitizers) : 0) + 4;
+  char *combined = calloc(1, len);
+  if (combined != NULL) {
+    add_entries(combined, len, user, 1);
+    add_entries(combined, len, sanitizers, 1);
+    add_entry(combined, len, runtime, strlen(runtime));
+    add_entries(combined, len, user, 0);
+  }
+  return combined;
+}
+
+static void preload_runtime(const char *runtime, const char *sanitizers)
 {
   const char *user = getenv("LD_PRELOAD");
-  char *combined;
-  if (user != NULL) {
+  char *combined = preload_value(runtime, sanitizers, user);
+  if (user != NULL)
     setenv("GDBCOL_SAVED_LD_PRELOAD", user, 1);
-    if (asprintf(&combined, "%s:%s", runtime, user) < 0)
-      combined = NULL;
-  } else {
+  else
     setenv("GDBCOL_LD_PRELOAD_UNSET", "1", 1);
-    combined = strdup(runtime);
-  }
   if (combined != NULL)
     setenv("LD_PRELOAD", combined, 1);
+  free(combined);
   unsetenv("GDBCOL_PRELOAD");
+}
+
+/* `gdbcol-launch --preload-value PROGRAM`: prints the LD_PRELOAD PROGRAM
+ * gets (the runtime in GDBCOL_PRELOAD, the user's preloads in
+ * GDBCOL_USER_LD_PRELOAD: not in LD_PRELOAD, which would load them here),
+ * for GDB to set itself where no launcher runs (startup-with-shell off,
+ * the user's own exec-wrapper). */
+static int print_preload_value(const char *program)
+{
+  static char runtime_buf[PATH_MAX];
+  const char *runtime = er_value_decode(getenv("GDBCOL_PRELOAD"), runtime_buf, sizeof runtime_buf);
+  if (runtime == NULL || *runtime == '\0')
+    return 2;
+  char *sanitizers = NULL;
+  free(runtime_own_objects(program, runtime, &sanitizers));
+  char *value = preload_value(runtime, sanitizers, getenv("GDBCOL_USER_LD_PRELOAD"));
+  free(sanitizers);
+  if (value == NULL)
+    return 1;
+  printf("%s\n", value);
+  free(value);
+  return 0;
 }
 
 /* Under Yama's ptrace scope 1 only a process's ancestors, or the one it
@@ -139,9 +209,11 @@ static int any_data_kind_on(void)
 int main(int argc, char **argv)
 {
   if (argc < 2) {
-    fprintf(stderr, "usage: gdbcol-launch PROGRAM [ARGS...]\n");
+    fprintf(stderr, "usage: gdbcol-launch PROGRAM [ARGS...]\n       gdbcol-launch --preload-value PROGRAM\n");
     return 127;
   }
+  if (argc == 3 && strcmp(argv[1], "--preload-value") == 0)
+    return print_preload_value(argv[2]);
   /* GDB's values come encoded where they are not plain text (er_text.h). */
   static char runtime_buf[PATH_MAX], sampler_buf[PATH_MAX];
   const char *runtime = er_value_decode(getenv("GDBCOL_PRELOAD"), runtime_buf, sizeof runtime_buf);
@@ -156,7 +228,8 @@ int main(int argc, char **argv)
   int wanted = any_data_kind_on();
   /* The runtime's own libraries, for the experiment to leave out of its
    * load objects (the sampler process and the runtime read it). */
-  char *own = runtime != NULL && *runtime != '\0' ? runtime_own_objects(argv[1], runtime) : NULL;
+  char *sanitizers = NULL;
+  char *own = runtime != NULL && *runtime != '\0' ? runtime_own_objects(argv[1], runtime, &sanitizers) : NULL;
   if (own != NULL)
     setenv("GDBCOL_RUNTIME_OBJECTS", own, 1);
   free(own);
@@ -167,8 +240,9 @@ int main(int argc, char **argv)
       setenv("GDBCOL_CLOCK_SOURCE", "inside", 1); /* the runtime samples itself */
   }
   if (runtime != NULL && *runtime != '\0') {
-    preload_runtime(runtime);
+    preload_runtime(runtime, sanitizers);
   }
+  free(sanitizers);
   execv(argv[1], argv + 1);
   /* execv only returns on failure: say so the way a shell would. */
   fprintf(stderr, "gdbcol-launch: cannot execute %s: %s\n", argv[1], strerror(errno));

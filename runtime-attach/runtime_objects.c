@@ -104,14 +104,46 @@ static void free_list(struct object_list *list)
   list->n = 0;
 }
 
-char *runtime_own_objects(const char *program, const char *runtime)
+int runtime_is_sanitizer(const char *path)
+{
+  /* (ThreadSanitizer's runtime asks no such place: it stays behind ours,
+   * whose __tsan_on_report must win over its empty one: tha race.) */
+  static const char *const names[] = {"libasan.so", "libhwasan.so", "libclang_rt.asan", "libclang_rt.hwasan"};
+  const char *base = strrchr(path, '/');
+  base = base != NULL ? base + 1 : path;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strncmp(base, names[i], strlen(names[i])) == 0)
+      return 1;
+  return 0;
+}
+
+/* The sanitizer runtimes among THEIRS, ':'-separated (malloc'd), or NULL. */
+static char *sanitizers_of(const struct object_list *theirs)
+{
+  size_t room = 1, at = 0;
+  for (size_t i = 0; i < theirs->n; i++)
+    room += strlen(theirs->paths[i]) + 1;
+  char *found = calloc(1, room);
+  for (size_t i = 0; found != NULL && i < theirs->n; i++)
+    if (runtime_is_sanitizer(theirs->paths[i]))
+      at += (size_t)sprintf(found + at, "%s%s", at ? ":" : "", theirs->paths[i]);
+  if (found != NULL && at == 0) {
+    free(found);
+    found = NULL;
+  }
+  return found;
+}
+
+char *runtime_own_objects(const char *program, const char *runtime, char **sanitizers)
 {
   char loader[PATH_MAX], runtime_real[PATH_MAX];
+  *sanitizers = NULL;
   if (program == NULL || runtime == NULL || interpreter_of(program, loader, sizeof loader) != 0 ||
       realpath(runtime, runtime_real) == NULL)
     return NULL;
   struct object_list theirs = {0}, ours = {0};
   loader_list(loader, program, &theirs);
+  *sanitizers = sanitizers_of(&theirs);
   loader_list(loader, runtime_real, &ours);
   size_t room = 1, at = 0;
   for (size_t i = 0; i < ours.n; i++)

@@ -4,11 +4,22 @@ the program with the runtime preloaded, and how to put everything back.
 With startup-with-shell on (GDB's default), GDB runs
 `/bin/sh -c "exec WRAPPER PROGRAM"`; our exec-wrapper (gdbcol-launch) sets
 LD_PRELOAD in the last process before the program, so the shell never loads
-the runtime.  With startup-with-shell off there is no shell (and GDB ignores
-exec-wrapper), so LD_PRELOAD goes into the inferior environment directly.
+the runtime, and starts the sampler process before the exec.
+
+Where our wrapper cannot be used, LD_PRELOAD goes into the inferior
+environment directly ("direct"), and the runtime starts the sampler process
+itself before main (runtime/collector_main.c):
+- startup-with-shell off: there is no shell, and GDB ignores exec-wrapper;
+- the user's own exec-wrapper: it must stay the only one, since GDB counts
+  the execs before the program (ours in front of it made GDB stop in the
+  user's wrapper, and ours behind it could not find `env` on the PATH).
+  GDBCOL_TARGET names the program, so the runtime stays inert in the shell
+  and in the user's wrapper.
+The value is what gdbcol-launch would set (a sanitizer's runtime first).
 Every setting changed here is recorded and restored on disarm."""
 
 import os
+import subprocess
 
 import gdb
 
@@ -84,7 +95,7 @@ class LaunchArming:
             set_inferior_env(name, value)
         # GDBCOL_TARGET: the launcher names the program it execs, by its
         # bytes (the program's path never goes into a GDB command).
-        if gdb.parameter("startup-with-shell"):
+        if gdb.parameter("startup-with-shell") and not self._saved_wrapper:
             self._use_wrapper()
         else:
             self._use_direct_preload()
@@ -95,14 +106,14 @@ class LaunchArming:
         if not plain(self.launcher_path):  # it goes into a GDB command: never a second line
             raise gdb.GdbError("collector: the launcher's path is not plain text (%r); install gdb-collector "
                                "under a path of printable ASCII" % self.launcher_path)
-        wrapper = _quote(self.launcher_path)
-        if self._saved_wrapper:
-            wrapper += " " + self._saved_wrapper  # the user's wrapper runs next
-        gdb.execute("set exec-wrapper %s" % wrapper, to_string=True)
+        gdb.execute("set exec-wrapper %s" % _quote(self.launcher_path), to_string=True)
         set_inferior_env("GDBCOL_PRELOAD", self.runtime_path)
+        self._set_sampler()
+        self._mode = "wrapper"
+
+    def _set_sampler(self):
         # The sampler process, beside the runtime (GDBCOL_CLOCK_SOURCE=process).
         set_inferior_env("GDBCOL_SAMPLER", os.path.join(os.path.dirname(self.runtime_path), "gdbcol-sampler"))
-        self._mode = "wrapper"
 
     def _use_direct_preload(self):
         if self._mode == "wrapper":
@@ -110,11 +121,33 @@ class LaunchArming:
         user = self._saved_ld_preload
         if user is None:
             set_inferior_env("GDBCOL_LD_PRELOAD_UNSET", "1")
-            set_inferior_env("LD_PRELOAD", self.runtime_path)
         else:
             set_inferior_env("GDBCOL_SAVED_LD_PRELOAD", user)
-            set_inferior_env("LD_PRELOAD", self.runtime_path + ":" + user)
+        set_inferior_env("LD_PRELOAD", self._preload_value(user))
+        self._set_sampler()
+        program = gdb.current_progspace().filename
+        if self._saved_wrapper and gdb.parameter("startup-with-shell") and program:
+            set_inferior_env("GDBCOL_TARGET", program)  # the shell's and the wrapper's runtimes stay inert
         self._mode = "direct"
+
+    def _preload_value(self, user):
+        """LD_PRELOAD as gdbcol-launch would set it for the program GDB
+        runs (a sanitizer's runtime first); runtime:user where it cannot
+        tell."""
+        fallback = self.runtime_path + (":" + user if user else "")
+        program = gdb.current_progspace().filename
+        if not program:
+            return fallback
+        env = {name: value for name, value in os.environ.items() if not name.startswith("GDBCOL_")}
+        env.pop("LD_PRELOAD", None)
+        env.update(GDBCOL_PRELOAD=self.runtime_path, GDBCOL_USER_LD_PRELOAD=user or "")
+        try:
+            done = subprocess.run([self.launcher_path, "--preload-value", program], env=env, capture_output=True,
+                                  timeout=30, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError):
+            return fallback
+        value = done.stdout.decode("utf-8", "surrogateescape").strip()
+        return value if done.returncode == 0 and value and plain(value) else fallback
 
     def _undo_wrapper(self):
         if self._saved_wrapper:
@@ -127,6 +160,7 @@ class LaunchArming:
         set_inferior_env("LD_PRELOAD", self._saved_ld_preload)
         set_inferior_env("GDBCOL_SAVED_LD_PRELOAD", None)
         set_inferior_env("GDBCOL_LD_PRELOAD_UNSET", None)
+        set_inferior_env("GDBCOL_TARGET", None)
 
     def disarm(self):
         if not self.armed:

@@ -9,7 +9,18 @@
  * writable for the store and read-only again at once.  Objects loaded later
  * are patched when the sampler notices them (col_got_patch_new_objects).
  * Calls that bypass the GOT (static linking, calls inside libc) are not
- * caught: the thread scan (thread_scan.c) still finds those threads. */
+ * caught: the thread scan (thread_scan.c) still finds those threads.
+ *
+ * A wrapper must call what its slot called before: the program may run on
+ * another allocator (jemalloc, tcmalloc, mimalloc, AddressSanitizer's),
+ * and a block it allocated before the attach must be freed by the same
+ * one.  Each wrapper's real function is the one the process's global
+ * scope binds (interpose.c), and a slot is patched only where it holds
+ * that function or its own object's lazy-binding stub (which would bind
+ * it); a slot bound to anything else (a library loaded with its own
+ * scope) is left as it is, and counted.  Only the functions of the
+ * traced kinds that are on are patched: a kind that is off leaves the
+ * program's calls untouched. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>
@@ -75,7 +86,8 @@ static struct patch_target *find_target(const char *name)
 }
 
 static unsigned long long objects_seen; /* dlpi_adds at the last walk */
-static unsigned slots_patched, objects_patched, objects_unreadable;
+static uint32_t kinds_patched;          /* the traced kinds whose functions are patched */
+static unsigned slots_patched, slots_kept, objects_patched, objects_unreadable;
 static char first_unreadable[64];
 
 struct dynamic_tables {
@@ -174,6 +186,30 @@ static int version_matches(const struct patch_target *t, const struct dynamic_ta
 
 enum walk_action { PATCH, RESTORE };
 
+static int wanted(const struct patch_target *t)
+{
+  return t->f->kinds == 0 || (t->f->kinds & kinds_patched) != 0;
+}
+
+/* VALUE lies in one of INFO's own segments: a lazy slot's stub in its
+ * PLT (binding it would find the global scope's function). */
+static int inside_object(const struct dl_phdr_info *info, uintptr_t value)
+{
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type == PT_LOAD && value >= info->dlpi_addr + ph->p_vaddr &&
+        value < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
+      return 1;
+  }
+  return 0;
+}
+
+/* The slot calls what the wrapper would call (or will, once bound). */
+static int calls_the_original(const struct dl_phdr_info *info, const struct patch_target *t, void *now)
+{
+  return t->original != NULL && (now == t->original || inside_object(info, (uintptr_t)now));
+}
+
 static void walk_relocations(const struct dl_phdr_info *info, const struct dynamic_tables *dyn,
                              const ElfW(Rela) *rel, size_t bytes, enum walk_action action)
 {
@@ -189,9 +225,13 @@ static void walk_relocations(const struct dl_phdr_info *info, const struct dynam
       continue;
     void **slot = (void **)(info->dlpi_addr + rel[i].r_offset);
     void *now = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (action == PATCH && now != t->f->wrapper) {
-      store_slot(info, slot, t->f->wrapper);
-      slots_patched++;
+    if (action == PATCH && now != t->f->wrapper && wanted(t)) {
+      if (calls_the_original(info, t, now)) {
+        store_slot(info, slot, t->f->wrapper);
+        slots_patched++;
+      } else {
+        slots_kept++;
+      }
     } else if (action == RESTORE && now == t->f->wrapper && t->original != NULL) {
       store_slot(info, slot, t->original);
     }
@@ -250,18 +290,30 @@ static void resolve_originals(void)
 
 int col_got_interposition_needed(void)
 {
-  /* Preloaded, our definitions already win symbol lookup. */
-  return dlsym(RTLD_DEFAULT, "pthread_create") != (void *)col_wrap_pthread_create;
+  /* Preloaded, the runtime is in the program's own search list (also
+   * behind a sanitizer's runtime, which forwards its calls to ours);
+   * injected with dlopen (RTLD_LOCAL), it is not.  (RTLD_DEFAULT would
+   * not tell: from here it also searches our own local scope.) */
+  static int injected = -1;
+  if (injected < 0) {
+    void *program = dlopen(NULL, RTLD_LAZY | RTLD_NOLOAD);
+    injected = program == NULL || dlsym(program, "gdbcol_collecting") == NULL;
+    if (injected)
+      col_runtime_was_injected();
+  }
+  return injected;
 }
 
-void col_got_patch_all(struct col_got_report *report)
+void col_got_patch_all(uint32_t traced_kinds, struct col_got_report *report)
 {
   resolve_originals();
   enum walk_action action = PATCH;
-  slots_patched = objects_patched = objects_unreadable = 0;
+  kinds_patched = traced_kinds;
+  slots_patched = slots_kept = objects_patched = objects_unreadable = 0;
   first_unreadable[0] = '\0';
   dl_iterate_phdr(walk_object, &action);
   report->slots = slots_patched;
+  report->kept = slots_kept;
   report->objects = objects_patched;
   report->unreadable = objects_unreadable;
   snprintf(report->first_unreadable, sizeof report->first_unreadable, "%s", first_unreadable);

@@ -45,6 +45,9 @@ COL_INTERPOSED(COL_DECLARE_WRAPPER)
  * injected with dlopen, the search after us may find nothing (or us), and
  * the default scope has it. */
 void *col_real_function(const char *name, void *ours);
+/* The runtime came by dlopen (after an attach), not by preloading: the
+ * real functions are the global scope's.  Before any wrapper is reached. */
+void col_runtime_was_injected(void);
 void *col_real_function_version(const char *name, const char *version, void *ours);
 
 /* Cached lookup: wrappers run on every call the program makes. */

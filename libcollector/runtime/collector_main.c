@@ -31,6 +31,7 @@
 #include "runtime/job_forwarding.h"
 #include "runtime/outside_rank.h"
 #include "runtime/program_requests.h"
+#include "runtime/sampler_start.h"
 #include "inprocess/runtime_thread.h"
 #include "unwind/clock_perf.h"
 #include "unwind/unwind.h"
@@ -220,6 +221,46 @@ static void set_hooks(void)
                                          col_exec_starting, col_exec_failed, col_pause_everything, col_resume_everything};
 }
 
+/* GDB ran the program without gdbcol-launch (startup-with-shell off, or
+ * the user's own exec-wrapper, which must stay the only one: GDB counts
+ * the execs before the program): no sampler process was started for it,
+ * so the runtime starts one on this process before main, as an MPI rank
+ * on another node does.  Where it cannot start (perf events refused), the
+ * runtime samples from inside, as the launcher's fallback does.  Before
+ * the environment is scrubbed: the settings are the sampler's too. */
+static void start_own_sampler(void)
+{
+  char buf[PATH_MAX];
+  const char *source = getenv("GDBCOL_CLOCK_SOURCE");
+  const char *sampler = er_value_decode(getenv("GDBCOL_SAMPLER"), buf, sizeof buf);
+  if ((source != NULL && *source != '\0') || sampler == NULL || *sampler == '\0' ||
+      (col_cfg.clock_interval_us <= 0 && col_cfg.n_hwc == 0 && !col_tracing_on(&col_cfg)))
+    return;
+  /* The sampler's environment: ours less LD_PRELOAD (the runtime in the
+   * sampler would start a sampler of its own, and so on), and the clock
+   * source said, as the launcher leaves it. */
+  extern char **environ;
+  size_t n = 0;
+  while (environ[n] != NULL)
+    n++;
+  char **env = calloc(n + 2, sizeof *env);
+  if (env == NULL)
+    return;
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 && strncmp(environ[i], "GDBCOL_CLOCK_SOURCE=", 20) != 0)
+      env[kept++] = environ[i];
+  env[kept++] = "GDBCOL_CLOCK_SOURCE=process";
+  env[kept] = NULL;
+  pid_t sampler_pid = 0;
+  int started = col_sampler_start_on_self(sampler, "--self", env, &sampler_pid);
+  free(env);
+  if (started == 0) {
+    col_cfg.sampled_outside = 1;
+    col_sampler_may_read(&col_cfg, sampler_pid);
+  }
+}
+
 __attribute__((constructor)) static void col_init(void)
 {
   set_hooks();
@@ -227,6 +268,7 @@ __attribute__((constructor)) static void col_init(void)
     serve_as_descendant();
     return;
   }
+  start_own_sampler();
   col_config_scrub_environment();
   if (col_cfg.sampled_outside) {
     serve_from_outside(COL_START_LAUNCH);
@@ -259,25 +301,28 @@ void gdbcol_adopt_status(const char *status_path)
   adopt_status_file(status_path);
 }
 
-/* After an attach, calls the program makes that the experiment must see
- * (exec, and thread creation for the runtime thread) reach the runtime
- * through the GOT, since nothing was preloaded. */
+/* After an attach, the calls the experiment must see (exec, thread
+ * creation, the traced kinds that are on) reach the wrappers through the
+ * GOT, since nothing was preloaded. */
 static void interpose_after_attach(void)
 {
   col_patch_got = col_got_interposition_needed();
   if (!col_patch_got)
     return;
   struct col_got_report got;
-  col_got_patch_all(&got);
+  col_got_patch_all(col_traced_kinds(&col_cfg), &got);
   if (col_outside()) { /* the log is the sampler process's */
     char counts[sizeof col_control->slots[0].text];
-    snprintf(counts, sizeof counts, "%u %u %u %.60s", got.slots, got.objects, got.unreadable,
-             got.unreadable > 0 ? got.first_unreadable : "-");
+    snprintf(counts, sizeof counts, "%u %u %u %.60s %u", got.slots, got.objects, got.unreadable,
+             got.unreadable > 0 ? got.first_unreadable : "-", got.kept);
     col_control_post(COL_CTL_INTERPOSED, counts, 0);
     return;
   }
   col_log_comment("Interposition by GOT patching: %u slot(s) in %u object(s) now call the runtime's wrappers; "
                   "threads created otherwise are found by scanning /proc/self/task", got.slots, got.objects);
+  if (got.kept > 0)
+    col_log_comment("%u GOT slot(s) bound to another definition than the process's own were left as they were: "
+                    "their calls are not traced", got.kept);
 }
 
 /* Called by the GDB plugin, through an inferior call, after it loaded the

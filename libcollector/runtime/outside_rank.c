@@ -24,6 +24,7 @@
 #include "core/job_settings.h"
 #include "interpose/descendant_carrier.h"
 #include "runtime/outside_rank.h"
+#include "runtime/sampler_start.h"
 #include "control_page.h"
 #include "er/er_naming.h"
 #include "er/er_text.h"
@@ -86,34 +87,6 @@ static void read_failure(char *why, size_t why_len)
            decoded != NULL ? decoded : "");
 }
 
-/* Starts SAMPLER on this process with ENV; 0 once it is recording. */
-static int start_sampler(const char *sampler, char *const env[])
-{
-  int ready[2];
-  if (pipe2(ready, O_CLOEXEC) != 0)
-    return -1;
-  char pid_text[16], fd_text[16];
-  snprintf(pid_text, sizeof pid_text, "%d", (int)getpid());
-  snprintf(fd_text, sizeof fd_text, "%d", ready[1]);
-  pid_t child = fork(); /* it forks again and this child exits: the sampler is no child of the program's */
-  if (child == 0) {
-    fcntl(ready[1], F_SETFD, 0);
-    char *args[] = {(char *)sampler, "--rank", pid_text, fd_text, NULL};
-    execve(sampler, args, env);
-    _exit(127);
-  }
-  close(ready[1]);
-  if (child > 0)
-    while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
-      ;
-  char answer = 0;
-  ssize_t n;
-  while (child > 0 && (n = read(ready[0], &answer, 1)) < 0 && errno == EINTR)
-    ;
-  close(ready[0]);
-  return answer == 'R' ? 0 : -1;
-}
-
 /* SETTINGS' lines as the sampler process's environment (in a copy). */
 static void settings_environment(char **env, size_t max)
 {
@@ -154,7 +127,7 @@ enum col_rank_start col_outside_rank_start(struct col_config *cfg, char *why, si
            have_dir ? "GDBCOL_STATUS_FILE=" : "", have_dir ? encoded : "", have_dir ? "\n" : "");
   char *env[MAX_LINES + 2];
   settings_environment(env, MAX_LINES);
-  int started = have_dir && start_sampler(sampler, env) == 0;
+  int started = have_dir && col_sampler_start_on_self(sampler, "--rank", env, NULL) == 0;
   if (!started) {
     if (have_dir)
       read_failure(why, why_len);

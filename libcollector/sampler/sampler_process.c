@@ -359,7 +359,8 @@ static void usage(void)
 {
   fprintf(stderr, "usage: gdbcol-sampler PID READY_FD PROGRAM [ARGS...]   (started by gdbcol-launch)\n"
                   "       gdbcol-sampler --attach PID READY_FD          (started by GDB's collector enable)\n"
-                  "       gdbcol-sampler --rank PID READY_FD            (started by an MPI rank on another node)\n");
+                  "       gdbcol-sampler --rank PID READY_FD            (started by an MPI rank on another node)\n"
+                  "       gdbcol-sampler --self PID READY_FD            (started by the program's runtime before main)\n");
 }
 
 /* Opens the events; after an attach also starts the experiment, whose run
@@ -391,6 +392,11 @@ static int begin(int epoll_fd, char *err, size_t err_len)
     col_log_comment("Collection started at %s by an MPI rank outside the process tree the job's sampler process "
                     "follows (a rank on another node): this sampler process, the rank's own, opened events on its "
                     "%u thread(s) before its main", when, events.attached_threads);
+  else if (sampler.started_by_self)
+    col_log_comment("Collection started at %s before the program's main: GDB ran it without the collector's "
+                    "launcher (startup-with-shell off, or the user's exec-wrapper), so the runtime started this "
+                    "sampler process, which opened events on its %u thread(s); the dynamic loader's start is not "
+                    "recorded", when, events.attached_threads);
   else
     col_log_comment("Collection started in a running process at %s: GDB attached; the sampler process opened "
                     "events on its %u thread(s)", when, events.attached_threads);
@@ -402,7 +408,11 @@ int main(int argc, char **argv)
 {
   /* --rank: an MPI rank on another node starts its own (runtime/outside_rank.c) */
   sampler.started_by_rank = argc == 4 && strcmp(argv[1], "--rank") == 0;
-  sampler.attached = sampler.started_by_rank || (argc == 4 && strcmp(argv[1], "--attach") == 0);
+  /* --self: GDB started the program without gdbcol-launch (startup-with-shell
+   * off, or the user's own exec-wrapper, which must stay the only one) */
+  sampler.started_by_self = argc == 4 && strcmp(argv[1], "--self") == 0;
+  sampler.attached = sampler.started_by_rank || sampler.started_by_self ||
+                     (argc == 4 && strcmp(argv[1], "--attach") == 0);
   if (argc < 4 || (!sampler.attached && argv[1][0] == '-')) {
     usage();
     return 2;
@@ -462,8 +472,8 @@ int main(int argc, char **argv)
    * scope 1 the program declares us its tracer (gdbcol_launch.c), so that
    * waiting threads can be read (blocked_stack.h). */
   char ready[32];
-  int ready_len = sampler.attached ? snprintf(ready, sizeof ready, "R")
-                                   : snprintf(ready, sizeof ready, "R%d", (int)getpid());
+  int ready_len = sampler.attached && !sampler.started_by_self ? snprintf(ready, sizeof ready, "R")
+                                                               : snprintf(ready, sizeof ready, "R%d", (int)getpid());
   if (write(ready_fd, ready, (size_t)ready_len) < 0) {
   }
   close(ready_fd);

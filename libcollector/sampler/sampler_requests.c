@@ -97,17 +97,20 @@ static void on_request(const struct col_control_record *r, void *unused)
     sampler.exec_pending = 1;
     break;
   case COL_CTL_INTERPOSED: {
-    unsigned slots = 0, objects = 0, unreadable = 0;
+    unsigned slots = 0, objects = 0, unreadable = 0, kept = 0;
     char first[64] = "-";
-    sscanf(r->text, "%u %u %u %63s", &slots, &objects, &unreadable, first);
+    sscanf(r->text, "%u %u %u %63s %u", &slots, &objects, &unreadable, first, &kept);
     col_log_comment("Started in a running process (GDB attached): the runtime's wrappers (%s%s%sexec, spawn, thread "
-                    "start) were put in %u GOT slot(s) of %u loaded object(s), and objects loaded later get theirs "
-                    "at their load. Calls that do not go through a GOT are not seen: calls inside libc itself (stdio's "
-                    "own reads and writes), statically linked code, and calls already waiting when GDB attached",
+                    "start) were put in %u GOT slot(s) of %u loaded object(s); objects loaded later keep their calls. "
+                    "Calls that do not go through a GOT are not seen: calls inside libc itself (stdio's own reads and "
+                    "writes), statically linked code, and calls already waiting when GDB attached",
                     col_kind_on(&col_cfg, ER_KIND_SYNC) ? "synchronization waits, " : "",
                     col_kind_on(&col_cfg, ER_KIND_IO) ? "I/O, " : "",
                     col_kind_on(&col_cfg, ER_KIND_HEAP) ? "allocations, frees, " : "", slots,
                     objects);
+    if (kept > 0)
+      col_log_comment("%u GOT slot(s) bound to another definition than the process's own were left as they were: "
+                      "their calls are not traced", kept);
     if (unreadable > 0)
       col_log_warning(200, "%u loaded object(s) could not be patched after the attach (no dynamic symbol table "
                       "readable; the first: %s): calls they make are not traced", unreadable, first);

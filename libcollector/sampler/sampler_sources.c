@@ -49,12 +49,21 @@ static void take_traced_events(int64_t newest)
   sampler_trace_rearm();
 }
 
+/* How the events reach the program's threads. */
+static const char *events_opened(void)
+{
+  return !sampler.attached ? "inherited by every thread"
+         : sampler.started_by_self || sampler.started_by_rank
+             ? "events on every thread before main, inherited by threads created later"
+             : "events on every thread at the attach, inherited by threads created later";
+}
+
 static void describe_clock(void)
 {
   if (col_cfg.clock_interval_us <= 0) {
     col_log_comment("Clock profiling off: the sampler process %d outside the program keeps one event per CPU "
                     "(perf_event dummy, %s) for the records of threads, mappings and execs; %llu thread(s) seen",
-                    (int)getpid(), sampler.attached ? "on every thread at the attach" : "inherited by every thread",
+                    (int)getpid(), events_opened(),
                     (unsigned long long)sampler.threads_seen);
     return;
   }
@@ -75,8 +84,7 @@ static void describe_clock(void)
                   "%zu KiB for samples, %s, %s, no signals, nothing inside the program), interval %ld us, "
                   "%zu-byte stack copies, %s; %llu thread(s) seen",
                   (int)getpid(), sample_rings, sampler_ring_data_bytes / 1024, switch_text,
-                  sampler.attached ? "events on every thread at the attach, inherited by threads created later"
-                           : "inherited by every thread",
+                  events_opened(),
                   col_cfg.clock_interval_us, col_cfg.stack_copy_bytes,
                   sampler_exclude_kernel ? "user mode only (kernel.perf_event_paranoid >= 2)" : "user and system time",
                   (unsigned long long)sampler.threads_seen);

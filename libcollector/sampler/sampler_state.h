@@ -16,6 +16,8 @@
 struct sampler_state {
   int attached;                /* started by collector enable after gdb -p */
   int started_by_rank;         /* --rank: started by an MPI rank on another node, for itself */
+  int started_by_self;         /* --self: started by the program's runtime before main (a launch without
+                                  gdbcol-launch: startup-with-shell off, or the user's exec-wrapper) */
   int started, start_failed, finished;
   int exec_pending, exec_count; /* the program exec'd (its runtime said so) */
   int close_requested;         /* the runtime (its exit, _exit, the API) or GDB asked for the end */

@@ -183,10 +183,13 @@ class Background:
     """A test program running on its own (as a process users attach to),
     its output collected; waits for its "ready" line."""
 
-    def __init__(self, args, cwd, ready="ready", prefix=()):
-        """PREFIX runs it as another user (unprivileged_prefix)."""
+    def __init__(self, args, cwd, ready="ready", prefix=(), env=None):
+        """PREFIX runs it as another user (unprivileged_prefix); ENV: more
+        variables (LD_PRELOAD among them)."""
+        full_env = _user_env()
+        full_env.update(env or {})
         self.proc = subprocess.Popen(list(prefix) + list(args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                     stdin=subprocess.DEVNULL, env=_user_env())
+                                     stdin=subprocess.DEVNULL, env=full_env)
         self.first_line = self.proc.stdout.readline().strip()
         if ready is not None and self.first_line != ready:
             raise RuntimeError("%s did not start: %r" % (args[0], self.first_line))
@@ -231,14 +234,14 @@ def attach_gdb(pid, commands, cwd, timeout=120, prefix=()):
     return result.stdout + result.stderr
 
 
-def attach_then_go(args, commands, cwd, go_name="go", prefix=()):
+def attach_then_go(args, commands, cwd, go_name="go", prefix=(), env=None):
     """A program that waits to be told to go (tests/programs/wait_for_go.h:
     ARGS then "wait GO"), GDB attached to it with COMMANDS then detached,
     and the program told to go.  (the Background, GDB's output, the
     seconds from the attach's end to the go).  PREFIX: both run as
     another user (unprivileged_prefix)."""
     go = os.path.join(cwd, go_name)
-    target = Background(list(args) + ["wait", go], cwd, prefix=prefix)
+    target = Background(list(args) + ["wait", go], cwd, prefix=prefix, env=env)
     out = attach_gdb(target.pid, list(commands) + ["detach"], cwd, prefix=prefix)
     print(out)
     attached_at = time.monotonic()
@@ -336,6 +339,25 @@ def gprofng_text(path, *args):
     """`gprofng display text ARGS PATH`: what it prints."""
     return subprocess.run(["gprofng", "display", "text"] + list(args) + [path], capture_output=True, text=True,
                           timeout=120).stdout
+
+
+# A frame of -leaks: "NAME + 0xOFFSET", and from gprofng 2.44 on, where the
+# object has line numbers, ", line N in \"FILE\"" after it.
+FRAME_END = r' \+ 0x[0-9A-Fa-f]+(?:, line \d+ in "[^"\n]*")?\n'
+
+
+def gprofng_leaks(path):
+    """-leaks as {caller of the allocator: (instances, bytes)} and the summary."""
+    text = gprofng_text(path, "-leaks")
+    leaks = {}
+    for block in re.split(r"\n(?=Leak #)", text):
+        m = re.match(r"Leak #\d+, Instances = (\d+), Bytes Leaked = (\d+)\n\s+(\S+)" + FRAME_END + r"\s+(\S+)", block)
+        if m:
+            caller = m.group(4)
+            count, nbytes = leaks.get(caller, (0, 0))
+            leaks[caller] = (count + int(m.group(1)), nbytes + int(m.group(2)))
+    summary = re.search(r"Distinct Leaks = (\d+), Total Instances = (\d+), Total Bytes Leaked = (\d+)", text)
+    return leaks, summary, text
 
 
 def gprofng_rows(text):

@@ -19,8 +19,8 @@ import re
 import subprocess
 import time
 
-from harness import (Background, attach_gdb, check, check_recorded, cleanup, er_dump, finish, program, run_gdb,
-                     shared_workdir, unprivileged_prefix, workdir)
+from harness import (FRAME_END, Background, attach_gdb, check, check_recorded, cleanup, er_dump, finish, gprofng_leaks, program,
+                     run_gdb, shared_workdir, unprivileged_prefix, workdir)
 
 PROGRAM = program("heap_known")
 # gprofng names the leaf frame after the allocator (its interposer is the
@@ -55,25 +55,6 @@ def gprofng(path, *args):
     out = subprocess.run(["gprofng", "display", "text"] + list(args) + [path], capture_output=True, text=True,
                          timeout=120)
     return out.stdout + out.stderr
-
-
-# A frame of -leaks: "NAME + 0xOFFSET", and from gprofng 2.44 on, where the
-# object has line numbers, ", line N in \"FILE\"" after it.
-FRAME_END = r' \+ 0x[0-9A-Fa-f]+(?:, line \d+ in "[^"\n]*")?\n'
-
-
-def gprofng_leaks(path):
-    """-leaks as {caller of the allocator: (instances, bytes)} and the summary."""
-    text = gprofng(path, "-leaks")
-    leaks = {}
-    for block in re.split(r"\n(?=Leak #)", text):
-        m = re.match(r"Leak #\d+, Instances = (\d+), Bytes Leaked = (\d+)\n\s+(\S+)" + FRAME_END + r"\s+(\S+)", block)
-        if m:
-            caller = m.group(4)
-            count, nbytes = leaks.get(caller, (0, 0))
-            leaks[caller] = (count + int(m.group(1)), nbytes + int(m.group(2)))
-    summary = re.search(r"Distinct Leaks = (\d+), Total Instances = (\d+), Total Bytes Leaked = (\d+)", text)
-    return leaks, summary, text
 
 
 def gprofng_allocators(path):

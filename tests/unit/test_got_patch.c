@@ -2,7 +2,8 @@
  * library is loaded that asks for pthread_cond_timedwait at the current
  * symbol version and at the old ABI's, and calls a function of its own
  * through its GOT.  The table here (the runtime's has the same shape)
- * interposes the current version and the unversioned function.  After
+ * interposes the current version and the unversioned function, the
+ * latter only while its (made-up) traced kind is on.  After
  * col_got_patch_all, the slot of the current version and the unversioned
  * one call the stand-in wrappers, the old version's slot still reaches
  * libc (another ABI: measured in the runtime, a wake-up was lost when it
@@ -40,6 +41,10 @@ int col_wrap_pthread_create(void)
   return 0;
 }
 
+void col_runtime_was_injected(void)
+{
+}
+
 void *col_real_function_version(const char *name, const char *version, void *ours)
 {
   void *real = version != NULL ? dlvsym(RTLD_DEFAULT, name, version) : NULL;
@@ -47,8 +52,8 @@ void *col_real_function_version(const char *name, const char *version, void *our
 }
 
 const struct col_interposed col_interposed[] = {
-    {"pthread_cond_timedwait", "GLIBC_2.3.2", (void *)wrapped_timedwait},
-    {"got_unversioned_target", NULL, (void *)wrapped_unversioned},
+    {"pthread_cond_timedwait", "GLIBC_2.3.2", (void *)wrapped_timedwait, 0},
+    {"got_unversioned_target", NULL, (void *)wrapped_unversioned, 1u << 3}, /* a traced kind's: patched when on */
 };
 const size_t col_n_interposed = sizeof col_interposed / sizeof col_interposed[0];
 
@@ -57,13 +62,13 @@ typedef int (*timedwait_fn)(pthread_cond_t *, pthread_mutex_t *, const struct ti
 /* Each call waits on a cond nobody signals, until a deadline already past. */
 static int expired_wait(timedwait_fn fn)
 {
-  static pthread_cond_t conds[8];
+  static pthread_cond_t conds[64]; /* each used once: the old ABI reads a used one as its own */
   static int next;
   pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
   struct timespec past = {0, 0};
   pthread_mutex_lock(&mutex);
   last_wrapper = NULL;
-  int rc = fn(&conds[next++ % 8], &mutex, &past);
+  int rc = fn(&conds[next++ % 64], &mutex, &past);
   pthread_mutex_unlock(&mutex);
   return rc;
 }
@@ -89,9 +94,15 @@ int main(int argc, char **argv)
   CHECK(expired_wait(old) == ETIMEDOUT && last_wrapper == NULL);
   CHECK(unversioned() == 1);
 
+  /* Its kind off, the unversioned function's slot is left alone. */
   struct col_got_report report;
   memset(&report, 0, sizeof report);
-  col_got_patch_all(&report);
+  col_got_patch_all(0, &report);
+  CHECK(unversioned() == 1 && last_wrapper == NULL);
+  CHECK(expired_wait(current) == 4242);
+  col_got_restore_all();
+  memset(&report, 0, sizeof report);
+  col_got_patch_all(1u << 3, &report);
   fprintf(stderr, "patched %u slot(s) in %u object(s), %u unreadable\n", report.slots, report.objects,
           report.unreadable);
   CHECK(report.slots >= 2 && report.objects >= 1);
