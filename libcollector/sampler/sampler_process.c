@@ -270,6 +270,9 @@ static void run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp
 static void serve_descendants(void)
 {
   struct epoll_event events[64];
+  /* The program's pidfd stays readable once it ended: in the set, every
+   * wait returned at once (a sampler at 90 % of a CPU for minutes). */
+  epoll_ctl(epoll_fd, EPOLL_CTL_DEL, pidfd, NULL);
   while (writers_live() > 0 && !terminated) {
     epoll_wait(epoll_fd, events, 64, CYCLE_MS);
     int64_t newest = sampler_ring_cutoff();
@@ -277,6 +280,7 @@ static void serve_descendants(void)
     sampler_drain_ring_records(newest);
     sampler_take_trace(newest);
     sampler_trace_rearm();
+    writers_end_vanished();
     writers_wait(0);
   }
 }
@@ -492,6 +496,7 @@ int main(int argc, char **argv)
       if (events[i].data.fd == pidfd)
         ended = 1; /* the program is gone (exit, kill -9, exec failure) */
     answer_status_request(drain_rings(0));
+    writers_end_vanished();
   }
   finish(ended);
   /* The program exited: its descendants run on.  Its runtime's request to

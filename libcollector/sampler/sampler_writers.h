@@ -72,11 +72,16 @@ int writers_forward(pid_t pid, const unsigned char *rec, uint16_t size);
 int writers_has_route(pid_t pid);
 /* Writers still running (their process has a thread left). */
 unsigned writers_live(void);
+/* Once a second, after a drain of the rings: ends the writers of processes
+ * that were gone from /proc at the last check although their EXIT record
+ * never came (the kernel lost it); how many it ended. */
+unsigned writers_end_vanished(void);
 /* For log.xml and the status: writers started, writers that could not
  * be (no memory, no pipe, no fork), and whether the program's own exec got
  * one (its new image recorded as _x1.er).  A writer's process starts from 0. */
 struct writers_figures {
   unsigned started, failed;
+  unsigned ended_unseen; /* ended by writers_end_vanished: their end record lost */
   int founder_exec;
 };
 void writers_describe(struct writers_figures *out);

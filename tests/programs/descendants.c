@@ -13,6 +13,8 @@
  *                                to burn MS ms (no variable of ours left)
  *     descendants run CMD ARGS   runs CMD, then prints its tree's CPU time
  *                                (RUSAGE_CHILDREN) as tree_cpu=SECONDS
+ *     descendants vforks N MS    N vfork+exec of itself to burn MS ms, back to
+ *                                back, then waits for them all
  *     descendants spawns N MS    N spawns of itself to burn MS ms, back to
  *                                back, then waits for them all: posix_spawn,
  *                                and every other one pidfd_spawn where glibc
@@ -62,6 +64,18 @@ __attribute__((noipa)) static void child_work(double ms)
   while (cpu_now() < end)
     for (int i = 0; i < 5000; i++)
       sink += i * 0.25;
+}
+
+/* SELF burning MS, by vfork and exec (apart: nothing of the caller's
+ * frame is live across the vfork). */
+__attribute__((noinline)) static pid_t vfork_exec(const char *self, const char *ms)
+{
+  pid_t v = vfork();
+  if (v == 0) {
+    execl(self, self, "burn", ms, (char *)NULL);
+    _exit(127);
+  }
+  return v;
 }
 
 static int clone_child(void *ms)
@@ -144,6 +158,20 @@ int main(int argc, char **argv)
     while (wait(NULL) > 0)
       ;
     printf("\nchildren=%d\n", children);
+    return 0;
+  }
+  if (strcmp(argv[1], "vforks") == 0 && argc > 3) {
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len < 0)
+      return 1;
+    self[len] = '\0';
+    int n = atoi(argv[2]), children = 0;
+    for (int i = 0; i < n; i++)
+      children += vfork_exec(self, argv[3]) > 0;
+    while (wait(NULL) > 0)
+      ;
+    printf("children=%d\n", children);
     return 0;
   }
   if (strcmp(argv[1], "forks") == 0) {
