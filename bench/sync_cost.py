@@ -12,7 +12,11 @@ with gprofng `collect -s`, from one run of each per round (medians).
     handoff, 100 000 handoffs) with every wait traced (threshold 0):
     the added cost per traced event = (traced - native) / 2;
   - bytes per event in the experiment (synctrace packets + their share of
-    data.frameinfo).
+    data.frameinfo);
+  - instructions per uncontended lock+unlock under callgrind (exact, where
+    this VM's timings vary by more than the figure): native, and the
+    runtime preloaded with synctrace and lock orders off (the wrappers'
+    idle path: a load, a test and a tail call each, issue 38).
 
     bench/sync_cost.py [BUILD_DIR] [REPEATS]"""
 
@@ -66,6 +70,36 @@ def gprofng(mode, work, threshold):
                            MODES[mode]], capture_output=True, text=True, cwd=work, env=env()).stdout
 
 
+def callgrind_instructions(pairs, preload):
+    """Instructions the whole run executes under callgrind; None without
+    valgrind.  PRELOAD: the runtime, inert (no experiment: the same idle
+    path as an experiment with synctrace off, less one test)."""
+    if shutil.which("valgrind") is None:
+        return None
+    extra = {"LD_PRELOAD": os.path.join(BUILD, "libcollector", "libcollector.so"),
+             "GDBCOL_TARGET": "/nonexistent"} if preload else {}
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", PROGRAM, "uncontended",
+                          str(pairs)], capture_output=True, text=True, env=dict(env(), **extra)).stderr
+    m = re.search(r"refs:\s+([0-9,]+)", out)
+    return int(m.group(1).replace(",", "")) if m else None
+
+
+def print_idle_instructions():
+    """Per pair: the difference of two runs (1 M and 3 M pairs), so that
+    start-up cancels out."""
+    rows = []
+    for preload in (False, True):
+        low, high = callgrind_instructions(1000000, preload), callgrind_instructions(3000000, preload)
+        if low is None or high is None:
+            print("instructions per lock+unlock: valgrind not installed (bench/install-deps)")
+            return
+        rows.append((high - low) / 2000000.0)
+    print("\ninstructions per uncontended lock+unlock (callgrind, exact)")
+    print("  %-36s %10.1f" % ("native", rows[0]))
+    print("  %-36s %10.1f   +%.1f (two wrappers idle)" % ("runtime preloaded, synctrace off", rows[1],
+                                                          rows[1] - rows[0]))
+
+
 def main():
     work = tempfile.mkdtemp(prefix="gdbcol-bench-sync-")
     rows = {}
@@ -108,6 +142,7 @@ def main():
         os.path.join(e, "synctrace")) > 0]
     print()
     print_bytes_per_event(traced[-1] if traced else None, os.path.join(work, "g.er"), "synctrace", "e.syncn")
+    print_idle_instructions()
     shutil.rmtree(work, ignore_errors=True)
 
 

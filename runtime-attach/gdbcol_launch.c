@@ -24,13 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "er/er_data_kinds.h"
 #include "er/er_text.h"
 #include "runtime_objects.h"
+#include "runtime/sampler_start.h"
 
 extern char **environ;
 
@@ -121,26 +121,15 @@ static int print_preload_value(const char *program)
   return 0;
 }
 
-/* Under Yama's ptrace scope 1 only a process's ancestors, or the one it
- * names, may read its threads' registers and memory; the sampler process
- * is none of our ancestors, and reads threads that wait for off-CPU
- * stacks (libcollector/sampler/blocked_stack.c).  Named now, before the
- * exec (the name holds across it, and is the kernel's to drop when the
- * sampler process ends): the program has set nothing yet that this could
- * replace.  Scopes 2 and 3 allow no such exception; the sampler says so. */
+/* The sampler process reads threads that wait, for off-CPU stacks: under
+ * Yama's scope 1 this process names it (runtime/sampler_start.h), now,
+ * before the exec (the name holds across it, and is the kernel's to drop
+ * when the sampler process ends): the program has set nothing yet that
+ * this could replace. */
 static void let_sampler_read_us(pid_t sampler_pid)
 {
-  char scope = 0;
-  int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    if (read(fd, &scope, 1) != 1)
-      scope = 0;
-    close(fd);
-  }
   const char *offcpu = getenv("GDBCOL_OFFCPU");
-  int wanted = offcpu != NULL && strcmp(offcpu, "on") == 0; /* as the runtime reads it (core/config.c) */
-  if (scope == '1' && sampler_pid > 0 && wanted)
-    prctl(PR_SET_PTRACER, (unsigned long)sampler_pid, 0, 0, 0);
+  col_sampler_may_read(offcpu != NULL && strcmp(offcpu, "on") == 0, sampler_pid); /* as core/config.c reads it */
 }
 
 /* The sampler process as a grandchild, so that it is never a child the

@@ -17,7 +17,8 @@
  * (dlsym) may itself allocate: those few calls get memory from a static
  * arena, which free and realloc recognise.  Failed calls are not recorded
  * (gprofng counts no allocation without a block).  When the kind is off a
- * wrapper costs one predictable branch; the runtime's own calls and calls
+ * wrapper costs a test and a jump (the hot ones: heap_idle below); the
+ * runtime's own calls and calls
  * made while recording are not traced (trace_record.c's guard). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -172,14 +173,63 @@ static inline __attribute__((always_inline)) void record_heap(int64_t tstamp, in
 
 /* ---- the wrappers ---------------------------------------------------------- */
 
+/* Heap tracing off (or no experiment) and the real functions known: the
+ * hot calls (malloc, calloc, realloc, free) go straight on, with two
+ * loads, a test and a tail call before any register is saved (issue 38:
+ * a kind that is off must cost nothing measurable); else their traced
+ * bodies, also by a tail call, whose events start at the wrapper's entry
+ * (col_here_entry, trace_record.h). */
+static inline int heap_idle(void)
+{
+  const struct col_trace_ring *t = col_trace;
+  return __builtin_expect(__atomic_load_n(&resolved, __ATOMIC_ACQUIRE) && !col_trace_kind_on(t, ER_KIND_HEAP), 1);
+}
+
+__attribute__((noinline)) static void *traced_malloc(size_t size);
+__attribute__((noinline)) static void *traced_calloc(size_t n, size_t size);
+__attribute__((noinline)) static void *traced_realloc(void *old, size_t size);
+__attribute__((noinline)) static void traced_free(void *block);
+
 void *col_wrap_malloc(size_t size)
 {
-  NEED_REAL(arena_alloc(size, 16));
-  TRACED_ALLOCATION(real.malloc(size), size);
+  if (heap_idle())
+    return real.malloc(size);
+  return traced_malloc(size);
 }
 
 void *col_wrap_calloc(size_t n, size_t size)
 {
+  if (heap_idle())
+    return real.calloc(n, size);
+  return traced_calloc(n, size);
+}
+
+void *col_wrap_realloc(void *old, size_t size)
+{
+  if (heap_idle() && !in_arena(old))
+    return real.realloc(old, size);
+  return traced_realloc(old, size);
+}
+
+void col_wrap_free(void *block)
+{
+  if (heap_idle() && !in_arena(block)) {
+    real.free(block);
+    return;
+  }
+  traced_free(block);
+}
+
+static void *traced_malloc(size_t size)
+{
+  void *const col_here_entry = (void *)col_wrap_malloc;
+  NEED_REAL(arena_alloc(size, 16));
+  TRACED_ALLOCATION(real.malloc(size), size);
+}
+
+static void *traced_calloc(size_t n, size_t size)
+{
+  void *const col_here_entry = (void *)col_wrap_calloc;
   if (__builtin_expect(!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE), 0) && resolving) {
     size_t bytes;
     return __builtin_mul_overflow(n, size, &bytes) ? NULL : arena_alloc(bytes, 16); /* static: zeroed */
@@ -212,8 +262,9 @@ static void *record_realloc(void *old, void *block, size_t size, uint64_t ip, ui
   return block;
 }
 
-void *col_wrap_realloc(void *old, size_t size)
+static void *traced_realloc(void *old, size_t size)
 {
+  void *const col_here_entry = (void *)col_wrap_realloc;
   if (in_arena(old))
     return resolving ? arena_alloc(size, 16) : out_of_arena(old, size);
   NEED_REAL(arena_alloc(size, 16));
@@ -234,8 +285,9 @@ void *col_wrap_reallocarray(void *old, size_t n, size_t size)
   return record_realloc(old, UNTRACED(real.reallocarray(old, n, size)), n * size, ip, sp, bp);
 }
 
-void col_wrap_free(void *block)
+static void traced_free(void *block)
 {
+  void *const col_here_entry = (void *)col_wrap_free;
   if (block == NULL || in_arena(block))
     return;
   NEED_REAL();

@@ -11,17 +11,32 @@
 #include "interposed.h"
 #include "lock_order.h"
 
+/* Lock orders off: two loads, a test and a tail call, before any
+ * register is saved (the first call, and every call with lock orders on,
+ * take the slow path, which leaves the real function for the idle one:
+ * sync_interpose.c's IDLE_FIRST).  Nothing is recorded here: no HERE. */
 #define RELEASE(name, type)                      \
-  int col_wrap_##name(type lock)                 \
+  static col_fn_##name idle_real_##name;         \
+  __attribute__((noinline)) static int released_##name(type lock) \
   {                                              \
+    __atomic_store_n(&idle_real_##name, COL_REAL(name), __ATOMIC_RELAXED); \
     if (col_lock_order_on())                     \
       col_lock_order_released((const void *)(uintptr_t)lock); \
     return COL_REAL(name)(lock);                 \
+  }                                              \
+  int col_wrap_##name(type lock)                 \
+  {                                              \
+    col_fn_##name real = __atomic_load_n(&idle_real_##name, __ATOMIC_RELAXED); \
+    if (!col_lock_order_on() && real != NULL)    \
+      return real(lock);                         \
+    return released_##name(lock);                \
   }
 
 #define TAKE(name, type, kind, tried)            \
   int col_wrap_##name(type lock)                 \
   {                                              \
+    if (!col_lock_order_on())                    \
+      return COL_REAL(name)(lock);               \
     int rc = COL_REAL(name)(lock);               \
     COL_LOCK_TAKEN(rc, lock, kind, tried);       \
     return rc;                                   \

@@ -12,6 +12,16 @@
 #include "er/er_tha.h"
 #include "trace_record.h"
 
+/* Neither synchronization waits nor lock orders are recorded now (the
+ * kinds are off, or no experiment): a lock wrapper goes straight to the
+ * real function, tested first with one load and one test, before any
+ * register is saved (issue 38: the pair cost 9.3 ns against 5.5 bare). */
+static inline int col_sync_wrappers_idle(void)
+{
+  const struct col_trace_ring *t = col_trace;
+  return __builtin_expect(t == NULL || (t->traced_kinds & ((1u << ER_KIND_SYNC) | (1u << ER_KIND_LOCK_ORDER))) == 0, 1);
+}
+
 /* Nonzero when lock orders are recorded now. */
 static inline int col_lock_order_on(void)
 {

@@ -16,9 +16,25 @@
 #include "trace_ring.h"
 
 /* The wrapper's registers, read where it stands (the unwinder starts in
- * the wrapper: it is the leaf, as gprofng's interposers are). */
-#define HERE(ip, sp, bp) \
-  __asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" : "=r"(ip), "=r"(sp), "=r"(bp))
+ * the wrapper: it is the leaf, as gprofng's interposers are).
+ * A traced body that a hot wrapper reached by a tail call (its path while
+ * the kind is off is a test and a jump: sync_interpose.c, heap_interpose.c)
+ * declares col_here_entry as that wrapper: the leaf is then the wrapper at
+ * its entry, where the return address is all its frame holds, found above
+ * the body's frame record (these files keep frame pointers), so that the
+ * frame is named as the function the program called. */
+static void *const col_here_entry __attribute__((unused)) = NULL;
+#define HERE(ip, sp, bp)                                                                                    \
+  do {                                                                                                      \
+    if (col_here_entry != NULL) {                                                                           \
+      const uint64_t *frame_ = (const uint64_t *)__builtin_frame_address(0);                               \
+      (ip) = (uint64_t)(uintptr_t)col_here_entry;                                                           \
+      (sp) = (uint64_t)(uintptr_t)(frame_ + 1);                                                             \
+      (bp) = frame_[0];                                                                                     \
+    } else {                                                                                                \
+      __asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" : "=r"(ip), "=r"(sp), "=r"(bp)); \
+    }                                                                                                       \
+  } while (0)
 
 /* Set while this thread records, or runs a traced call whose own
  * implementation may call other traced functions (reallocarray calls

@@ -257,7 +257,7 @@ static void start_own_sampler(void)
   free(env);
   if (started == 0) {
     col_cfg.sampled_outside = 1;
-    col_sampler_may_read(&col_cfg, sampler_pid);
+    col_sampler_may_read(col_cfg.offcpu, sampler_pid);
   }
 }
 

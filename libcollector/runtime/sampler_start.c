@@ -48,7 +48,7 @@ int col_sampler_start_on_self(const char *sampler, const char *mode, char *const
   return 0;
 }
 
-void col_sampler_may_read(const struct col_config *cfg, pid_t sampler_pid)
+void col_sampler_may_read(int offcpu, pid_t sampler_pid)
 {
   char scope = 0;
   int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
@@ -57,6 +57,6 @@ void col_sampler_may_read(const struct col_config *cfg, pid_t sampler_pid)
       scope = 0;
     close(fd);
   }
-  if (scope == '1' && sampler_pid > 0 && cfg->offcpu)
+  if (scope == '1' && sampler_pid > 0 && offcpu)
     prctl(PR_SET_PTRACER, (unsigned long)sampler_pid, 0, 0, 0);
 }

@@ -6,8 +6,6 @@
 
 #include <sys/types.h>
 
-#include "core/config.h"
-
 /* Runs SAMPLER ("--rank" or "--self" as MODE) on this process with the
  * environment ENV, and waits for its answer: 0 once it is recording (its
  * pid in *SAMPLER_PID when it says it), -1 when it could not start (it
@@ -16,9 +14,10 @@ int col_sampler_start_on_self(const char *sampler, const char *mode, char *const
 
 /* Under Yama's ptrace scope 1 only a process's ancestors, or the one it
  * names, may read its threads' registers and memory: the sampler process
- * SAMPLER_PID reads waiting threads for off-CPU stacks when CFG asks for
- * them, so this process names it (before main: the program has named
- * nobody yet).  Scopes 2 and 3 allow no such exception. */
-void col_sampler_may_read(const struct col_config *cfg, pid_t sampler_pid);
+ * SAMPLER_PID reads waiting threads for off-CPU stacks (OFFCPU: they are
+ * asked for), so this process names it (before main: the program has
+ * named nobody yet).  Scopes 2 and 3 allow no such exception; the sampler
+ * says so.  (Also gdbcol-launch's, before its exec.) */
+void col_sampler_may_read(int offcpu, pid_t sampler_pid);
 
 #endif
