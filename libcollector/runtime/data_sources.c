@@ -12,7 +12,9 @@
  * record carries; a source's pause hook only saves the program the work
  * of recording what would be dropped. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/config.h"
@@ -22,6 +24,8 @@
 #include "inprocess/runtime_thread_wakeup.h"
 #include "inprocess/threads.h"
 #include "control_page.h"
+#include "er/er_data_kinds.h"
+#include "interposed.h"
 #include "trace_record.h"
 #include "trace_ring.h"
 
@@ -75,14 +79,33 @@ static int traced_calls_wanted(void)
   return col_cfg.sampled_outside; /* the ring is there when a tracing kind is on */
 }
 
+/* Heap tracing at launch where the program's malloc is found before ours
+ * (AddressSanitizer's runtime, which must be preloaded first, or an
+ * allocator built into the program): its allocations never reach our
+ * wrappers, which the sampler says (else GDB would only say "0
+ * allocations").  Asked in the constructor,
+ * after that library started (never from a wrapper: see interpose.c). */
+static void tell_heap_elsewhere(enum col_start_how how)
+{
+  Dl_info where;
+  void *program_malloc = dlsym(RTLD_DEFAULT, "malloc");
+  if (how == COL_START_ATTACH || !col_trace_kind_on(col_trace, ER_KIND_HEAP) || program_malloc == NULL ||
+      program_malloc == (void *)col_wrap_malloc || !dladdr(program_malloc, &where) || where.dli_fname == NULL)
+    return;
+  const char *base = strrchr(where.dli_fname, '/');
+  col_control_post(COL_CTL_HEAP_ELSEWHERE, base != NULL ? base + 1 : where.dli_fname, 0);
+}
+
 static void traced_calls_start(enum col_start_how how)
 {
   col_trace_record_pause(0);
   int rc = col_trace_attach(col_cfg.status_path);
-  if (rc == 0)
+  if (rc == 0) {
     col_trace_record_init();
-  else if (rc != -ENOENT) /* no ring: no tracing asked for, or the sampler said why */
+    tell_heap_elsewhere(how);
+  } else if (rc != -ENOENT) { /* no ring: no tracing asked for, or the sampler said why */
     col_control_post(COL_CTL_TRACE_UNMAPPED, "", -rc);
+  }
 }
 
 static void traced_calls_pause(void)

@@ -131,6 +131,13 @@ static void on_request(const struct col_control_record *r, void *unused)
   case COL_CTL_TRACE_UNMAPPED:
     sampler_trace_unmapped(r->err);
     break;
+  case COL_CTL_HEAP_ELSEWHERE:
+    col_log_warning(200, "Heap tracing records nothing of this program: its calls of malloc and free reach "
+                    "%.60s's before the collector's runtime (a sanitizer's runtime, which must be preloaded first, "
+                    "or an allocator built into the program). Started without the collector, the program's calls "
+                    "through its GOT reach the collector after gdb -p and collector enable", r->text);
+    col_status_add_note("no allocation traced: the program's malloc is %.60s's", r->text);
+    break;
   case COL_CTL_EXEC_FAILED:
     what = request_variant(r->text, variant, sizeof variant);
     col_experiment_exec_event("exec_error", variant, what, sampler.exec_count);

@@ -20,7 +20,9 @@ enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_C
                         COL_CTL_TRACE_UNMAPPED /* the runtime could not map the trace ring: err */,
                         COL_CTL_JOB_FORWARDING /* an MPI launcher: its name, err = enum col_job_forwarding */,
                         COL_CTL_JOB_RANK /* the founder sampler to a writer: its process's MPI rank (err) */,
-                        COL_CTL_RANK_SELF /* a descendant's runtime: its MPI rank (err), after its exec */ };
+                        COL_CTL_RANK_SELF /* a descendant's runtime: its MPI rank (err), after its exec */,
+                        COL_CTL_HEAP_ELSEWHERE /* at launch: the program's malloc is another object's, preloaded
+                                                  before the runtime (a sanitizer's): "OBJECT" */ };
 /* What an MPI launcher's runtime did for the ranks on other nodes
  * (runtime/job_forwarding.c). */
 enum col_job_forwarding { COL_JOB_FORWARDED, COL_JOB_NEEDS_EXPORTS, COL_JOB_NO_SETTINGS, COL_JOB_NO_ROOM };

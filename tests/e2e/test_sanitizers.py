@@ -7,7 +7,8 @@ blocks after it.
   among the loaded objects ("ASan runtime does not come first in initial
   library list"): the runtime is preloaded after it.  The exit status is
   the one GDB alone gives (LeakSanitizer does not run under ptrace), the
-  CPU profile holds the program's work.
+  CPU profile holds the program's work; heap tracing, which its
+  allocator (first) keeps from ours, says so instead of a silent zero.
 - Attach (`gdb -p`, collector enable, detach): heap tracing off, the
   program's malloc and free stay untouched; on, the wrappers call the
   sanitizer's allocator (they called glibc's: "munmap_chunk(): invalid
@@ -78,12 +79,15 @@ def attach_run(sanitizer, prog, heap, truth):
 def launch_run(sanitizer, prog):
     label = "%s, launch" % sanitizer
     alone = run_gdb(["run"], [prog], work)
-    out = run_gdb(["collector enable", "run"], [prog], work)
+    out = run_gdb(["collector heaptrace on", "collector enable", "run"], [prog], work)
     print(out)
     check("does not come first" not in out, "%s: the sanitizer's runtime comes first" % label)
     exited = re.search(r"exited (?:normally|with code \d+)", alone)
     check(exited is not None and exited.group(0) in out, "%s: the exit status GDB alone gives (%s)"
           % (label, exited.group(0) if exited else alone[-500:]))
+    if sanitizer == "address":  # its allocator comes first: nothing reaches ours, and GDB says so
+        check("no allocation traced: the program's malloc is libasan" in out,
+              "%s: heap tracing says the program's malloc is AddressSanitizer's" % label)
     exp = os.path.join(work, "test.1.er")
     check_profile(label, exp)
     cleanup(exp)
