@@ -6,7 +6,10 @@ children), side by side from one run of each per round.
 Printed (medians of REPEATS rounds): recorded/true CPU of the whole process
 tree (true: the tree's own RUSAGE_CHILDREN, reported by the founder,
 tests/programs/descendants `run`), the share in cc1, and the wall time
-with profiling over without.
+with profiling over without.  Then a fork storm (2000 fork()s of children
+that exit at once, `descendants forks 2000 0`): the wall time each fork
+adds, under GDB alone, gdb-collector (to GDB's return, and to the end of
+the last collector process) and perf record, over the plain run.
 
     bench/descendants.py [BUILD_DIR] [REPEATS]"""
 
@@ -102,7 +105,50 @@ def main():
         print("%-14s %16.3f %16.3f %14.3f" % (name, med(r[0] for r in rows[name]), med(r[1] for r in rows[name]),
                                                med(walls[name]) / base))
     print("%-14s %16s %16s %14.3f" % ("gdb, no collector", "-", "-", med(walls["gdb"]) / base))
+    fork_storm(tmp)
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+STORM = 2000
+
+
+def collector_alive(args):
+    """Processes of the sampler whose command line ends with ARGS."""
+    alive = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                argv = [a for a in f.read().split(b"\0") if a]
+        except OSError:
+            continue
+        alive += bool(argv) and argv[0].endswith(b"gdbcol-sampler") and argv[-len(args):] == [a.encode() for a in args]
+    return alive
+
+
+def fork_storm(tmp):
+    args = ["forks", str(STORM), "0"]
+    storm = [RUNNER] + args
+    walls = {name: [] for name in ("none", "gdb", "gdb-collector", "gdb-collector, all ended", "perf")}
+    for _ in range(REPEATS):
+        walls["none"].append(timed(storm, tmp)[0])
+        walls["gdb"].append(timed(["gdb", "-nx", "-batch", "-ex", "run", "--args"] + storm, tmp)[0])
+        shutil.rmtree(os.path.join(tmp, "test.1.er"), ignore_errors=True)
+        start = time.monotonic()
+        wall, _ = timed(["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB, "-ex", "collector enable", "-ex", "run",
+                         "--args"] + storm, tmp)
+        walls["gdb-collector"].append(wall)
+        while collector_alive(args) and time.monotonic() - start < 120:
+            time.sleep(0.05)
+        walls["gdb-collector, all ended"].append(time.monotonic() - start)
+        walls["perf"].append(timed(["perf", "record", "-q", "-e", "task-clock", "-c", str(PERIOD_NS), "-o",
+                                    os.path.join(tmp, "p.data")] + storm, tmp)[0])
+    med = statistics.median
+    base = med(walls["none"])
+    print("\nfork storm: %d forks of children that exit at once (%d rounds, medians)" % (STORM, REPEATS))
+    print("%-30s %10s %16s" % ("", "wall s", "us added a fork"))
+    for name, values in walls.items():
+        print("%-30s %10.3f %16s" % (name, med(values), "-" if name == "none" else
+                                     "%.1f" % ((med(values) - base) / STORM * 1e6)))
 
 
 if __name__ == "__main__":
