@@ -48,6 +48,7 @@ struct patch_target {
   const struct col_interposed *f;
   uint32_t hash;
   void *original;
+  void *global;   /* what a lazy slot would bind to: the global scope's first definition */
 };
 static struct patch_target targets[TARGET_BUCKETS];
 
@@ -129,11 +130,12 @@ static int read_dynamic(const struct dl_phdr_info *info, struct dynamic_tables *
   return -1;
 }
 
-static int in_relro(const struct dl_phdr_info *info, uintptr_t addr)
+/* ADDR lies in one of INFO's segments of type TYPE. */
+static int in_segment(const struct dl_phdr_info *info, uintptr_t addr, ElfW(Word) type)
 {
   for (int i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type == PT_GNU_RELRO && addr >= info->dlpi_addr + ph->p_vaddr &&
+    if (ph->p_type == type && addr >= info->dlpi_addr + ph->p_vaddr &&
         addr < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
       return 1;
   }
@@ -142,7 +144,7 @@ static int in_relro(const struct dl_phdr_info *info, uintptr_t addr)
 
 static void store_slot(const struct dl_phdr_info *info, void **slot, void *value)
 {
-  if (!in_relro(info, (uintptr_t)slot)) {
+  if (!in_segment(info, (uintptr_t)slot, PT_GNU_RELRO)) {
     __atomic_store_n(slot, value, __ATOMIC_RELEASE);
     return;
   }
@@ -184,7 +186,7 @@ static int version_matches(const struct patch_target *t, const struct dynamic_ta
   return asked == NULL || strcmp(asked, t->f->version) == 0;
 }
 
-enum walk_action { PATCH, RESTORE };
+enum walk_action { PATCH, RESTORE, BYPASS };
 
 static int wanted(const struct patch_target *t)
 {
@@ -195,19 +197,25 @@ static int wanted(const struct patch_target *t)
  * PLT (binding it would find the global scope's function). */
 static int inside_object(const struct dl_phdr_info *info, uintptr_t value)
 {
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type == PT_LOAD && value >= info->dlpi_addr + ph->p_vaddr &&
-        value < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
-      return 1;
-  }
-  return 0;
+  return in_segment(info, value, PT_LOAD);
 }
 
-/* The slot calls what the wrapper would call (or will, once bound). */
+/* The slot calls what the wrapper would call (or will, once bound: a lazy
+ * slot binds to the global scope's first definition, which is the
+ * original after an attach, ours when preloaded). */
 static int calls_the_original(const struct dl_phdr_info *info, const struct patch_target *t, void *now)
 {
-  return t->original != NULL && (now == t->original || inside_object(info, (uintptr_t)now));
+  return t->original != NULL &&
+         (now == t->original ||
+          (inside_object(info, (uintptr_t)now) && (t->global == t->original || t->global == t->f->wrapper)));
+}
+
+/* Preloaded, the slot calls our wrapper (or will, once bound), of a kind
+ * that is off: it can call the original itself. */
+static int calls_our_idle_wrapper(const struct dl_phdr_info *info, const struct patch_target *t, void *now)
+{
+  return t->original != NULL && t->f->kinds != 0 && (t->f->kinds & kinds_patched) == 0 &&
+         (now == t->f->wrapper || (inside_object(info, (uintptr_t)now) && t->global == t->f->wrapper));
 }
 
 static void walk_relocations(const struct dl_phdr_info *info, const struct dynamic_tables *dyn,
@@ -234,6 +242,11 @@ static void walk_relocations(const struct dl_phdr_info *info, const struct dynam
       }
     } else if (action == RESTORE && now == t->f->wrapper && t->original != NULL) {
       store_slot(info, slot, t->original);
+    } else if (action == BYPASS && type == R_X86_64_JUMP_SLOT && calls_our_idle_wrapper(info, t, now)) {
+      /* calls only (a GLOB_DAT slot is also the function's address the
+       * program compares) */
+      store_slot(info, slot, t->original);
+      slots_patched++;
     }
   }
 }
@@ -285,6 +298,8 @@ static void resolve_originals(void)
       continue;
     void *real = col_real_function_version(targets[b].f->name, targets[b].f->version, targets[b].f->wrapper);
     targets[b].original = real != targets[b].f->wrapper ? real : NULL;
+    targets[b].global = targets[b].f->version != NULL ? dlvsym(RTLD_DEFAULT, targets[b].f->name, targets[b].f->version)
+                                                      : dlsym(RTLD_DEFAULT, targets[b].f->name);
   }
 }
 
@@ -333,6 +348,16 @@ void col_got_patch_new_objects(void)
     return;
   enum walk_action action = PATCH;
   dl_iterate_phdr(walk_object, &action);
+}
+
+unsigned col_got_bypass_idle(uint32_t traced_kinds)
+{
+  resolve_originals();
+  enum walk_action action = BYPASS;
+  kinds_patched = traced_kinds;
+  slots_patched = 0;
+  dl_iterate_phdr(walk_object, &action);
+  return slots_patched;
 }
 
 void col_got_restore_all(void)

@@ -19,6 +19,11 @@ struct col_got_report {
 void col_got_patch_all(uint32_t traced_kinds, struct col_got_report *report);
 /* The same for objects loaded since the last walk (cheap when none were). */
 void col_got_patch_new_objects(void);
+/* Preloaded, at the start: the call slots (JUMP_SLOT) of every loaded
+ * object that reach our wrappers of a traced kind not in TRACED_KINDS
+ * call the real function directly (a kind that is off costs the
+ * program's calls nothing).  How many slots changed. */
+unsigned col_got_bypass_idle(uint32_t traced_kinds);
 /* Puts the original addresses back (collection ends, process goes on). */
 void col_got_restore_all(void);
 

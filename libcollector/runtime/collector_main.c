@@ -137,6 +137,19 @@ static void forked_child(void);
  * the sampler process's, not ours: GDB reads it from memory. */
 char gdbcol_start_error[400];
 
+/* Preloaded, the calls of a traced kind that is off go to the real
+ * functions directly, not through our idle wrappers (got_patch.c). */
+static void bypass_idle_wrappers(void)
+{
+  /* The lookups allocate (a failed dlsym makes its error message): the
+   * runtime's own calls, not the program's, so not traced. */
+  int was = col_tracing_here;
+  col_tracing_here = 1;
+  if (!col_got_interposition_needed())
+    col_got_bypass_idle(col_trace != NULL ? col_trace->traced_kinds : 0);
+  col_tracing_here = was;
+}
+
 static void serve_from_outside(enum col_start_how how)
 {
   int rc = col_control_attach(col_cfg.status_path);
@@ -153,6 +166,8 @@ static void serve_from_outside(enum col_start_how how)
    * process classifies clock samples by them (core/omp_states.c) */
   __atomic_store_n(&col_omp_marking, 1, __ATOMIC_RELAXED);
   col_sources_start(how);
+  if (how != COL_START_ATTACH)
+    bypass_idle_wrappers();
   static int fork_handler_set;
   if (strcmp(col_cfg.descendants, "off") != 0 && !col_carrier_active)
     col_carrier_start(col_cfg.status_path);
@@ -277,6 +292,7 @@ __attribute__((constructor)) static void col_init(void)
   if (start_experiment() != 0)
     return;
   col_sources_start(COL_START_LAUNCH);
+  bypass_idle_wrappers(); /* (sampling from inside, nothing is traced) */
   col_status_write(&col_cfg, "active", NULL);
 }
 
@@ -306,9 +322,19 @@ void gdbcol_adopt_status(const char *status_path)
  * GOT, since nothing was preloaded. */
 static void interpose_after_attach(void)
 {
-  col_patch_got = col_got_interposition_needed();
-  if (!col_patch_got)
+  col_patch_got = 1;
+  if (!col_got_interposition_needed()) {
+    /* Preloaded (a later experiment in a launched process): the kinds on
+     * now reach the wrappers again where they were bypassed, the others
+     * are bypassed. */
+    struct col_got_report again;
+    int was = col_tracing_here;
+    col_tracing_here = 1;
+    col_got_patch_all(col_traced_kinds(&col_cfg), &again);
+    col_tracing_here = was;
+    bypass_idle_wrappers();
     return;
+  }
   struct col_got_report got;
   col_got_patch_all(col_traced_kinds(&col_cfg), &got);
   if (col_outside()) { /* the log is the sampler process's */

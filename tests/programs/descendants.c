@@ -66,6 +66,16 @@ __attribute__((noipa)) static void child_work(double ms)
       sink += i * 0.25;
 }
 
+/* This program's own path, to run itself again: 0, or -1. */
+static int self_path(char *out, size_t len)
+{
+  ssize_t n = readlink("/proc/self/exe", out, len - 1);
+  if (n < 0)
+    return -1;
+  out[n] = '\0';
+  return 0;
+}
+
 /* SELF burning MS, by vfork and exec (apart: nothing of the caller's
  * frame is live across the vfork). */
 __attribute__((noinline)) static pid_t vfork_exec(const char *self, const char *ms)
@@ -96,10 +106,8 @@ int main(int argc, char **argv)
   }
   if (strcmp(argv[1], "clearenv") == 0) {
     char self[4096];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len < 0)
+    if (self_path(self, sizeof self) != 0)
       return 1;
-    self[len] = '\0';
     clearenv();
     execl(self, self, "burn", argv[2], (char *)NULL);
     return 127;
@@ -133,10 +141,8 @@ int main(int argc, char **argv)
   }
   if (strcmp(argv[1], "spawns") == 0 && argc > 3) {
     char self[4096];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len < 0)
+    if (self_path(self, sizeof self) != 0)
       return 1;
-    self[len] = '\0';
     char *spawn_argv[] = {self, "burn", argv[3], NULL};
     int n = atoi(argv[2]), children = 0;
     printf("spawned=");
@@ -162,10 +168,8 @@ int main(int argc, char **argv)
   }
   if (strcmp(argv[1], "vforks") == 0 && argc > 3) {
     char self[4096];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len < 0)
+    if (self_path(self, sizeof self) != 0)
       return 1;
-    self[len] = '\0';
     int n = atoi(argv[2]), children = 0;
     for (int i = 0; i < n; i++)
       children += vfork_exec(self, argv[3]) > 0;
@@ -198,10 +202,8 @@ int main(int argc, char **argv)
   }
   double ms = atof(argv[2]);
   char self[4096], command[4200];
-  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (len < 0)
+  if (self_path(self, sizeof self) != 0)
     return 1;
-  self[len] = '\0';
   snprintf(command, sizeof command, "%s burn %s", self, argv[2]);
   parent_work(ms);
   int children = 0;
