@@ -330,8 +330,9 @@ unsigned writers_end_vanished(void)
         continue;
       if (r->gone) { /* gone at the last check, the rings drained since: nothing more will come */
         before_end(r->pid, INT64_MAX);
+        struct perf_event_header unseen = {SAMPLER_RECORD_END_UNSEEN, 0, sizeof unseen};
+        write_whole(r->fd, &unseen, sizeof unseen); /* its log says so */
         end_route(r);
-        figures.ended_unseen++;
         ended++;
       } else {
         r->gone = process_gone(r->pid);

@@ -40,6 +40,9 @@ struct sampler_request_record {
 /* A traced event of a descendant (trace_ring.h's event, its stack copy
  * cut to its length), for its writer. */
 #define SAMPLER_RECORD_TRACE 0x7f03
+/* The writer's last record where its process's end record never came (the
+ * kernel lost it; writers_end_vanished): a header only. */
+#define SAMPLER_RECORD_END_UNSEEN 0x7f04
 
 /* Runs in a new writer process and never returns: records of process PID
  * (lineage LINEAGE, created at TSTAMP, or exec'd then into program COMM)
@@ -81,7 +84,6 @@ unsigned writers_end_vanished(void);
  * one (its new image recorded as _x1.er).  A writer's process starts from 0. */
 struct writers_figures {
   unsigned started, failed;
-  unsigned ended_unseen; /* ended by writers_end_vanished: their end record lost */
   int founder_exec;
 };
 void writers_describe(struct writers_figures *out);

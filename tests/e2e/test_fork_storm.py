@@ -55,6 +55,9 @@ def storm(label, args, expected_output, prefix=()):
     names = sorted(n for n in os.listdir(founder) if n.startswith("_") and n.endswith(".er"))
     unclosed = [n for n in names if er_dump(os.path.join(founder, n), expect_status=None)[0].get("closed") != "yes"]
     check(names and not unclosed, "%s: every sub-experiment is closed (%d; not: %s)" % (label, len(names), unclosed[:8]))
+    found_gone = [n for n in names if "end record" in open(os.path.join(founder, n, "log.xml")).read()]
+    print("%s: %d sub-experiment(s) ended from /proc, their end record lost (their log says so)"
+          % (label, len(found_gone)))
     summary, _, _ = er_dump(founder)
     check(summary.get("closed") == "yes", "%s: the founder's experiment is closed" % label)
     funcs, total, raw = gprofng_functions(founder)
