@@ -7,7 +7,8 @@
  * calls (the technique of heaptrack's injector).  The runtime itself, the
  * dynamic loader and the vDSO are skipped.  Slots in RELRO pages are made
  * writable for the store and read-only again at once.  Objects loaded later
- * are patched when the sampler notices them (col_got_patch_new_objects).
+ * are patched when the runtime thread notices them, sampling from inside
+ * (col_got_patch_new_objects).
  * Calls that bypass the GOT (static linking, calls inside libc) are not
  * caught: the thread scan (thread_scan.c) still finds those threads.
  *
@@ -34,6 +35,7 @@
 #include "interpose/got_patch.h"
 #include "interposed.h"
 #include "interposed_list.h"
+#include "trace_record.h"
 #include "libc_condvar.h"
 
 /* The table's functions (interposed_table.c), found by the hash of their
@@ -49,6 +51,7 @@ struct patch_target {
   uint32_t hash;
   void *original;
   void *global;   /* what a lazy slot would bind to: the global scope's first definition */
+  unsigned long long resolved_at; /* dlpi_adds when ORIGINAL and GLOBAL were looked up; 0: never */
 };
 static struct patch_target targets[TARGET_BUCKETS];
 
@@ -87,8 +90,9 @@ static struct patch_target *find_target(const char *name)
 }
 
 static unsigned long long objects_seen; /* dlpi_adds at the last walk */
+static unsigned long long walk_adds;    /* dlpi_adds as this walk began */
 static uint32_t kinds_patched;          /* the traced kinds whose functions are patched */
-static unsigned slots_patched, slots_kept, objects_patched, objects_unreadable;
+static unsigned slots_patched, slots_kept, slots_bypassed, objects_patched, objects_unreadable;
 static char first_unreadable[64];
 
 struct dynamic_tables {
@@ -218,6 +222,22 @@ static int calls_our_idle_wrapper(const struct dl_phdr_info *info, const struct 
          (now == t->f->wrapper || (inside_object(info, (uintptr_t)now) && t->global == t->f->wrapper));
 }
 
+/* T's real function and what a lazy slot would bind to, looked up when a
+ * walk first meets one of its slots since objects were last loaded (a
+ * library loaded since may define it): names the program never imports
+ * cost no lookup.  The lookups allocate (a failed dlsym makes its error
+ * message): the runtime's own calls, not traced. */
+static void resolve_target(struct patch_target *t)
+{
+  int was = col_tracing_here;
+  col_tracing_here = 1;
+  void *real = col_real_function_version(t->f->name, t->f->version, t->f->wrapper);
+  t->original = real != t->f->wrapper ? real : NULL;
+  t->global = t->f->version != NULL ? dlvsym(RTLD_DEFAULT, t->f->name, t->f->version) : dlsym(RTLD_DEFAULT, t->f->name);
+  t->resolved_at = walk_adds;
+  col_tracing_here = was;
+}
+
 static void walk_relocations(const struct dl_phdr_info *info, const struct dynamic_tables *dyn,
                              const ElfW(Rela) *rel, size_t bytes, enum walk_action action)
 {
@@ -231,6 +251,8 @@ static void walk_relocations(const struct dl_phdr_info *info, const struct dynam
     struct patch_target *t = find_target(dyn->strtab + dyn->symtab[sym].st_name);
     if (t == NULL || !version_matches(t, dyn, sym))
       continue;
+    if (action != RESTORE && t->resolved_at != walk_adds)
+      resolve_target(t); /* (RESTORE puts back what was looked up when it patched) */
     void **slot = (void **)(info->dlpi_addr + rel[i].r_offset);
     void *now = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
     if (action == PATCH && now != t->f->wrapper && wanted(t)) {
@@ -242,11 +264,12 @@ static void walk_relocations(const struct dl_phdr_info *info, const struct dynam
       }
     } else if (action == RESTORE && now == t->f->wrapper && t->original != NULL) {
       store_slot(info, slot, t->original);
-    } else if (action == BYPASS && type == R_X86_64_JUMP_SLOT && calls_our_idle_wrapper(info, t, now)) {
-      /* calls only (a GLOB_DAT slot is also the function's address the
-       * program compares) */
+    } else if (action != RESTORE && type == R_X86_64_JUMP_SLOT && calls_our_idle_wrapper(info, t, now)) {
+      /* a kind that is off, preloaded (PATCH too: a later experiment with
+       * other kinds); calls only (a GLOB_DAT slot is also the function's
+       * address the program compares) */
       store_slot(info, slot, t->original);
-      slots_patched++;
+      slots_bypassed++;
     }
   }
 }
@@ -290,19 +313,6 @@ static int walk_object(struct dl_phdr_info *info, size_t size, void *arg)
   return 0;
 }
 
-static void resolve_originals(void)
-{
-  build_targets();
-  for (size_t b = 0; b < TARGET_BUCKETS; b++) {
-    if (targets[b].f == NULL)
-      continue;
-    void *real = col_real_function_version(targets[b].f->name, targets[b].f->version, targets[b].f->wrapper);
-    targets[b].original = real != targets[b].f->wrapper ? real : NULL;
-    targets[b].global = targets[b].f->version != NULL ? dlvsym(RTLD_DEFAULT, targets[b].f->name, targets[b].f->version)
-                                                      : dlsym(RTLD_DEFAULT, targets[b].f->name);
-  }
-}
-
 int col_got_interposition_needed(void)
 {
   /* Preloaded, the runtime is in the program's own search list (also
@@ -319,14 +329,26 @@ int col_got_interposition_needed(void)
   return injected;
 }
 
+static int count_objects(struct dl_phdr_info *info, size_t size, void *arg)
+{
+  *(unsigned long long *)arg = info->dlpi_adds;
+  return 1; /* the first object is enough: dlpi_adds is process-wide */
+}
+
+/* A walk ACTION over every loaded object. */
+static void walk_all(enum walk_action action)
+{
+  build_targets();
+  dl_iterate_phdr(count_objects, &walk_adds);
+  dl_iterate_phdr(walk_object, &action);
+}
+
 void col_got_patch_all(uint32_t traced_kinds, struct col_got_report *report)
 {
-  resolve_originals();
-  enum walk_action action = PATCH;
   kinds_patched = traced_kinds;
   slots_patched = slots_kept = objects_patched = objects_unreadable = 0;
   first_unreadable[0] = '\0';
-  dl_iterate_phdr(walk_object, &action);
+  walk_all(PATCH);
   report->slots = slots_patched;
   report->kept = slots_kept;
   report->objects = objects_patched;
@@ -334,34 +356,23 @@ void col_got_patch_all(uint32_t traced_kinds, struct col_got_report *report)
   snprintf(report->first_unreadable, sizeof report->first_unreadable, "%s", first_unreadable);
 }
 
-static int count_objects(struct dl_phdr_info *info, size_t size, void *arg)
-{
-  *(unsigned long long *)arg = info->dlpi_adds;
-  return 1; /* the first object is enough: dlpi_adds is process-wide */
-}
-
 void col_got_patch_new_objects(void)
 {
   unsigned long long adds = 0;
   dl_iterate_phdr(count_objects, &adds);
-  if (adds == objects_seen)
-    return;
-  enum walk_action action = PATCH;
-  dl_iterate_phdr(walk_object, &action);
+  if (adds != objects_seen)
+    walk_all(PATCH);
 }
 
 unsigned col_got_bypass_idle(uint32_t traced_kinds)
 {
-  resolve_originals();
-  enum walk_action action = BYPASS;
   kinds_patched = traced_kinds;
-  slots_patched = 0;
-  dl_iterate_phdr(walk_object, &action);
-  return slots_patched;
+  slots_bypassed = 0;
+  walk_all(BYPASS);
+  return slots_bypassed;
 }
 
 void col_got_restore_all(void)
 {
-  enum walk_action action = RESTORE;
-  dl_iterate_phdr(walk_object, &action);
+  walk_all(RESTORE);
 }

@@ -11,7 +11,9 @@ int col_got_interposition_needed(void);
  * many slots changed, in how many objects, how many were left as they
  * were (bound elsewhere than the wrapper's real function), and the
  * objects whose dynamic tables could not be read (their calls stay as
- * they are). */
+ * they are).  Preloaded (a later experiment in a launched process), the
+ * call slots of the kinds that are off are bypassed as by
+ * col_got_bypass_idle in the same walk. */
 struct col_got_report {
   unsigned slots, objects, kept, unreadable;
   char first_unreadable[64];

@@ -141,13 +141,8 @@ char gdbcol_start_error[400];
  * functions directly, not through our idle wrappers (got_patch.c). */
 static void bypass_idle_wrappers(void)
 {
-  /* The lookups allocate (a failed dlsym makes its error message): the
-   * runtime's own calls, not the program's, so not traced. */
-  int was = col_tracing_here;
-  col_tracing_here = 1;
   if (!col_got_interposition_needed())
     col_got_bypass_idle(col_trace != NULL ? col_trace->traced_kinds : 0);
-  col_tracing_here = was;
 }
 
 static void serve_from_outside(enum col_start_how how)
@@ -326,13 +321,9 @@ static void interpose_after_attach(void)
   if (!col_got_interposition_needed()) {
     /* Preloaded (a later experiment in a launched process): the kinds on
      * now reach the wrappers again where they were bypassed, the others
-     * are bypassed. */
+     * are bypassed, in one walk. */
     struct col_got_report again;
-    int was = col_tracing_here;
-    col_tracing_here = 1;
     col_got_patch_all(col_traced_kinds(&col_cfg), &again);
-    col_tracing_here = was;
-    bypass_idle_wrappers();
     return;
   }
   struct col_got_report got;

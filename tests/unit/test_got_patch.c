@@ -45,6 +45,8 @@ void col_runtime_was_injected(void)
 {
 }
 
+__thread int col_tracing_here; /* trace_record.c's guard, which the lookups set */
+
 void *col_real_function_version(const char *name, const char *version, void *ours)
 {
   void *real = version != NULL ? dlvsym(RTLD_DEFAULT, name, version) : NULL;
