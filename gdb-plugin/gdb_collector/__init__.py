@@ -36,7 +36,7 @@ _state = None
 
 
 def _on_exited(event):
-    _state.session.report_end_of_run()
+    _state.session.report_end_of_run(launched=_state.arming.armed)
 
 
 def register(runtime, shared, launcher, version, report=None):

@@ -37,3 +37,25 @@ def dynamic_symbol(path, name):
         return "absent"
     except (struct.error, ValueError):
         return None
+
+
+PT_INTERP = 3
+
+
+def statically_linked(path):
+    """True when the program file PATH is an ELF executable with no
+    dynamic loader (PT_INTERP): nothing can be preloaded into it.  False
+    otherwise, also when the file cannot be read as ELF."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(64)
+            if len(header) < 64 or header[:4] != b"\x7fELF" or header[4] != 2:
+                return False
+            phoff, = struct.unpack_from("<Q", header, 32)
+            phentsize, phnum = struct.unpack_from("<HH", header, 54)
+            f.seek(phoff)
+            table = f.read(phentsize * phnum)
+    except OSError:
+        return False
+    types = [struct.unpack_from("<I", table, i * phentsize)[0] for i in range(len(table) // phentsize)]
+    return PT_INTERP not in types

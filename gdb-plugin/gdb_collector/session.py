@@ -10,6 +10,7 @@ import time
 import gdb
 
 from . import native
+from .elf_symbols import statically_linked
 from .procfs import process_alive
 from .text import decode_value, say
 
@@ -300,10 +301,23 @@ class Session:
         while process_alive(status.get("sampler_pid", "")) and time.monotonic() - start < SAMPLER_CLOSE_WAIT_S:
             time.sleep(0.02)
 
-    def report_end_of_run(self):
+    def report_end_of_run(self, launched=False):
         """Called when GDB loses an inferior (exit, kill or detach): says what
-        happened to the experiment."""
+        happened to the experiment.  LAUNCHED: the collector was enabled for
+        the run that ended; a run that left no status of its own never had
+        the runtime start in the program, which is said, not left silent."""
         st = self.status()
+        if launched and (not st or _report_key(st) == self.last_reported):
+            program = gdb.current_progspace().filename or ""
+            if program and statically_linked(program):
+                say("collector: no experiment was recorded: %s is statically linked, and the collector's runtime "
+                    "can only be loaded by the dynamic loader; link it dynamically to profile it.\n" % program)
+            else:
+                say("collector: no experiment was recorded: the collector's runtime never started in the program. "
+                    "It reaches the program through LD_PRELOAD, which something replaced on the way (an "
+                    "exec-wrapper such as `env LD_PRELOAD=...`, or a launcher); set the variable with `set "
+                    "environment LD_PRELOAD=...` instead, which the collector adds itself to.\n")
+            return
         if st and not process_alive(st.get("pid", "")):
             st = self.wait_until_closed()
         if st.get("state") == "active" and process_alive(st.get("pid", "")):

@@ -71,6 +71,16 @@ FORMS = [
 ]
 for label, settings, env in FORMS:
     one_form(label, settings, env, work)
+# Where the runtime cannot reach the program, GDB says so and why, never
+# nothing: a wrapper that replaces LD_PRELOAD, a static program.
+out = run_gdb(["set exec-wrapper env LD_PRELOAD=", "collector enable", "run"], [PROGRAM], work)
+print(out)
+check("no experiment was recorded: the collector's runtime never started in the program" in out and
+      "set environment LD_PRELOAD" in out, "a wrapper that replaces LD_PRELOAD: GDB says nothing was recorded, and why")
+out = run_gdb(["collector enable", "run"], [program("sleeper_static"), "0"], work)
+print(out)
+check("no experiment was recorded: %s is statically linked" % program("sleeper_static") in out,
+      "a static program at launch: GDB says nothing was recorded, and why")
 prefix = unprivileged_prefix()
 if prefix:
     for label, settings, env in FORMS[0], FORMS[4]:
