@@ -30,6 +30,7 @@
 #include "er/er_data_kinds.h"
 #include "er/er_text.h"
 #include "runtime_objects.h"
+#include "core/sampler_parent.h"
 #include "runtime/sampler_start.h"
 
 extern char **environ;
@@ -132,19 +133,21 @@ static void let_sampler_read_us(pid_t sampler_pid)
   col_sampler_may_read(offcpu != NULL && strcmp(offcpu, "on") == 0, sampler_pid); /* as core/config.c reads it */
 }
 
-/* The sampler process as a grandchild, so that it is never a child the
- * program could wait for; 0 once it is ready, -1 when it could not start
- * (it wrote the reason in the status file). */
+/* The sampler process as GDB's child, where GDB is this process's parent
+ * (GDB reaps it), else as a grandchild: never a child the program could
+ * wait for; 0 once it is ready, -1 when it could not start (it wrote the
+ * reason in the status file). */
 static int start_sampler_process(const char *sampler, char **argv)
 {
   int ready[2];
   if (pipe2(ready, O_CLOEXEC) != 0)
     return -1;
-  pid_t self = getpid(), child = fork();
+  int beside_gdb;
+  pid_t self = getpid(), child = col_sampler_fork(&beside_gdb);
   if (child < 0)
     return -1;
   if (child == 0) {
-    if (fork() != 0)
+    if (!beside_gdb && fork() != 0)
       _exit(0);
     close(ready[0]);
     int argc = 0;
@@ -166,7 +169,8 @@ static int start_sampler_process(const char *sampler, char **argv)
     _exit(127);
   }
   close(ready[1]);
-  waitpid(child, NULL, 0);
+  if (!beside_gdb)
+    waitpid(child, NULL, 0);
   /* "R" and the sampler process's pid, or "E" (it wrote why). */
   char answer[32];
   size_t got = 0;

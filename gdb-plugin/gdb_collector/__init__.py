@@ -7,7 +7,8 @@ import atexit
 
 import gdb
 
-from . import attach, commands, control_commands, data_kinds, native, obsolete_commands, storage_commands
+from . import (attach, commands, control_commands, data_kinds, native, obsolete_commands, sampler_children,
+               storage_commands)
 from .report_command import ReportCommand
 from .attach import Attacher
 from .launch import LaunchArming
@@ -37,6 +38,7 @@ _state = None
 
 def _on_exited(event):
     _state.session.report_end_of_run(launched=_state.arming.armed)
+    sampler_children.reap_ended()
 
 
 def register(runtime, shared, launcher, version, report=None):
@@ -53,6 +55,8 @@ def register(runtime, shared, launcher, version, report=None):
         command(_state)
     ReportCommand(_state, report)
     gdb.events.exited.connect(_on_exited)
+    # A sampler process that ended while GDB waited at its prompt.
+    gdb.events.before_prompt.connect(sampler_children.reap_ended)
     # Last of all, when GDB ends (after it has killed or detached the
     # inferiors and reported their end): the session's files.
     atexit.register(_state.session.remove_if_done)

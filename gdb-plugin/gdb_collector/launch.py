@@ -45,6 +45,7 @@ LAUNCH_VARIABLES = (
     "GDBCOL_HWC_NATIVE",
     "GDBCOL_STACK_BYTES",
     "GDBCOL_OFFCPU",
+    "GDBCOL_GDB_PID",
 )
 
 
@@ -112,8 +113,10 @@ class LaunchArming:
         self._mode = "wrapper"
 
     def _set_sampler(self):
-        # The sampler process, beside the runtime (GDBCOL_CLOCK_SOURCE=process).
+        # The sampler process, beside the runtime (GDBCOL_CLOCK_SOURCE=process),
+        # made GDB's child, for GDB to reap (sampler_children.py).
         set_inferior_env("GDBCOL_SAMPLER", os.path.join(os.path.dirname(self.runtime_path), "gdbcol-sampler"))
+        set_inferior_env("GDBCOL_GDB_PID", str(os.getpid()))
 
     def _use_direct_preload(self):
         if self._mode == "wrapper":

@@ -4,15 +4,17 @@ and the runtime GDB loads into it keeps no thread and no descriptor.
 
 The sampler opens its events on every thread while GDB keeps the process
 stopped (no thread can appear unseen), then says it is ready on a pipe.
-It leaves GDB's process tree at once (it forks, and GDB reaps the first
-process), so it outlives GDB's detach or exit and closes the experiment
-when the program ends."""
+It stays GDB's child, for GDB to reap when it ends (sampler_children.py);
+it outlives GDB's detach and closes the experiment when the program ends
+(after GDB's exit, its parent is then PID 1, or the nearest subreaper)."""
 
 import os
 import select
 import signal
 import subprocess
 import time
+
+from . import sampler_children
 
 READY_WAIT_S = 60.0
 
@@ -27,15 +29,16 @@ def start(runtime_path, pid, variables):
     says why)."""
     env = {name: value for name, value in os.environ.items() if not name.startswith("GDBCOL_")}
     env.update({name: value or "" for name, value in variables.items()})
+    env["GDBCOL_GDB_PID"] = str(os.getpid())  # it stays GDB's child
     ready_read, ready_write = os.pipe()
     try:
         try:
-            first = subprocess.Popen([sampler_path(runtime_path), "--attach", str(pid), str(ready_write)],
+            sampler = subprocess.Popen([sampler_path(runtime_path), "--attach", str(pid), str(ready_write)],
                                      pass_fds=(ready_write,), env=env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         except OSError:
             return False
-        first.wait()
+        sampler_children.adopt(sampler.pid, pid, sampler)
         os.close(ready_write)
         ready_write = -1
         return _answer(ready_read) == b"R"

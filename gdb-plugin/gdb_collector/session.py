@@ -9,7 +9,7 @@ import time
 
 import gdb
 
-from . import native
+from . import native, sampler_children
 from .elf_symbols import statically_linked
 from .procfs import process_alive
 from .text import decode_value, say
@@ -247,7 +247,12 @@ class Session:
         return None
 
     def status(self):
-        return read_status(self.status_path)
+        """The status file's; a sampler process it names that is GDB's
+        child is reaped by GDB from now on."""
+        st = read_status(self.status_path)
+        if st.get("sampler_pid"):
+            sampler_children.adopt(st["sampler_pid"], st.get("pid"))
+        return st
 
     def active_experiment(self):
         """The status of the experiment open in a live inferior, or None."""
@@ -257,9 +262,13 @@ class Session:
         return None
 
     def remove_if_done(self):
-        """At GDB's exit: GDB leaves the session's directory, which goes
-        unless a sampler process still records from it (after a detach; its
-        descendants may still need the control page and the trace ring)."""
+        """At GDB's exit: the sampler processes of programs that have ended
+        are waited for (bounded) and reaped; GDB leaves the session's
+        directory, which goes unless a sampler process still records from
+        it (after a detach; its descendants may still need the control page
+        and the trace ring)."""
+        self.status()
+        sampler_children.wait_for_ended_programs(SAMPLER_CLOSE_WAIT_S)
         for directory, token in self._earlier + [(self._dir, self._token)]:
             try:
                 os.unlink(token)

@@ -305,7 +305,7 @@ static const char *const our_variables[] = {
     "GDBCOL_CLOCK_SOURCE",   "GDBCOL_TARGET",          "GDBCOL_PRELOAD",     "GDBCOL_UNWIND_CHECK",
     "GDBCOL_SAMPLE_PERIOD_MS", "GDBCOL_LIMIT_MB",      "GDBCOL_ARCHIVE",     "GDBCOL_GROUP",
     "GDBCOL_SAMPLER",        "GDBCOL_DESCENDANTS",     "GDBCOL_HWC_NATIVE",  "GDBCOL_RUNTIME_OBJECTS",
-    "GDBCOL_MAX_FRAMES",     "GDBCOL_OFFCPU",
+    "GDBCOL_MAX_FRAMES",     "GDBCOL_OFFCPU",          "GDBCOL_GDB_PID",
 };
 
 void col_config_scrub_environment(void)

@@ -1,7 +1,7 @@
 /* Starting the sampler process on this process (sampler_start.h).  It is
- * made a grandchild (the sampler forks again and its first process exits
- * at once, reaped here), so it is never a child the program could wait
- * for or be told about. */
+ * made GDB's child where GDB is this process's parent, else a grandchild
+ * (the sampler forks again and its first process exits at once, reaped
+ * here): never a child the program could wait for or be told about. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/sampler_parent.h"
 #include "runtime/sampler_start.h"
 
 int col_sampler_start_on_self(const char *sampler, const char *mode, char *const env[], pid_t *sampler_pid)
@@ -21,7 +22,8 @@ int col_sampler_start_on_self(const char *sampler, const char *mode, char *const
   char pid_text[16], fd_text[16];
   snprintf(pid_text, sizeof pid_text, "%d", (int)getpid());
   snprintf(fd_text, sizeof fd_text, "%d", ready[1]);
-  pid_t child = fork();
+  int beside_gdb;
+  pid_t child = col_sampler_fork(&beside_gdb);
   if (child == 0) {
     fcntl(ready[1], F_SETFD, 0);
     char *args[] = {(char *)sampler, (char *)mode, pid_text, fd_text, NULL};
@@ -29,7 +31,7 @@ int col_sampler_start_on_self(const char *sampler, const char *mode, char *const
     _exit(127);
   }
   close(ready[1]);
-  if (child > 0)
+  if (child > 0 && !beside_gdb) /* the first of the sampler's two processes */
     while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
       ;
   /* "R", or "R" and its pid; "E" or nothing when it could not start. */

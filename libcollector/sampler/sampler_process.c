@@ -56,6 +56,7 @@
 #include "core/module_map.h"
 #include "core/omp_states.h"
 #include "core/runtime_calls.h"
+#include "core/sampler_parent.h"
 #include "core/recording_cost.h"
 #include "core/status_file.h"
 #include "core/target.h"
@@ -423,8 +424,10 @@ int main(int argc, char **argv)
   }
   col_target_pid = (pid_t)atoi(argv[sampler.attached ? 2 : 1]);
   int ready_fd = atoi(argv[sampler.attached ? 3 : 2]);
-  if (sampler.attached && fork() != 0)
-    _exit(0); /* GDB reaps this one; the sampler is no child of GDB's */
+  /* GDB's child stays one (GDB reaps it); the child of a program's runtime
+   * leaves it (runtime/sampler_start.h). */
+  if (sampler.attached && !col_sampler_parent_is_gdb() && fork() != 0)
+    _exit(0);
   setsid(); /* the terminal's signals are the program's, not ours */
   quiet_standard_descriptors(ready_fd);
   close_on_termination_signals();
