@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 
-from tracing_bench import env, print_bytes_per_event
+from tracing_bench import callgrind_refs, env, print_bytes_per_event
 
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
@@ -74,14 +74,9 @@ def callgrind_instructions(pairs, preload):
     """Instructions the whole run executes under callgrind; None without
     valgrind.  PRELOAD: the runtime, inert (no experiment: the same idle
     path as an experiment with synctrace off, less one test)."""
-    if shutil.which("valgrind") is None:
-        return None
     extra = {"LD_PRELOAD": os.path.join(BUILD, "libcollector", "libcollector.so"),
              "GDBCOL_TARGET": "/nonexistent"} if preload else {}
-    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", PROGRAM, "uncontended",
-                          str(pairs)], capture_output=True, text=True, env=dict(env(), **extra)).stderr
-    m = re.search(r"refs:\s+([0-9,]+)", out)
-    return int(m.group(1).replace(",", "")) if m else None
+    return callgrind_refs([PROGRAM, "uncontended", str(pairs)], extra)
 
 
 def print_idle_instructions():

@@ -4,11 +4,24 @@ event, for gdb-collector and for gprofng, from the same run."""
 
 import os
 import re
+import shutil
 import subprocess
 
 
 def env():
     return {k: v for k, v in os.environ.items() if not k.startswith("GDBCOL_")}
+
+
+def callgrind_refs(argv, extra_env=None, cwd=None):
+    """Instructions the whole run of ARGV executes under callgrind (exact,
+    where this VM's timings of a few ns vary by more); None without
+    valgrind."""
+    if shutil.which("valgrind") is None:
+        return None
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + list(argv),
+                         capture_output=True, text=True, cwd=cwd, env=dict(env(), **(extra_env or {}))).stderr
+    m = re.search(r"refs:\s+([0-9,]+)", out)
+    return int(m.group(1).replace(",", "")) if m else None
 
 
 def bytes_per_event(exp, data_file, metrics):

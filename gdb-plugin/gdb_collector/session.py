@@ -144,8 +144,9 @@ def clock_source_note(status):
     if status.get("clock_source") != "timer" or refused not in (errno.EACCES, errno.EPERM):
         return ""
     return ("collector: this user may not open perf events here (perf_event_open: %s), so the program sampled "
-            "itself: a CPU-time timer and signal %d in each thread. CPU time is still measured; a thread that "
-            "blocks that signal is sampled late. To be sampled from outside the program, as perf does: %s.\n"
+            "itself: a CPU-time timer and signal %d in each thread, kept deliverable where the program blocks "
+            "signals (it still sees the masks and handlers it set). To be sampled from outside the program, as "
+            "perf does: %s.\n"
             % (os.strerror(refused), native.timer_signal(), native.perf_access_hint(2)))
 
 

@@ -30,6 +30,7 @@
 #include "core/thread_slot.h"
 #include "inprocess/clock_sources.h"
 #include "inprocess/threads.h"
+#include "interpose/signal_guard.h"
 
 #define RING_BYTES (256 * 1024)
 
@@ -115,14 +116,12 @@ static void on_timer_signal(int sig, siginfo_t *info, void *context)
   errno = saved_errno;
 }
 
+/* The program's masks keep the signal deliverable from now on, and its
+ * own handler for that number is kept (signal_guard.h); our timers'
+ * signals come to on_timer_signal. */
 int col_timer_install_handler(void)
 {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_timer_signal;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  return sigaction(COL_TIMER_SIGNAL, &sa, NULL) == 0 ? 0 : -errno;
+  return col_signal_guard_start(on_timer_signal);
 }
 
 /* The CPU-time clock of any thread of this process (the kernel's encoding,
@@ -145,6 +144,7 @@ int col_timer_open(struct col_thread *t, long interval_us, size_t stack_bytes)
   memset(&sev, 0, sizeof sev);
   sev.sigev_notify = SIGEV_THREAD_ID;
   sev.sigev_signo = COL_TIMER_SIGNAL;
+  sev.sigev_value.sival_int = COL_TIMER_COOKIE; /* (the program's own signals of that number lack it) */
   sev._sigev_un._tid = t->tid;
   if (timer_create(thread_cpu_clock(t->tid), &sev, &t->timer) != 0) {
     return -errno;
@@ -182,7 +182,7 @@ void col_timer_finish_thread(struct col_thread *t)
   sigset_t timer_signal, saved;
   sigemptyset(&timer_signal);
   sigaddset(&timer_signal, COL_TIMER_SIGNAL);
-  pthread_sigmask(SIG_BLOCK, &timer_signal, &saved);
+  col_real_sigmask(SIG_BLOCK, &timer_signal, &saved);
   struct col_capture cap;
   memset(&cap, 0, sizeof cap);
   cap.tid = t->tid;
@@ -191,7 +191,7 @@ void col_timer_finish_thread(struct col_thread *t)
   cap.weight = (uint32_t)n;
   if (col_ring_push(t->ring, &cap) == 0)
     t->timer_cpu_ns += n * interval;
-  pthread_sigmask(SIG_SETMASK, &saved, NULL);
+  col_real_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 /* A thread armed from outside (after an attach, or by the task scan) has

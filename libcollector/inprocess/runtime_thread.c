@@ -42,6 +42,7 @@
 #include "core/thread_slot.h"
 #include "interpose/got_patch.h"
 #include "interpose/real_calls.h"
+#include "interpose/signal_guard.h"
 #include "inprocess/clock_sources.h"
 #include "runtime/program_requests.h"
 #include "inprocess/runtime_thread.h"
@@ -321,9 +322,9 @@ int col_runtime_thread_start(int (*start)(void), void (*finish)(void))
 
   sigset_t all, old;
   sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old); /* the new thread inherits this */
+  col_real_sigmask(SIG_SETMASK, &all, &old); /* the new thread inherits this */
   int rc = col_real_pthread_create(&runtime_thread, NULL, runtime_thread_main, NULL);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  col_real_sigmask(SIG_SETMASK, &old, NULL);
   if (rc != 0)
     return -rc;
   pthread_mutex_lock(&start_lock);

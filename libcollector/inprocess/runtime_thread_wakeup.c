@@ -10,6 +10,7 @@
 
 #include "core/thread_slot.h"
 #include "inprocess/runtime_thread_wakeup.h"
+#include "interpose/signal_guard.h"
 
 static int epoll_fd = -1, wake_fd = -1;
 static int poke_pending;
@@ -22,7 +23,7 @@ int col_wakeup_open(void)
   sigset_t wake;
   sigemptyset(&wake);
   sigaddset(&wake, COL_TIMER_SIGNAL);
-  wake_fd = signalfd(-1, &wake, SFD_CLOEXEC | SFD_NONBLOCK);
+  wake_fd = col_real_signalfd(-1, &wake, SFD_CLOEXEC | SFD_NONBLOCK); /* (not narrowed: ours) */
   if (epoll_fd < 0 || wake_fd < 0) {
     int err = errno;
     col_wakeup_close();

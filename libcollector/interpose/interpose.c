@@ -9,7 +9,6 @@
  * Every wrapper passes straight through when no experiment is open in this
  * process (a fork child, a wrapper program, a disabled runtime). */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,51 +19,12 @@
 #include "interpose/descendant_carrier.h"
 #include "interpose/real_calls.h"
 #include "interpose/runtime_hooks.h"
+#include "interpose/signal_guard.h"
 #include "runtime/collection_state.h"
 #include "control_page.h"
 #include "interposed.h"
 
 typedef col_fn_pthread_create pthread_create_fn;
-
-/* Set when GDB injected the runtime with dlopen (got_patch.c finds it out
- * before any wrapper can be reached): until then the runtime was
- * preloaded.  Not asked of the loader from here: a wrapper's first call
- * can come inside a sanitizer's start-up, before our constructor, where
- * a dlopen or dlsym of our own would enter that sanitizer again. */
-static int runtime_injected;
-
-void col_runtime_was_injected(void)
-{
-  runtime_injected = 1;
-}
-
-static int runtime_preloaded(void)
-{
-  return !runtime_injected;
-}
-
-/* The function our wrapper stands in front of.  Preloaded, the next
- * definition after ours in the global scope (libc's, the program's
- * allocator library's; behind a sanitizer's runtime, which is preloaded
- * first, that runtime forwards its own calls to us).  Injected with
- * dlopen, RTLD_NEXT would search only our own dependencies (libc's malloc,
- * where the program's is jemalloc's or AddressSanitizer's): the global
- * scope's definition is what the program's GOT slots called. */
-void *col_real_function(const char *name, void *ours)
-{
-  void *real = runtime_preloaded() ? dlsym(RTLD_NEXT, name) : dlsym(RTLD_DEFAULT, name);
-  if (real == NULL || real == ours)
-    real = dlsym(runtime_preloaded() ? RTLD_DEFAULT : RTLD_NEXT, name);
-  return real;
-}
-
-void *col_real_function_version(const char *name, const char *version, void *ours)
-{
-  if (version == NULL)
-    return col_real_function(name, ours);
-  void *real = runtime_preloaded() ? dlvsym(RTLD_NEXT, name, version) : dlvsym(RTLD_DEFAULT, name, version);
-  return real != NULL && real != ours ? real : col_real_function(name, ours);
-}
 
 int col_real_pthread_create(void *thread, const void *attr, void *(*start)(void *), void *arg)
 {
@@ -74,6 +34,7 @@ int col_real_pthread_create(void *thread, const void *attr, void *(*start)(void 
 struct thread_start {
   void *(*start)(void *);
   void *arg;
+  int blocks_timer_signal; /* the creator's mask as the program sees it */
 };
 
 static pthread_key_t exit_key;
@@ -82,6 +43,7 @@ static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 /* Runs when a profiled thread ends (return or pthread_exit). */
 static void on_thread_exit(void *unused)
 {
+  col_signal_view_end();
   col_hooks.thread_stop((pid_t)gettid());
 }
 
@@ -94,6 +56,7 @@ static void *profiled_thread_start(void *p)
 {
   struct thread_start start = *(struct thread_start *)p;
   free(p);
+  col_signal_view_begin(start.blocks_timer_signal);
   if (col_collecting() && col_hooks.thread_start(gettid()))
     pthread_setspecific(exit_key, &exit_key); /* any value but NULL: the key's destructor runs */
   return start.start(start.arg);
@@ -146,6 +109,7 @@ int col_wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void 
     return real(thread, attr, start, arg);
   info->start = start;
   info->arg = arg;
+  info->blocks_timer_signal = col_signal_view_blocked();
   int rc = real(thread, attr, profiled_thread_start, info);
   if (rc != 0)
     free(info);

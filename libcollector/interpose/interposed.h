@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <sys/socket.h>

@@ -24,6 +24,10 @@ const struct col_interposed col_interposed[] = {
 #define KINDS KIND(ER_KIND_RACE)
     COL_TSAN_FUNCTIONS(ENTRY)
 #undef KINDS
+/* The clock's "kind": the in-process timer samples (perf events refused). */
+#define KINDS KIND(ER_KIND_CLOCK)
+    COL_SIGNAL_FUNCTIONS(ENTRY)
+#undef KINDS
 #define KINDS KIND(ER_KIND_IO)
     COL_IO_FUNCTIONS(ENTRY)
 #undef KINDS

@@ -183,6 +183,20 @@
   X(pthread_spin_trylock, NULL, int, (pthread_spinlock_t *))    \
   X(pthread_spin_unlock, NULL, int, (pthread_spinlock_t *))
 
+/* signal_interpose.c: the calls that block, wait for or take over a
+ * signal, so that the in-process clock's timer signal stays deliverable
+ * while the program sees what it asked for (signal_guard.h). */
+#define COL_SIGNAL_FUNCTIONS(X)                                                          \
+  X(pthread_sigmask, NULL, int, (int, const sigset_t *, sigset_t *))                     \
+  X(sigprocmask, NULL, int, (int, const sigset_t *, sigset_t *))                         \
+  X(sigaction, NULL, int, (int, const struct sigaction *, struct sigaction *))           \
+  X(signal, NULL, __sighandler_t, (int, __sighandler_t))                                 \
+  X(sigsuspend, NULL, int, (const sigset_t *))                                           \
+  X(sigwait, NULL, int, (const sigset_t *, int *))                                       \
+  X(sigwaitinfo, NULL, int, (const sigset_t *, siginfo_t *))                             \
+  X(sigtimedwait, NULL, int, (const sigset_t *, siginfo_t *, const struct timespec *))   \
+  X(signalfd, NULL, int, (int, const sigset_t *, int))
+
 /* tsan_interpose.c: ThreadSanitizer's report hook (a program built with
  * -fsanitize=thread calls it for each report; its runtime's own is empty). */
 #define COL_TSAN_FUNCTIONS(X) X(__tsan_on_report, NULL, void, (void *))
@@ -198,6 +212,7 @@
   COL_SYNC_FUNCTIONS(X)   \
   COL_LOCK_FUNCTIONS(X)   \
   COL_TSAN_FUNCTIONS(X)   \
+  COL_SIGNAL_FUNCTIONS(X) \
   COL_IO_FUNCTIONS(X)     \
   COL_HEAP_FUNCTIONS(X)   \
   COL_MPI_FUNCTIONS(X)    \

@@ -4,6 +4,7 @@
  * everything written is already complete on disk (see experiment_log.c and
  * the sampler process's or the runtime thread's flush cycle). */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
@@ -114,9 +115,15 @@ static int start_experiment(void)
     col_status_write(&col_cfg, "error", err);
     return -1;
   }
-  if (untraced[0] != '\0')
+  if (untraced[0] != '\0') {
     col_log_warning(200, "%s was asked for but needs the sampler process, which is not running here (the "
                     "runtime samples from inside the program): nothing traced is recorded", untraced);
+    /* GDB's closing line too: never a silent zero (issue 39) */
+    if (islower((unsigned char)untraced[1]))
+      untraced[0] = (char)tolower((unsigned char)untraced[0]);
+    col_status_add_note("%s not recorded: the program sampled itself (no perf events here), and tracing needs "
+                        "the sampler process", untraced);
+  }
   if (offcpu_asked) {
     col_log_warning(200, "off-CPU time was asked for but needs the sampler process, which is not running here "
                     "(the runtime samples from inside the program): CPU time only");
@@ -137,12 +144,20 @@ static void forked_child(void);
  * the sampler process's, not ours: GDB reads it from memory. */
 char gdbcol_start_error[400];
 
+/* TRACED, the traced kinds on, with the clock's where the program samples
+ * itself: the signal-mask calls keep its timer signal deliverable
+ * (signal_guard.h). */
+static uint32_t with_clock(uint32_t traced)
+{
+  return traced | (!col_outside() && col_cfg.clock_interval_us > 0 ? 1u << ER_KIND_CLOCK : 0);
+}
+
 /* Preloaded, the calls of a traced kind that is off go to the real
  * functions directly, not through our idle wrappers (got_patch.c). */
 static void bypass_idle_wrappers(void)
 {
   if (!col_got_interposition_needed())
-    col_got_bypass_idle(col_trace != NULL ? col_trace->traced_kinds : 0);
+    col_got_bypass_idle(with_clock(col_trace != NULL ? col_trace->traced_kinds : 0));
 }
 
 static void serve_from_outside(enum col_start_how how)
@@ -323,11 +338,11 @@ static void interpose_after_attach(void)
      * now reach the wrappers again where they were bypassed, the others
      * are bypassed, in one walk. */
     struct col_got_report again;
-    col_got_patch_all(col_traced_kinds(&col_cfg), &again);
+    col_got_patch_all(with_clock(col_traced_kinds(&col_cfg)), &again);
     return;
   }
   struct col_got_report got;
-  col_got_patch_all(col_traced_kinds(&col_cfg), &got);
+  col_got_patch_all(with_clock(col_traced_kinds(&col_cfg)), &got);
   if (col_outside()) { /* the log is the sampler process's */
     char counts[sizeof col_control->slots[0].text];
     snprintf(counts, sizeof counts, "%u %u %u %.60s %u", got.slots, got.objects, got.unreadable,

@@ -116,7 +116,7 @@ check_recorded(os.path.join(work, "test.2.er"), "heaptrace off")
 check(not os.path.exists(os.path.join(work, "test.2.er", "heaptrace")), "heaptrace off: no heaptrace file")
 
 # Sampling from inside the program: tracing needs the sampler process, and
-# log.xml says so instead of an empty trace.
+# log.xml and GDB's closing line say so instead of an empty trace.
 out = run_gdb(["set environment GDBCOL_CLOCK_SOURCE=timer", "collector heaptrace on", "collector enable", "run"],
               [PROGRAM], cwd=work)
 inside = os.path.join(work, "test.3.er")
@@ -124,6 +124,8 @@ check_recorded(inside, "sampling from inside")
 check("exited normally" in out and not os.path.exists(os.path.join(inside, "heaptrace")) and
       "Heap tracing was asked for but needs the sampler process" in er_dump(inside)[2],
       "sampling from inside: no heaptrace file, and log.xml says why")
+check("heap tracing not recorded: the program sampled itself" in out,
+      "sampling from inside: GDB's closing line says heap tracing was not recorded")
 
 # `collector disable` while the only thread is inside a traced call (what
 # a second GDB met when every thread of a tight allocation loop waited for
