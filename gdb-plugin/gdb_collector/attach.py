@@ -12,7 +12,8 @@ import os
 import gdb
 
 from . import native, sampler_process
-from .gdb_state import inferior_env
+from .gdb_state import handle_signals, inferior_env
+from .launch import runtime_signals
 from .inferior_calls import CallSession, CallTimeout
 from .procfs import mapped_files, proc_status, process_alive
 from .session import read_status
@@ -135,6 +136,9 @@ class Attacher:
         any_on = any(variables.get(setting, "") not in ("", "0", "off") for setting in (kind.setting for kind in native.data_kinds()))
         if not any_on or variables.get("GDBCOL_CLOCK_SOURCE", "process") not in ("", "process"):
             return False
+        # Where the kernel refuses perf events the program's threads sample
+        # themselves, with a timer signal that must never stop it in GDB.
+        handle_signals(runtime_signals(), (False, False, True))
         if sampler_process.start(self.runtime_path, pid, variables):
             return True
         why = read_status(variables["GDBCOL_STATUS_FILE"]).get("detail") or "it did not start"

@@ -130,7 +130,10 @@ def closed_summary(status):
     if recorded:
         text += "; %d descendant experiment(s) beside it" % recorded
     missed = _number(status, "descendants")
-    if missed:
+    if missed and status.get("clock_source") == "timer":  # no samples of theirs: their CPU is not known
+        text += "; %d descendant process(es) not recorded (the program sampled itself, and descendants are " \
+                "followed by perf events)" % missed
+    elif missed:
         text += "; %d descendant process(es) not recorded, about %.2f s of CPU" % (
             missed, _number(status, "descendant_cpu_ms") / 1000.0)
     return text
@@ -169,6 +172,15 @@ def look_at_it(path):
                 % (group, ranks, path))
     return ("collector: to look at it: collector report (flamegraph FILE.svg, html FILE.html), or gprofng display "
             "text -functions %s\n" % path)
+
+
+def _program_path():
+    """The program GDB runs, or "" where GDB cannot give its path as text
+    (bytes that are not UTF-8: its own decoding fails)."""
+    try:
+        return gdb.current_progspace().filename or ""
+    except UnicodeDecodeError:
+        return ""
 
 
 def _live_pids():
@@ -317,16 +329,22 @@ class Session:
         the run that ended; a run that left no status of its own never had
         the runtime start in the program, which is said, not left silent."""
         st = self.status()
-        if launched and (not st or _report_key(st) == self.last_reported):
-            program = gdb.current_progspace().filename or ""
-            if program and statically_linked(program):
-                say("collector: no experiment was recorded: %s is statically linked, and the collector's runtime "
-                    "can only be loaded by the dynamic loader; link it dynamically to profile it.\n" % program)
-            else:
-                say("collector: no experiment was recorded: the collector's runtime never started in the program. "
-                    "It reaches the program through LD_PRELOAD, which something replaced on the way (an "
-                    "exec-wrapper such as `env LD_PRELOAD=...`, or a launcher); set the variable with `set "
-                    "environment LD_PRELOAD=...` instead, which the collector adds itself to.\n")
+        program = _program_path() if launched else ""
+        if program and statically_linked(program):
+            # The sampler process may still have sampled it from outside
+            # (then its experiment is reported below): said either way,
+            # whichever came first.
+            say("collector: %s is statically linked: the collector's runtime, which only the dynamic loader can "
+                "load, was not in it (no traced calls, no exit status%s); link it dynamically to profile it "
+                "fully.\n" % (program, "" if st and _report_key(st) != self.last_reported else
+                                  ", and no experiment was recorded"))
+            if not st or _report_key(st) == self.last_reported:
+                return
+        elif launched and (not st or _report_key(st) == self.last_reported):
+            say("collector: no experiment was recorded: the collector's runtime never started in the program. "
+                "It reaches the program through LD_PRELOAD, which something replaced on the way (an "
+                "exec-wrapper such as `env LD_PRELOAD=...`, or a launcher); set the variable with `set "
+                "environment LD_PRELOAD=...` instead, which the collector adds itself to.\n")
             return
         if st and not process_alive(st.get("pid", "")):
             st = self.wait_until_closed()
@@ -339,7 +357,12 @@ class Session:
         self.mark_reported(st)
         state = st.get("state")
         path = st.get("experiment", "")
-        if state == "closed" and st.get("detail") == "killed":
+        if state == "closed" and st.get("detail") == "killed" and program and statically_linked(program):
+            # (no runtime in it to tell its exit: its end is not known to be a kill)
+            say("collector: process %s ended; experiment %s closed at its end (%s).\n"
+                % (st.get("pid"), path, closed_summary(st)))
+            say(look_at_it(path))
+        elif state == "closed" and st.get("detail") == "killed":
             say("collector: process %s ended without exiting (killed by a signal, or it crashed); experiment %s "
                 "closed at its end (%s).\n" % (st.get("pid"), path, closed_summary(st)))
             say(look_at_it(path))

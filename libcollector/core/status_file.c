@@ -60,10 +60,10 @@ struct status_request {
  * the user what the fallback costs and how to get more. */
 static const char *clock_source(const struct col_clock_source_figures *sources)
 {
+  if (sources->timer_threads > 0) /* (also in the sampler process, where the program sampled itself) */
+    return "timer";
   if (col_target_pid != 0)
     return "sampler-process";
-  if (sources->timer_threads > 0)
-    return "timer";
   return sources->perf_threads > 0 ? "perf-in-process" : "";
 }
 

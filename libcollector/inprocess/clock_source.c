@@ -65,12 +65,34 @@ static void own_stack_bounds(struct stack_bounds *b)
   }
 }
 
+/* The main thread's stack where the runtime keeps no mappings (the
+ * sampler process does, the program sampling itself for it): glibc reads
+ * them from /proc/self/maps, once, on the thread itself at its start. */
+static void main_stack_bounds(uint64_t *lo, uint64_t *hi)
+{
+  pthread_attr_t attr;
+  void *addr;
+  size_t size;
+  *lo = *hi = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0)
+    return;
+  if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+    *lo = (uintptr_t)addr;
+    *hi = (uintptr_t)addr + size;
+  }
+  pthread_attr_destroy(&attr);
+}
+
 static void set_stack_bounds(struct col_thread *t, const struct stack_bounds *b)
 {
   uint64_t lo = b->lo, hi = b->hi;
   if (hi == 0 && b->inside != 0 && col_modules_range_at(b->inside, &lo, &hi) != 0) {
     col_modules_rescan();
     if (col_modules_range_at(b->inside, &lo, &hi) != 0)
+      lo = hi = 0;
+    if (hi == 0 && t->tid == gettid() && gettid() == getpid())
+      main_stack_bounds(&lo, &hi);
+    if (b->inside < lo || b->inside >= hi)
       lo = hi = 0;
   }
   t->stack_lo = (uintptr_t)lo;
@@ -123,6 +145,26 @@ static void arm_on_runtime_thread(void *p)
 {
   struct arm_request *req = p;
   req->rc = arm_thread(req->tid, &req->bounds);
+}
+
+static void stop_source(struct col_thread *t);
+
+int col_clock_start_thread_here(pid_t tid)
+{
+  struct stack_bounds bounds = {0};
+  if (tid == gettid())
+    own_stack_bounds(&bounds);
+  return arm_thread(tid, &bounds);
+}
+
+void col_clock_stop_thread_here(struct col_thread *t)
+{
+  if (t == NULL || __atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) != 1)
+    return;
+  stop_source(t);
+  if (t->source == COL_SOURCE_TIMER && t->tid == gettid())
+    col_timer_finish_thread(t);
+  col_thread_release(t);
 }
 
 int col_clock_start_thread(pid_t tid)

@@ -14,8 +14,19 @@
 int col_clock_start_thread(pid_t tid);
 void col_clock_stop_thread(struct col_thread *t);
 void col_clock_stop_all(void);
+/* Where no runtime thread runs (the program samples itself for the
+ * sampler process): the calling thread (or TID) armed, and a thread's end,
+ * at once; the timer source only. */
+int col_clock_start_thread_here(pid_t tid);
+void col_clock_stop_thread_here(struct col_thread *t);
 /* clock_timer.c */
 int col_timer_install_handler(void);
+/* Samples onto the trace ring, for the sampler process (YES), or into
+ * each thread's ring, for the runtime thread. */
+void col_timer_to_trace_ring(int yes);
+/* At an attach, where no runtime thread runs: the stacks the handler can
+ * copy from, for threads armed from outside (their bounds unknown). */
+void col_timer_read_stacks(void);
 int col_timer_open(struct col_thread *t, long interval_us, size_t stack_bytes);
 void col_timer_close(struct col_thread *t);
 size_t col_timer_drain(struct col_thread *t);

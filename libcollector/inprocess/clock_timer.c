@@ -31,11 +31,101 @@
 #include "inprocess/clock_sources.h"
 #include "inprocess/threads.h"
 #include "interpose/signal_guard.h"
+#include "er/er_data_kinds.h"
+#include "trace_ring.h"
+#include "er/er_fileutil.h"
+#include <stdio.h>
 
 #define RING_BYTES (256 * 1024)
 
 /* The stack bytes each sample copies (col_timer_open's; the handler reads it). */
 static size_t stack_copy_bytes;
+
+/* Perf events refused, the sampler process running: each sample goes onto
+ * the trace ring, as a traced call's stack copy does, for the sampler to
+ * unwind and write (no runtime thread in the program); else into the
+ * thread's own ring, for the runtime thread. */
+static int to_trace_ring;
+
+void col_timer_to_trace_ring(int yes)
+{
+  to_trace_ring = yes;
+}
+
+/* CAP onto the trace ring (a slot it never waits for: a handler cannot):
+ * registers, stack bytes, and its weight as the payload.  A capture with
+ * no registers (a thread's end) has none to copy.  0, or -1 when full
+ * (the sampler counts it with the ring's drops). */
+static int push_to_trace_ring(const struct col_capture *cap)
+{
+  struct col_trace_event *e = col_trace_reserve(0);
+  if (e == NULL)
+    return -1;
+  e->kind = ER_KIND_CLOCK;
+  e->pid = getpid();
+  e->tid = cap->tid;
+  e->cpu = cap->cpu;
+  e->space = 0;
+  e->n_pcs = 0;
+  e->start = e->end = cap->tstamp;
+  e->payload_len = sizeof cap->weight;
+  memcpy(e->payload, &cap->weight, sizeof cap->weight);
+  e->ip = cap->regs.r[PERF_REG_X86_IP];
+  e->sp = cap->regs.r[PERF_REG_X86_SP];
+  e->bp = cap->regs.r[PERF_REG_X86_BP];
+  size_t len = cap->stack_len < sizeof e->stack ? cap->stack_len : sizeof e->stack;
+  if (len > 0)
+    memcpy(e->stack, cap->stack, len);
+  e->stack_len = (uint32_t)len;
+  col_trace_commit(e);
+  return 0;
+}
+
+/* The process's writable private mappings, read once at an attach where no
+ * runtime thread runs: the stacks of the threads armed from outside are
+ * among them (a thread's stack is one mapping), found by the handler with
+ * no lock and no system call. */
+#define WRITABLE_MAPPINGS 1024
+static struct {
+  uintptr_t lo, hi;
+} writable[WRITABLE_MAPPINGS];
+static size_t n_writable;
+
+void col_timer_read_stacks(void)
+{
+  static char text[256 * 1024];
+  long len = er_read_text("/proc/self/maps", text, sizeof text);
+  size_t n = 0;
+  for (char *line = text; len > 0 && line != NULL && *line != '\0' && n < WRITABLE_MAPPINGS;) {
+    char *next = strchr(line, '\n');
+    unsigned long lo, hi;
+    char perms[5];
+    if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3 && perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p') {
+      writable[n].lo = lo;
+      writable[n].hi = hi;
+      n++;
+    }
+    line = next != NULL ? next + 1 : NULL;
+  }
+  __atomic_store_n(&n_writable, n, __ATOMIC_RELEASE);
+}
+
+static int writable_mapping_at(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
+{
+  size_t n = __atomic_load_n(&n_writable, __ATOMIC_ACQUIRE);
+  for (size_t i = 0; i < n; i++)
+    if (sp >= writable[i].lo && sp < writable[i].hi) {
+      *lo = writable[i].lo;
+      *hi = writable[i].hi;
+      return 1;
+    }
+  return 0;
+}
+
+static int push(struct col_thread *t, const struct col_capture *cap)
+{
+  return to_trace_ring ? push_to_trace_ring(cap) : col_ring_push(t->ring, cap);
+}
 
 static void copy_registers(const ucontext_t *uc, struct col_regs *regs)
 {
@@ -92,7 +182,7 @@ static void on_timer_signal(int sig, siginfo_t *info, void *context)
 {
   int saved_errno = errno;
   struct col_thread *t = col_thread_find((pid_t)gettid());
-  if (t != NULL && t->ring != NULL && info->si_code == SI_TIMER) {
+  if (t != NULL && (t->ring != NULL || to_trace_ring) && info->si_code == SI_TIMER) {
     struct col_capture cap;
     cap.tid = t->tid;
     cap.cpu = (uint32_t)sched_getcpu();
@@ -103,14 +193,19 @@ static void on_timer_signal(int sig, siginfo_t *info, void *context)
     cap.stack = (const unsigned char *)sp;
     cap.stack_len = 0;
     /* Bounds of a thread armed from outside are learnt by the runtime thread
-     * from its first (stackless) sample. */
+     * from its first (stackless) sample; where none runs, from the
+     * writable mappings read at the attach. */
     uintptr_t hi = __atomic_load_n(&t->stack_hi, __ATOMIC_ACQUIRE); /* stored last */
     uintptr_t lo = __atomic_load_n(&t->stack_lo, __ATOMIC_RELAXED);
+    if (hi == 0 && to_trace_ring && writable_mapping_at(sp, &lo, &hi)) {
+      __atomic_store_n(&t->stack_lo, lo, __ATOMIC_RELAXED);
+      __atomic_store_n(&t->stack_hi, hi, __ATOMIC_RELEASE);
+    }
     if (sp >= lo && sp < hi) {
       size_t room = hi - sp;
       cap.stack_len = room < stack_copy_bytes ? room : stack_copy_bytes;
     }
-    if (col_ring_push(t->ring, &cap) != 0)
+    if (push(t, &cap) != 0)
       __atomic_fetch_add(&t->lost, cap.weight, __ATOMIC_RELAXED);
   }
   errno = saved_errno;
@@ -135,11 +230,12 @@ static clockid_t thread_cpu_clock(pid_t tid)
 int col_timer_open(struct col_thread *t, long interval_us, size_t stack_bytes)
 {
   stack_copy_bytes = stack_bytes;
-  if (t->ring == NULL)
+  if (t->ring == NULL && !to_trace_ring)
     t->ring = col_ring_create(RING_BYTES);
-  if (t->ring == NULL)
+  if (t->ring == NULL && !to_trace_ring)
     return -ENOMEM;
-  col_ring_reset(t->ring);
+  if (t->ring != NULL)
+    col_ring_reset(t->ring);
   struct sigevent sev;
   memset(&sev, 0, sizeof sev);
   sev.sigev_notify = SIGEV_THREAD_ID;
@@ -176,7 +272,7 @@ void col_timer_close(struct col_thread *t)
  * else pushes to its ring now. */
 void col_timer_finish_thread(struct col_thread *t)
 {
-  int64_t interval, n = t->ring != NULL ? intervals_unsampled(t, &interval) : -1;
+  int64_t interval, n = t->ring != NULL || to_trace_ring ? intervals_unsampled(t, &interval) : -1;
   if (n < 1)
     return;
   sigset_t timer_signal, saved;
@@ -189,7 +285,7 @@ void col_timer_finish_thread(struct col_thread *t)
   cap.cpu = (uint32_t)sched_getcpu();
   cap.tstamp = col_hrtime();
   cap.weight = (uint32_t)n;
-  if (col_ring_push(t->ring, &cap) == 0)
+  if (push(t, &cap) == 0)
     t->timer_cpu_ns += n * interval;
   col_real_sigmask(SIG_SETMASK, &saved, NULL);
 }

@@ -23,6 +23,7 @@
 #include "runtime/collection_state.h"
 #include "control_page.h"
 #include "interposed.h"
+#include "trace_record.h"
 
 typedef col_fn_pthread_create pthread_create_fn;
 
@@ -55,7 +56,12 @@ static void make_exit_key(void)
 static void *profiled_thread_start(void *p)
 {
   struct thread_start start = *(struct thread_start *)p;
+  int was = col_tracing_here;
+  col_tracing_here = 1;
+  __asm__ volatile("" ::: "memory");
   free(p);
+  __asm__ volatile("" ::: "memory");
+  col_tracing_here = was;
   col_signal_view_begin(start.blocks_timer_signal);
   if (col_collecting() && col_hooks.thread_start(gettid()))
     pthread_setspecific(exit_key, &exit_key); /* any value but NULL: the key's destructor runs */
@@ -98,13 +104,23 @@ static int create_seen_from_outside(pthread_create_fn real, pthread_t *thread, c
 int col_wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
   pthread_create_fn real = COL_REAL(pthread_create);
-  if (col_collecting() && (col_cfg.clock_interval_us > 0 || col_cfg.n_hwc > 0) && col_outside() &&
+  /* (the program samples itself for the sampler: each thread arms its own timer) */
+  int outside = col_outside() && !col_control_clock_in_program();
+  if (col_collecting() && (col_cfg.clock_interval_us > 0 || col_cfg.n_hwc > 0) && outside &&
       !col_is_descendant) /* the start function: where an unsampled thread's tail goes */
     return create_seen_from_outside(real, thread, attr, start, arg);
-  if (!col_collecting() || col_cfg.clock_interval_us <= 0 || col_outside())
+  if (!col_collecting() || col_cfg.clock_interval_us <= 0 || outside)
     return real(thread, attr, start, arg);
   pthread_once(&exit_key_once, make_exit_key);
+  /* The runtime's own block, not the program's (heap tracing).  The
+   * barriers keep the flag's stores: GCC takes malloc for a builtin that
+   * reads no memory of ours, and dropped them (measured). */
+  int was = col_tracing_here;
+  col_tracing_here = 1;
+  __asm__ volatile("" ::: "memory");
   struct thread_start *info = malloc(sizeof *info);
+  __asm__ volatile("" ::: "memory");
+  col_tracing_here = was;
   if (info == NULL)
     return real(thread, attr, start, arg);
   info->start = start;

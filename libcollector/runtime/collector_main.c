@@ -149,7 +149,8 @@ char gdbcol_start_error[400];
  * (signal_guard.h). */
 static uint32_t with_clock(uint32_t traced)
 {
-  return traced | (!col_outside() && col_cfg.clock_interval_us > 0 ? 1u << ER_KIND_CLOCK : 0);
+  int clock_inside = !col_outside() || col_control_clock_in_program();
+  return traced | (clock_inside && col_cfg.clock_interval_us > 0 ? 1u << ER_KIND_CLOCK : 0);
 }
 
 /* Preloaded, the calls of a traced kind that is off go to the real
@@ -195,6 +196,8 @@ static void forked_child(void)
   if (col_carrier_active && col_state_collecting_anywhere()) {
     col_state_own();
     col_is_descendant = 1;
+    if (col_control_clock_in_program()) /* not followed there yet: counted and said, never a silent zero */
+      col_control_post(COL_CTL_FORKED_UNFOLLOWED, "", 0);
   }
 }
 

@@ -13,13 +13,19 @@
  * of recording what would be dropped. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <signal.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/config.h"
 #include "core/runtime_calls.h"
 #include "inprocess/clock_sources.h"
+#include "interpose/descendant_carrier.h"
 #include "runtime/data_sources.h"
 #include "inprocess/runtime_thread_wakeup.h"
 #include "inprocess/threads.h"
@@ -118,11 +124,98 @@ static void traced_calls_resume(void)
   col_trace_record_pause(0);
 }
 
+/* ---- clock samples the program takes for the sampler process ------------ */
+
+/* Where the kernel refused the sampler process perf events, it still runs
+ * (it writes the experiment, takes the traced calls, reads /proc), and the
+ * program's threads sample themselves: CPU-time timers whose samples go
+ * onto the trace ring (clock_timer.c), armed by each thread itself, with
+ * no runtime thread in the program (docs/design.md). */
+static int clock_for_sampler_wanted(void)
+{
+  return col_cfg.sampled_outside && col_control_clock_in_program() && !col_is_descendant;
+}
+
+/* Arming is the runtime's own work (glibc's pthread_getattr_np allocates):
+ * not traced as the program's calls. */
+static int arm_untraced(pid_t tid)
+{
+  int was = col_tracing_here;
+  col_tracing_here = 1;
+  int rc = col_clock_start_thread_here(tid);
+  col_tracing_here = was;
+  return rc;
+}
+
+/* The sampler opens the experiment on the request, reading the program's
+ * mappings from /proc: while the program waits here, before its main (a
+ * short program would have ended, its mappings gone, before the sampler's
+ * next cycle).  Woken at once; bounded (a sampler that is gone). */
+#define START_WAIT_MS 2000
+
+static void wait_for_experiment(void)
+{
+  if (col_trace->sampler_pid > 0)
+    kill(col_trace->sampler_pid, COL_TRACE_WAKE_SIGNAL);
+  struct timespec ms = {0, 1000000};
+  for (int i = 0; i < START_WAIT_MS && __atomic_load_n(&col_control->experiment_run_tstamp, __ATOMIC_ACQUIRE) == 0;
+       i++)
+    nanosleep(&ms, NULL);
+}
+
+/* After an attach: every thread there (GDB keeps the process stopped), each
+ * armed from here (a CPU-time timer can be made for any thread of the
+ * process); their stacks are found among the writable mappings. */
+static void arm_running_threads_here(void)
+{
+  col_timer_read_stacks();
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task");
+  DIR *dir = opendir(path);
+  for (struct dirent *d; dir != NULL && (d = readdir(dir)) != NULL;) {
+    pid_t tid = (pid_t)atoi(d->d_name);
+    if (tid > 0 && !col_thread_known(tid))
+      arm_untraced(tid);
+  }
+  if (dir != NULL)
+    closedir(dir);
+}
+
+static void clock_for_sampler_start(enum col_start_how how)
+{
+  if (col_trace == NULL)
+    return; /* (the sampler makes the ring first) */
+  col_cfg.clock_interval_us = col_control->clock_in_program_us;
+  col_cfg.force_timer_source = 1;
+  col_timer_to_trace_ring(1);
+  if (how == COL_START_ATTACH) { /* the sampler opened the experiment before it said it was ready */
+    arm_running_threads_here();
+    return;
+  }
+  col_control_post(COL_CTL_CLOCK_IN_PROGRAM, "", 0); /* the experiment starts: samples come after it */
+  wait_for_experiment();
+  arm_untraced(gettid());
+}
+
+static int clock_for_sampler_thread_start(pid_t tid)
+{
+  return col_trace != NULL && !col_is_descendant && arm_untraced(tid) == 0;
+}
+
+static void clock_for_sampler_thread_stop(pid_t tid)
+{
+  col_clock_stop_thread_here(col_thread_find(tid));
+}
+
 static const struct data_source sources[] = {
     {"clock samples from inside the program (timers or perf events per thread)", clock_inside_wanted,
      clock_inside_start, clock_inside_thread_start, clock_inside_thread_stop, NULL, NULL, NULL},
     {"traced calls (every traced kind) onto the trace ring", traced_calls_wanted, traced_calls_start,
      NULL, NULL, traced_calls_pause, traced_calls_resume, NULL},
+    /* after the traced calls: the ring is mapped by then */
+    {"clock samples the program takes for the sampler process (perf events refused)", clock_for_sampler_wanted,
+     clock_for_sampler_start, clock_for_sampler_thread_start, clock_for_sampler_thread_stop, NULL, NULL,
+     col_clock_stop_all},
 };
 #define N_SOURCES (sizeof sources / sizeof sources[0])
 

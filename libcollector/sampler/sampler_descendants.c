@@ -16,6 +16,7 @@
 #include "core/experiment_log.h"
 #include "core/target.h"
 #include "sampler_descendants.h"
+#include "sampler_state.h"
 
 #define MAX_NAMES 6
 #define BUCKETS 1024
@@ -95,6 +96,12 @@ void descendants_warn(void)
   char programs[MAX_NAMES * 34] = "";
   for (unsigned i = 0; i < n_names; i++)
     snprintf(programs + strlen(programs), sizeof programs - strlen(programs), "%s%s", i ? ", " : "", names[i]);
+  if (sampler.clock_in_program) { /* their samples never reach this process: their CPU is not known */
+    col_log_final_warning(200, "%llu descendant process(es) ran (%s); they are not recorded (the kernel refused perf "
+                          "events, by which they are followed)", (unsigned long long)figures.seen,
+                          n_names ? programs : "no exec");
+    return;
+  }
   col_log_final_warning(200, "%llu descendant process(es) ran (%s) and used about %.2f s of CPU (%llu sample(s)); "
                         "they are not recorded (%s)",
                         (unsigned long long)figures.seen, n_names ? programs : "no exec",

@@ -434,7 +434,7 @@ int sampler_open_for_launch(pid_t pid, char *err, size_t err_len)
   if (open_on_every_cpu(pid, 1, &last_errno) == 0) {
     snprintf(err, err_len, "the kernel refused clock sampling of process %d (perf_event_open: %s)", (int)pid,
              strerror(last_errno));
-    return -1;
+    return last_errno > 0 ? -last_errno : -1;
   }
   return 0;
 }
@@ -516,7 +516,7 @@ int sampler_open_for_attach(pid_t pid, char *err, size_t err_len)
   if (figures.attached_threads == 0) {
     snprintf(err, err_len, "the kernel refused clock sampling of process %d (perf_event_open: %s)", (int)pid,
              strerror(figures.attach_errno ? figures.attach_errno : ESRCH));
-    return -1;
+    return figures.attach_errno ? -figures.attach_errno : -ESRCH;
   }
   return 0;
 }

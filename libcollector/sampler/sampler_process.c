@@ -60,6 +60,7 @@
 #include "core/recording_cost.h"
 #include "core/status_file.h"
 #include "core/target.h"
+#include "unwind/clock_perf.h"
 #include "unwind/unwind.h"
 #include "control_page.h"
 #include "shared_file.h"
@@ -111,7 +112,17 @@ static int64_t drain_rings(int force_flush)
   if (!force_flush && !sampler.finished)
     read_due_in = offcpu_read_waits(newest);
   int64_t now = col_hrtime();
-  col_clock_writer_wants_rescan(); /* mappings come from the kernel's records */
+  /* Mappings come from the kernel's records; where it gave none (the
+   * program samples itself), from /proc when a sample meets an unknown
+   * address, and once a second (unloads). */
+  static int64_t last_rescan;
+  if (col_clock_writer_wants_rescan() || (sampler.clock_in_program && now - last_rescan > 1000000000LL)) {
+    if (sampler.clock_in_program) {
+      if (col_modules_rescan())
+        col_unwind_forget_modules();
+      last_rescan = now;
+    }
+  }
   if (force_flush || now - last_flush >= FLUSH_EVERY_NS) {
     col_data_writers_flush();
     last_flush = now;
@@ -370,6 +381,30 @@ static void usage(void)
 
 /* Opens the events; after an attach also starts the experiment, whose run
  * begins now (at launch, the exec's COMM record begins it). */
+/* At launch, where the kernel refuses perf events (ERR: its errno): this
+ * process still records the experiment, and the program's threads sample
+ * themselves with CPU-time timers, their samples coming through the trace
+ * ring (the control page tells the runtime before the program runs).  The
+ * experiment starts when the runtime says it samples; its mappings come
+ * from /proc.  0, or -1 where that cannot be (no clock wanted, no ring). */
+static int clock_in_program(int err)
+{
+  int refused = err == EACCES || err == EPERM || err == ENOSYS || err == ENOENT || err == EOPNOTSUPP;
+  if (!refused || col_cfg.clock_interval_us <= 0 || col_control == NULL || col_cfg.n_hwc > 0 ||
+      sampler_trace_for_clock() != 0)
+    return -1;
+  sampler.clock_in_program = 1;
+  col_clock_source_count_perf(err > 0 ? err : EACCES); /* why, in log.xml and the status */
+  if (col_cfg.offcpu) { /* (not declared in log.xml: nothing of it is recorded) */
+    col_cfg.offcpu = 0;
+    col_status_add_note("off-CPU time not recorded: the kernel refused perf events, whose context switches it is "
+                        "measured by");
+  }
+  col_modules_restart(); /* mappings from /proc/PID/maps, rescanned */
+  __atomic_store_n(&col_control->clock_in_program_us, (int64_t)col_cfg.clock_interval_us, __ATOMIC_RELEASE);
+  return 0;
+}
+
 static int begin(int epoll_fd, char *err, size_t err_len)
 {
   uint64_t intervals[ER_HWC_MAX_COUNTERS];
@@ -378,6 +413,12 @@ static int begin(int epoll_fd, char *err, size_t err_len)
   tails_set_counters((unsigned)col_cfg.n_hwc, intervals);
   int opened = sampler.attached ? sampler_open_for_attach(col_target_pid, err, err_len)
                                 : sampler_open_for_launch(col_target_pid, err, err_len);
+  if (opened != 0 && clock_in_program(-opened) == 0) {
+    if (!sampler.attached)
+      return 0; /* the experiment starts when the runtime samples */
+    opened = 0;  /* an attach: it starts now, the runtime arms the threads when GDB lets it */
+    err[0] = '\0';
+  }
   struct sampler_events_figures events;
   sampler_events_describe(&events);
   if (!sampler.attached || opened != 0)
@@ -385,7 +426,8 @@ static int begin(int epoll_fd, char *err, size_t err_len)
   col_run_started_at = col_hrtime();
   sampler_accounts_start(col_run_started_at, 0); /* threads there may have waited since before */
   sampler_start_experiment(); /* the mappings: /proc/PID/maps now, records later */
-  col_modules_use_records();
+  if (!sampler.clock_in_program) /* (without perf events, /proc all along) */
+    col_modules_use_records();
   if (sampler.start_failed) {
     snprintf(err, err_len, "%s", ""); /* the status file says why */
     return -1;
@@ -402,6 +444,9 @@ static int begin(int epoll_fd, char *err, size_t err_len)
                     "launcher (startup-with-shell off, or the user's exec-wrapper), so the runtime started this "
                     "sampler process, which opened events on its %u thread(s); the dynamic loader's start is not "
                     "recorded", when, events.attached_threads);
+  else if (sampler.clock_in_program)
+    col_log_comment("Collection started in a running process at %s: GDB attached; the kernel refused perf events, "
+                    "so the program's threads sample themselves (armed by the runtime GDB loaded)", when);
   else
     col_log_comment("Collection started in a running process at %s: GDB attached; the sampler process opened "
                     "events on its %u thread(s)", when, events.attached_threads);

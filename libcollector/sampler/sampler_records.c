@@ -24,6 +24,8 @@
 #include "unwind/clock_perf.h"
 #include "unwind/unwind.h"
 #include "control_page.h"
+#include "trace_ring.h"
+#include <asm/perf_regs.h>
 #include <sys/mman.h>
 
 #include "er/er_format.h"
@@ -122,6 +124,58 @@ static void on_sample(const unsigned char *rec, uint16_t size)
   }
   size_t n = col_clock_writer_write_stack(&cap, pcs);
   tails_on_clock_sample(&cap, pcs, n);
+}
+
+/* The program's own clock samples (perf events refused): each thread's
+ * last stack, for the sample its end brings (what it ran since its last
+ * one, drawn there, as the runtime thread draws it when it writes). */
+#define LAST_STACKS 4096 /* a power of two */
+static struct last_stack {
+  pid_t tid;
+  uint64_t id;
+} last_stacks[LAST_STACKS];
+
+static struct last_stack *last_stack_of(pid_t tid)
+{
+  for (size_t i = 0, at = (size_t)tid & (LAST_STACKS - 1); i < LAST_STACKS; i++, at = (at + 1) & (LAST_STACKS - 1))
+    if (last_stacks[at].tid == tid || last_stacks[at].tid == 0) {
+      last_stacks[at].tid = tid;
+      return &last_stacks[at];
+    }
+  return NULL; /* (more threads than entries: their ends are not drawn) */
+}
+
+void sampler_on_program_sample(const struct col_trace_event *e)
+{
+  if (!sampler.started || e->end >= sampler.closing_at)
+    return;
+  uint32_t weight = 1;
+  if (e->payload_len >= sizeof weight)
+    memcpy(&weight, e->payload, sizeof weight);
+  sampler.last_record_at = e->end;
+  if ((size_t)e->tid < sampler.tid_seen_bits && !(sampler.tid_seen[e->tid / 8] & (1u << (e->tid % 8))))
+    col_clock_source_count_timer(0); /* a thread of the program's timers */
+  note_thread(e->tid);
+  struct last_stack *last = last_stack_of(e->tid);
+  if (e->ip == 0 && e->sp == 0) { /* a thread's end */
+    if (last != NULL && last->id != 0)
+      col_clock_writer_packet_id(e->tid, e->cpu, e->end, weight, last->id);
+    return;
+  }
+  struct col_capture cap;
+  memset(&cap, 0, sizeof cap);
+  cap.tid = e->tid;
+  cap.cpu = e->cpu;
+  cap.tstamp = e->end;
+  cap.weight = weight;
+  cap.regs.r[PERF_REG_X86_IP] = e->ip;
+  cap.regs.r[PERF_REG_X86_SP] = e->sp;
+  cap.regs.r[PERF_REG_X86_BP] = e->bp;
+  cap.stack = e->stack;
+  cap.stack_len = e->stack_len;
+  uint64_t id = col_clock_writer_write_id(&cap);
+  if (id != 0 && last != NULL)
+    last->id = id;
 }
 
 /* A thread's switch onto or off a CPU, or its exit (sample_id_all: pid,

@@ -19,7 +19,9 @@
 #include "core/module_map.h"
 #include "core/status_file.h"
 #include "core/target.h"
+#include "core/thread_slot.h"
 #include "control_page.h"
+#include "sampler_descendants.h"
 #include "sampler_events.h"
 #include "sampler_spawns.h"
 #include "sampler_state.h"
@@ -52,6 +54,23 @@ static void on_request(const struct col_control_record *r, void *unused)
   }
   if (r->kind == COL_CTL_SPAWN_DONE) {
     spawns_end(r->pid, r->tid, r->tstamp);
+    return;
+  }
+  if (r->kind == COL_CTL_FORKED_UNFOLLOWED) { /* a descendant this process cannot follow: counted */
+    if (sampler.started && r->tstamp < sampler.closing_at)
+      descendants_on_fork(r->pid, col_target_pid, r->pid, r->tstamp);
+    return;
+  }
+  if (r->kind == COL_CTL_CLOCK_IN_PROGRAM) { /* the program samples itself from now on: the run starts */
+    if (r->pid == col_target_pid && sampler.clock_in_program && !sampler.started && !sampler.finished) {
+      col_run_started_at = r->tstamp;
+      sampler_accounts_start(col_run_started_at, 1);
+      sampler_start_experiment();
+      col_log_comment("The kernel refused perf events: the program's threads sampled themselves (CPU-time timers, "
+                      "signal %d), and this sampler process unwound and wrote their samples, as it did the traced "
+                      "calls; collection started before the program's main, the dynamic loader's start not "
+                      "recorded", COL_TIMER_SIGNAL);
+    }
     return;
   }
   /* After the program's exec (its runtime said so), what its process asks

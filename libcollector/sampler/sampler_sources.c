@@ -67,6 +67,13 @@ static void describe_clock(void)
                     (unsigned long long)sampler.threads_seen);
     return;
   }
+  if (sampler.clock_in_program) { /* the program's timers, said with the sources' counts (experiment_lifecycle.c) */
+    col_log_comment("Clock profiling: the sampler process %d unwound and wrote the samples the program's threads "
+                    "took themselves (perf events refused), %zu-byte stack copies through the trace ring; %llu "
+                    "thread(s) seen", (int)getpid(), col_cfg.stack_copy_bytes,
+                    (unsigned long long)sampler.threads_seen);
+    return;
+  }
   int sample_rings = 0, switch_rings = 0; /* a ring of each kind per CPU, or one holding both */
   size_t switch_ring_bytes = 0;
   for (int i = 0; i < sampler_n_rings; i++) {

@@ -19,6 +19,8 @@ struct sampler_state {
   int started_by_self;         /* --self: started by the program's runtime before main (a launch without
                                   gdbcol-launch: startup-with-shell off, or the user's exec-wrapper) */
   int started, start_failed, finished;
+  int clock_in_program;        /* the kernel refused perf events: the program's timers sample it, their
+                                  samples come through the trace ring (sampler_records.c) */
   int exec_pending, exec_count; /* the program exec'd (its runtime said so) */
   int close_requested;         /* the runtime (its exit, _exit, the API) or GDB asked for the end */
   const char *close_reason;
@@ -46,6 +48,10 @@ extern struct sampler_state sampler;
  * reports may have taken some (the thread tails then drop what spans it). */
 void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size, int ring_kind);
 void sampler_start_experiment(void);
+/* A clock sample the program took itself (perf events refused), from the
+ * trace ring: unwound and written. */
+struct col_trace_event;
+void sampler_on_program_sample(const struct col_trace_event *e);
 /* The threads' accounts of a run beginning at T: their CPU time the
  * samples missed (thread tails) and their time off CPU; FIRST_THREAD_BORN:
  * the program's first thread was not waiting before (launch: GDB stopped
@@ -79,6 +85,9 @@ void sampler_apply_request(const struct col_control_record *r);
  * order with the rings' records (sampler_merge.c); an event from the
  * pipe, in a writer. */
 int sampler_trace_begin(char *err, size_t err_len);
+/* The ring made for the program's own clock samples, where no tracing kind
+ * made it (0, or -errno). */
+int sampler_trace_for_clock(void);
 void sampler_take_trace(int64_t newest);
 /* Process PID's lanes' records from before BEFORE, to its writer: before
  * the exec or the exit that ends its experiment is passed on. */

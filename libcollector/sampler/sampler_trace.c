@@ -109,6 +109,13 @@ int sampler_trace_begin(char *err, size_t err_len)
   return 0;
 }
 
+int sampler_trace_for_clock(void)
+{
+  if (col_trace != NULL)
+    return 0;
+  return col_cfg.status_path[0] != '\0' ? col_trace_create(col_cfg.status_path, 0, -1) : -ENOENT;
+}
+
 static void on_event(const struct col_trace_event *e, void *unused);
 
 /* The records of a lane (flushed in a BATCH slot, or taken from the lane
@@ -122,6 +129,11 @@ static void unpack_records(const unsigned char *data, size_t len, pid_t pid, uin
 static void on_event(const struct col_trace_event *e, void *unused)
 {
   int ours = e->pid == col_target_pid && !writers_has_route(e->pid);
+  if (e->kind == ER_KIND_CLOCK) { /* the program's own clock sample (perf events refused) */
+    if (ours)
+      sampler_on_program_sample(e);
+    return;
+  }
   if (e->kind == COL_TRACE_BATCH && ours) {
     unpack_records(e->stack, e->stack_len, e->pid, e->space);
     return;

@@ -22,7 +22,11 @@ enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_C
                         COL_CTL_JOB_RANK /* the founder sampler to a writer: its process's MPI rank (err) */,
                         COL_CTL_RANK_SELF /* a descendant's runtime: its MPI rank (err), after its exec */,
                         COL_CTL_HEAP_ELSEWHERE /* at launch: the program's malloc is another object's, preloaded
-                                                  before the runtime (a sanitizer's): "OBJECT" */ };
+                                                  before the runtime (a sanitizer's): "OBJECT" */,
+                        COL_CTL_CLOCK_IN_PROGRAM /* the runtime's timers sample the program from now on (perf
+                                                    events refused): the experiment starts */,
+                        COL_CTL_FORKED_UNFOLLOWED /* a fork's child, where the sampler has no perf events to
+                                                     follow it by: counted, said */ };
 /* What an MPI launcher's runtime did for the ranks on other nodes
  * (runtime/job_forwarding.c). */
 enum col_job_forwarding { COL_JOB_FORWARDED, COL_JOB_NEEDS_EXPORTS, COL_JOB_NO_SETTINGS, COL_JOB_NO_ROOM };
@@ -61,9 +65,20 @@ struct col_control_page {
    * (core/job_settings.h): written before experiment_run_tstamp, read by
    * an MPI launcher's runtime (runtime/job_forwarding.c). */
   char job_settings[8192];
+  /* Set by the sampler before it says it is ready, where the kernel
+   * refused it perf events: the program samples itself with CPU-time
+   * timers at this interval, and its samples come through the trace ring
+   * (core/soft_clock.h); 0: the sampler's events sample it. */
+  int64_t clock_in_program_us;
 };
 
 extern struct col_control_page *col_control;
+
+/* The program samples itself for the sampler process (clock_in_program_us). */
+static inline int col_control_clock_in_program(void)
+{
+  return col_control != NULL && __atomic_load_n(&col_control->clock_in_program_us, __ATOMIC_ACQUIRE) > 0;
+}
 /* Its path, in the sampler process (the status file names it). */
 extern char col_control_file[];
 /* Where the page lives for the status file STATUS_PATH. */

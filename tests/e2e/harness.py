@@ -3,7 +3,11 @@ collector loaded, then read the experiment twice, with the project's reader
 (er-dump) and with gprofng.  Nothing here mocks GDB, the kernel or a reader.
 
 Paths come from the environment that CMake's add_test sets:
-  GDBCOL_BUILD  the build tree;  GDBCOL_PROGRAMS  the built test programs."""
+  GDBCOL_BUILD  the build tree;  GDBCOL_PROGRAMS  the built test programs;
+  GDBCOL_TEST_NO_PERF=1: every GDB and every program a test starts runs
+  where the kernel refuses perf events (tests/programs/no_perf_events, a
+  seccomp filter): the same checks, as a user of a stock Debian or Ubuntu
+  kernel, a container or a CI runner gets them (ctest label no_perf)."""
 
 import os
 import re
@@ -20,6 +24,14 @@ COLLECTOR_GDB = os.path.join(BUILD, "share", "gdb", "collector.gdb")
 ER_DUMP = os.path.join(BUILD, "experiment", "er-dump")
 
 failures = []
+
+
+def no_perf_prefix():
+    """The command prefix of a run where perf events are refused, when this
+    test runs so (GDBCOL_TEST_NO_PERF), else []."""
+    if os.environ.get("GDBCOL_TEST_NO_PERF") != "1":
+        return []
+    return [os.path.join(PROGRAMS, "no_perf_events")]
 
 
 def program(name):
@@ -157,7 +169,7 @@ def shared_workdir():
 def run_gdb(commands, args, cwd, timeout=120, env=None, prefix=()):
     """Runs `gdb -batch` with collector.gdb and one -ex per command; PREFIX
     runs it as another user (unprivileged_prefix)."""
-    cmd = list(prefix) + ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB]
+    cmd = list(prefix) + no_perf_prefix() + ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB]
     for c in commands:
         cmd += ["-ex", c]
     cmd += ["--args"] + list(args)
@@ -188,7 +200,7 @@ class Background:
         variables (LD_PRELOAD among them)."""
         full_env = _user_env()
         full_env.update(env or {})
-        self.proc = subprocess.Popen(list(prefix) + list(args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        self.proc = subprocess.Popen(list(prefix) + no_perf_prefix() + list(args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                      stdin=subprocess.DEVNULL, env=full_env)
         self.first_line = self.proc.stdout.readline().strip()
         if ready is not None and self.first_line != ready:
@@ -223,7 +235,7 @@ def stop_attach_target(target, busy):
 def attach_gdb(pid, commands, cwd, timeout=120, prefix=()):
     """`gdb -batch -p PID` with collector.gdb and one -ex per command; PREFIX
     runs GDB as another user (unprivileged_prefix)."""
-    cmd = list(prefix) + ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB, "-p", str(pid)]
+    cmd = list(prefix) + no_perf_prefix() + ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB, "-p", str(pid)]
     for c in commands:
         cmd += ["-ex", c]
     env = _user_env()

@@ -79,8 +79,8 @@ check("no experiment was recorded: the collector's runtime never started in the 
       "set environment LD_PRELOAD" in out, "a wrapper that replaces LD_PRELOAD: GDB says nothing was recorded, and why")
 out = run_gdb(["collector enable", "run"], [program("sleeper_static"), "0"], work)
 print(out)
-check("no experiment was recorded: %s is statically linked" % program("sleeper_static") in out,
-      "a static program at launch: GDB says nothing was recorded, and why")
+check("%s is statically linked: the collector's runtime, which only the dynamic loader can load, was not in it"
+      % program("sleeper_static") in out, "a static program at launch: GDB says the runtime could not be in it, and why")
 prefix = unprivileged_prefix()
 if prefix:
     for label, settings, env in FORMS[0], FORMS[4]:
