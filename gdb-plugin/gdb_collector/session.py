@@ -131,8 +131,7 @@ def closed_summary(status):
         text += "; %d descendant experiment(s) beside it" % recorded
     missed = _number(status, "descendants")
     if missed and status.get("clock_source") == "timer":  # no samples of theirs: their CPU is not known
-        text += "; %d descendant process(es) not recorded (the program sampled itself, and descendants are " \
-                "followed by perf events)" % missed
+        text += "; %d descendant process(es) not recorded (log.xml says why)" % missed
     elif missed:
         text += "; %d descendant process(es) not recorded, about %.2f s of CPU" % (
             missed, _number(status, "descendant_cpu_ms") / 1000.0)

@@ -60,7 +60,9 @@ struct status_request {
  * the user what the fallback costs and how to get more. */
 static const char *clock_source(const struct col_clock_source_figures *sources)
 {
-  if (sources->timer_threads > 0) /* (also in the sampler process, where the program sampled itself) */
+  /* (also the sampler process's, where the program sampled itself: the
+   * kernel refused it perf events) */
+  if (sources->timer_threads > 0 || (col_target_pid != 0 && sources->last_perf_errno != 0))
     return "timer";
   if (col_target_pid != 0)
     return "sampler-process";

@@ -60,6 +60,13 @@ void col_thread_release(struct col_thread *t)
   pthread_mutex_unlock(&claim_lock);
 }
 
+void col_threads_forked(void)
+{
+  pthread_mutex_init(&claim_lock, NULL); /* another thread may have held it at the fork */
+  for (int i = 0; i < COL_MAX_THREADS; i++)
+    __atomic_store_n(&col_threads[i].in_use, 0, __ATOMIC_RELEASE);
+}
+
 struct col_thread *col_thread_find(pid_t tid)
 {
   int n = __atomic_load_n(&high_water, __ATOMIC_ACQUIRE);

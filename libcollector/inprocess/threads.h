@@ -31,6 +31,8 @@ extern struct col_thread col_threads[COL_MAX_THREADS];
  * full.  Not for signal handlers. */
 struct col_thread *col_thread_claim(pid_t tid);
 void col_thread_release(struct col_thread *t);
+/* In a fork's child (one thread): every slot free, the table's lock new. */
+void col_threads_forked(void);
 /* The published slot of TID, or NULL.  Lock-free: signal handlers use it. */
 struct col_thread *col_thread_find(pid_t tid);
 /* Nonzero when TID has a slot, published or being set up. */

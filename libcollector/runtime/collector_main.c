@@ -52,6 +52,15 @@ static const char *close_reason = "exit";
  * a daemon's work simply did not appear). */
 static unsigned forks_unrecorded;
 
+/* The thread that forks, for its child's fork announcement (the child's
+ * own tid differs). */
+static pid_t forking_tid;
+
+static void note_forking_thread(void)
+{
+  forking_tid = (pid_t)gettid();
+}
+
 static void count_fork_in_parent(void)
 {
   if (col_active() && col_state_owned_here())
@@ -182,8 +191,8 @@ static void serve_from_outside(enum col_start_how how)
   static int fork_handler_set;
   if (strcmp(col_cfg.descendants, "off") != 0 && !col_carrier_active)
     col_carrier_start(col_cfg.status_path);
-  if (col_carrier_active && !fork_handler_set)
-    fork_handler_set = pthread_atfork(NULL, NULL, forked_child) == 0;
+  if ((col_carrier_active || col_control_clock_in_program()) && !fork_handler_set)
+    fork_handler_set = pthread_atfork(note_forking_thread, NULL, forked_child) == 0;
   if (col_carrier_active && how != COL_START_ATTACH) /* before main: an MPI launcher reads its environment there */
     col_job_forward_if_launcher(col_carrier_runtime_path());
 }
@@ -196,8 +205,10 @@ static void forked_child(void)
   if (col_carrier_active && col_state_collecting_anywhere()) {
     col_state_own();
     col_is_descendant = 1;
-    if (col_control_clock_in_program()) /* not followed there yet: counted and said, never a silent zero */
-      col_control_post(COL_CTL_FORKED_UNFOLLOWED, "", 0);
+    if (col_control_clock_in_program()) /* what the kernel's fork record would say; its own timer */
+      col_sources_forked_child(getppid(), forking_tid);
+  } else if (col_control_clock_in_program() && col_state_collecting_anywhere()) {
+    col_control_post(COL_CTL_FORKED_UNFOLLOWED, "", 0); /* (descendants off: counted, as the kernel's records are) */
   }
 }
 

@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <dirent.h>
 #include <errno.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
@@ -23,6 +24,8 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/thread_slot.h"
+#include "er/er_fileutil.h"
 #include "core/runtime_calls.h"
 #include "inprocess/clock_sources.h"
 #include "interpose/descendant_carrier.h"
@@ -133,7 +136,7 @@ static void traced_calls_resume(void)
  * no runtime thread in the program (docs/design.md). */
 static int clock_for_sampler_wanted(void)
 {
-  return col_cfg.sampled_outside && col_control_clock_in_program() && !col_is_descendant;
+  return col_cfg.sampled_outside && col_control_clock_in_program();
 }
 
 /* Arming is the runtime's own work (glibc's pthread_getattr_np allocates):
@@ -166,19 +169,35 @@ static void wait_for_experiment(void)
 /* After an attach: every thread there (GDB keeps the process stopped), each
  * armed from here (a CPU-time timer can be made for any thread of the
  * process); their stacks are found among the writable mappings. */
+/* Whether thread TID's mask blocks the timer signal now (no system call
+ * changes another thread's mask: it stays so until the thread changes it
+ * itself, through our wrappers). */
+static int blocks_timer_signal(pid_t tid)
+{
+  char path[64], text[4096];
+  snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
+  if (er_read_text(path, text, sizeof text) <= 0)
+    return 0;
+  const char *blk = strstr(text, "\nSigBlk:\t");
+  return blk != NULL && (strtoull(blk + 9, NULL, 16) >> (COL_TIMER_SIGNAL - 1) & 1);
+}
+
 static void arm_running_threads_here(void)
 {
   col_timer_read_stacks();
   char path[64];
   snprintf(path, sizeof path, "/proc/self/task");
   DIR *dir = opendir(path);
+  int blocking = 0;
   for (struct dirent *d; dir != NULL && (d = readdir(dir)) != NULL;) {
     pid_t tid = (pid_t)atoi(d->d_name);
-    if (tid > 0 && !col_thread_known(tid))
-      arm_untraced(tid);
+    if (tid > 0 && !col_thread_known(tid) && arm_untraced(tid) == 0 && tid != gettid())
+      blocking += blocks_timer_signal(tid);
   }
   if (dir != NULL)
     closedir(dir);
+  if (blocking > 0) /* never a silent zero */
+    col_control_post(COL_CTL_BLOCKED_THREADS, "", blocking);
 }
 
 static void clock_for_sampler_start(enum col_start_how how)
@@ -192,6 +211,14 @@ static void clock_for_sampler_start(enum col_start_how how)
     arm_running_threads_here();
     return;
   }
+  if (how == COL_START_DESCENDANT) { /* a new image (an exec): what the kernel's exec record would say */
+    char text[100], comm[16] = "";
+    prctl(PR_GET_NAME, comm, 0, 0, 0);
+    snprintf(text, sizeof text, "%d %s", (int)getppid(), comm);
+    col_control_post(COL_CTL_EXECED, text, 0);
+    arm_untraced(gettid());
+    return;
+  }
   col_control_post(COL_CTL_CLOCK_IN_PROGRAM, "", 0); /* the experiment starts: samples come after it */
   wait_for_experiment();
   arm_untraced(gettid());
@@ -199,7 +226,26 @@ static void clock_for_sampler_start(enum col_start_how how)
 
 static int clock_for_sampler_thread_start(pid_t tid)
 {
-  return col_trace != NULL && !col_is_descendant && arm_untraced(tid) == 0;
+  return col_trace != NULL && arm_untraced(tid) == 0;
+}
+
+/* The end: the calling thread's last interval (the process's exit, on
+ * its last thread), then every timer stopped. */
+static void clock_for_sampler_stop(void)
+{
+  col_clock_stop_thread_here(col_thread_find((pid_t)gettid()));
+  col_clock_stop_all();
+}
+
+void col_sources_forked_child(pid_t ppid, pid_t ptid)
+{
+  char text[40];
+  snprintf(text, sizeof text, "%d %d", (int)ppid, (int)ptid);
+  col_control_post(COL_CTL_FORKED, text, 0);
+  if (col_trace == NULL)
+    return;
+  col_clock_forget_threads(); /* the parent's, whose timers the child has not */
+  arm_untraced(gettid());
 }
 
 static void clock_for_sampler_thread_stop(pid_t tid)
@@ -215,7 +261,7 @@ static const struct data_source sources[] = {
     /* after the traced calls: the ring is mapped by then */
     {"clock samples the program takes for the sampler process (perf events refused)", clock_for_sampler_wanted,
      clock_for_sampler_start, clock_for_sampler_thread_start, clock_for_sampler_thread_stop, NULL, NULL,
-     col_clock_stop_all},
+     clock_for_sampler_stop},
 };
 #define N_SOURCES (sizeof sources / sizeof sources[0])
 

@@ -14,5 +14,9 @@ void col_sources_pause(void);
 void col_sources_resume(void);
 /* The experiment ends (the program may run on). */
 void col_sources_stop(void);
+/* In a fork's child where the program samples itself (perf events
+ * refused): its fork announced (PPID, the forking thread PTID), and its
+ * clock restarted on its one thread (timers are not inherited). */
+void col_sources_forked_child(pid_t ppid, pid_t ptid);
 
 #endif

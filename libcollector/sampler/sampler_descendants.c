@@ -62,6 +62,28 @@ void descendants_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp)
   }
 }
 
+static void add_name(const char *comm)
+{
+  for (unsigned i = 0; i < n_names; i++)
+    if (strcmp(names[i], comm) == 0)
+      return;
+  if (n_names < MAX_NAMES)
+    snprintf(names[n_names++], sizeof names[0], "%s", comm);
+}
+
+void descendants_unfollowed(const char *command)
+{
+  figures.seen++;
+  size_t len = strcspn(command, " "); /* its first word's last part */
+  const char *base = command;
+  for (size_t i = 0; i < len; i++)
+    if (command[i] == '/')
+      base = command + i + 1;
+  char program[32];
+  snprintf(program, sizeof program, "%.*s", (int)(command + len - base), base);
+  add_name(program);
+}
+
 void descendants_on_sample(pid_t pid)
 {
   if (is_descendant(pid))
@@ -70,13 +92,8 @@ void descendants_on_sample(pid_t pid)
 
 void descendants_on_exec(pid_t pid, const char *comm)
 {
-  if (!is_descendant(pid))
-    return;
-  for (unsigned i = 0; i < n_names; i++)
-    if (strcmp(names[i], comm) == 0)
-      return;
-  if (n_names < MAX_NAMES)
-    snprintf(names[n_names++], sizeof names[0], "%s", comm);
+  if (is_descendant(pid))
+    add_name(comm);
 }
 
 void descendants_describe(struct descendants_figures *out)
@@ -96,10 +113,13 @@ void descendants_warn(void)
   char programs[MAX_NAMES * 34] = "";
   for (unsigned i = 0; i < n_names; i++)
     snprintf(programs + strlen(programs), sizeof programs - strlen(programs), "%s%s", i ? ", " : "", names[i]);
+  int off = col_cfg.descendants[0] != '\0' && strcmp(col_cfg.descendants, "off") == 0;
   if (sampler.clock_in_program) { /* their samples never reach this process: their CPU is not known */
-    col_log_final_warning(200, "%llu descendant process(es) ran (%s); they are not recorded (the kernel refused perf "
-                          "events, by which they are followed)", (unsigned long long)figures.seen,
-                          n_names ? programs : "no exec");
+    col_log_final_warning(200, "%llu descendant process(es) ran (%s); they are not recorded: %s",
+                          (unsigned long long)figures.seen, n_names ? programs : "no exec",
+                          off ? "collector descendants off"
+                              : "the kernel refused perf events, so a process is followed by the collector's runtime "
+                                "in it, which a child that clears its environment or a raw clone() does not carry");
     return;
   }
   col_log_final_warning(200, "%llu descendant process(es) ran (%s) and used about %.2f s of CPU (%llu sample(s)); "

@@ -10,6 +10,9 @@
 void descendants_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp);
 /* A sample of process PID: counted when it is a descendant. */
 void descendants_on_sample(pid_t pid);
+/* A descendant nobody could follow, running COMMAND (perf events refused:
+ * a spawn whose child carried no runtime). */
+void descendants_unfollowed(const char *command);
 /* An exec in process PID, which now runs COMM. */
 void descendants_on_exec(pid_t pid, const char *comm);
 /* At the end: what ran in descendants and was not recorded (log.xml). */

@@ -68,6 +68,7 @@
 #include "er/er_format.h"
 #include "er/er_text.h"
 #include "sampler_descendants.h"
+#include "sampler_spawns.h"
 #include "sampler_events.h"
 #include "sampler_offcpu.h"
 #include "sampler_tails.h"
@@ -220,6 +221,8 @@ static void finish(int program_gone)
   if (sampler.closing_at == INT64_MAX)
     sampler.closing_at = sampler.last_record_at + 1; /* later records of the founder are not written */
   writers_wait(0); /* descendants that ended have closed their experiments */
+  if (sampler.clock_in_program) /* spawns whose child never said it ran: no runtime in it */
+    spawns_take_unclaimed(col_target_pid, descendants_unfollowed);
   descendant_experiments = count_descendant_experiments();
   if (sampler.started && !sampler.exec_pending) { /* the threads still there: their tails up to the end */
     int64_t end = sampler.closing_at != INT64_MAX ? sampler.closing_at : sampler.last_record_at;
@@ -435,15 +438,20 @@ static int begin(int epoll_fd, char *err, size_t err_len)
   time_t now = time(NULL);
   char when[64];
   strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
+  char how[160];
+  if (sampler.clock_in_program)
+    snprintf(how, sizeof how, "the kernel refused it perf events, so the program's threads sample themselves and "
+             "this process writes their samples");
+  else
+    snprintf(how, sizeof how, "it opened events on the program's %u thread(s)", events.attached_threads);
   if (sampler.started_by_rank)
     col_log_comment("Collection started at %s by an MPI rank outside the process tree the job's sampler process "
-                    "follows (a rank on another node): this sampler process, the rank's own, opened events on its "
-                    "%u thread(s) before its main", when, events.attached_threads);
+                    "follows (a rank on another node), before its main: this sampler process is the rank's own; %s",
+                    when, how);
   else if (sampler.started_by_self)
     col_log_comment("Collection started at %s before the program's main: GDB ran it without the collector's "
                     "launcher (startup-with-shell off, or the user's exec-wrapper), so the runtime started this "
-                    "sampler process, which opened events on its %u thread(s); the dynamic loader's start is not "
-                    "recorded", when, events.attached_threads);
+                    "sampler process; %s; the dynamic loader's start is not recorded", when, how);
   else if (sampler.clock_in_program)
     col_log_comment("Collection started in a running process at %s: GDB attached; the kernel refused perf events, "
                     "so the program's threads sample themselves (armed by the runtime GDB loaded)", when);

@@ -24,6 +24,7 @@
 #include "unwind/clock_perf.h"
 #include "unwind/unwind.h"
 #include "control_page.h"
+#include "er/er_fileutil.h"
 #include "trace_ring.h"
 #include <asm/perf_regs.h>
 #include <sys/mman.h>
@@ -143,6 +144,89 @@ static struct last_stack *last_stack_of(pid_t tid)
       return &last_stacks[at];
     }
   return NULL; /* (more threads than entries: their ends are not drawn) */
+}
+
+/* A record as the kernel writes it with sample_id_all: BODY, then the
+ * trailer (pid/tid, time, CPU, id). */
+static void as_kernel_record(uint16_t type, uint16_t misc, const void *body, size_t len, pid_t pid, pid_t tid,
+                             int64_t tstamp)
+{
+  unsigned char rec[sizeof(struct perf_event_header) + 64 + COL_PERF_TRAILER_BYTES];
+  len = len < 64 ? (len + 7) & ~(size_t)7 : 64;
+  uint16_t size = (uint16_t)(sizeof(struct perf_event_header) + len + COL_PERF_TRAILER_BYTES);
+  memset(rec, 0, sizeof rec);
+  struct perf_event_header h = {type, misc, size};
+  memcpy(rec, &h, sizeof h);
+  memcpy(rec + sizeof h, body, len);
+  uint32_t ids[2] = {(uint32_t)pid, (uint32_t)tid};
+  memcpy(rec + COL_PERF_TRAILER_TID(size), ids, sizeof ids);
+  memcpy(rec + COL_PERF_TRAILER_TIME(size), &tstamp, sizeof tstamp);
+  sampler_on_record(rec, type, size, RING_SWITCHES);
+}
+
+/* PID's parent and name from /proc (0 when it is gone). */
+static pid_t parent_in_proc(pid_t pid, char *comm, size_t len)
+{
+  char path[64], text[512];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  const char *fields = er_proc_stat_fields(path, text, sizeof text);
+  int ppid = 0;
+  if (fields == NULL || sscanf(fields, "%*c %d", &ppid) != 1)
+    return 0;
+  snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+  if (er_read_text(path, comm, len) <= 0)
+    comm[0] = '\0';
+  comm[strcspn(comm, "\n")] = '\0';
+  return (pid_t)ppid;
+}
+
+static int shell_news; /* the news being handled is of a shell the sampler learns of from its child */
+
+static int known_process(pid_t pid)
+{
+  return pid == col_target_pid || writers_has_route(pid);
+}
+
+void sampler_on_process_news(int execed, pid_t pid, pid_t tid, int64_t tstamp, const char *text)
+{
+  int ppid = 0, ptid = 0;
+  char comm[32] = "";
+  if (execed ? sscanf(text, "%d %31[^\n]", &ppid, comm) < 1 : sscanf(text, "%d %d", &ppid, &ptid) != 2)
+    return;
+  if (execed && !known_process(pid) && ppid > 0 && !known_process(ppid)) {
+    /* Its parent carried no runtime (system's and popen's shell, which
+     * passes it on to the command only): the parent first, as the
+     * kernel's records would have shown it, when it is a child of ours. */
+    char parent_comm[32];
+    pid_t grandparent = parent_in_proc(ppid, parent_comm, sizeof parent_comm);
+    if (grandparent > 0 && known_process(grandparent)) {
+      char news[64];
+      snprintf(news, sizeof news, "%d %s", (int)grandparent, parent_comm);
+      shell_news = 1; /* a shell's exec: claimed by system or popen */
+      sampler_on_process_news(1, ppid, ppid, tstamp - 1, news);
+      shell_news = 0;
+    } else {
+      ppid = col_target_pid; /* (gone: the command is taken for the spawn's child itself) */
+    }
+  }
+  if (!execed || (!known_process(pid) && ppid > 0)) {
+    /* (a spawn's child: no fork handler ran in it, its exec is the first word) */
+    if (execed) /* its fork's thread unknown: any spawn call of the parent's that fits */
+      ptid = shell_news ? SPAWNS_ANY_SHELL : SPAWNS_ANY_PROGRAM;
+    struct {
+      uint32_t pid, ppid, tid, ptid;
+      int64_t time;
+    } fork = {(uint32_t)pid, (uint32_t)ppid, (uint32_t)pid, (uint32_t)ptid, tstamp};
+    as_kernel_record(PERF_RECORD_FORK, 0, &fork, sizeof fork, pid, pid, tstamp);
+  }
+  if (execed) {
+    struct {
+      uint32_t pid, tid;
+      char comm[24];
+    } exec = {(uint32_t)pid, (uint32_t)tid, ""};
+    snprintf(exec.comm, sizeof exec.comm, "%s", comm);
+    as_kernel_record(PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, &exec, sizeof exec, pid, tid, tstamp);
+  }
 }
 
 void sampler_on_program_sample(const struct col_trace_event *e)
@@ -306,7 +390,8 @@ static void start_after_exec(const char *comm, int64_t t)
   sampler.close_reason = "exit";
   if (follow) /* else (collector descendants =REGEX) nothing is written until an exec that matches */
     sampler_start_experiment();
-  col_modules_use_records();
+  if (!sampler.clock_in_program) /* (without perf events, /proc all along) */
+    col_modules_use_records();
 }
 
 /* A descendant of this experiment's process started: desc_start in its

@@ -56,6 +56,20 @@ static void on_request(const struct col_control_record *r, void *unused)
     spawns_end(r->pid, r->tid, r->tstamp);
     return;
   }
+  if ((r->kind == COL_CTL_FORKED || r->kind == COL_CTL_EXECED) && sampler.clock_in_program) {
+    sampler_on_process_news(r->kind == COL_CTL_EXECED, r->pid, r->tid, r->tstamp, r->text);
+    return;
+  }
+  if (r->kind == COL_CTL_BLOCKED_THREADS) {
+    if (r->err > 0 && sampler.started) {
+      col_log_final_warning(200, "%d thread(s) blocked the collector's timer signal (%d) when GDB attached: their "
+                            "CPU time is not sampled until they change their signal mask (no system call changes "
+                            "another thread's)", r->err, COL_TIMER_SIGNAL);
+      col_status_add_note("%d thread(s) blocked the collector's timer signal when GDB attached: not sampled",
+                          r->err);
+    }
+    return;
+  }
   if (r->kind == COL_CTL_FORKED_UNFOLLOWED) { /* a descendant this process cannot follow: counted */
     if (sampler.started && r->tstamp < sampler.closing_at)
       descendants_on_fork(r->pid, col_target_pid, r->pid, r->tstamp);

@@ -12,6 +12,7 @@
  * table is full: the oldest entries go first. */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <string.h>
 
 #include "sampler_spawns.h"
 
@@ -48,7 +49,16 @@ static struct spawn_call *find(pid_t pid, pid_t tid, int64_t tstamp, int open)
   struct spawn_call *found = NULL;
   for (int i = 0; i < SPAWN_SLOTS; i++) {
     struct spawn_call *c = &calls[i];
-    if (c->tid != tid || c->pid != pid || c->began > tstamp || (open ? c->ended != INT64_MAX : tstamp > c->ended))
+    /* (TID SPAWNS_ANY_PROGRAM or SPAWNS_ANY_SHELL: a child seen first at
+     * its exec, perf events refused; its new image starts after a
+     * posix_spawn returned, so any unclaimed call of PID begun before, of
+     * the calls that start a program, or of those that start a shell) */
+    int any = tid == SPAWNS_ANY_PROGRAM || tid == SPAWNS_ANY_SHELL;
+    int shell = strcmp(c->variant, "system") == 0 || strcmp(c->variant, "popen") == 0;
+    if (any && (c->tid == 0 || shell != (tid == SPAWNS_ANY_SHELL)))
+      continue;
+    if ((c->tid != tid && !any) || c->pid != pid || c->began > tstamp ||
+        (open ? c->ended != INT64_MAX : !any && tstamp > c->ended))
       continue;
     if (found == NULL || c->began > found->began)
       found = c;
@@ -73,4 +83,16 @@ int spawns_claim(pid_t ppid, pid_t ptid, int64_t tstamp, char *variant, size_t v
   snprintf(command, command_len, "%s", c->command);
   c->tid = 0; /* one child per call: a later fork is plain */
   return 1;
+}
+
+unsigned spawns_take_unclaimed(pid_t pid, void (*fn)(const char *command))
+{
+  unsigned n = 0;
+  for (int i = 0; i < SPAWN_SLOTS; i++)
+    if (calls[i].tid != 0 && calls[i].pid == pid && calls[i].ended != INT64_MAX) {
+      fn(calls[i].command);
+      calls[i].tid = 0;
+      n++;
+    }
+  return n;
 }

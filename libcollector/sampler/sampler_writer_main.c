@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/clock_writer.h"
 #include "core/config.h"
 #include "core/data_writers.h"
 #include "core/experiment_lifecycle.h"
@@ -102,12 +103,15 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
   sampler_accounts_start(tstamp, 1); /* the descendant begins here: not off its CPU before */
   if (er_follow_matches(&sampler.follow, lineage, after_exec ? comm : NULL))
     sampler_start_experiment(); /* else (=REGEX) not before an exec that matches */
-  col_modules_use_records();
+  if (!sampler.clock_in_program) /* (without perf events, /proc all along) */
+    col_modules_use_records();
   size_t held = 0;
   int64_t last = col_hrtime();
   while (take_from_pipe(fd, buf, &held)) { /* read to the end: the sampler never waits on us */
     if (sampler.started && col_cfg.offcpu)
       offcpu_read_waits(sampler.last_record_at); /* the descendant's waits, as far as its records came */
+    if (sampler.clock_in_program && col_clock_writer_wants_rescan() && col_modules_rescan())
+      col_unwind_forget_modules(); /* a library its samples met that /proc had not shown yet */
     if (col_hrtime() - last >= FLUSH_EVERY_NS) {
       col_data_writers_flush();
       last = col_hrtime();
