@@ -310,9 +310,14 @@ int col_modules_rescan(void)
   int changed = 0;
   if (map.fd < 0 || from_records)
     return 0;
+  /* A process that has ended (or is a zombie) shows no mappings: its last
+   * ones stay, for the events still to be written (the sampler process
+   * rescanning once a second where perf events are refused: its events
+   * lost their libraries' names at the program's end). */
+  if (read_maps() == 0)
+    return 0;
   memcpy(previous, current, n_current * sizeof *current);
   n_previous = n_current;
-  read_maps();
   parse_maps();
   int64_t rel = col_hrtime() - run_tstamp;
   char ts[32];
