@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-from tracing_bench import callgrind_refs, env
+from tracing_bench import callgrind_per_unit, callgrind_refs, env
 
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
@@ -57,13 +57,11 @@ def callgrind_instructions(calls, work, inside):
 def print_instructions(work):
     """Per call: the difference of two runs (0.5 M and 1.5 M rounds of two
     calls), so that start-up cancels out."""
-    rows = []
-    for inside in (False, True):
-        low, high = callgrind_instructions(500000, work, inside), callgrind_instructions(1500000, work, inside)
-        if low is None or high is None:
-            print("instructions per call: valgrind not installed (bench/install-deps)")
-            return
-        rows.append((high - low) / 2000000.0)
+    rows = [callgrind_per_unit(lambda n: callgrind_instructions(n, work, inside), 500000, 1500000, 2000000)
+            for inside in (False, True)]
+    if None in rows:
+        print("instructions per call: valgrind not installed (bench/install-deps)")
+        return
     print("\ninstructions per pthread_sigmask call (callgrind, exact)")
     print("  %-36s %8.1f" % ("native", rows[0]))
     print("  %-36s %8.1f   +%.1f (the wrapper)" % ("runtime preloaded, sampling inside", rows[1], rows[1] - rows[0]))

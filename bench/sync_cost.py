@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 
-from tracing_bench import callgrind_refs, env, print_bytes_per_event
+from tracing_bench import callgrind_per_unit, callgrind_refs, env, print_bytes_per_event
 
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
@@ -82,13 +82,11 @@ def callgrind_instructions(pairs, preload):
 def print_idle_instructions():
     """Per pair: the difference of two runs (1 M and 3 M pairs), so that
     start-up cancels out."""
-    rows = []
-    for preload in (False, True):
-        low, high = callgrind_instructions(1000000, preload), callgrind_instructions(3000000, preload)
-        if low is None or high is None:
-            print("instructions per lock+unlock: valgrind not installed (bench/install-deps)")
-            return
-        rows.append((high - low) / 2000000.0)
+    rows = [callgrind_per_unit(lambda n: callgrind_instructions(n, preload), 1000000, 3000000, 2000000)
+            for preload in (False, True)]
+    if None in rows:
+        print("instructions per lock+unlock: valgrind not installed (bench/install-deps)")
+        return
     print("\ninstructions per uncontended lock+unlock (callgrind, exact)")
     print("  %-36s %10.1f" % ("native", rows[0]))
     print("  %-36s %10.1f   +%.1f (two wrappers idle)" % ("runtime preloaded, synctrace off", rows[1],

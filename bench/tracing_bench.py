@@ -24,6 +24,14 @@ def callgrind_refs(argv, extra_env=None, cwd=None):
     return int(m.group(1).replace(",", "")) if m else None
 
 
+def callgrind_per_unit(refs_of, low, high, units):
+    """Instructions per unit of work: REFS_OF(N) (a run of N rounds under
+    callgrind) at HIGH less at LOW, so that start-up cancels out, over the
+    UNITS the extra rounds make; None without valgrind."""
+    a, b = refs_of(low), refs_of(high)
+    return None if a is None or b is None else (b - a) / float(units)
+
+
 def bytes_per_event(exp, data_file, metrics):
     """(bytes of DATA_FILE + data.frameinfo per event, events): the events
     are the sum of gprofng's <Total> of METRICS (its counts)."""

@@ -329,7 +329,8 @@ class Session:
         the runtime start in the program, which is said, not left silent."""
         st = self.status()
         program = _program_path() if launched else ""
-        if program and statically_linked(program):
+        static = bool(program) and statically_linked(program)
+        if static:
             # The sampler process may still have sampled it from outside
             # (then its experiment is reported below): said either way,
             # whichever came first.
@@ -356,7 +357,7 @@ class Session:
         self.mark_reported(st)
         state = st.get("state")
         path = st.get("experiment", "")
-        if state == "closed" and st.get("detail") == "killed" and program and statically_linked(program):
+        if state == "closed" and st.get("detail") == "killed" and static:
             # (no runtime in it to tell its exit: its end is not known to be a kill)
             say("collector: process %s ended; experiment %s closed at its end (%s).\n"
                 % (st.get("pid"), path, closed_summary(st)))

@@ -34,9 +34,7 @@ void col_blocked_signal_reset(void)
   __atomic_store_n(&figures.blocking_threads, 0, __ATOMIC_RELAXED);
 }
 
-/* TID's CPU time in ns and whether it blocks the timer signal; -1 when
- * /proc has no such thread any more. */
-static int read_task(pid_t tid, uint64_t *cpu_ns, int *blocks)
+int col_thread_blocks_timer_signal(pid_t tid)
 {
   char path[64], text[4096];
   snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
@@ -44,7 +42,17 @@ static int read_task(pid_t tid, uint64_t *cpu_ns, int *blocks)
     return -1;
   const char *blk = strstr(text, "\nSigBlk:\t");
   unsigned long long mask = blk != NULL ? strtoull(blk + 9, NULL, 16) : 0;
-  *blocks = (mask >> (COL_TIMER_SIGNAL - 1)) & 1;
+  return (mask >> (COL_TIMER_SIGNAL - 1)) & 1;
+}
+
+/* TID's CPU time in ns and whether it blocks the timer signal; -1 when
+ * /proc has no such thread any more. */
+static int read_task(pid_t tid, uint64_t *cpu_ns, int *blocks)
+{
+  char path[64], text[4096];
+  *blocks = col_thread_blocks_timer_signal(tid);
+  if (*blocks < 0)
+    return -1;
   snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
   const char *fields = er_proc_stat_fields(path, text, sizeof text);
   unsigned long long utime = 0, stime = 0;

@@ -167,11 +167,6 @@ void col_clock_stop_thread_here(struct col_thread *t)
   col_thread_release(t);
 }
 
-void col_clock_forget_threads(void)
-{
-  col_threads_forked();
-}
-
 int col_clock_start_thread(pid_t tid)
 {
   struct arm_request req = {.tid = tid};

@@ -19,9 +19,6 @@ void col_clock_stop_all(void);
  * at once; the timer source only. */
 int col_clock_start_thread_here(pid_t tid);
 void col_clock_stop_thread_here(struct col_thread *t);
-/* In a fork's child: the parent's threads' slots freed (their timers are
- * not the child's). */
-void col_clock_forget_threads(void);
 /* clock_timer.c */
 int col_timer_install_handler(void);
 /* Samples onto the trace ring, for the sampler process (YES), or into

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <ucontext.h>
@@ -34,7 +35,6 @@
 #include "er/er_data_kinds.h"
 #include "trace_ring.h"
 #include "er/er_fileutil.h"
-#include <stdio.h>
 
 #define RING_BYTES (256 * 1024)
 

@@ -13,6 +13,9 @@
  * end (col_blocked_signal_retire), said at the experiment's end (log.xml's
  * warning, status unsampled_ms). */
 void col_blocked_signal_check(struct col_thread *t);
+/* Whether thread TID of this process blocks the timer signal now (1 or
+ * 0), from /proc; -1 when it is gone. */
+int col_thread_blocks_timer_signal(pid_t tid);
 void col_blocked_signal_retire(const struct col_thread *t);
 void col_blocked_signal_warn(void);
 /* Threads seen blocking the signal, and the CPU time of those that ended

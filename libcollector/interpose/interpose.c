@@ -56,12 +56,7 @@ static void make_exit_key(void)
 static void *profiled_thread_start(void *p)
 {
   struct thread_start start = *(struct thread_start *)p;
-  int was = col_tracing_here;
-  col_tracing_here = 1;
-  __asm__ volatile("" ::: "memory");
-  free(p);
-  __asm__ volatile("" ::: "memory");
-  col_tracing_here = was;
+  COL_AS_RUNTIME(free(p));
   col_signal_view_begin(start.blocks_timer_signal);
   if (col_collecting() && col_hooks.thread_start(gettid()))
     pthread_setspecific(exit_key, &exit_key); /* any value but NULL: the key's destructor runs */
@@ -112,15 +107,8 @@ int col_wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void 
   if (!col_collecting() || col_cfg.clock_interval_us <= 0 || outside)
     return real(thread, attr, start, arg);
   pthread_once(&exit_key_once, make_exit_key);
-  /* The runtime's own block, not the program's (heap tracing).  The
-   * barriers keep the flag's stores: GCC takes malloc for a builtin that
-   * reads no memory of ours, and dropped them (measured). */
-  int was = col_tracing_here;
-  col_tracing_here = 1;
-  __asm__ volatile("" ::: "memory");
-  struct thread_start *info = malloc(sizeof *info);
-  __asm__ volatile("" ::: "memory");
-  col_tracing_here = was;
+  struct thread_start *info;
+  COL_AS_RUNTIME(info = malloc(sizeof *info)); /* the runtime's own block, not the program's */
   if (info == NULL)
     return real(thread, attr, start, arg);
   info->start = start;

@@ -31,15 +31,6 @@ void col_signal_view_begin(int blocked);
 void col_signal_view_end(void);
 
 
-/* How many threads waited for (sigwait, signalfd) or handled the timer
- * signal's number themselves: told in log.xml. */
-struct col_signal_figures {
-  unsigned waits_narrowed; /* sigwait/sigwaitinfo/sigtimedwait/signalfd sets that held it */
-  unsigned handlers_kept;  /* sigaction/signal calls for it, kept as the program's */
-  unsigned held;           /* the program's signals of that number held while its mask blocked it */
-};
-void col_signal_describe(struct col_signal_figures *out);
-
 /* The C library's calls, for the runtime's own masks and descriptors. */
 int col_real_sigmask(int how, const sigset_t *set, sigset_t *old);
 int col_real_signalfd(int fd, const sigset_t *mask, int flags);

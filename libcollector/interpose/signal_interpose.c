@@ -40,7 +40,6 @@ static struct sigaction program_action; /* the program's disposition of SIG */
 /* Looked up at the start, for the signal's handler. */
 static void (*recording_handler)(int, siginfo_t *, void *);
 static col_fn_sigaction real_sigaction;
-static struct col_signal_figures figures;
 
 struct thread_view {
   int known;   /* else read from the kernel's mask at the thread's first call */
@@ -149,13 +148,6 @@ void col_signal_view_end(void)
   view.slot = 0;
 }
 
-void col_signal_describe(struct col_signal_figures *out)
-{
-  out->waits_narrowed = __atomic_load_n(&figures.waits_narrowed, __ATOMIC_RELAXED);
-  out->handlers_kept = __atomic_load_n(&figures.handlers_kept, __ATOMIC_RELAXED);
-  out->held = __atomic_load_n(&figures.held, __ATOMIC_RELAXED);
-}
-
 static long send_to(pid_t tid, siginfo_t *info)
 {
   return syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, SIG, info);
@@ -194,7 +186,6 @@ static void pass_on(siginfo_t *info)
     process_held_info.si_errno = 0;
     __atomic_store_n(&process_held, 1, __ATOMIC_RELEASE);
   }
-  __atomic_fetch_add(&figures.held, 1, __ATOMIC_RELAXED);
 }
 
 /* SIG in a set, by its bit (glibc's sigismember and sigdelset are calls
@@ -222,6 +213,15 @@ static const sigset_t *without_ours(const sigset_t *set, sigset_t *copy)
   *copy = *set;
   put_ours(copy, 0);
   return copy;
+}
+
+/* SIG unblocked in the calling thread's real mask (through REAL). */
+static void unblock_ours(col_fn_pthread_sigmask real)
+{
+  sigset_t sig;
+  sigemptyset(&sig);
+  sigaddset(&sig, SIG);
+  real(SIG_UNBLOCK, &sig, NULL);
 }
 
 static void for_program(int sig, siginfo_t *info, void *context);
@@ -255,10 +255,7 @@ int col_signal_guard_start(void (*handler)(int, siginfo_t *, void *))
     if (before.sa_sigaction != dispatch)
       program_action = before;
     know_view();
-    sigset_t sig;
-    sigemptyset(&sig);
-    sigaddset(&sig, SIG);
-    col_real_sigmask(SIG_UNBLOCK, &sig, NULL);
+    unblock_ours(col_real_sigmask);
     pthread_atfork(NULL, NULL, forked);
     __atomic_store_n(&guard_on, 1, __ATOMIC_RELEASE);
   }
@@ -280,7 +277,6 @@ static void for_program(int sig, siginfo_t *info, void *context)
     if (!view.held) { /* one is kept, as the kernel keeps one of a standard signal */
       view.held = 1;
       view.held_info = *info;
-      __atomic_fetch_add(&figures.held, 1, __ATOMIC_RELAXED);
     }
     return;
   }
@@ -295,7 +291,7 @@ static void for_program(int sig, siginfo_t *info, void *context)
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     real_sigaction(SIG, &dfl, NULL);
-    syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), SIG, info);
+    send_to(view.tid, info);
     return;
   }
   if (a.sa_flags & SA_RESETHAND) {
@@ -335,12 +331,8 @@ static int change_mask(col_fn_pthread_sigmask real, int how, const sigset_t *set
       set_view(asks);
     else if (asks)
       set_view(how == SIG_BLOCK);
-    if (has_ours(before)) { /* blocked before the guard (a thread from before an attach) */
-      sigset_t sig;
-      sigemptyset(&sig);
-      sigaddset(&sig, SIG);
-      real(SIG_UNBLOCK, &sig, NULL);
-    }
+    if (has_ours(before)) /* blocked before the guard (a thread from before an attach) */
+      unblock_ours(real);
   }
   put_ours(before, was);
   if (view.held || __atomic_load_n(&process_held, __ATOMIC_RELAXED))
@@ -363,16 +355,14 @@ int col_wrap_sigprocmask(int how, const sigset_t *set, sigset_t *old)
 }
 
 /* SIG's handler stays ours; the program's is kept, and called for its
- * signals (col_signal_for_program). */
+ * signals (for_program). */
 int col_wrap_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
   if (sig != SIG || !guarded())
     return COL_REAL(sigaction)(sig, act, old);
   struct sigaction before = program_action;
-  if (act != NULL) {
+  if (act != NULL)
     program_action = *act;
-    __atomic_fetch_add(&figures.handlers_kept, 1, __ATOMIC_RELAXED);
-  }
   if (old != NULL)
     *old = before;
   return 0;
@@ -413,13 +403,10 @@ int col_wrap_sigsuspend(const sigset_t *mask)
   return rc;
 }
 
-/* A wait for SET, less SIG (counted, once per call that had it). */
+/* A wait for SET, less SIG. */
 static const sigset_t *wait_set(const sigset_t *set, sigset_t *copy)
 {
-  if (set == NULL || !guarded() || !has_ours(set))
-    return set;
-  __atomic_fetch_add(&figures.waits_narrowed, 1, __ATOMIC_RELAXED);
-  return without_ours(set, copy);
+  return guarded() ? without_ours(set, copy) : set;
 }
 
 int col_wrap_sigwait(const sigset_t *set, int *sig)

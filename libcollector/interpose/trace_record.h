@@ -40,6 +40,19 @@ static void *const col_here_entry __attribute__((unused)) = NULL;
  * implementation may call other traced functions (reallocarray calls
  * realloc): calls made meanwhile are not traced. */
 extern __thread int col_tracing_here __attribute__((tls_model("initial-exec")));
+/* STATEMENT as the runtime's own work: nothing it calls is traced as the
+ * program's (a block the runtime allocates, a lookup that allocates).  The
+ * barriers keep the flag's stores: GCC takes malloc and free for builtins
+ * that read no memory of ours, and dropped them (measured). */
+#define COL_AS_RUNTIME(statement)           \
+  do {                                      \
+    int was_ = col_tracing_here;            \
+    col_tracing_here = 1;                   \
+    __asm__ volatile("" ::: "memory");      \
+    statement;                              \
+    __asm__ volatile("" ::: "memory");      \
+    col_tracing_here = was_;                \
+  } while (0)
 
 
 /* The ring, when this thread's calls are traced now (else NULL): loads

@@ -24,8 +24,6 @@
 #include <unistd.h>
 
 #include "core/config.h"
-#include "core/thread_slot.h"
-#include "er/er_fileutil.h"
 #include "core/runtime_calls.h"
 #include "inprocess/clock_sources.h"
 #include "interpose/descendant_carrier.h"
@@ -143,10 +141,8 @@ static int clock_for_sampler_wanted(void)
  * not traced as the program's calls. */
 static int arm_untraced(pid_t tid)
 {
-  int was = col_tracing_here;
-  col_tracing_here = 1;
-  int rc = col_clock_start_thread_here(tid);
-  col_tracing_here = was;
+  int rc;
+  COL_AS_RUNTIME(rc = col_clock_start_thread_here(tid));
   return rc;
 }
 
@@ -168,20 +164,10 @@ static void wait_for_experiment(void)
 
 /* After an attach: every thread there (GDB keeps the process stopped), each
  * armed from here (a CPU-time timer can be made for any thread of the
- * process); their stacks are found among the writable mappings. */
-/* Whether thread TID's mask blocks the timer signal now (no system call
- * changes another thread's mask: it stays so until the thread changes it
- * itself, through our wrappers). */
-static int blocks_timer_signal(pid_t tid)
-{
-  char path[64], text[4096];
-  snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
-  if (er_read_text(path, text, sizeof text) <= 0)
-    return 0;
-  const char *blk = strstr(text, "\nSigBlk:\t");
-  return blk != NULL && (strtoull(blk + 9, NULL, 16) >> (COL_TIMER_SIGNAL - 1) & 1);
-}
-
+ * process); their stacks are found among the writable mappings.  A thread
+ * whose mask blocks the timer signal stays unsampled (no system call
+ * changes another thread's mask) until it changes its mask itself,
+ * through our wrappers: counted and said. */
 static void arm_running_threads_here(void)
 {
   col_timer_read_stacks();
@@ -192,7 +178,7 @@ static void arm_running_threads_here(void)
   for (struct dirent *d; dir != NULL && (d = readdir(dir)) != NULL;) {
     pid_t tid = (pid_t)atoi(d->d_name);
     if (tid > 0 && !col_thread_known(tid) && arm_untraced(tid) == 0 && tid != gettid())
-      blocking += blocks_timer_signal(tid);
+      blocking += col_thread_blocks_timer_signal(tid) == 1;
   }
   if (dir != NULL)
     closedir(dir);
@@ -244,7 +230,7 @@ void col_sources_forked_child(pid_t ppid, pid_t ptid)
   col_control_post(COL_CTL_FORKED, text, 0);
   if (col_trace == NULL)
     return;
-  col_clock_forget_threads(); /* the parent's, whose timers the child has not */
+  col_threads_forked(); /* the parent's threads' slots: their timers are not the child's */
   arm_untraced(gettid());
 }
 

@@ -45,12 +45,13 @@ struct sampler_events_figures {
 void sampler_events_describe(struct sampler_events_figures *out);
 
 /* Launch: one event per CPU on PID, inherited by every thread it creates,
- * counting from its exec.  0, or -1 with ERR set. */
-/* 0, or -errno (-1 when none is known) with the reason in ERR. */
+ * counting from its exec.  0, or -errno (-1 when none is known) with the
+ * reason in ERR. */
 int sampler_open_for_launch(pid_t pid, char *err, size_t err_len);
 /* Attach: events on every thread PID has now (per thread and CPU, each
  * writing into its CPU's ring), inherited by threads created later;
- * disabled until sampler_events_enable(1).  0, or -1 with ERR set. */
+ * disabled until sampler_events_enable(1).  0, or -errno with the reason
+ * in ERR. */
 int sampler_open_for_attach(pid_t pid, char *err, size_t err_len);
 void sampler_events_enable(int enabled);
 /* A new thread of the program: the context its events were cloned from

@@ -117,12 +117,11 @@ static int64_t drain_rings(int force_flush)
    * program samples itself), from /proc when a sample meets an unknown
    * address, and once a second (unloads). */
   static int64_t last_rescan;
-  if (col_clock_writer_wants_rescan() || (sampler.clock_in_program && now - last_rescan > 1000000000LL)) {
-    if (sampler.clock_in_program) {
-      if (col_modules_rescan())
-        col_unwind_forget_modules();
-      last_rescan = now;
-    }
+  int wanted = col_clock_writer_wants_rescan(); /* (asked each round; with perf events, the records answer) */
+  if (sampler.clock_in_program && (wanted || now - last_rescan > 1000000000LL)) {
+    if (col_modules_rescan())
+      col_unwind_forget_modules();
+    last_rescan = now;
   }
   if (force_flush || now - last_flush >= FLUSH_EVERY_NS) {
     col_data_writers_flush();
@@ -382,14 +381,13 @@ static void usage(void)
                   "       gdbcol-sampler --self PID READY_FD            (started by the program's runtime before main)\n");
 }
 
-/* Opens the events; after an attach also starts the experiment, whose run
- * begins now (at launch, the exec's COMM record begins it). */
-/* At launch, where the kernel refuses perf events (ERR: its errno): this
+/* Where the kernel refuses perf events (ERR: its errno): this
  * process still records the experiment, and the program's threads sample
  * themselves with CPU-time timers, their samples coming through the trace
- * ring (the control page tells the runtime before the program runs).  The
- * experiment starts when the runtime says it samples; its mappings come
- * from /proc.  0, or -1 where that cannot be (no clock wanted, no ring). */
+ * ring (the control page tells the runtime before the program runs).  At
+ * launch the experiment starts when the runtime says it samples; its
+ * mappings come from /proc.  0, or -1 where that cannot be (not a
+ * refusal, no clock wanted, no ring). */
 static int clock_in_program(int err)
 {
   int refused = err == EACCES || err == EPERM || err == ENOSYS || err == ENOENT || err == EOPNOTSUPP;
@@ -408,6 +406,8 @@ static int clock_in_program(int err)
   return 0;
 }
 
+/* Opens the events; after an attach also starts the experiment, whose run
+ * begins now (at launch, the exec's COMM record begins it). */
 static int begin(int epoll_fd, char *err, size_t err_len)
 {
   uint64_t intervals[ER_HWC_MAX_COUNTERS];
@@ -429,8 +429,7 @@ static int begin(int epoll_fd, char *err, size_t err_len)
   col_run_started_at = col_hrtime();
   sampler_accounts_start(col_run_started_at, 0); /* threads there may have waited since before */
   sampler_start_experiment(); /* the mappings: /proc/PID/maps now, records later */
-  if (!sampler.clock_in_program) /* (without perf events, /proc all along) */
-    col_modules_use_records();
+  sampler_mappings_from_records();
   if (sampler.start_failed) {
     snprintf(err, err_len, "%s", ""); /* the status file says why */
     return -1;

@@ -42,14 +42,20 @@
 
 struct sampler_state sampler = {.close_reason = "exit", .closing_at = INT64_MAX};
 
-static void note_thread(pid_t tid)
+/* TID counted once; 1 the first time. */
+static int note_thread(pid_t tid)
 {
-  if (tid <= 0 || (size_t)tid >= sampler.tid_seen_bits)
-    return;
-  if (!(sampler.tid_seen[tid / 8] & (1u << (tid % 8)))) {
-    sampler.tid_seen[tid / 8] |= (unsigned char)(1u << (tid % 8));
-    sampler.threads_seen++;
-  }
+  if (tid <= 0 || (size_t)tid >= sampler.tid_seen_bits || (sampler.tid_seen[tid / 8] & (1u << (tid % 8))))
+    return 0;
+  sampler.tid_seen[tid / 8] |= (unsigned char)(1u << (tid % 8));
+  sampler.threads_seen++;
+  return 1;
+}
+
+void sampler_mappings_from_records(void)
+{
+  if (!sampler.clock_in_program) /* (without perf events, /proc all along) */
+    col_modules_use_records();
 }
 
 void sampler_start_experiment(void)
@@ -187,46 +193,42 @@ static int known_process(pid_t pid)
   return pid == col_target_pid || writers_has_route(pid);
 }
 
-void sampler_on_process_news(int execed, pid_t pid, pid_t tid, int64_t tstamp, const char *text)
+void sampler_on_fork_news(pid_t pid, pid_t ppid, pid_t ptid, int64_t tstamp)
 {
-  int ppid = 0, ptid = 0;
-  char comm[32] = "";
-  if (execed ? sscanf(text, "%d %31[^\n]", &ppid, comm) < 1 : sscanf(text, "%d %d", &ppid, &ptid) != 2)
-    return;
-  if (execed && !known_process(pid) && ppid > 0 && !known_process(ppid)) {
+  struct {
+    uint32_t pid, ppid, tid, ptid;
+    int64_t time;
+  } fork = {(uint32_t)pid, (uint32_t)ppid, (uint32_t)pid, (uint32_t)ptid, tstamp};
+  as_kernel_record(PERF_RECORD_FORK, 0, &fork, sizeof fork, pid, pid, tstamp);
+}
+
+void sampler_on_exec_news(pid_t pid, pid_t tid, pid_t ppid, const char *comm, int64_t tstamp)
+{
+  if (!known_process(pid) && ppid > 0 && !known_process(ppid)) {
     /* Its parent carried no runtime (system's and popen's shell, which
      * passes it on to the command only): the parent first, as the
      * kernel's records would have shown it, when it is a child of ours. */
     char parent_comm[32];
     pid_t grandparent = parent_in_proc(ppid, parent_comm, sizeof parent_comm);
     if (grandparent > 0 && known_process(grandparent)) {
-      char news[64];
-      snprintf(news, sizeof news, "%d %s", (int)grandparent, parent_comm);
       shell_news = 1; /* a shell's exec: claimed by system or popen */
-      sampler_on_process_news(1, ppid, ppid, tstamp - 1, news);
+      sampler_on_exec_news(ppid, ppid, grandparent, parent_comm, tstamp - 1);
       shell_news = 0;
     } else {
       ppid = col_target_pid; /* (gone: the command is taken for the spawn's child itself) */
     }
   }
-  if (!execed || (!known_process(pid) && ppid > 0)) {
-    /* (a spawn's child: no fork handler ran in it, its exec is the first word) */
-    if (execed) /* its fork's thread unknown: any spawn call of the parent's that fits */
-      ptid = shell_news ? SPAWNS_ANY_SHELL : SPAWNS_ANY_PROGRAM;
-    struct {
-      uint32_t pid, ppid, tid, ptid;
-      int64_t time;
-    } fork = {(uint32_t)pid, (uint32_t)ppid, (uint32_t)pid, (uint32_t)ptid, tstamp};
-    as_kernel_record(PERF_RECORD_FORK, 0, &fork, sizeof fork, pid, pid, tstamp);
-  }
-  if (execed) {
-    struct {
-      uint32_t pid, tid;
-      char comm[24];
-    } exec = {(uint32_t)pid, (uint32_t)tid, ""};
-    snprintf(exec.comm, sizeof exec.comm, "%s", comm);
-    as_kernel_record(PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, &exec, sizeof exec, pid, tid, tstamp);
-  }
+  /* A spawn's child: no fork handler ran in it, its exec is the first
+   * word; its fork's thread unknown: any spawn call of the parent's that
+   * fits. */
+  if (!known_process(pid) && ppid > 0)
+    sampler_on_fork_news(pid, ppid, shell_news ? SPAWNS_ANY_SHELL : SPAWNS_ANY_PROGRAM, tstamp);
+  struct {
+    uint32_t pid, tid;
+    char comm[24];
+  } exec = {(uint32_t)pid, (uint32_t)tid, ""};
+  snprintf(exec.comm, sizeof exec.comm, "%s", comm);
+  as_kernel_record(PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, &exec, sizeof exec, pid, tid, tstamp);
 }
 
 void sampler_on_program_sample(const struct col_trace_event *e)
@@ -237,9 +239,8 @@ void sampler_on_program_sample(const struct col_trace_event *e)
   if (e->payload_len >= sizeof weight)
     memcpy(&weight, e->payload, sizeof weight);
   sampler.last_record_at = e->end;
-  if ((size_t)e->tid < sampler.tid_seen_bits && !(sampler.tid_seen[e->tid / 8] & (1u << (e->tid % 8))))
+  if (note_thread(e->tid))
     col_clock_source_count_timer(0); /* a thread of the program's timers */
-  note_thread(e->tid);
   struct last_stack *last = last_stack_of(e->tid);
   if (e->ip == 0 && e->sp == 0) { /* a thread's end */
     if (last != NULL && last->id != 0)
@@ -390,8 +391,7 @@ static void start_after_exec(const char *comm, int64_t t)
   sampler.close_reason = "exit";
   if (follow) /* else (collector descendants =REGEX) nothing is written until an exec that matches */
     sampler_start_experiment();
-  if (!sampler.clock_in_program) /* (without perf events, /proc all along) */
-    col_modules_use_records();
+  sampler_mappings_from_records();
 }
 
 /* A descendant of this experiment's process started: desc_start in its

@@ -57,7 +57,12 @@ static void on_request(const struct col_control_record *r, void *unused)
     return;
   }
   if ((r->kind == COL_CTL_FORKED || r->kind == COL_CTL_EXECED) && sampler.clock_in_program) {
-    sampler_on_process_news(r->kind == COL_CTL_EXECED, r->pid, r->tid, r->tstamp, r->text);
+    int ppid = 0, ptid = 0;
+    char comm[32] = "";
+    if (r->kind == COL_CTL_FORKED && sscanf(r->text, "%d %d", &ppid, &ptid) == 2)
+      sampler_on_fork_news(r->pid, ppid, ptid, r->tstamp);
+    else if (r->kind == COL_CTL_EXECED && sscanf(r->text, "%d %31[^\n]", &ppid, comm) >= 1)
+      sampler_on_exec_news(r->pid, r->tid, ppid, comm, r->tstamp);
     return;
   }
   if (r->kind == COL_CTL_BLOCKED_THREADS) {
@@ -77,9 +82,7 @@ static void on_request(const struct col_control_record *r, void *unused)
   }
   if (r->kind == COL_CTL_CLOCK_IN_PROGRAM) { /* the program samples itself from now on: the run starts */
     if (r->pid == col_target_pid && sampler.clock_in_program && !sampler.started && !sampler.finished) {
-      col_run_started_at = r->tstamp;
-      sampler_accounts_start(col_run_started_at, 1);
-      sampler_start_experiment();
+      sampler_on_exec_news(r->pid, r->tid, 0, "", r->tstamp); /* as the exec's record starts it with perf events */
       col_log_comment("The kernel refused perf events: the program's threads sampled themselves (CPU-time timers, "
                       "signal %d), and this sampler process unwound and wrote their samples, as it did the traced "
                       "calls; collection started before the program's main, the dynamic loader's start not "

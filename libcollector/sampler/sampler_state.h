@@ -48,11 +48,15 @@ extern struct sampler_state sampler;
  * reports may have taken some (the thread tails then drop what spans it). */
 void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size, int ring_kind);
 void sampler_start_experiment(void);
-/* Perf events refused: a process's fork (EXECED 0: TEXT "PPID PTID") or
- * exec (EXECED 1: TEXT "PPID COMM") as its runtime told it, handled as the
+/* Perf events refused: a process's fork (by thread PTID of PPID) or exec
+ * (of COMM, its parent PPID) as its runtime told it, handled as the
  * kernel's records are (a spawn's child, seen first at its exec, gets its
- * fork then). */
-void sampler_on_process_news(int execed, pid_t pid, pid_t tid, int64_t tstamp, const char *text);
+ * fork then; the program's first exec starts the experiment). */
+void sampler_on_fork_news(pid_t pid, pid_t ppid, pid_t ptid, int64_t tstamp);
+void sampler_on_exec_news(pid_t pid, pid_t tid, pid_t ppid, const char *comm, int64_t tstamp);
+/* The mappings from the kernel's records from now on (with perf events;
+ * without, from /proc all along). */
+void sampler_mappings_from_records(void);
 /* A clock sample the program took itself (perf events refused), from the
  * trace ring: unwound and written. */
 struct col_trace_event;

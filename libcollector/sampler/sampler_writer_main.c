@@ -103,8 +103,7 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
   sampler_accounts_start(tstamp, 1); /* the descendant begins here: not off its CPU before */
   if (er_follow_matches(&sampler.follow, lineage, after_exec ? comm : NULL))
     sampler_start_experiment(); /* else (=REGEX) not before an exec that matches */
-  if (!sampler.clock_in_program) /* (without perf events, /proc all along) */
-    col_modules_use_records();
+  sampler_mappings_from_records();
   size_t held = 0;
   int64_t last = col_hrtime();
   while (take_from_pipe(fd, buf, &held)) { /* read to the end: the sampler never waits on us */
