@@ -19,7 +19,7 @@ enum col_source_kind { COL_SOURCE_NONE, COL_SOURCE_PERF, COL_SOURCE_TIMER };
 struct col_sample_ring;
 
 struct col_thread {
-  int in_use;         /* atomic: slot taken */
+  int in_use;         /* atomic: slot taken (-1: being set up, 1: armed, 2: being stopped) */
   int retired;        /* atomic: thread gone, slot waits for a final drain */
   pid_t tid;
   enum col_source_kind source;

@@ -159,12 +159,22 @@ int col_clock_start_thread_here(pid_t tid)
 
 void col_clock_stop_thread_here(struct col_thread *t)
 {
-  if (t == NULL || __atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) != 1)
+  /* Taken by one stopper (the thread's own end, or the experiment's on
+   * another thread), and no longer found by the timer's handler. */
+  int armed = 1;
+  if (t == NULL || !__atomic_compare_exchange_n(&t->in_use, &armed, 2, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
     return;
   stop_source(t);
-  if (t->source == COL_SOURCE_TIMER && t->tid == gettid())
+  if (t->source == COL_SOURCE_TIMER)
     col_timer_finish_thread(t);
   col_thread_release(t);
+}
+
+void col_clock_stop_all_here(void)
+{
+  col_clock_stop_thread_here(col_thread_find(gettid())); /* first: its last interval while it runs on */
+  for (int i = 0; i < COL_MAX_THREADS; i++)
+    col_clock_stop_thread_here(&col_threads[i]);
 }
 
 int col_clock_start_thread(pid_t tid)

@@ -19,6 +19,9 @@ void col_clock_stop_all(void);
  * at once; the timer source only. */
 int col_clock_start_thread_here(pid_t tid);
 void col_clock_stop_thread_here(struct col_thread *t);
+/* The end of the experiment there: every thread's timer stopped and its
+ * end said (the threads still running: their CPU time read from here). */
+void col_clock_stop_all_here(void);
 /* clock_timer.c */
 int col_timer_install_handler(void);
 /* Samples onto the trace ring, for the sampler process (YES), or into
@@ -31,7 +34,8 @@ int col_timer_open(struct col_thread *t, long interval_us, size_t stack_bytes);
 void col_timer_close(struct col_thread *t);
 size_t col_timer_drain(struct col_thread *t);
 /* On an ending thread (its timer deleted): its CPU time since its last
- * sample, as one more sample at its last stack. */
+ * sample, as one more sample at its last stack; for the sampler process,
+ * also for another thread of the process (the experiment's end). */
 void col_timer_finish_thread(struct col_thread *t);
 
 /* sample_ring.c: single producer (a thread's signal handler), single

@@ -53,10 +53,11 @@ void col_timer_to_trace_ring(int yes)
 }
 
 /* CAP onto the trace ring (a slot it never waits for: a handler cannot):
- * registers, stack bytes, and its weight as the payload.  A capture with
- * no registers (a thread's end) has none to copy.  0, or -1 when full
- * (the sampler counts it with the ring's drops). */
-static int push_to_trace_ring(const struct col_capture *cap)
+ * registers, stack bytes, and PAYLOAD (a sample's weight; a thread's end:
+ * its CPU time no sample stands for).  A capture with no registers (a
+ * thread's end) has none to copy.  0, or -1 when full (the sampler counts
+ * it with the ring's drops). */
+static int push_to_trace_ring(const struct col_capture *cap, const void *payload, uint32_t payload_len)
 {
   struct col_trace_event *e = col_trace_reserve(0);
   if (e == NULL)
@@ -68,8 +69,8 @@ static int push_to_trace_ring(const struct col_capture *cap)
   e->space = 0;
   e->n_pcs = 0;
   e->start = e->end = cap->tstamp;
-  e->payload_len = sizeof cap->weight;
-  memcpy(e->payload, &cap->weight, sizeof cap->weight);
+  e->payload_len = payload_len;
+  memcpy(e->payload, payload, payload_len);
   e->ip = cap->regs.r[PERF_REG_X86_IP];
   e->sp = cap->regs.r[PERF_REG_X86_SP];
   e->bp = cap->regs.r[PERF_REG_X86_BP];
@@ -124,7 +125,7 @@ static int writable_mapping_at(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
 
 static int push(struct col_thread *t, const struct col_capture *cap)
 {
-  return to_trace_ring ? push_to_trace_ring(cap) : col_ring_push(t->ring, cap);
+  return to_trace_ring ? push_to_trace_ring(cap, &cap->weight, sizeof cap->weight) : col_ring_push(t->ring, cap);
 }
 
 static void copy_registers(const ucontext_t *uc, struct col_regs *regs)
@@ -267,13 +268,19 @@ void col_timer_close(struct col_thread *t)
 
 /* A thread's end: the CPU time it ran since its last sample (under load,
  * up to several intervals: the signals come late), as a last capture with
- * no registers that stands for it, drawn at the thread's last stack.  On
- * the ending thread, its timer deleted and the signal blocked: nothing
- * else pushes to its ring now. */
+ * no registers that stands for it.  For the runtime thread: whole
+ * intervals, drawn at the thread's last stack.  For the sampler process:
+ * the nanoseconds themselves (less than 0 where the samples' rounding
+ * stood for more), which it samples as it samples the tails perf's
+ * periods leave (sampler_tails.c): a thread shorter than the interval is
+ * recorded with the right probability, not never.  On the ending thread,
+ * its timer deleted and the signal blocked: nothing else pushes now. */
 void col_timer_finish_thread(struct col_thread *t)
 {
+  if (t->tid != gettid() && !to_trace_ring)
+    return; /* (the runtime thread's ring has one producer: the thread itself) */
   int64_t interval, n = t->ring != NULL || to_trace_ring ? intervals_unsampled(t, &interval) : -1;
-  if (n < 1)
+  if (n < 0 || (n < 1 && !to_trace_ring))
     return;
   sigset_t timer_signal, saved;
   sigemptyset(&timer_signal);
@@ -284,9 +291,16 @@ void col_timer_finish_thread(struct col_thread *t)
   cap.tid = t->tid;
   cap.cpu = (uint32_t)sched_getcpu();
   cap.tstamp = col_hrtime();
-  cap.weight = (uint32_t)n;
-  if (push(t, &cap) == 0)
-    t->timer_cpu_ns += n * interval;
+  if (to_trace_ring) {
+    int64_t cpu = thread_cpu_ns(thread_cpu_clock(t->tid)); /* (-1: the thread has gone) */
+    struct col_thread_end_tail end = {0, cpu >= 0 ? cpu - t->timer_cpu_ns : 0};
+    if (push_to_trace_ring(&cap, &end, sizeof end) == 0)
+      t->timer_cpu_ns += end.unsampled_ns;
+  } else {
+    cap.weight = (uint32_t)n;
+    if (push(t, &cap) == 0)
+      t->timer_cpu_ns += n * interval;
+  }
   col_real_sigmask(SIG_SETMASK, &saved, NULL);
 }
 

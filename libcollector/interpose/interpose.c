@@ -60,6 +60,8 @@ static void *profiled_thread_start(void *p)
   col_signal_view_begin(start.blocks_timer_signal);
   if (col_collecting() && col_hooks.thread_start(gettid()))
     pthread_setspecific(exit_key, &exit_key); /* any value but NULL: the key's destructor runs */
+  if (col_collecting() && col_outside() && !col_is_descendant) /* where a thread never sampled has its tail */
+    col_control_post_thread_start(gettid(), (uint64_t)(uintptr_t)start.start);
   return start.start(start.arg);
 }
 

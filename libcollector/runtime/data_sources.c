@@ -215,12 +215,12 @@ static int clock_for_sampler_thread_start(pid_t tid)
   return col_trace != NULL && arm_untraced(tid) == 0;
 }
 
-/* The end: the calling thread's last interval (the process's exit, on
- * its last thread), then every timer stopped. */
+/* The end: every thread's timer stopped, with what it ran since its
+ * last sample (the process's exit: the threads still running end with
+ * it). */
 static void clock_for_sampler_stop(void)
 {
-  col_clock_stop_thread_here(col_thread_find((pid_t)gettid()));
-  col_clock_stop_all();
+  col_clock_stop_all_here();
 }
 
 void col_sources_forked_child(pid_t ppid, pid_t ptid)

@@ -133,25 +133,6 @@ static void on_sample(const unsigned char *rec, uint16_t size)
   tails_on_clock_sample(&cap, pcs, n);
 }
 
-/* The program's own clock samples (perf events refused): each thread's
- * last stack, for the sample its end brings (what it ran since its last
- * one, drawn there, as the runtime thread draws it when it writes). */
-#define LAST_STACKS 4096 /* a power of two */
-static struct last_stack {
-  pid_t tid;
-  uint64_t id;
-} last_stacks[LAST_STACKS];
-
-static struct last_stack *last_stack_of(pid_t tid)
-{
-  for (size_t i = 0, at = (size_t)tid & (LAST_STACKS - 1); i < LAST_STACKS; i++, at = (at + 1) & (LAST_STACKS - 1))
-    if (last_stacks[at].tid == tid || last_stacks[at].tid == 0) {
-      last_stacks[at].tid = tid;
-      return &last_stacks[at];
-    }
-  return NULL; /* (more threads than entries: their ends are not drawn) */
-}
-
 /* A record as the kernel writes it with sample_id_all: BODY, then the
  * trailer (pid/tid, time, CPU, id). */
 static void as_kernel_record(uint16_t type, uint16_t misc, const void *body, size_t len, pid_t pid, pid_t tid,
@@ -231,20 +212,24 @@ void sampler_on_exec_news(pid_t pid, pid_t tid, pid_t ppid, const char *comm, in
   as_kernel_record(PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, &exec, sizeof exec, pid, tid, tstamp);
 }
 
+/* The program's own clock samples (perf events refused): written as
+ * perf's are; a thread's end brings the CPU time its samples do not stand
+ * for, into its tail (sampler_tails.c). */
 void sampler_on_program_sample(const struct col_trace_event *e)
 {
   if (!sampler.started || e->end >= sampler.closing_at)
     return;
-  uint32_t weight = 1;
-  if (e->payload_len >= sizeof weight)
-    memcpy(&weight, e->payload, sizeof weight);
   sampler.last_record_at = e->end;
   if (note_thread(e->tid))
     col_clock_source_count_timer(0); /* a thread of the program's timers */
-  struct last_stack *last = last_stack_of(e->tid);
   if (e->ip == 0 && e->sp == 0) { /* a thread's end */
-    if (last != NULL && last->id != 0)
-      col_clock_writer_packet_id(e->tid, e->cpu, e->end, weight, last->id);
+    struct col_thread_end_tail end;
+    if (e->payload_len < sizeof end)
+      return;
+    memcpy(&end, e->payload, sizeof end);
+    if (col_control != NULL) /* (a short thread ends before its creator posts where it started) */
+      col_control_take_thread_starts(tails_on_thread_start);
+    tails_on_measured_exit(e->tid, e->cpu, e->end, end.unsampled_ns);
     return;
   }
   struct col_capture cap;
@@ -252,15 +237,16 @@ void sampler_on_program_sample(const struct col_trace_event *e)
   cap.tid = e->tid;
   cap.cpu = e->cpu;
   cap.tstamp = e->end;
-  cap.weight = weight;
+  cap.weight = 1;
+  if (e->payload_len >= sizeof cap.weight)
+    memcpy(&cap.weight, e->payload, sizeof cap.weight);
   cap.regs.r[PERF_REG_X86_IP] = e->ip;
   cap.regs.r[PERF_REG_X86_SP] = e->sp;
   cap.regs.r[PERF_REG_X86_BP] = e->bp;
   cap.stack = e->stack;
   cap.stack_len = e->stack_len;
-  uint64_t id = col_clock_writer_write_id(&cap);
-  if (id != 0 && last != NULL)
-    last->id = id;
+  static uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
+  tails_on_program_sample(e->tid, pcs, col_clock_writer_write_stack(&cap, pcs));
 }
 
 /* A thread's switch onto or off a CPU, or its exit (sample_id_all: pid,

@@ -67,11 +67,21 @@ static void describe_clock(void)
                     (unsigned long long)sampler.threads_seen);
     return;
   }
+  struct tails_stats tails;
+  tails_describe(&tails);
   if (sampler.clock_in_program) { /* the program's timers, said with the sources' counts (experiment_lifecycle.c) */
     col_log_comment("Clock profiling: the sampler process %d unwound and wrote the samples the program's threads "
                     "took themselves (perf events refused), %zu-byte stack copies through the trace ring; %llu "
                     "thread(s) seen", (int)getpid(), col_cfg.stack_copy_bytes,
                     (unsigned long long)sampler.threads_seen);
+    col_log_comment("Thread tails: %llu thread(s); %llu sample(s) recorded at thread ends or the end for CPU time "
+                    "no full interval reached (each thread's CPU time read by the thread itself at its end, minus "
+                    "its samples), %llu of threads never sampled, at the function they started in; %llu of "
+                    "threads with no stack and no start function, %llu passed on to the next thread ending with "
+                    "a stack",
+                    (unsigned long long)tails.threads_ended, (unsigned long long)tails.samples_added,
+                    (unsigned long long)tails.at_start_function, (unsigned long long)tails.unattributed,
+                    (unsigned long long)tails.passed_on);
     return;
   }
   int sample_rings = 0, switch_rings = 0; /* a ring of each kind per CPU, or one holding both */
@@ -95,8 +105,6 @@ static void describe_clock(void)
                   col_cfg.clock_interval_us, col_cfg.stack_copy_bytes,
                   sampler_exclude_kernel ? "user mode only (kernel.perf_event_paranoid >= 2)" : "user and system time",
                   (unsigned long long)sampler.threads_seen);
-  struct tails_stats tails;
-  tails_describe(&tails);
   col_log_comment("Thread tails: %llu thread(s); %llu sample(s) recorded at thread exits or the end for CPU time "
                   "no full period reached (each thread's on-CPU time from context switches, minus its samples), "
                   "%llu of threads never sampled, at the function they started in; %llu of threads with no stack "

@@ -41,6 +41,12 @@
  * ends with a stack: usually one of the same kind, made and ended beside
  * it; the CPU total stays right.
  *
+ * Where perf events are refused the program's threads sample themselves
+ * with CPU-time timers, which start at zero for each thread as perf's
+ * periods do: a thread's end says the CPU time its samples do not stand
+ * for, measured by the thread itself, and that time joins the same
+ * stream (the stacks: its samples', or the function it started in).
+ *
  * Counters have the same bias: each thread's inherited event counts from
  * zero, so a thread with fewer events than the interval is never sampled
  * (measured: 1000 threads of 50 page faults each, at interval 100, gave
@@ -227,6 +233,13 @@ void tails_on_clock_sample(const struct col_capture *cap, const uint64_t *pcs, s
   keep_stack(t, pcs, n);
 }
 
+void tails_on_program_sample(pid_t tid, const uint64_t *pcs, size_t n)
+{
+  struct tail_thread *t = thread_of(tid);
+  if (t != NULL)
+    keep_stack(t, pcs, n);
+}
+
 void tails_on_counter_sample(const struct col_capture *cap, unsigned counter, const uint64_t *pcs, size_t n,
                              int owns_events)
 {
@@ -406,6 +419,16 @@ void tails_on_thread_exit(pid_t tid, uint32_t cpu, int64_t tstamp, const uint64_
     tails_stats.counter_reads++;
     feed_counters(t, counter_totals, cpu, tstamp);
   }
+  forget(tid);
+}
+
+void tails_on_measured_exit(pid_t tid, uint32_t cpu, int64_t tstamp, int64_t unsampled_ns)
+{
+  struct tail_thread *t = thread_of(tid);
+  if (t == NULL)
+    return;
+  tails_stats.threads_ended++;
+  add_tail(t, 0, (double)unsampled_ns, cpu, tstamp);
   forget(tid);
 }
 

@@ -30,6 +30,13 @@ void tails_set_counters(unsigned n, const uint64_t *intervals);
  * OWNS_EVENTS: a thread the events were opened on (not inherited). */
 void tails_on_counter_sample(const struct col_capture *cap, unsigned counter, const uint64_t *pcs, size_t n,
                              int owns_events);
+/* The program's own clock samples (perf events refused): a sample's stack
+ * PCS[0..N) of thread TID, kept for its tail (the sample itself counts no
+ * period here: the thread measures what its samples stand for); its end
+ * at TSTAMP, with the CPU time no sample stands for (UNSAMPLED_NS, less
+ * than 0 where the samples stood for more). */
+void tails_on_program_sample(pid_t tid, const uint64_t *pcs, size_t n);
+void tails_on_measured_exit(pid_t tid, uint32_t cpu, int64_t tstamp, int64_t unsampled_ns);
 /* A thread ended on CPU at TSTAMP: its tails are recorded (or not) now.
  * COUNTER_TOTALS: each counter's count read now (parent events, ended
  * threads included), or NULL when not read this time. */

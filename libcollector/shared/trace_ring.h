@@ -41,6 +41,15 @@ struct col_trace_event {
   unsigned char stack[COL_TRACE_STACK_MAX];
 };
 
+/* The program's own clock samples (perf events refused) are ER_KIND_CLOCK
+ * events: a sample's payload is its weight (uint32_t, in intervals); a
+ * thread's end (no registers) carries this, its CPU time since what its
+ * samples stand for. */
+struct col_thread_end_tail {
+  uint32_t weight; /* 0 */
+  int64_t unsampled_ns;
+};
+
 /* A traced call whose thread walked its own stack, as kept in a lane and
  * flushed in a BATCH slot: then its payload (rounded up to 8 bytes) and
  * its return addresses. */

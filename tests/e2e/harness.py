@@ -26,10 +26,25 @@ ER_DUMP = os.path.join(BUILD, "experiment", "er-dump")
 failures = []
 
 
+def perf_events_refused():
+    """Whether this run's programs and GDB run where perf events are
+    refused (GDBCOL_TEST_NO_PERF: the no_perf label)."""
+    return os.environ.get("GDBCOL_TEST_NO_PERF") == "1"
+
+
+def clock_source_said(comments):
+    """Whether log.xml's comments name the clock's source this run must
+    have: the sampler process's own events, or (perf events refused) the
+    samples the program's threads took themselves for it."""
+    if perf_events_refused():
+        return any("the program's threads took themselves" in c for c in comments)
+    return any("sampler process" in c and "outside the program" in c for c in comments)
+
+
 def no_perf_prefix():
     """The command prefix of a run where perf events are refused, when this
     test runs so (GDBCOL_TEST_NO_PERF), else []."""
-    if os.environ.get("GDBCOL_TEST_NO_PERF") != "1":
+    if not perf_events_refused():
         return []
     return [os.path.join(PROGRAMS, "no_perf_events")]
 
