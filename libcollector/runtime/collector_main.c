@@ -191,7 +191,7 @@ static void serve_from_outside(enum col_start_how how)
   static int fork_handler_set;
   if (strcmp(col_cfg.descendants, "off") != 0 && !col_carrier_active)
     col_carrier_start(col_cfg.status_path);
-  if ((col_carrier_active || col_control_clock_in_program()) && !fork_handler_set)
+  if ((col_carrier_active || col_control_perf_refused()) && !fork_handler_set)
     fork_handler_set = pthread_atfork(note_forking_thread, NULL, forked_child) == 0;
   if (col_carrier_active && how != COL_START_ATTACH) /* before main: an MPI launcher reads its environment there */
     col_job_forward_if_launcher(col_carrier_runtime_path());
@@ -205,9 +205,9 @@ static void forked_child(void)
   if (col_carrier_active && col_state_collecting_anywhere()) {
     col_state_own();
     col_is_descendant = 1;
-    if (col_control_clock_in_program()) /* what the kernel's fork record would say; its own timer */
+    if (col_control_perf_refused()) /* what the kernel's fork record would say; its own timer */
       col_sources_forked_child(getppid(), forking_tid);
-  } else if (col_control_clock_in_program() && col_state_collecting_anywhere()) {
+  } else if (col_control_perf_refused() && col_state_collecting_anywhere()) {
     col_control_post(COL_CTL_FORKED_UNFOLLOWED, "", 0); /* (descendants off: counted, as the kernel's records are) */
   }
 }

@@ -134,7 +134,7 @@ static void traced_calls_resume(void)
  * no runtime thread in the program (docs/design.md). */
 static int clock_for_sampler_wanted(void)
 {
-  return col_cfg.sampled_outside && col_control_clock_in_program();
+  return col_cfg.sampled_outside && col_control_perf_refused();
 }
 
 /* Arming is the runtime's own work (glibc's pthread_getattr_np allocates):
@@ -190,11 +190,14 @@ static void clock_for_sampler_start(enum col_start_how how)
 {
   if (col_trace == NULL)
     return; /* (the sampler makes the ring first) */
-  col_cfg.clock_interval_us = col_control->clock_in_program_us;
+  /* (no clock profiling: nothing armed, the experiment's start and the
+   * descendants' news said all the same) */
+  col_cfg.clock_interval_us = col_control_clock_in_program() ? col_control->clock_in_program_us : 0;
   col_cfg.force_timer_source = 1;
   col_timer_to_trace_ring(1);
   if (how == COL_START_ATTACH) { /* the sampler opened the experiment before it said it was ready */
-    arm_running_threads_here();
+    if (col_cfg.clock_interval_us > 0)
+      arm_running_threads_here();
     return;
   }
   if (how == COL_START_DESCENDANT) { /* a new image (an exec): what the kernel's exec record would say */

@@ -391,9 +391,14 @@ static void usage(void)
 static int clock_in_program(int err)
 {
   int refused = err == EACCES || err == EPERM || err == ENOSYS || err == ENOENT || err == EOPNOTSUPP;
-  if (!refused || col_cfg.clock_interval_us <= 0 || col_control == NULL || col_cfg.n_hwc > 0 ||
-      sampler_trace_for_clock() != 0)
+  if (!refused || col_control == NULL || sampler_trace_for_clock() != 0)
     return -1;
+  if (col_cfg.n_hwc > 0) { /* (GDB refuses them when typed where it sees the refusal itself) */
+    col_log_final_warning(200, "hardware counter profiling not recorded: the kernel refused perf events "
+                          "(perf_event_open: %s), which counters need", strerror(err));
+    col_status_add_note("counters not recorded: the kernel refused perf events, which they need");
+    col_cfg.n_hwc = 0;
+  }
   sampler.clock_in_program = 1;
   col_clock_source_count_perf(err > 0 ? err : EACCES); /* why, in log.xml and the status */
   if (col_cfg.offcpu) { /* (not declared in log.xml: nothing of it is recorded) */
@@ -402,7 +407,8 @@ static int clock_in_program(int err)
                         "measured by");
   }
   col_modules_restart(); /* mappings from /proc/PID/maps, rescanned */
-  __atomic_store_n(&col_control->clock_in_program_us, (int64_t)col_cfg.clock_interval_us, __ATOMIC_RELEASE);
+  __atomic_store_n(&col_control->clock_in_program_us,
+                   col_cfg.clock_interval_us > 0 ? (int64_t)col_cfg.clock_interval_us : -1, __ATOMIC_RELEASE);
   return 0;
 }
 

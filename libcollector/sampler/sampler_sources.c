@@ -60,6 +60,12 @@ static const char *events_opened(void)
 
 static void describe_clock(void)
 {
+  if (col_cfg.clock_interval_us <= 0 && sampler.clock_in_program) {
+    col_log_comment("Clock profiling off: the kernel refused perf events; the sampler process %d learns of "
+                    "threads, mappings and descendants from the runtime in each process and from /proc; %llu "
+                    "thread(s) seen", (int)getpid(), (unsigned long long)sampler.threads_seen);
+    return;
+  }
   if (col_cfg.clock_interval_us <= 0) {
     col_log_comment("Clock profiling off: the sampler process %d outside the program keeps one event per CPU "
                     "(perf_event dummy, %s) for the records of threads, mappings and execs; %llu thread(s) seen",

@@ -73,7 +73,9 @@ struct col_control_page {
   /* Set by the sampler before it says it is ready, where the kernel
    * refused it perf events: the program samples itself with CPU-time
    * timers at this interval, and its samples come through the trace ring
-   * (core/soft_clock.h); 0: the sampler's events sample it. */
+   * (core/soft_clock.h); -1: refused, and no clock profiling (the
+   * runtime still says what the kernel's records would: the experiment's
+   * start, forks, execs); 0: the sampler's events sample it. */
   int64_t clock_in_program_us;
 };
 
@@ -83,6 +85,12 @@ extern struct col_control_page *col_control;
 static inline int col_control_clock_in_program(void)
 {
   return col_control != NULL && __atomic_load_n(&col_control->clock_in_program_us, __ATOMIC_ACQUIRE) > 0;
+}
+/* The kernel refused the sampler process perf events: the runtime says
+ * what their records would (with clock profiling or not). */
+static inline int col_control_perf_refused(void)
+{
+  return col_control != NULL && __atomic_load_n(&col_control->clock_in_program_us, __ATOMIC_ACQUIRE) != 0;
 }
 /* Its path, in the sampler process (the status file names it). */
 extern char col_control_file[];
