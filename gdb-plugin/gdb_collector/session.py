@@ -130,7 +130,8 @@ def closed_summary(status):
     if recorded:
         text += "; %d descendant experiment(s) beside it" % recorded
     missed = _number(status, "descendants")
-    if missed and status.get("clock_source") == "timer":  # no samples of theirs: their CPU is not known
+    if missed and status.get("clock_source") == "timer" and not _number(status, "descendant_cpu_ms"):
+        # no samples of theirs, and no sum the kernel kept: their CPU is not known
         text += "; %d descendant process(es) not recorded (log.xml says why)" % missed
     elif missed:
         text += "; %d descendant process(es) not recorded, about %.2f s of CPU" % (

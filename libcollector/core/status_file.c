@@ -120,7 +120,9 @@ static void write_status(void *p)
                    (unsigned long long)g->limit_reached, (unsigned long long)g->write_errno,
                    (unsigned long long)g->samples_not_written, col_target_pid != 0 ? (int)getpid() : 0,
                    control, (unsigned long long)side.descendants_seen,
-                   (unsigned long long)(side.descendant_samples * (uint64_t)req->cfg->clock_interval_us / 1000),
+                   (unsigned long long)(side.descendant_cpu_ms > 0
+                                            ? (uint64_t)side.descendant_cpu_ms
+                                            : side.descendant_samples * (uint64_t)req->cfg->clock_interval_us / 1000),
                    (unsigned long long)side.descendant_experiments, side.exec_followed,
                    (unsigned long long)(clock.ticks_appended * (uint64_t)(req->cfg->clock_interval_us > 0
                                                                           ? req->cfg->clock_interval_us : 0) / 1000),

@@ -28,6 +28,7 @@ struct col_status_figures {
   unsigned blocking_threads;
   uint64_t threads_seen, records_lost;
   uint64_t descendants_seen, descendant_samples, descendant_experiments;
+  int64_t descendant_cpu_ms; /* where not from their samples (perf events refused), else <= 0 */
   int exec_followed; /* the program's new image is recorded (_x1.er) */
 };
 /* Each status written asks FILL for them: this file sits above both sides

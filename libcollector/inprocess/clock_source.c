@@ -157,6 +157,16 @@ int col_clock_start_thread_here(pid_t tid)
   return arm_thread(tid, &bounds);
 }
 
+/* (how far below its top such a stack may reach: a bound for the copy's
+ * check only; the copy is from the stack pointer up) */
+#define RAW_STACK_REACH (64u << 20)
+
+int col_clock_start_raw_thread_here(uintptr_t stack_hi)
+{
+  struct stack_bounds bounds = {stack_hi > RAW_STACK_REACH ? stack_hi - RAW_STACK_REACH : 0, stack_hi, 0};
+  return arm_thread((pid_t)gettid(), &bounds);
+}
+
 void col_clock_stop_thread_here(struct col_thread *t)
 {
   /* Taken by one stopper (the thread's own end, or the experiment's on

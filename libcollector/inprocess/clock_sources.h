@@ -4,6 +4,7 @@
 #define COL_INPROCESS_CLOCK_SOURCES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "core/capture.h"
@@ -18,6 +19,9 @@ void col_clock_stop_all(void);
  * sampler process): the calling thread (or TID) armed, and a thread's end,
  * at once; the timer source only. */
 int col_clock_start_thread_here(pid_t tid);
+/* The same for the calling thread, whose stack ends at STACK_HI (a thread
+ * made by clone(): glibc's view of it is its creator's). */
+int col_clock_start_raw_thread_here(uintptr_t stack_hi);
 void col_clock_stop_thread_here(struct col_thread *t);
 /* The end of the experiment there: every thread's timer stopped and its
  * end said (the threads still running: their CPU time read from here). */

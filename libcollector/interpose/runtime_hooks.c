@@ -33,5 +33,10 @@ static void no_resume(void)
 {
 }
 
-struct col_runtime_hooks col_hooks = {no_thread_start,  no_thread_stop, no_close, no_exec_starting,
-                                      no_exec_failed, no_pause,       no_resume};
+static int no_cloned(int thread, pid_t ppid, pid_t ptid, void *stack_top)
+{
+  return 0;
+}
+
+struct col_runtime_hooks col_hooks = {no_thread_start, no_thread_stop, no_close,  no_exec_starting,
+                                      no_exec_failed,  no_pause,       no_resume, no_cloned};

@@ -23,6 +23,11 @@ struct col_runtime_hooks {
   /* The program asks for a pause or a resume (MPI_Pcontrol). */
   void (*pause)(const char *reason);
   void (*resume)(void);
+  /* clone()'s child starts (on itself), made by thread PTID of process
+   * PPID: a thread (THREAD, its stack's top STACK_TOP: no pthread_create
+   * told of it) or a process (no fork handler runs in it).  Nonzero when
+   * the thread must report its end with thread_stop. */
+  int (*cloned)(int thread, pid_t ppid, pid_t ptid, void *stack_top);
 };
 
 extern struct col_runtime_hooks col_hooks;

@@ -21,6 +21,7 @@
 #include <sched.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include "core/experiment_control.h"
 #include "core/runtime_calls.h"
 #include "interpose/descendant_carrier.h"
+#include "interpose/runtime_hooks.h"
 #include "runtime/collection_state.h"
 #include "control_page.h"
 #include "interposed.h"
@@ -136,6 +138,40 @@ int col_wrap_pidfd_spawnp(int *pidfd, const char *file, const posix_spawn_file_a
   return spawn_program("pidfd_spawnp", (col_fn_posix_spawn)real, pidfd, file, actions, attr, argv, envp);
 }
 
+/* clone()'s child, where the runtime must hear of it (the kernel refused
+ * the sampler perf events, whose records would have told it): our start
+ * first, then the program's function.  What it needs lies on the child's
+ * stack, above where the child begins (the child may share the parent's
+ * memory and even its thread-local storage: nothing to allocate or free). */
+struct clone_start {
+  int (*fn)(void *);
+  void *arg;
+  void *stack_top;
+  pid_t ppid, ptid;
+  int thread;
+};
+
+static int cloned_start(void *p)
+{
+  struct clone_start start = *(struct clone_start *)p;
+  int report_end = col_hooks.cloned(start.thread, start.ppid, start.ptid, start.stack_top);
+  int rc = start.fn(start.arg);
+  if (report_end)
+    col_hooks.thread_stop(gettid());
+  return rc;
+}
+
+/* A thread or a process the runtime is told of: where the program samples
+ * itself (no thread made without pthread_create is armed otherwise), and
+ * a process of its own memory (not one sharing the parent's: its fork
+ * handler's work would be the parent's). */
+static int tell_clone(int flags, void *stack)
+{
+  int thread = (flags & CLONE_THREAD) != 0;
+  return stack != NULL && (thread || !(flags & CLONE_VM)) && col_collecting() && col_outside() &&
+         col_control_perf_refused() && !col_in_runtime_call();
+}
+
 /* The three optional arguments are passed on whatever the flags say: the
  * real clone reads only those its flags ask for (as glibc's own callers
  * rely on). */
@@ -148,6 +184,14 @@ int col_wrap_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
   pid_t *child_tid = va_arg(ap, pid_t *);
   va_end(ap);
   int ours = !(flags & CLONE_THREAD) && spawn_starting("clone", "");
+  if (fn != NULL && tell_clone(flags, stack)) {
+    uintptr_t at = ((uintptr_t)stack - sizeof(struct clone_start)) & ~(uintptr_t)15;
+    struct clone_start *start = (struct clone_start *)at;
+    *start = (struct clone_start){fn, arg, stack, getpid(), (pid_t)gettid(), (flags & CLONE_THREAD) != 0};
+    fn = cloned_start;
+    arg = start;
+    stack = start; /* (16-byte aligned, as clone wants) */
+  }
   int rc = COL_REAL(clone)(fn, stack, flags, arg, parent_tid, tls, child_tid);
   spawn_done(ours);
   return rc;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "core/config.h"
@@ -54,10 +55,14 @@ static unsigned forks_unrecorded;
 
 /* The thread that forks, for its child's fork announcement (the child's
  * own tid differs). */
-static pid_t forking_tid;
+/* The forking process and thread, noted before the fork: in the child,
+ * getppid() names the reaper once the parent has ended (a daemon's first
+ * child exits at once). */
+static pid_t forking_pid, forking_tid;
 
 static void note_forking_thread(void)
 {
+  forking_pid = getpid();
   forking_tid = (pid_t)gettid();
 }
 
@@ -197,6 +202,18 @@ static void serve_from_outside(enum col_start_how how)
     col_job_forward_if_launcher(col_carrier_runtime_path());
 }
 
+/* clone()'s child where perf events are refused (spawn_interpose.c): a
+ * thread is armed; a process is what a fork's child is. */
+static int col_cloned(int thread, pid_t ppid, pid_t ptid, void *stack_top)
+{
+  if (thread)
+    return col_sources_raw_thread_start(stack_top);
+  forking_pid = ppid;
+  forking_tid = ptid;
+  forked_child();
+  return 0;
+}
+
 /* A fork of a process that passes the runtime on is a descendant: the
  * sampler process records it (_fN.er), and what its runtime is asked
  * (the Collector API, spawns) is its own. */
@@ -206,7 +223,7 @@ static void forked_child(void)
     col_state_own();
     col_is_descendant = 1;
     if (col_control_perf_refused()) /* what the kernel's fork record would say; its own timer */
-      col_sources_forked_child(getppid(), forking_tid);
+      col_sources_forked_child(forking_pid, forking_tid);
   } else if (col_control_perf_refused() && col_state_collecting_anywhere()) {
     col_control_post(COL_CTL_FORKED_UNFOLLOWED, "", 0); /* (descendants off: counted, as the kernel's records are) */
   }
@@ -257,7 +274,8 @@ static void serve_as_descendant(void)
 static void set_hooks(void)
 {
   col_hooks = (struct col_runtime_hooks){col_sources_thread_start, col_sources_thread_stop, col_close_experiment,
-                                         col_exec_starting, col_exec_failed, col_pause_everything, col_resume_everything};
+                                         col_exec_starting, col_exec_failed, col_pause_everything, col_resume_everything,
+                                         col_cloned};
 }
 
 /* GDB ran the program without gdbcol-launch (startup-with-shell off, or
@@ -451,6 +469,14 @@ static void resume_after_failed_exec(void *p)
 
 int col_exec_starting(const char *variant, const char *what)
 {
+  /* A vfork's child (no fork handler ran in it; the parent's memory, the
+   * parent's state): counted where no runtime follows it, as the kernel's
+   * records would count it. */
+  if (!col_state_owned_here() && col_state_collecting_anywhere() && col_outside() && col_control_perf_refused() &&
+      !col_carrier_active) {
+    col_control_post(COL_CTL_FORKED_UNFOLLOWED, "", 0);
+    return 0;
+  }
   if (!col_collecting() || col_in_runtime_call())
     return 0;
   if (col_outside())
@@ -471,6 +497,22 @@ void col_exec_failed(const char *variant, const char *what, int err)
   col_on_runtime_thread(resume_after_failed_exec, &r);
 }
 
+/* Perf events refused, the descendants not followed: their CPU time as
+ * the kernel sums it for the children this process waited for (and
+ * theirs), the one measure of it left (with perf events, their samples). */
+static void tell_children_cpu(void)
+{
+  struct rusage children;
+  if (!col_control_perf_refused() || col_carrier_active || !col_state_owned_here() ||
+      getrusage(RUSAGE_CHILDREN, &children) != 0)
+    return;
+  long long ms = (long long)(children.ru_utime.tv_sec + children.ru_stime.tv_sec) * 1000 +
+                 (children.ru_utime.tv_usec + children.ru_stime.tv_usec) / 1000;
+  char text[32];
+  snprintf(text, sizeof text, "%lld", ms);
+  col_control_post(COL_CTL_CHILDREN_CPU, text, 0);
+}
+
 void col_close_experiment(const char *why)
 {
   if (!col_collecting())
@@ -481,6 +523,7 @@ void col_close_experiment(const char *why)
   __atomic_store_n(&col_omp_marking, 0, __ATOMIC_RELAXED);
   col_sources_stop();
   if (col_outside()) {
+    tell_children_cpu();
     col_control_post(COL_CTL_CLOSE, why, 0); /* the sampler process ends it */
     return;
   }

@@ -237,6 +237,14 @@ void col_sources_forked_child(pid_t ppid, pid_t ptid)
   arm_untraced(gettid());
 }
 
+int col_sources_raw_thread_start(void *stack_top)
+{
+  /* (arming only: glibc's calls here would take its creator's thread
+   * descriptor for its own) */
+  return clock_for_sampler_wanted() && col_trace != NULL && col_cfg.clock_interval_us > 0 &&
+         col_clock_start_raw_thread_here((uintptr_t)stack_top) == 0;
+}
+
 static void clock_for_sampler_thread_stop(pid_t tid)
 {
   col_clock_stop_thread_here(col_thread_find(tid));

@@ -18,5 +18,9 @@ void col_sources_stop(void);
  * refused): its fork announced (PPID, the forking thread PTID), and its
  * clock restarted on its one thread (timers are not inherited). */
 void col_sources_forked_child(pid_t ppid, pid_t ptid);
+/* A thread made by clone() starts, its stack ending at STACK_TOP (the
+ * program samples itself for the sampler process): nonzero when it must
+ * report its end (col_sources_thread_stop). */
+int col_sources_raw_thread_start(void *stack_top);
 
 #endif

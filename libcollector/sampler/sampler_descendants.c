@@ -30,7 +30,7 @@ static struct descendant *buckets[BUCKETS];
 static unsigned direct_children;
 static char names[MAX_NAMES][32];
 static unsigned n_names;
-static struct descendants_figures figures;
+static struct descendants_figures figures = {.children_cpu_ms = -1};
 
 static int is_descendant(pid_t pid)
 {
@@ -104,6 +104,12 @@ void descendants_describe(struct descendants_figures *out)
 void descendants_reset_figures(void)
 {
   memset(&figures, 0, sizeof figures);
+  figures.children_cpu_ms = -1;
+}
+
+void descendants_children_cpu(int64_t ms)
+{
+  figures.children_cpu_ms = ms;
 }
 
 void descendants_warn(void)
@@ -114,9 +120,13 @@ void descendants_warn(void)
   for (unsigned i = 0; i < n_names; i++)
     snprintf(programs + strlen(programs), sizeof programs - strlen(programs), "%s%s", i ? ", " : "", names[i]);
   int off = col_cfg.descendants[0] != '\0' && strcmp(col_cfg.descendants, "off") == 0;
-  if (sampler.clock_in_program) { /* their samples never reach this process: their CPU is not known */
-    col_log_final_warning(200, "%llu descendant process(es) ran (%s); they are not recorded: %s",
-                          (unsigned long long)figures.seen, n_names ? programs : "no exec",
+  if (sampler.clock_in_program) { /* their samples never reach this process: the kernel's sum, where waited for */
+    char cpu[120] = "";
+    if (figures.children_cpu_ms >= 0)
+      snprintf(cpu, sizeof cpu, " and used %.2f s of CPU (as the kernel counts the children the program waited "
+               "for)", (double)figures.children_cpu_ms / 1000.0);
+    col_log_final_warning(200, "%llu descendant process(es) ran (%s)%s; they are not recorded: %s",
+                          (unsigned long long)figures.seen, n_names ? programs : "no exec", cpu,
                           off ? "collector descendants off"
                               : "the kernel refused perf events, so a process is followed by the collector's runtime "
                                 "in it, which a child that clears its environment or a raw clone() does not carry");

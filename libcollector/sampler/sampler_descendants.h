@@ -21,7 +21,11 @@ void descendants_warn(void);
  * descendant's writer starts from 0. */
 struct descendants_figures {
   uint64_t seen, samples;
+  int64_t children_cpu_ms; /* perf events refused: the CPU the kernel summed for them; -1: not known */
 };
+/* Perf events refused: the CPU of the descendants the program waited for
+ * (the kernel's sum, at the program's end). */
+void descendants_children_cpu(int64_t ms);
 void descendants_describe(struct descendants_figures *out);
 void descendants_reset_figures(void);
 

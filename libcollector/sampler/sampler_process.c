@@ -198,6 +198,7 @@ static void status_figures(struct col_status_figures *out)
   out->records_lost = sampler.lost_records;
   out->descendants_seen = unrecorded.seen;
   out->descendant_samples = unrecorded.samples;
+  out->descendant_cpu_ms = unrecorded.children_cpu_ms;
   out->descendant_experiments = descendant_experiments;
   out->exec_followed = writers.founder_exec;
 }

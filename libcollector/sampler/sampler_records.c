@@ -515,6 +515,8 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size, i
     sampler_apply_request(&req.request);
   } else if (type == SAMPLER_RECORD_TRACE && sampler.writer_mode && sampler.started) {
     sampler_trace_from_pipe(rec, size);
+  } else if (type == SAMPLER_RECORD_END_UNSEEN && sampler.writer_mode && sampler.started && sampler.clock_in_program) {
+    col_log_comment("This process's end was found in /proc (perf events refused: the kernel gives no end records)");
   } else if (type == SAMPLER_RECORD_END_UNSEEN && sampler.writer_mode && sampler.started) {
     col_log_warning(200, "The kernel lost this process's end record (its rings overflowed: many processes "
                     "started or ended at once); its end was found in /proc, and its last records may be missing");

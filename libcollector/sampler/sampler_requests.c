@@ -75,6 +75,11 @@ static void on_request(const struct col_control_record *r, void *unused)
     }
     return;
   }
+  if (r->kind == COL_CTL_CHILDREN_CPU) {
+    if (r->pid == col_target_pid)
+      descendants_children_cpu(strtoll(r->text, NULL, 10));
+    return;
+  }
   if (r->kind == COL_CTL_FORKED_UNFOLLOWED) { /* a descendant this process cannot follow: counted */
     if (sampler.started && r->tstamp < sampler.closing_at)
       descendants_on_fork(r->pid, col_target_pid, r->pid, r->tstamp);

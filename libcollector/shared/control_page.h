@@ -31,7 +31,8 @@ enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_C
                          * have said, from the runtime in each process (sampler_requests.c) */
                         COL_CTL_FORKED /* a fork's child: "PPID PTID" (the parent, its forking thread) */,
                         COL_CTL_EXECED /* a new image's runtime: "PPID COMM" (its parent, the new program) */,
-                        COL_CTL_BLOCKED_THREADS /* after an attach: err threads block the timer signal (said) */ };
+                        COL_CTL_BLOCKED_THREADS /* after an attach: err threads block the timer signal (said) */,
+                        COL_CTL_CHILDREN_CPU /* at the program's end: its waited-for descendants' CPU, "MS" */ };
 /* What an MPI launcher's runtime did for the ranks on other nodes
  * (runtime/job_forwarding.c). */
 enum col_job_forwarding { COL_JOB_FORWARDED, COL_JOB_NEEDS_EXPORTS, COL_JOB_NO_SETTINGS, COL_JOB_NO_ROOM };
