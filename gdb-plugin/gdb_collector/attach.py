@@ -12,7 +12,7 @@ import os
 import gdb
 
 from . import native, sampler_process
-from .gdb_state import handle_signals, inferior_env
+from .gdb_state import handle_signals, inferior_env, restore_signal_states, signal_states
 from .launch import runtime_signals
 from .inferior_calls import CallSession, CallTimeout
 from .procfs import mapped_files, proc_status, process_alive
@@ -98,6 +98,7 @@ class Attacher:
     def __init__(self, runtime_path):
         self.runtime_path = runtime_path
         self.start_error = None
+        self._saved_signals = {}  # the user's `handle` states of the runtime's signals, until the end
 
     def _check_process(self, pid):
         kind, libc, loader = native.process_kind(pid)
@@ -138,6 +139,8 @@ class Attacher:
             return False
         # Where the kernel refuses perf events the program's threads sample
         # themselves, with a timer signal that must never stop it in GDB.
+        for sig in runtime_signals():
+            self._saved_signals.update(signal_states(sig))
         handle_signals(runtime_signals(), (False, False, True))
         if sampler_process.start(self.runtime_path, pid, variables):
             return True
@@ -299,7 +302,11 @@ class Attacher:
             return int(calls.run("((int (*)(const char *))0x%x)((const char *)0x%x)"
                                  % (close, calls.string(status_path)))) == 2
 
-        return self._guarded(pid, "closing the experiment", action)
+        closed_outside = self._guarded(pid, "closing the experiment", action)
+        # The timers are stopped: the user's own `handle` states come back.
+        restore_signal_states(self._saved_signals)
+        self._saved_signals = {}
+        return closed_outside
 
 
 def _requested_pid():

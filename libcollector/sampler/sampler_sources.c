@@ -58,6 +58,21 @@ static const char *events_opened(void)
              : "events on every thread at the attach, inherited by threads created later";
 }
 
+/* The thread tails (sampler_tails.c): at ENDS, for CPU time no full UNIT
+ * reached, each thread's CPU time from HOW, minus its samples. */
+static void describe_tails(const char *ends, const char *unit, const char *how)
+{
+  struct tails_stats tails;
+  tails_describe(&tails);
+  col_log_comment("Thread tails: %llu thread(s); %llu sample(s) recorded at %s or the end for CPU time no full %s "
+                  "reached (each thread's %s, minus its samples), %llu of threads never sampled, at the function "
+                  "they started in; %llu of threads with no stack and no start function, %llu passed on to the "
+                  "next thread ending with a stack",
+                  (unsigned long long)tails.threads_ended, (unsigned long long)tails.samples_added, ends, unit, how,
+                  (unsigned long long)tails.at_start_function, (unsigned long long)tails.unattributed,
+                  (unsigned long long)tails.passed_on);
+}
+
 static void describe_clock(void)
 {
   if (col_cfg.clock_interval_us <= 0 && sampler.clock_in_program) {
@@ -73,21 +88,12 @@ static void describe_clock(void)
                     (unsigned long long)sampler.threads_seen);
     return;
   }
-  struct tails_stats tails;
-  tails_describe(&tails);
   if (sampler.clock_in_program) { /* the program's timers, said with the sources' counts (experiment_lifecycle.c) */
     col_log_comment("Clock profiling: the sampler process %d unwound and wrote the samples the program's threads "
                     "took themselves (perf events refused), %zu-byte stack copies through the trace ring; %llu "
                     "thread(s) seen", (int)getpid(), col_cfg.stack_copy_bytes,
                     (unsigned long long)sampler.threads_seen);
-    col_log_comment("Thread tails: %llu thread(s); %llu sample(s) recorded at thread ends or the end for CPU time "
-                    "no full interval reached (each thread's CPU time read by the thread itself at its end, minus "
-                    "its samples), %llu of threads never sampled, at the function they started in; %llu of "
-                    "threads with no stack and no start function, %llu passed on to the next thread ending with "
-                    "a stack",
-                    (unsigned long long)tails.threads_ended, (unsigned long long)tails.samples_added,
-                    (unsigned long long)tails.at_start_function, (unsigned long long)tails.unattributed,
-                    (unsigned long long)tails.passed_on);
+    describe_tails("thread ends", "interval", "CPU time read by the thread itself at its end");
     return;
   }
   int sample_rings = 0, switch_rings = 0; /* a ring of each kind per CPU, or one holding both */
@@ -111,13 +117,7 @@ static void describe_clock(void)
                   col_cfg.clock_interval_us, col_cfg.stack_copy_bytes,
                   sampler_exclude_kernel ? "user mode only (kernel.perf_event_paranoid >= 2)" : "user and system time",
                   (unsigned long long)sampler.threads_seen);
-  col_log_comment("Thread tails: %llu thread(s); %llu sample(s) recorded at thread exits or the end for CPU time "
-                  "no full period reached (each thread's on-CPU time from context switches, minus its samples), "
-                  "%llu of threads never sampled, at the function they started in; %llu of threads with no stack "
-                  "and no start function, %llu passed on to the next thread ending with a stack",
-                  (unsigned long long)tails.threads_ended, (unsigned long long)tails.samples_added,
-                  (unsigned long long)tails.at_start_function, (unsigned long long)tails.unattributed,
-                  (unsigned long long)tails.passed_on);
+  describe_tails("thread exits", "period", "on-CPU time from context switches");
   struct sampler_events_figures events;
   sampler_events_describe(&events);
   if (events.unattached_threads > 0)

@@ -197,9 +197,25 @@ def run_gdb(commands, args, cwd, timeout=120, env=None, prefix=()):
         # GDB and Python want a home; GDB starts the program with $SHELL
         # (nobody's login shell refuses).
         full_env.update(HOME=cwd, SHELL="/bin/sh")
+    steal_before = steal_seconds()
     result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=full_env,
                             stdin=subprocess.DEVNULL)
+    # (the kernel's task-clock, which samples the program, counts the time
+    # the host took from this VM while a thread ran; the thread's own CPU
+    # clock, most tests' truth, does not: printed for a failure's reader)
+    print("[harness] host steal time during this GDB run: %.3f s (all CPUs)" % (steal_seconds() - steal_before))
     return result.stdout + result.stderr
+
+
+def steal_seconds():
+    """The time the host took from this VM's CPUs so far (/proc/stat's
+    steal, all CPUs), in seconds."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        return int(fields[8]) / float(os.sysconf("SC_CLK_TCK"))
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def _user_env():
