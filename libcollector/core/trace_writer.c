@@ -79,6 +79,20 @@ static void publish_rules(uint32_t space, const uint64_t *pcs, size_t n)
   }
 }
 
+void col_trace_event_capture(const struct col_trace_event *e, struct col_capture *cap)
+{
+  memset(cap, 0, sizeof *cap);
+  cap->tid = e->tid;
+  cap->cpu = e->cpu;
+  cap->tstamp = e->end;
+  cap->weight = 1;
+  cap->regs.r[PERF_REG_X86_IP] = e->ip;
+  cap->regs.r[PERF_REG_X86_SP] = e->sp;
+  cap->regs.r[PERF_REG_X86_BP] = e->bp;
+  cap->stack = e->stack;
+  cap->stack_len = e->stack_len;
+}
+
 /* The event's stack, unwound from its registers and stack copy as a clock
  * sample's is: its data.frameinfo id (0: not recorded). */
 static uint64_t event_stack(const struct col_trace_event *e)
@@ -93,16 +107,7 @@ static uint64_t event_stack(const struct col_trace_event *e)
     return col_writer_stack_id(pcs, n);
   }
   struct col_capture cap;
-  memset(&cap, 0, sizeof cap);
-  cap.tid = e->tid;
-  cap.cpu = e->cpu;
-  cap.tstamp = e->end;
-  cap.weight = 1;
-  cap.regs.r[PERF_REG_X86_IP] = e->ip;
-  cap.regs.r[PERF_REG_X86_SP] = e->sp;
-  cap.regs.r[PERF_REG_X86_BP] = e->bp;
-  cap.stack = e->stack;
-  cap.stack_len = e->stack_len;
+  col_trace_event_capture(e, &cap);
   uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   size_t n = col_unwind(&cap, pcs, ER_MAX_STACK_DEPTH + 1);
   figures.stacks_from_copies++;

@@ -11,6 +11,9 @@
 #include "er/er_data_kinds.h"
 
 struct col_trace_event;
+/* The capture event E's registers and stack copy stand for (weight 1), to
+ * be unwound as a clock sample's is. */
+void col_trace_event_capture(const struct col_trace_event *e, struct col_capture *cap);
 /* A traced event unwound and written: its kind's packet, the common header
  * then its payload. */
 void col_trace_writer_write(const struct col_trace_event *e);

@@ -48,27 +48,9 @@ struct stack_bounds {
  * reading /proc/self/maps here (glibc does that), a descriptor on the
  * program's side: it gives an address instead, found in the runtime's own
  * scan of the mappings. */
-static void own_stack_bounds(struct stack_bounds *b)
-{
-  memset(b, 0, sizeof *b);
-  pthread_attr_t attr;
-  void *addr;
-  size_t size;
-  if (gettid() == getpid()) {
-    b->inside = (uintptr_t)__builtin_frame_address(0);
-  } else if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-      b->lo = (uintptr_t)addr;
-      b->hi = (uintptr_t)addr + size;
-    }
-    pthread_attr_destroy(&attr);
-  }
-}
-
-/* The main thread's stack where the runtime keeps no mappings (the
- * sampler process does, the program sampling itself for it): glibc reads
- * them from /proc/self/maps, once, on the thread itself at its start. */
-static void main_stack_bounds(uint64_t *lo, uint64_t *hi)
+/* The calling thread's stack as glibc knows it (for the main thread, read
+ * from /proc/self/maps); 0 and 0 where it cannot say. */
+static void glibc_stack_bounds(uint64_t *lo, uint64_t *hi)
 {
   pthread_attr_t attr;
   void *addr;
@@ -83,6 +65,19 @@ static void main_stack_bounds(uint64_t *lo, uint64_t *hi)
   pthread_attr_destroy(&attr);
 }
 
+static void own_stack_bounds(struct stack_bounds *b)
+{
+  memset(b, 0, sizeof *b);
+  if (gettid() == getpid()) {
+    b->inside = (uintptr_t)__builtin_frame_address(0);
+  } else {
+    uint64_t lo, hi;
+    glibc_stack_bounds(&lo, &hi);
+    b->lo = (uintptr_t)lo;
+    b->hi = (uintptr_t)hi;
+  }
+}
+
 static void set_stack_bounds(struct col_thread *t, const struct stack_bounds *b)
 {
   uint64_t lo = b->lo, hi = b->hi;
@@ -90,8 +85,10 @@ static void set_stack_bounds(struct col_thread *t, const struct stack_bounds *b)
     col_modules_rescan();
     if (col_modules_range_at(b->inside, &lo, &hi) != 0)
       lo = hi = 0;
+    /* (where the runtime keeps no mappings: the sampler process does, the
+     * program sampling itself for it) */
     if (hi == 0 && t->tid == gettid() && gettid() == getpid())
-      main_stack_bounds(&lo, &hi);
+      glibc_stack_bounds(&lo, &hi);
     if (b->inside < lo || b->inside >= hi)
       lo = hi = 0;
   }

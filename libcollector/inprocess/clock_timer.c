@@ -277,30 +277,31 @@ void col_timer_close(struct col_thread *t)
  * its timer deleted and the signal blocked: nothing else pushes now. */
 void col_timer_finish_thread(struct col_thread *t)
 {
-  if (t->tid != gettid() && !to_trace_ring)
-    return; /* (the runtime thread's ring has one producer: the thread itself) */
-  int64_t interval, n = t->ring != NULL || to_trace_ring ? intervals_unsampled(t, &interval) : -1;
-  if (n < 0 || (n < 1 && !to_trace_ring))
-    return;
-  sigset_t timer_signal, saved;
-  sigemptyset(&timer_signal);
-  sigaddset(&timer_signal, COL_TIMER_SIGNAL);
-  col_real_sigmask(SIG_BLOCK, &timer_signal, &saved);
   struct col_capture cap;
   memset(&cap, 0, sizeof cap);
   cap.tid = t->tid;
   cap.cpu = (uint32_t)sched_getcpu();
   cap.tstamp = col_hrtime();
-  if (to_trace_ring) {
+  sigset_t timer_signal, saved;
+  sigemptyset(&timer_signal);
+  sigaddset(&timer_signal, COL_TIMER_SIGNAL);
+  if (to_trace_ring) { /* any thread's clock can be read from here */
     int64_t cpu = thread_cpu_ns(thread_cpu_clock(t->tid)); /* (-1: the thread has gone) */
     struct col_thread_end_tail end = {0, cpu >= 0 ? cpu - t->timer_cpu_ns : 0};
+    col_real_sigmask(SIG_BLOCK, &timer_signal, &saved);
     if (push_to_trace_ring(&cap, &end, sizeof end) == 0)
       t->timer_cpu_ns += end.unsampled_ns;
-  } else {
-    cap.weight = (uint32_t)n;
-    if (push(t, &cap) == 0)
-      t->timer_cpu_ns += n * interval;
+    col_real_sigmask(SIG_SETMASK, &saved, NULL);
+    return;
   }
+  /* (the runtime thread's ring has one producer: the thread itself) */
+  int64_t interval, n = t->tid == gettid() && t->ring != NULL ? intervals_unsampled(t, &interval) : -1;
+  if (n < 1)
+    return;
+  cap.weight = (uint32_t)n;
+  col_real_sigmask(SIG_BLOCK, &timer_signal, &saved);
+  if (col_ring_push(t->ring, &cap) == 0)
+    t->timer_cpu_ns += n * interval;
   col_real_sigmask(SIG_SETMASK, &saved, NULL);
 }
 

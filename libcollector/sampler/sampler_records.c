@@ -26,7 +26,6 @@
 #include "control_page.h"
 #include "er/er_fileutil.h"
 #include "trace_ring.h"
-#include <asm/perf_regs.h>
 #include <sys/mman.h>
 
 #include "er/er_format.h"
@@ -233,18 +232,9 @@ void sampler_on_program_sample(const struct col_trace_event *e)
     return;
   }
   struct col_capture cap;
-  memset(&cap, 0, sizeof cap);
-  cap.tid = e->tid;
-  cap.cpu = e->cpu;
-  cap.tstamp = e->end;
-  cap.weight = 1;
+  col_trace_event_capture(e, &cap);
   if (e->payload_len >= sizeof cap.weight)
     memcpy(&cap.weight, e->payload, sizeof cap.weight);
-  cap.regs.r[PERF_REG_X86_IP] = e->ip;
-  cap.regs.r[PERF_REG_X86_SP] = e->sp;
-  cap.regs.r[PERF_REG_X86_BP] = e->bp;
-  cap.stack = e->stack;
-  cap.stack_len = e->stack_len;
   static uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   tails_on_program_sample(e->tid, pcs, col_clock_writer_write_stack(&cap, pcs));
 }
