@@ -29,6 +29,7 @@
 #include "interpose/runtime_hooks.h"
 #include "runtime/collection_state.h"
 #include "runtime/collector_main.h"
+#include "core/hrtime.h"
 #include "runtime/data_sources.h"
 #include "runtime/job_forwarding.h"
 #include "runtime/outside_rank.h"
@@ -479,8 +480,13 @@ int col_exec_starting(const char *variant, const char *what)
   }
   if (!col_collecting() || col_in_runtime_call())
     return 0;
-  if (col_outside())
-    return col_control_post_variant(COL_CTL_EXEC_START, variant, what, 0) == 0;
+  if (col_outside()) {
+    int64_t asked_at = col_hrtime();
+    if (col_control_post_variant(COL_CTL_EXEC_START, variant, what, 0) != 0)
+      return 0;
+    col_sources_exec_starting(asked_at);
+    return 1;
+  }
   struct exec_record r = {variant, what != NULL ? what : "", 0, ++execs_seen};
   return col_on_runtime_thread(suspend_for_exec, &r) == 0;
 }

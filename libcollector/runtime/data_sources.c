@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/hrtime.h"
 #include "core/runtime_calls.h"
 #include "inprocess/clock_sources.h"
 #include "interpose/descendant_carrier.h"
@@ -150,16 +151,26 @@ static int arm_untraced(pid_t tid)
  * mappings from /proc: while the program waits here, before its main (a
  * short program would have ended, its mappings gone, before the sampler's
  * next cycle).  Woken at once; bounded (a sampler that is gone). */
-#define START_WAIT_MS 2000
+#define SAMPLER_WAIT_MS 2000
+
+/* Until the sampler has set *FIELD to AT_LEAST or more (woken at once;
+ * bounded, and not for a sampler that is gone). */
+static void wait_for_sampler(const int64_t *field, int64_t at_least)
+{
+  pid_t sampler = col_trace->sampler_pid;
+  if (sampler > 0)
+    kill(sampler, COL_TRACE_WAKE_SIGNAL);
+  struct timespec ms = {0, 1000000};
+  for (int i = 0; i < SAMPLER_WAIT_MS && __atomic_load_n(field, __ATOMIC_ACQUIRE) < at_least; i++) {
+    if (sampler > 0 && i % 100 == 99 && kill(sampler, 0) != 0 && errno == ESRCH)
+      return;
+    nanosleep(&ms, NULL);
+  }
+}
 
 static void wait_for_experiment(void)
 {
-  if (col_trace->sampler_pid > 0)
-    kill(col_trace->sampler_pid, COL_TRACE_WAKE_SIGNAL);
-  struct timespec ms = {0, 1000000};
-  for (int i = 0; i < START_WAIT_MS && __atomic_load_n(&col_control->experiment_run_tstamp, __ATOMIC_ACQUIRE) == 0;
-       i++)
-    nanosleep(&ms, NULL);
+  wait_for_sampler(&col_control->experiment_run_tstamp, 1);
 }
 
 /* After an attach: every thread there (GDB keeps the process stopped), each
@@ -204,7 +215,9 @@ static void clock_for_sampler_start(enum col_start_how how)
     char text[100], comm[16] = "";
     prctl(PR_GET_NAME, comm, 0, 0, 0);
     snprintf(text, sizeof text, "%d %s", (int)getppid(), comm);
-    col_control_post(COL_CTL_EXECED, text, 0);
+    int64_t asked_at = col_hrtime();
+    if (col_control_post(COL_CTL_EXECED, text, 0) == 0)
+      wait_for_sampler(&col_control->news_taken_tstamp, asked_at);
     arm_untraced(gettid());
     return;
   }
@@ -226,13 +239,22 @@ static void clock_for_sampler_stop(void)
   col_clock_stop_all_here();
 }
 
+void col_sources_exec_starting(int64_t asked_at)
+{
+  if (col_trace != NULL && clock_for_sampler_wanted())
+    wait_for_sampler(&col_control->news_taken_tstamp, asked_at);
+}
+
 void col_sources_forked_child(pid_t ppid, pid_t ptid)
 {
   char text[40];
   snprintf(text, sizeof text, "%d %d", (int)ppid, (int)ptid);
-  col_control_post(COL_CTL_FORKED, text, 0);
+  int64_t asked_at = col_hrtime();
+  int posted = col_control_post(COL_CTL_FORKED, text, 0) == 0;
   if (col_trace == NULL)
     return;
+  if (posted)
+    wait_for_sampler(&col_control->news_taken_tstamp, asked_at);
   col_threads_forked(); /* the parent's threads' slots: their timers are not the child's */
   arm_untraced(gettid());
 }

@@ -18,6 +18,12 @@ void col_sources_stop(void);
  * refused): its fork announced (PPID, the forking thread PTID), and its
  * clock restarted on its one thread (timers are not inherited). */
 void col_sources_forked_child(pid_t ppid, pid_t ptid);
+/* Before the program's exec, its request posted at ASKED_AT: where the
+ * program samples itself, until the sampler has taken it, and with it
+ * every sample of the image that ends (no kernel record orders the two:
+ * its samples were read against the new image's mappings in one
+ * clean-clone CI run of e2e.exec under the no-perf filter). */
+void col_sources_exec_starting(int64_t asked_at);
 /* A thread made by clone() starts, its stack ending at STACK_TOP (the
  * program samples itself for the sampler process): nonzero when it must
  * report its end (col_sources_thread_stop). */

@@ -115,10 +115,13 @@ static int64_t drain_rings(int force_flush)
   int64_t now = col_hrtime();
   /* Mappings come from the kernel's records; where it gave none (the
    * program samples itself), from /proc when a sample meets an unknown
-   * address, and once a second (unloads). */
+   * address, and once a second (unloads).  Not between the program's exec
+   * request and its new image's start: /proc shows the new image's, which
+   * the old experiment's map would get (at the same addresses under GDB:
+   * the old image's samples were named after the new program). */
   static int64_t last_rescan;
   int wanted = col_clock_writer_wants_rescan(); /* (asked each round; with perf events, the records answer) */
-  if (sampler.clock_in_program && (wanted || now - last_rescan > 1000000000LL)) {
+  if (sampler.clock_in_program && !sampler.exec_pending && (wanted || now - last_rescan > 1000000000LL)) {
     if (col_modules_rescan())
       col_unwind_forget_modules();
     last_rescan = now;
@@ -128,7 +131,8 @@ static int64_t drain_rings(int force_flush)
     last_flush = now;
   }
   int limit_noted = col_limit_note();
-  if (col_cfg.sample_period_ms > 0 && now - last_periodic >= col_cfg.sample_period_ms * 1000000LL) {
+  /* (none after the exec's suspend_for_exec: that experiment has ended) */
+  if (col_cfg.sample_period_ms > 0 && !sampler.exec_pending && now - last_periodic >= col_cfg.sample_period_ms * 1000000LL) {
     col_log_sample("periodic");
     last_periodic = now;
   }

@@ -43,7 +43,7 @@ static const char *request_variant(const char *text, char *variant, size_t len)
 }
 
 /* The program's and GDB's requests, at the times they carry. */
-static void on_request(const struct col_control_record *r, void *unused)
+static void handle_request(const struct col_control_record *r)
 {
   char variant[32];
   const char *what;
@@ -189,6 +189,16 @@ static void on_request(const struct col_control_record *r, void *unused)
     sampler_events_enable(1);
     break;
   }
+}
+
+static void on_request(const struct col_control_record *r, void *unused)
+{
+  handle_request(r);
+  /* Taken, whatever became of it: where perf events are refused the
+   * process waits for this (control_page.h). */
+  int waited_for = r->kind == COL_CTL_EXEC_START || r->kind == COL_CTL_EXECED || r->kind == COL_CTL_FORKED;
+  if (waited_for && r->tstamp > __atomic_load_n(&col_control->news_taken_tstamp, __ATOMIC_RELAXED))
+    __atomic_store_n(&col_control->news_taken_tstamp, r->tstamp, __ATOMIC_RELEASE);
 }
 
 void sampler_take_requests(void)

@@ -78,6 +78,12 @@ struct col_control_page {
    * runtime still says what the kernel's records would: the experiment's
    * start, forks, execs); 0: the sampler's events sample it. */
   int64_t clock_in_program_us;
+  /* Perf events refused: the latest time stamp of the news the runtime
+   * waits for the sampler to take, as no kernel record orders them with
+   * the samples (an exec's start: everything the old image left is
+   * written; a fork's child, a new image: its route is there before its
+   * samples, and a short program's mappings are read while it lives). */
+  int64_t news_taken_tstamp;
 };
 
 extern struct col_control_page *col_control;
