@@ -225,25 +225,45 @@ static enum er_offcpu_reason reason_of_pc(uint64_t pc)
   return (enum er_offcpu_reason)reason_cache[slot].reason;
 }
 
-/* Why T was off its CPU: preempted; (READ: read while it waited) stopped,
- * or in a page fault; the first call its stack names; (READ) the system
- * call it waited in. */
-static enum er_offcpu_reason reason_of(const struct off_thread *t, int has_stack, int read)
+/* Why a thread was off its CPU: PREEMPTED; (READ: read while it waited)
+ * stopped, or in a page fault; the first call its stack PCS[0..DEPTH)
+ * names; (READ) the system call it waited in. */
+static enum er_offcpu_reason reason_of(int preempted, const struct blocked_thread *read, const uint64_t *pcs,
+                                       size_t depth)
 {
-  if (t->preempted)
+  if (preempted)
     return ER_OFFCPU_RUNNABLE;
-  if (read && t->read.state == BLOCKED_STOPPED)
+  if (read != NULL && read->state == BLOCKED_STOPPED)
     return ER_OFFCPU_STOPPED;
-  if (read && t->read.fault != FAULT_NONE)
-    return t->read.fault == FAULT_ON_CODE ? ER_OFFCPU_TEXT_FAULT : ER_OFFCPU_DATA_FAULT;
-  for (size_t i = 0; has_stack && i < t->depth && i < REASON_FRAMES; i++) {
-    enum er_offcpu_reason r = reason_of_pc(t->pcs[i]);
+  if (read != NULL && read->fault != FAULT_NONE)
+    return read->fault == FAULT_ON_CODE ? ER_OFFCPU_TEXT_FAULT : ER_OFFCPU_DATA_FAULT;
+  for (size_t i = 0; i < depth && i < REASON_FRAMES; i++) {
+    enum er_offcpu_reason r = reason_of_pc(pcs[i]);
     if (r != ER_OFFCPU_NONE)
       return r;
   }
-  enum er_offcpu_reason by_call = read && t->read.syscall_nr >= 0 ? er_offcpu_reason_of_syscall(t->read.syscall_nr)
-                                                                : ER_OFFCPU_NONE;
+  enum er_offcpu_reason by_call = read != NULL && read->syscall_nr >= 0 ? er_offcpu_reason_of_syscall(read->syscall_nr)
+                                                                       : ER_OFFCPU_NONE;
   return by_call != ER_OFFCPU_NONE ? by_call : ER_OFFCPU_BLOCKED;
+}
+
+/* NS off its CPU of thread TID ending at END, for REASON, with the stack
+ * PCS[0..DEPTH) (DEPTH 0: none; STACK_READ: read from outside): a packet at
+ * each crossing of the stream. */
+static void record_period(pid_t tid, uint32_t cpu, int64_t ns, int64_t end, enum er_offcpu_reason reason,
+                          const uint64_t *pcs, size_t depth, int stack_read)
+{
+  figures.periods++;
+  figures.seconds[reason] += (double)ns / 1e9;
+  if (depth == 0)
+    figures.seconds_without_stack += (double)ns / 1e9;
+  else if (stack_read)
+    figures.seconds_stack_read += (double)ns / 1e9;
+  uint32_t ticks = sampling_stream_add(&stream, (double)ns);
+  if (ticks == 0)
+    return;
+  uint64_t unknown = ER_PC_UNWIND_FAILED;
+  col_clock_writer_offcpu_packet(tid, cpu, end, ticks, reason, depth > 0 ? pcs : &unknown, depth > 0 ? depth : 1);
 }
 
 /* NS more off-CPU time of T, ending at END: its packet at each crossing. */
@@ -253,20 +273,19 @@ static void add_period(struct off_thread *t, int64_t ns, int64_t end)
     return;
   /* A read made while it waited holds only if the period ended after it. */
   int read = t->read_for == t->off_since && t->off_since >= 0 && end > t->read_until;
-  int has_stack = kernel_stack_of_period(t) || (read && t->read_stack);
-  enum er_offcpu_reason reason = reason_of(t, has_stack, read);
-  figures.periods++;
-  figures.seconds[reason] += (double)ns / 1e9;
-  if (!has_stack)
-    figures.seconds_without_stack += (double)ns / 1e9;
-  else if (!kernel_stack_of_period(t))
-    figures.seconds_stack_read += (double)ns / 1e9;
-  uint32_t ticks = sampling_stream_add(&stream, (double)ns);
-  if (ticks == 0)
+  int from_kernel = kernel_stack_of_period(t);
+  int has_stack = from_kernel || (read && t->read_stack);
+  enum er_offcpu_reason reason = reason_of(t->preempted, read ? &t->read : NULL, t->pcs, has_stack ? t->depth : 0);
+  record_period(t->tid, t->cpu, ns, end, reason, t->pcs, has_stack ? t->depth : 0, !from_kernel);
+}
+
+void offcpu_on_measured(pid_t tid, int64_t ns, int64_t end, int preempted, const struct blocked_thread *read,
+                        const uint64_t *pcs, size_t depth)
+{
+  if (ns <= 0 || stream.period == 0)
     return;
-  uint64_t unknown = ER_PC_UNWIND_FAILED;
-  col_clock_writer_offcpu_packet(t->tid, t->cpu, end, ticks, reason, has_stack ? t->pcs : &unknown,
-                                 has_stack ? t->depth : 1);
+  int stack_read = read != NULL && depth > 0;
+  record_period(tid, 0, ns, end, reason_of(preempted, read, pcs, depth), pcs, depth, stack_read);
 }
 
 void offcpu_on_switch(pid_t tid, int out, int preempted, uint32_t cpu, int64_t tstamp)

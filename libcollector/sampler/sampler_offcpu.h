@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "er/er_offcpu.h"
+#include "blocked_stack.h"
 
 /* PERIOD_NS: the clock's period (one packet stands for that much time off
  * CPU); STARTED_AT: when the run began (threads there before it that first
@@ -32,6 +33,12 @@ void offcpu_read_from_outside(pid_t pid);
  * waits of a few milliseconds are read while they last. */
 #define OFFCPU_READ_MS 10
 int64_t offcpu_read_waits(int64_t upto);
+/* Where no switch records come (perf events refused): NS off its CPU of
+ * thread TID, ending at END, measured from /proc (offcpu_from_proc.h):
+ * PREEMPTED (runnable), or a wait READ from outside (NULL: not read); its
+ * stack PCS[0..DEPTH) (DEPTH 0: none). */
+void offcpu_on_measured(pid_t tid, int64_t ns, int64_t end, int preempted, const struct blocked_thread *read,
+                        const uint64_t *pcs, size_t depth);
 /* The thread ended (its last period off CPU, if any, ended before). */
 void offcpu_on_thread_exit(pid_t tid);
 /* The end: threads still off their CPU are counted up to TSTAMP. */

@@ -111,7 +111,7 @@ static int64_t drain_rings(int force_flush)
   if (!sampler.started)
     return newest;
   if (!force_flush && !sampler.finished)
-    read_due_in = offcpu_read_waits(newest);
+    read_due_in = sampler_accounts_tick(newest);
   int64_t now = col_hrtime();
   /* Mappings come from the kernel's records; where it gave none (the
    * program samples itself), from /proc when a sample meets an unknown
@@ -406,11 +406,6 @@ static int clock_in_program(int err)
   }
   sampler.clock_in_program = 1;
   col_clock_source_count_perf(err > 0 ? err : EACCES); /* why, in log.xml and the status */
-  if (col_cfg.offcpu) { /* (not declared in log.xml: nothing of it is recorded) */
-    col_cfg.offcpu = 0;
-    col_status_add_note("off-CPU time not recorded: the kernel refused perf events, whose context switches it is "
-                        "measured by");
-  }
   col_modules_restart(); /* mappings from /proc/PID/maps, rescanned */
   __atomic_store_n(&col_control->clock_in_program_us,
                    col_cfg.clock_interval_us > 0 ? (int64_t)col_cfg.clock_interval_us : -1, __ATOMIC_RELEASE);

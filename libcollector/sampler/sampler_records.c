@@ -35,6 +35,8 @@
 #include "sampler_events.h"
 #include "sampler_spawns.h"
 #include "sampler_state.h"
+#include "core/hrtime.h"
+#include "offcpu_from_proc.h"
 #include "sampler_offcpu.h"
 #include "sampler_tails.h"
 #include "sampler_writers.h"
@@ -324,6 +326,10 @@ void sampler_accounts_start(int64_t t, int first_thread_born)
   uint64_t period_ns = (uint64_t)col_cfg.clock_interval_us * 1000;
   tails_init(period_ns, t);
   offcpu_init(period_ns, t);
+  if (col_cfg.offcpu && sampler.clock_in_program) { /* no switch records: /proc's figures */
+    offcpu_from_proc_start(col_target_pid);
+    return;
+  }
   if (first_thread_born)
     offcpu_on_thread_born(col_target_pid);
   else if (col_cfg.offcpu)
@@ -331,8 +337,16 @@ void sampler_accounts_start(int64_t t, int first_thread_born)
   read_waiting_threads();
 }
 
+int64_t sampler_accounts_tick(int64_t upto)
+{
+  if (!col_cfg.offcpu || !sampler.started)
+    return -1;
+  return sampler.clock_in_program ? offcpu_from_proc_poll(col_hrtime()) : offcpu_read_waits(upto);
+}
+
 void sampler_accounts_end(int64_t t)
 {
+  offcpu_from_proc_finish();
   offcpu_finish(t);
   tails_finish(t);
 }

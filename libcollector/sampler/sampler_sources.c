@@ -19,6 +19,7 @@
 #include "sampler_events.h"
 #include "sampler_state.h"
 #include "er/er_offcpu.h"
+#include "offcpu_from_proc.h"
 #include "sampler_offcpu.h"
 #include "sampler_tails.h"
 #include "sampler_writers.h"
@@ -136,36 +137,73 @@ static void describe_clock(void)
                           "under-counted", (unsigned long long)sampler.lost_switch_records);
 }
 
+/* Off-CPU time by reason, as log.xml says it for either source. */
+static int offcpu_reasons_text(const struct offcpu_figures *off, char *out, size_t len)
+{
+  return snprintf(out, len,
+                  "%.3f s waiting for a CPU, %.3f s asleep, %.3f s in I/O, %.3f s on a lock, %.3f s blocked "
+                  "otherwise, %.3f s stopped (by GDB or a signal), %.3f s in page faults on code, %.3f s on data; "
+                  "one packet each time all threads' time off CPU crosses a multiple of the interval",
+                  off->seconds[ER_OFFCPU_RUNNABLE], off->seconds[ER_OFFCPU_SLEEP], off->seconds[ER_OFFCPU_IO],
+                  off->seconds[ER_OFFCPU_LOCK], off->seconds[ER_OFFCPU_BLOCKED], off->seconds[ER_OFFCPU_STOPPED],
+                  off->seconds[ER_OFFCPU_TEXT_FAULT], off->seconds[ER_OFFCPU_DATA_FAULT]);
+}
+
+static void warn_reads_refused(uint64_t refused)
+{
+  col_log_final_warning(200, "reading %llu waiting thread(s) for their stacks was refused (the program made "
+                        "itself not dumpable, or changed who may trace it): their waits have no stack",
+                        (unsigned long long)refused);
+  col_status_add_note("off-CPU stacks: reading %llu waiting thread(s) was refused (the program made itself not "
+                      "dumpable, or changed who may trace it), their waits are recorded without a stack",
+                      (unsigned long long)refused);
+}
+
+/* Where perf events were refused: from /proc (offcpu_from_proc.c). */
+static void describe_offcpu_from_proc(const struct offcpu_figures *off, const char *reasons)
+{
+  struct offcpu_from_proc_figures proc;
+  offcpu_from_proc_describe(&proc);
+  col_log_comment("Off-CPU time (numstates 10), from /proc (the kernel refused perf events, whose context-switch "
+                  "records it is otherwise measured by): each thread's time run and queued "
+                  "(/proc/PID/task/TID/schedstat) every %lld ms, %llu poll(s), %llu read(s); %s; waiting threads "
+                  "read from outside while they waited (%llu read(s), %llu dropped as the thread ran meanwhile): "
+                  "%.3f s of waits with a stack so read, %.3f s with none (waits that began and ended between two "
+                  "polls, or whose reading failed); time waiting for a CPU with the thread's newest clock sample's "
+                  "stack",
+                  (long long)(proc.interval_ns / 1000000), (unsigned long long)proc.polls,
+                  (unsigned long long)proc.thread_reads, reasons, (unsigned long long)proc.stack_reads,
+                  (unsigned long long)proc.stack_reads_torn, off->seconds_stack_read, off->seconds_without_stack);
+  if (proc.stacks_not_read > 0 && (proc.read_errno == EACCES || proc.read_errno == EPERM))
+    warn_reads_refused(proc.stacks_not_read);
+  col_status_add_note("off-CPU time measured from /proc every %lld ms (the kernel refused perf events): waits "
+                      "shorter than that are recorded without their stacks",
+                      (long long)(proc.interval_ns / 1000000));
+}
+
 static void describe_offcpu(void)
 {
   if (!col_cfg.offcpu)
     return;
   struct offcpu_figures off;
   offcpu_describe(&off);
+  char reasons[600];
+  offcpu_reasons_text(&off, reasons, sizeof reasons);
+  if (sampler.clock_in_program) {
+    describe_offcpu_from_proc(&off, reasons);
+    return;
+  }
   struct sampler_events_figures events;
   sampler_events_describe(&events);
-  col_log_comment("Off-CPU time (numstates 10): %llu period(s) off a CPU from the kernel's context switches, "
-                  "%.3f s waiting for a CPU, %.3f s asleep, %.3f s in I/O, %.3f s on a lock, %.3f s blocked "
-                  "otherwise, %.3f s stopped (by GDB or a signal), %.3f s in page faults on code, %.3f s on data; "
-                  "one packet each time all threads' time off CPU "
-                  "crosses a multiple of the interval; stacks from a sample at each switch out (%u event(s), in "
-                  "rings of their own; %llu of those samples lost by the kernel), and read from %llu thread(s) "
-                  "while they waited (%.3f s of waits with a stack so read, %.3f s with none)",
-                  (unsigned long long)off.periods, off.seconds[ER_OFFCPU_RUNNABLE], off.seconds[ER_OFFCPU_SLEEP],
-                  off.seconds[ER_OFFCPU_IO], off.seconds[ER_OFFCPU_LOCK], off.seconds[ER_OFFCPU_BLOCKED],
-                  off.seconds[ER_OFFCPU_STOPPED], off.seconds[ER_OFFCPU_TEXT_FAULT],
-                  off.seconds[ER_OFFCPU_DATA_FAULT], events.switch_stacks_opened,
+  col_log_comment("Off-CPU time (numstates 10): %llu period(s) off a CPU from the kernel's context switches, %s; "
+                  "stacks from a sample at each switch out (%u event(s), in rings of their own; %llu of those "
+                  "samples lost by the kernel), and read from %llu thread(s) while they waited (%.3f s of waits "
+                  "with a stack so read, %.3f s with none)",
+                  (unsigned long long)off.periods, reasons, events.switch_stacks_opened,
                   (unsigned long long)sampler.lost_switch_stacks, (unsigned long long)off.reads,
                   off.seconds_stack_read, off.seconds_without_stack);
-  int refused = off.reads_failed > 0 && (off.read_errno == EACCES || off.read_errno == EPERM);
-  if (refused) {
-    col_log_final_warning(200, "reading %llu waiting thread(s) for their stacks was refused (the program made "
-                          "itself not dumpable, or changed who may trace it): their waits have no stack",
-                          (unsigned long long)off.reads_failed);
-    col_status_add_note("off-CPU stacks: reading %llu waiting thread(s) was refused (the program made itself not "
-                        "dumpable, or changed who may trace it), their waits are recorded without a stack",
-                        (unsigned long long)off.reads_failed);
-  }
+  if (off.reads_failed > 0 && (off.read_errno == EACCES || off.read_errno == EPERM))
+    warn_reads_refused(off.reads_failed);
   if (events.switch_stacks_opened == 0 && off.seconds_without_stack >= 0.0005)
     col_log_final_warning(200, "%.3f s off CPU recorded per thread and reason without the call stacks where threads "
                           "waited (waits too short to be read from outside while they lasted, or where reading was "
@@ -221,7 +259,7 @@ static const struct sampler_source sources[] = {
     {"clock samples and the kernel's records (per-CPU rings)", take_ring_records, describe_clock},
     {"traced events (trace ring)", take_traced_events, sampler_trace_describe},
     {"counter overflows (in the per-CPU rings, taken with the clock's records)", NULL, describe_counters},
-    {"threads' time off their CPU (from the switch records, taken with the clock's)", NULL, describe_offcpu},
+    {"threads' time off their CPU (from the switch records, taken with the clock's; else from /proc)", NULL, describe_offcpu},
     {"descendants (their writers)", NULL, describe_descendants},
 };
 #define N_SOURCES (sizeof sources / sizeof sources[0])

@@ -67,6 +67,9 @@ void sampler_on_program_sample(const struct col_trace_event *e);
  * it at its exec; a descendant), as threads found at an attach may have
  * been.  _end: the accounts closed at T, their last packets written. */
 void sampler_accounts_start(int64_t t, int first_thread_born);
+/* Off-CPU time's reads due by now (records in up to UPTO): the
+ * nanoseconds until the next is (-1: none waits). */
+int64_t sampler_accounts_tick(int64_t upto);
 void sampler_accounts_end(int64_t t);
 /* sampler_merge.c: the rings' records up to NEWEST, all CPUs merged by
  * time; SAMPLER_ALL_RECORDS: all there is (the program ended or stopped

@@ -240,6 +240,16 @@ void tails_on_program_sample(pid_t tid, const uint64_t *pcs, size_t n)
     keep_stack(t, pcs, n);
 }
 
+size_t tails_newest_stack(pid_t tid, const uint64_t **pcs)
+{
+  const struct tail_thread *t = *slot_of(tid);
+  if (t == NULL || t->stacks_seen == 0)
+    return 0;
+  const struct kept_stack *k = &t->recent[(t->next_recent + RECENT_STACKS - 1) % RECENT_STACKS];
+  *pcs = k->pcs;
+  return k->depth;
+}
+
 void tails_on_counter_sample(const struct col_capture *cap, unsigned counter, const uint64_t *pcs, size_t n,
                              int owns_events)
 {

@@ -18,6 +18,9 @@ void tails_init(uint64_t period_ns, int64_t started_at);
 void tails_on_clock_sample(const struct col_capture *cap, const uint64_t *pcs, size_t n);
 /* The function thread TID started in (from the runtime in the program). */
 void tails_on_thread_start(pid_t tid, uint64_t start_pc);
+/* The stack of thread TID's newest clock sample into *PCS: its depth (0:
+ * none yet). */
+size_t tails_newest_stack(pid_t tid, const uint64_t **pcs);
 /* A context switch of a thread (OUT: off the CPU, else onto it). */
 void tails_on_switch(pid_t tid, int out, int64_t tstamp);
 /* The kernel lost records (a ring was full): from then on a thread with no

@@ -39,7 +39,7 @@ static int take_from_pipe(int fd, unsigned char *buf, size_t *held)
    * after the thread ran again is dropped when its switch in arrives. */
   struct pollfd in = {.fd = fd, .events = POLLIN};
   while (sampler.started && col_cfg.offcpu && poll(&in, 1, OFFCPU_READ_MS) == 0)
-    offcpu_read_waits(col_hrtime());
+    sampler_accounts_tick(col_hrtime());
   ssize_t n;
   while ((n = read(fd, buf + *held, WRITER_BUFFER - *held)) < 0 && errno == EINTR)
     ;
@@ -107,8 +107,7 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
   size_t held = 0;
   int64_t last = col_hrtime();
   while (take_from_pipe(fd, buf, &held)) { /* read to the end: the sampler never waits on us */
-    if (sampler.started && col_cfg.offcpu)
-      offcpu_read_waits(sampler.last_record_at); /* the descendant's waits, as far as its records came */
+    sampler_accounts_tick(sampler.last_record_at); /* the descendant's waits, as far as its records came */
     if (sampler.clock_in_program && col_clock_writer_wants_rescan() && col_modules_rescan())
       col_unwind_forget_modules(); /* a library its samples met that /proc had not shown yet */
     if (col_hrtime() - last >= FLUSH_EVERY_NS) {

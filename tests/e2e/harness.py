@@ -453,14 +453,26 @@ def offcpu_stacks_here(prefix=(), short_waits=False, attached=False):
     milliseconds and more) are also read from outside where this user may
     trace the program: no Yama restriction, or Yama's scope 1 at launch
     (the program declares the sampler process its tracer; ATTACHED: it
-    could not)."""
+    could not).  Where perf events are refused (perf_events_refused) there
+    are no switches to sample: the waits that last are read, as root
+    too."""
     root = os.geteuid() == 0 and not prefix
-    if root or perf_event_paranoid() <= 1:
+    if (root or perf_event_paranoid() <= 1) and not perf_events_refused():
         return True
     if short_waits:
         return False
+    if root:
+        return True
     scope = yama_ptrace_scope()
     return scope == 0 or (scope == 1 and not attached)
+
+
+def offcpu_read_note():
+    """What GDB's closing line says where waits that last have their stacks
+    read from outside and short ones have none: with perf events, read
+    after the switch out; without, at /proc's polls."""
+    return ("off-CPU time measured from /proc every" if perf_events_refused() else
+            "off-CPU stacks read from the waiting threads")
 
 
 STATE_COLUMNS = ("Wall", "On CPU", "Wait CPU", "Sleep", "I/O", "Lock", "Blocked", "Stopped", "Fault")

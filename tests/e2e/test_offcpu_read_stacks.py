@@ -17,9 +17,9 @@ program (Yama)."""
 import os
 import re
 
-from harness import (STATE_COLUMNS, attach_then_go, check, cleanup, finish, offcpu_stacks_here, perf_event_paranoid,
-                     program, run_gdb, shared_workdir, skip_part, skip_test, states_rows, unprivileged_prefix,
-                     wait_closed, yama_ptrace_scope)
+from harness import (STATE_COLUMNS, attach_then_go, check, cleanup, finish, offcpu_read_note, offcpu_stacks_here,
+                     perf_event_paranoid, program, run_gdb, shared_workdir, skip_part, skip_test, states_rows,
+                     unprivileged_prefix, wait_closed, yama_ptrace_scope)
 
 PROGRAM = program("fp_waits")
 TICK = 0.010
@@ -61,7 +61,7 @@ def check_waits(exp, out, label):
 work = shared_workdir()
 out = run_gdb(["collector enable", "run"], [PROGRAM], work, prefix=prefix)
 print(out)
-check("off-CPU stacks read from the waiting threads" in out,
+check(offcpu_read_note() in out,
       "at launch: GDB says the stacks were read from the waiting threads")
 check_waits(os.path.join(work, "test.1.er"), out, "at launch")
 

@@ -23,8 +23,9 @@ import shutil
 import subprocess
 
 from harness import (STATE_COLUMNS, attach_then_go, check, cleanup, finish, gprofng_rows, gprofng_text,
-                     offcpu_stacks_here, perf_event_paranoid, program, run_gdb, shared_workdir, skip_part, states_rows,
-                     unprivileged_prefix, wait_closed, yama_ptrace_scope)
+                     offcpu_read_note, offcpu_stacks_here, perf_event_paranoid, perf_events_refused, program,
+                     run_gdb, shared_workdir, skip_part, states_rows, unprivileged_prefix, wait_closed,
+                     yama_ptrace_scope)
 
 PROGRAM = program("offcpu_mix")
 TICK = 0.010
@@ -49,7 +50,7 @@ def check_with_stacks(exp, truth, label, prefix=()):
     has no stack: the compute phase's time off its CPU (its wall time less
     its CPU time, as the program measured it; seconds on a busy machine)
     is then Wait CPU outside main."""
-    preempted = 0.0 if offcpu_stacks_here(prefix, short_waits=True) else truth["compute"] - truth["cpu"]
+    preempted = 0.0 if preempted_with_stack(prefix) else truth["compute"] - truth["cpu"]
     main_wall = truth["wall"] - preempted
     rows = gprofng_rows(gprofng_text(exp, "-metrics", METRICS, "-functions"))
     print(gprofng_text(exp, "-metrics", METRICS, "-functions"))
@@ -83,7 +84,14 @@ def check_with_stacks(exp, truth, label, prefix=()):
           "thread asleep %.3f s (2 phases)" % (label, row("main")[0], truth["wall"], preempted, row("helper")[3]))
 
 
-READ_NOTE = "off-CPU stacks read from the waiting threads"
+def preempted_with_stack(prefix=()):
+    """Whether time waiting for a CPU has a stack: the kernel's sample at
+    the switch; where perf events are refused (measured from /proc), the
+    thread's newest clock sample's."""
+    return perf_events_refused() or offcpu_stacks_here(prefix, short_waits=True)
+
+
+READ_NOTE = offcpu_read_note()
 NO_STACKS_NOTE = "off-CPU time recorded without the stacks where threads waited"
 
 
