@@ -173,10 +173,18 @@ static void build_id(const char *path, char *out, size_t len)
     close(fd);
 }
 
+/* pprof's mappings are the code's: a load object's segments without
+ * code (map.xml lists them where the maps came from /proc: perf events
+ * refused) are not written. */
+static int code_segment(const struct er_segment *seg)
+{
+  return (seg->modes & 4) != 0;
+}
+
 static uint64_t mapping_id(const struct pprof *p, uint64_t pc)
 {
   const struct er_segment *seg = er_experiment_segment(p->exp, pc);
-  return seg == NULL ? 0 : (uint64_t)(seg - p->exp->segments) + 1;
+  return seg == NULL || !code_segment(seg) ? 0 : (uint64_t)(seg - p->exp->segments) + 1;
 }
 
 /* The profile message: samples (locations made as their stacks need
@@ -206,6 +214,8 @@ static void encode(struct pprof *p, struct pb_buffer *out)
   }
   for (size_t s = 0; s < p->exp->n_segments; s++) {
     const struct er_segment *seg = &p->exp->segments[s];
+    if (!code_segment(seg))
+      continue;
     char id[130];
     build_id(seg->name, id, sizeof id);
     pb_reset(&m);

@@ -204,6 +204,8 @@ static void clock_for_sampler_start(enum col_start_how how)
   /* (no clock profiling: nothing armed, the experiment's start and the
    * descendants' news said all the same) */
   col_cfg.clock_interval_us = col_control_clock_in_program() ? col_control->clock_in_program_us : 0;
+  if (col_control->stack_bytes_in_program > 0) /* (a descendant's runtime loaded no settings: 0 before) */
+    col_cfg.stack_copy_bytes = (size_t)col_control->stack_bytes_in_program;
   col_cfg.force_timer_source = 1;
   col_timer_to_trace_ring(1);
   if (how == COL_START_ATTACH) { /* the sampler opened the experiment before it said it was ready */

@@ -407,6 +407,7 @@ static int clock_in_program(int err)
   sampler.clock_in_program = 1;
   col_clock_source_count_perf(err > 0 ? err : EACCES); /* why, in log.xml and the status */
   col_modules_restart(); /* mappings from /proc/PID/maps, rescanned */
+  col_control->stack_bytes_in_program = (int64_t)col_cfg.stack_copy_bytes; /* (published by the store below) */
   __atomic_store_n(&col_control->clock_in_program_us,
                    col_cfg.clock_interval_us > 0 ? (int64_t)col_cfg.clock_interval_us : -1, __ATOMIC_RELEASE);
   return 0;

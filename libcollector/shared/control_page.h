@@ -78,6 +78,10 @@ struct col_control_page {
    * runtime still says what the kernel's records would: the experiment's
    * start, forks, execs); 0: the sampler's events sample it. */
   int64_t clock_in_program_us;
+  /* With it: the stack bytes each of those samples copies (the user's
+   * `collector profile stack`; a descendant's runtime has no settings of
+   * its own, only this page). */
+  int64_t stack_bytes_in_program;
   /* Perf events refused: the latest time stamp of the news the runtime
    * waits for the sampler to take, as no kernel record orders them with
    * the samples (an exec's start: everything the old image left is
