@@ -79,6 +79,11 @@ unsigned writers_live(void);
  * that were gone from /proc at the last check although their EXIT record
  * never came (the kernel lost it); how many it ended. */
 unsigned writers_end_vanished(void);
+/* At the founder's end, at once: which writers' processes are gone now
+ * (before the last drain of the rings), then the end of those writers
+ * (after it), so that their experiments are closed and counted. */
+void writers_note_gone(void);
+unsigned writers_end_gone(void);
 /* For log.xml and the status: writers started, writers that could not
  * be (no memory, no pipe, no fork), and whether the program's own exec got
  * one (its new image recorded as _x1.er).  A writer's process starts from 0. */
