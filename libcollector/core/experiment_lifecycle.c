@@ -28,6 +28,25 @@
 #include "er/er_group.h"
 #include "er/er_text.h"
 
+/* The kernel checks CPU-time timers at its scheduler tick (250 or 100 Hz
+ * on most distributions' kernels): asked for 1 ms, a thread is sampled
+ * every 4 or 10 ms, each sample weighted for its share.  The CPU time
+ * stays true, the stacks are fewer: said once, with how to get more. */
+static void say_timer_tick(void)
+{
+  struct col_clock_figures clock;
+  col_clock_writer_describe(&clock);
+  if (clock.samples_written < 50 || clock.ticks_appended < 2 * clock.samples_written)
+    return;
+  double every_ms = (double)col_cfg.clock_interval_us / 1000.0 * (double)clock.ticks_appended /
+                    (double)clock.samples_written;
+  col_log_comment("The CPU-time timers fired every %.1f ms on average, not every %.3f ms (the kernel checks them at "
+                  "its scheduler tick)", every_ms, col_cfg.clock_interval_us / 1000.0);
+  col_status_add_note("the kernel's CPU-time timers sampled every %.1f ms, not every %.3f ms (they fire at its "
+                      "scheduler tick): CPU times are whole, with fewer stacks; with perf events allowed every "
+                      "interval is sampled", every_ms, col_cfg.clock_interval_us / 1000.0);
+}
+
 void col_describe_clock_sources(void)
 {
   if (col_cfg.clock_interval_us <= 0)
@@ -41,11 +60,14 @@ void col_describe_clock_sources(void)
                     col_cfg.clock_interval_us, col_cfg.stack_copy_bytes,
                     s->perf_exclude_kernel ? "user mode only (kernel.perf_event_paranoid >= 2)" : "user and system time",
                     s->perf_threads);
-  if (s->timer_threads > 0)
-    col_log_comment("Clock profiling: per-thread POSIX CPU-time timers (signal %d), interval %ld us, samples weighted "
-                    "by timer overruns%s; %u thread(s)",
+  if (s->timer_threads > 0) {
+    col_log_comment("Clock profiling: per-thread POSIX CPU-time timers (signal %d), interval %ld us, each sample "
+                    "weighted by the CPU time it stands for (the thread's CPU clock, read in the handler)%s; %u "
+                    "thread(s)",
                     COL_TIMER_SIGNAL, col_cfg.clock_interval_us,
                     s->last_perf_errno ? " (perf_event_open refused: using the fallback)" : "", s->timer_threads);
+    say_timer_tick();
+  }
   if (s->failed_threads > 0)
     col_log_warning(200, "Clock profiling could not start on %u thread(s): %s", s->failed_threads,
                     strerror(s->last_timer_errno ? s->last_timer_errno : s->last_perf_errno));

@@ -9,6 +9,7 @@ Paths come from the environment that CMake's add_test sets:
   seccomp filter): the same checks, as a user of a stock Debian or Ubuntu
   kernel, a container or a CI runner gets them (ctest label no_perf)."""
 
+import errno
 import os
 import re
 import shutil
@@ -72,6 +73,14 @@ def finish():
         sys.exit(1)
     print("all checks passed")
     sys.exit(0)
+
+
+def skip_rest(reason):
+    """The rest of this test cannot run here: a ctest skip with REASON,
+    unless a check before failed (then that failure is the result)."""
+    if failures:
+        finish()
+    skip_test(reason)
 
 
 def workdir():
@@ -599,10 +608,34 @@ PERF_COUNT_HW_CPU_CYCLES = 0
 PERF_COUNT_SW_CONTEXT_SWITCHES = 3
 
 
+# What GDB says when a counter is typed where the kernel refuses perf events.
+COUNTERS_REFUSED_SAID = "cannot be recorded: this user may not open perf events here"
+
+
+def counters_refused_here(label):
+    """Where this run's perf events are refused (perf_events_refused):
+    GDB refuses a counter when it is typed, naming the reason and how to
+    get it, and goes on; the test's counter checks cannot hold there and
+    are a skip with that reason.  False where counters can be counted."""
+    if not perf_events_refused():
+        return False
+    out = run_gdb(["collector hwprofile counter page-faults,100", "collector show hwprofile", "echo still-running\\n"],
+                  ["/bin/true"], cwd=os.getcwd())
+    print(out)
+    check(COUNTERS_REFUSED_SAID in out and "allow perf_event_open" in out and "still-running" in out and
+          re.search(r"HW counter profiling:\s+off, counters \(default", out) is not None,
+          "%s: perf events refused: GDB refuses the counter when typed, says why and how to count, keeps the list "
+          "and goes on" % label)
+    return True
+
+
 def kernel_counts(perf_type, config, exclude_kernel):
     """0 when the kernel opens this event for this process (as the sampler
     would, on one thread, any CPU), else the errno it refuses with: what the
-    machine can count, asked of the kernel itself."""
+    machine can count, asked of the kernel itself (EACCES where this run's
+    perf events are refused: perf_events_refused)."""
+    if perf_events_refused():
+        return errno.EACCES
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
     attr = bytearray(128)  # struct perf_event_attr, PERF_ATTR_SIZE_VER7

@@ -18,9 +18,13 @@ import shutil
 import subprocess
 
 from harness import (BUILD, Background, attach_gdb, check, check_shares, cleanup, er_dump, finish, gprofng_functions,
-                     program, run_gdb, workdir)
+                     perf_events_refused, program, run_gdb, skip_part, workdir)
 
 SHARES = {"work_fifty": 50, "work_thirty": 30, "work_twenty": 20}
+# Where perf events are refused the program's CPU-time timers sample it
+# (they fire at the kernel's tick, not on a fixed grid of its CPU time):
+# each share within what its samples allow (10 ms each).
+SAMPLES = (lambda seconds: seconds / 0.01) if perf_events_refused() else (lambda seconds: None)
 
 
 def private_copy(work, name):
@@ -53,9 +57,10 @@ shutil.move(exp, moved)
 funcs, total, text = gprofng_functions(moved)
 print(text)
 check(total > 0.8, "gprofng reads the moved experiment (%.3f s)" % total)
-check_shares(funcs, total, SHARES, "archive copy, binary deleted, gprofng")
+check_shares(funcs, total, SHARES, "archive copy, binary deleted, gprofng", samples=SAMPLES(total))
 summary, ours, _ = er_dump(moved)
-check_shares(ours, float(summary["cpu_seconds"]), SHARES, "archive copy, binary deleted, our reader")
+check_shares(ours, float(summary["cpu_seconds"]), SHARES, "archive copy, binary deleted, our reader",
+             samples=SAMPLES(float(summary["cpu_seconds"])))
 
 recorded_only = private_copy(work, "to_delete_on")
 record(work, "on", recorded_only)
@@ -75,7 +80,7 @@ check(logged and all((what == "copied") == (not SYSTEM.match(path) or path in wi
 check(any(c.startswith("to_delete_on_") for c in copies), "archive on copies the program (in a build tree)")
 os.unlink(recorded_only)
 funcs_on, total_on, text_on = gprofng_functions(exp_on)
-check_shares(funcs_on, total_on, SHARES, "archive on, binary deleted, gprofng")
+check_shares(funcs_on, total_on, SHARES, "archive on, binary deleted, gprofng", samples=SAMPLES(total_on))
 _, raw_on = er_dump(exp_on)[1:]
 check("object: %s gone since the run" % recorded_only in raw_on, "the reader says which recorded object is gone")
 _, _, raw_copy = er_dump(moved)
@@ -96,7 +101,7 @@ print(tool.stdout + tool.stderr)
 check(tool.returncode == 0 and "0 failed" in tool.stdout, "gdbcol-archive copy archives a finished experiment")
 os.unlink(later)
 funcs_off, total_off, _ = gprofng_functions(exp_off)
-check_shares(funcs_off, total_off, SHARES, "archived afterwards, binary deleted")
+check_shares(funcs_off, total_off, SHARES, "archived afterwards, binary deleted", samples=SAMPLES(total_off))
 funcs_bare, _, text_bare = gprofng_functions(unarchived)
 check("work_fifty" not in funcs_bare and "<static>" in text_bare,
       "never archived, the deleted program's functions are unnamed (so the archive is what names them)")
@@ -123,7 +128,15 @@ print(running)
 target.proc.send_signal(15)
 target.proc.wait()
 live = [line for line in running.splitlines() if "profile samples" in line]
-check(live and int(live[0].split()[0]) > 0, "status while running shows samples so far: %s" % live)
+if perf_events_refused():
+    # Each of the program's timer signals stops its thread for GDB, which
+    # lets it go from its event loop: while GDB runs `shell sleep` (as a
+    # script does; at the prompt GDB waits in that loop) the threads wait.
+    skip_part("samples counted live while GDB runs a shell command after `continue &` (perf events refused: the "
+              "program's timer signals stop its threads until GDB's event loop lets them go)")
+    check(live, "status while running answers: %s" % live)
+else:
+    check(live and int(live[0].split()[0]) > 0, "status while running shows samples so far: %s" % live)
 check("is running; closing the experiment needs it stopped" in running, "disable on a running process says why not")
 
 # Groups.

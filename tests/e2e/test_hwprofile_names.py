@@ -12,7 +12,8 @@ import os
 import re
 import subprocess
 
-from harness import (PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE, check, cleanup, er_dump, finish, kernel_counts,
+from harness import (COUNTERS_REFUSED_SAID, PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_TYPE_HARDWARE,
+                     PERF_TYPE_SOFTWARE, check, cleanup, er_dump, finish, kernel_counts, perf_events_refused,
                      program, run_gdb, skip_part, workdir)
 
 PROGRAM = program("counters")
@@ -64,7 +65,10 @@ summary, _, raw = er_dump(path)
 print(raw)
 naps = counter_rows(raw, METRIC).get("nap", (0, 0))[1]
 cs_refused = kernel_counts(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, exclude_kernel=False)
-if cs_refused:  # a kernel-only event where this user may count user mode only
+if perf_events_refused():
+    skip_part("a libpfm4 name counted (counters are perf events, which the kernel refuses here)")
+    check(COUNTERS_REFUSED_SAID in out, "libpfm4 name refused when typed where perf events are, with the reason")
+elif cs_refused:  # a kernel-only event where this user may count user mode only
     skip_part("a libpfm4 name counted (this user may not count context switches here: %s)" % os.strerror(cs_refused))
     check('counter "%s" counts events inside the kernel only' % NAME in out,
           "libpfm4 name of context switches refused for this user, not counted as 0")

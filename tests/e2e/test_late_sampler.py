@@ -40,7 +40,7 @@ out = run_gdb(["collector archive off", "collector profile timer hi", "collector
 stopper.join()
 print(out)
 check(stopped, "the sampler was stopped for 0.4 s while the program ran")
-m = re.search(r"closed \((\d+) samples;.* (\d+) lost\)", out)
+m = re.search(r"closed \((\d+) samples;.* (\d+) lost[;)]", out)
 lost = int(m.group(2)) if m else 0
 check(m is not None, "GDB says how many records were lost")
 if lost == 0:
