@@ -110,7 +110,10 @@ static void traced_calls_start(enum col_start_how how)
   int rc = col_trace_attach(col_cfg.status_path);
   if (rc == 0) {
     col_trace_record_init();
-    tell_heap_elsewhere(how);
+    /* (where perf events are refused, the experiment starts only with the
+     * clock source below: told there, or the sampler would drop it) */
+    if (!(col_control_perf_refused() && how == COL_START_LAUNCH))
+      tell_heap_elsewhere(how);
   } else if (rc != -ENOENT) { /* no ring: no tracing asked for, or the sampler said why */
     col_control_post(COL_CTL_TRACE_UNMAPPED, "", -rc);
   }
@@ -225,6 +228,7 @@ static void clock_for_sampler_start(enum col_start_how how)
   }
   col_control_post(COL_CTL_CLOCK_IN_PROGRAM, "", 0); /* the experiment starts: samples come after it */
   wait_for_experiment();
+  tell_heap_elsewhere(how);
   arm_untraced(gettid());
 }
 

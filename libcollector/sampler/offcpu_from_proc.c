@@ -54,13 +54,18 @@ struct wait_read {
   size_t depth;
 };
 
+/* A thread's figures as /proc/.../schedstat gives them, read AT. */
+struct sched_figures {
+  uint64_t run_ns, queued_ns, slices; /* on a CPU, on a run queue; arrivals on a CPU */
+  int64_t at;
+};
+
 struct proc_thread {
   struct proc_thread *next;
   pid_t tid;
   unsigned generation; /* the last poll that found it */
-  int64_t measured_at; /* when the figures below were read; 0: never */
-  uint64_t run_ns, queued_ns, slices;
-  struct wait_read wait; /* the wait it was in at that read */
+  struct sched_figures last; /* its figures at that poll (at 0: never read) */
+  struct wait_read wait;     /* the wait it was in then */
 };
 
 static struct proc_thread *buckets[BUCKETS];
@@ -108,13 +113,15 @@ static ssize_t read_task_file(pid_t tid, const char *name, char *buf, size_t len
   return n;
 }
 
-/* Its time on a CPU, on a run queue (ns) and arrivals on a CPU. */
-static int read_schedstat(pid_t tid, uint64_t *run, uint64_t *queued, uint64_t *slices)
+static int read_figures(pid_t tid, struct sched_figures *out)
 {
   char buf[128];
   figures.thread_reads++;
-  return read_task_file(tid, "schedstat", buf, sizeof buf) > 0 &&
-         sscanf(buf, "%lu %lu %lu", run, queued, slices) == 3;
+  if (read_task_file(tid, "schedstat", buf, sizeof buf) <= 0 ||
+      sscanf(buf, "%lu %lu %lu", &out->run_ns, &out->queued_ns, &out->slices) != 3)
+    return 0;
+  out->at = col_hrtime();
+  return 1;
 }
 
 /* When thread TID began (the kernel keeps it in clock ticks since boot:
@@ -133,24 +140,12 @@ static int64_t started_at(pid_t tid)
   return (int64_t)strtoull(p + 1, NULL, 10) * tick_ns + tick_ns / 2 - boot_minus_raw;
 }
 
-/* T's figures now, its wait read where it waits in a wait not read yet. */
-static int measure(struct proc_thread *t, uint64_t *run, uint64_t *queued, uint64_t *slices, int64_t *at,
-                   struct wait_read *now, int figures_only)
+/* Thread TID's state and stack now, into PCS. */
+static void read_thread(pid_t tid, uint64_t *pcs, size_t max, struct blocked_thread *read)
 {
-  if (!read_schedstat(t->tid, run, queued, slices))
-    return 0;
-  *at = col_hrtime();
-  if (figures_only)
-    return 1;
-  if (t->wait.known && t->wait.slices == *slices) {
-    *now = t->wait; /* it has not run since: the same wait (shared, not copied) */
-    return 1;
-  }
-  static uint64_t pcs[ER_MAX_STACK_DEPTH + 1];
-  struct blocked_thread read;
   errno = 0;
-  blocked_stack_read(process, t->tid, 1, pcs, ER_MAX_STACK_DEPTH + 1, &read);
-  if (read.depth > 0 && read.depth <= 2 && pcs[read.depth - 1] == ER_PC_UNWIND_FAILED && !rescanned_this_poll) {
+  blocked_stack_read(process, tid, 1, pcs, max, read);
+  if (read->depth > 0 && read->depth <= 2 && pcs[read->depth - 1] == ER_PC_UNWIND_FAILED && !rescanned_this_poll) {
     /* Stopped at its first frame: code the mappings may not hold yet
      * (they come from /proc here, once a second and when a clock sample
      * meets unknown code: a thread that waits takes no samples).  Read
@@ -159,66 +154,75 @@ static int measure(struct proc_thread *t, uint64_t *run, uint64_t *queued, uint6
     if (col_modules_rescan()) {
       col_unwind_forget_modules();
       errno = 0;
-      blocked_stack_read(process, t->tid, 1, pcs, ER_MAX_STACK_DEPTH + 1, &read);
+      blocked_stack_read(process, tid, 1, pcs, max, read);
     }
   }
-  if (read.state != BLOCKED_WAITS && read.state != BLOCKED_STOPPED)
-    return 1;
+}
+
+/* The wait thread T is in now (its figures NOW): the one read before while
+ * it has not reached a CPU since (shared, not copied), else read now; not
+ * known where it runs, or ran while it was read. */
+static struct wait_read wait_now(const struct proc_thread *t, const struct sched_figures *now)
+{
+  struct wait_read w = {0};
+  if (t->wait.known && t->wait.slices == now->slices)
+    return t->wait;
+  static uint64_t pcs[ER_MAX_STACK_DEPTH + 1];
+  read_thread(t->tid, pcs, ER_MAX_STACK_DEPTH + 1, &w.read);
+  if (w.read.state != BLOCKED_WAITS && w.read.state != BLOCKED_STOPPED)
+    return w;
   figures.stack_reads++;
-  if (read.depth == 0) {
+  if (w.read.depth == 0) {
     figures.stacks_not_read++;
     figures.read_errno = errno;
   }
-  uint64_t run_after, queued_after, slices_after;
-  if (!read_schedstat(t->tid, &run_after, &queued_after, &slices_after) || slices_after != *slices) {
+  struct sched_figures after;
+  if (!read_figures(t->tid, &after) || after.slices != now->slices) {
     figures.stack_reads_torn++; /* it ran while being read */
-    return 1;
+    return (struct wait_read){0};
   }
-  now->known = 1;
-  now->slices = *slices;
-  now->read = read;
-  now->depth = read.depth < STACK_KEPT ? read.depth : STACK_KEPT;
-  if (now->depth > 0 && (now->pcs = malloc(STACK_KEPT * sizeof *now->pcs)) == NULL)
-    now->depth = 0;
-  if (now->depth > 0)
-    memcpy(now->pcs, pcs, now->depth * sizeof *pcs);
-  return 1;
+  w.known = 1;
+  w.slices = now->slices;
+  w.depth = w.read.depth < STACK_KEPT ? w.read.depth : STACK_KEPT;
+  if (w.depth > 0 && (w.pcs = malloc(STACK_KEPT * sizeof *w.pcs)) == NULL)
+    w.depth = 0;
+  if (w.depth > 0)
+    memcpy(w.pcs, pcs, w.depth * sizeof *pcs);
+  return w;
 }
 
 static void record_wait(pid_t tid, int64_t ns, int64_t end, const struct wait_read *w)
 {
   if (w != NULL && w->known)
     offcpu_on_measured(tid, ns, end, 0, &w->read, w->pcs, w->depth);
-  else {
-      offcpu_on_measured(tid, ns, end, 0, NULL, NULL, 0);
-  }
+  else
+    offcpu_on_measured(tid, ns, end, 0, NULL, NULL, 0);
 }
 
-/* T's time off its CPU from its last figures to these. */
-static void account(struct proc_thread *t, uint64_t run, uint64_t queued, uint64_t slices, int64_t at,
-                    const struct wait_read *now)
+/* T's time off its CPU from its last figures to NOW, in wait NOW_WAIT. */
+static void account(const struct proc_thread *t, const struct sched_figures *now, const struct wait_read *now_wait)
 {
-  int64_t off = (at - t->measured_at) - (int64_t)(run - t->run_ns);
+  int64_t off = (now->at - t->last.at) - (int64_t)(now->run_ns - t->last.run_ns);
   if (off <= 0)
     return;
-  int64_t on_queue = (int64_t)(queued - t->queued_ns);
+  int64_t on_queue = (int64_t)(now->queued_ns - t->last.queued_ns);
   if (on_queue > off)
     on_queue = off;
   if (on_queue > 0) {
     const uint64_t *pcs = NULL;
     size_t depth = tails_newest_stack(t->tid, &pcs);
-    offcpu_on_measured(t->tid, on_queue, at, 1, NULL, pcs, depth);
+    offcpu_on_measured(t->tid, on_queue, now->at, 1, NULL, pcs, depth);
   }
   int64_t waited = off - (on_queue > 0 ? on_queue : 0);
   if (waited <= 0)
     return;
-  const struct wait_read *before = t->wait.known ? &t->wait : NULL, *after = now->known ? now : NULL;
-  if (slices == t->slices || after == NULL || before == NULL) { /* one wait, or one known */
-    record_wait(t->tid, waited, at, before != NULL ? before : after);
+  const struct wait_read *before = t->wait.known ? &t->wait : NULL, *after = now_wait->known ? now_wait : NULL;
+  if (now->slices == t->last.slices || after == NULL || before == NULL) { /* one wait, or one known */
+    record_wait(t->tid, waited, now->at, before != NULL ? before : after);
     return;
   }
-  record_wait(t->tid, waited / 2, at, before);
-  record_wait(t->tid, waited - waited / 2, at, after);
+  record_wait(t->tid, waited / 2, now->at, before);
+  record_wait(t->tid, waited - waited / 2, now->at, after);
 }
 
 static void poll_thread(pid_t tid, int at_start)
@@ -230,28 +234,24 @@ static void poll_thread(pid_t tid, int at_start)
     t->tid = tid;
   }
   t->generation = generation;
-  uint64_t run, queued, slices;
-  int64_t at;
-  struct wait_read now = {0};
+  struct sched_figures now;
+  if (!read_figures(tid, &now))
+    return;
   /* (at the start only the figures: the experiment's mappings are not
    * read yet, and a walk without them is kept as failed) */
-  if (!measure(t, &run, &queued, &slices, &at, &now, at_start))
-    return;
-  if (t->measured_at == 0 && !at_start) {
+  struct wait_read now_wait = at_start ? (struct wait_read){0} : wait_now(t, &now);
+  if (t->last.at == 0 && !at_start) {
     /* Made since the last poll: off its CPU from its start (nothing run
      * nor queued before). */
     int64_t born = started_at(tid);
-    t->measured_at = born > last_poll && born < at ? born : last_poll;
+    t->last = (struct sched_figures){0, 0, 0, born > last_poll && born < now.at ? born : last_poll};
   }
-  if (t->measured_at != 0)
-    account(t, run, queued, slices, at, &now);
-  if (t->wait.pcs != now.pcs)
+  if (t->last.at != 0)
+    account(t, &now, &now_wait);
+  if (t->wait.pcs != now_wait.pcs)
     free(t->wait.pcs);
-  t->wait = now;
-  t->measured_at = at;
-  t->run_ns = run;
-  t->queued_ns = queued;
-  t->slices = slices;
+  t->wait = now_wait;
+  t->last = now;
 }
 
 static void poll_all(int at_start)

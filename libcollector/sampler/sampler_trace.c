@@ -58,10 +58,16 @@ static void note_address_space_limit(void)
 
 void sampler_trace_unmapped(int err)
 {
-  char kinds[100];
+  char kinds[160];
   col_tracing_text(&col_cfg, kinds, sizeof kinds);
   if (islower((unsigned char)kinds[1])) /* mid-sentence in GDB's closing line ("I/O" stays) */
     kinds[0] = (char)tolower((unsigned char)kinds[0]);
+  /* Perf events refused, the program's clock samples come through the
+   * ring too: never a silent zero. */
+  if (sampler.clock_in_program && col_cfg.clock_interval_us > 0) {
+    size_t at = strlen(kinds);
+    snprintf(kinds + at, sizeof kinds - at, "%sclock profiling", at > 0 ? " and " : "");
+  }
   unsigned long long limit = address_space_limit();
   char because[160] = "";
   if (err == ENOMEM && limit > 0)
@@ -113,7 +119,10 @@ int sampler_trace_for_clock(void)
 {
   if (col_trace != NULL)
     return 0;
-  return col_cfg.status_path[0] != '\0' ? col_trace_create(col_cfg.status_path, 0, -1) : -ENOENT;
+  int rc = col_cfg.status_path[0] != '\0' ? col_trace_create(col_cfg.status_path, 0, -1) : -ENOENT;
+  if (rc == 0)
+    note_address_space_limit(); /* (the program maps it for its clock samples) */
+  return rc;
 }
 
 static void on_event(const struct col_trace_event *e, void *unused);
