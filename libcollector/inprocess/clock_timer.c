@@ -79,6 +79,22 @@ static int push_to_trace_ring(const struct col_capture *cap, const void *payload
     memcpy(e->stack, cap->stack, len);
   e->stack_len = (uint32_t)len;
   col_trace_commit(e);
+  /* The rest of a copy larger than a slot, in the slots after it (none
+   * free: the sampler writes the sample with the part it got). */
+  for (size_t at = len; at < cap->stack_len && (e = col_trace_reserve(0)) != NULL; at += len) {
+    e->kind = COL_TRACE_STACK_MORE;
+    e->pid = getpid();
+    e->tid = cap->tid;
+    e->cpu = cap->cpu;
+    e->space = e->n_pcs = 0;
+    e->start = e->end = cap->tstamp;
+    e->payload_len = 0;
+    e->ip = e->sp = e->bp = 0;
+    len = cap->stack_len - at < sizeof e->stack ? cap->stack_len - at : sizeof e->stack;
+    memcpy(e->stack, cap->stack + at, len);
+    e->stack_len = (uint32_t)len;
+    col_trace_commit(e);
+  }
   return 0;
 }
 
@@ -125,7 +141,8 @@ static int writable_mapping_at(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
 
 static int push(struct col_thread *t, const struct col_capture *cap)
 {
-  return to_trace_ring ? push_to_trace_ring(cap, &cap->weight, sizeof cap->weight) : col_ring_push(t->ring, cap);
+  struct col_clock_sample_payload sample = {cap->weight, (uint32_t)cap->stack_len};
+  return to_trace_ring ? push_to_trace_ring(cap, &sample, sizeof sample) : col_ring_push(t->ring, cap);
 }
 
 static void copy_registers(const ucontext_t *uc, struct col_regs *regs)

@@ -33,7 +33,7 @@ static void no_resume(void)
 {
 }
 
-static int no_cloned(int thread, pid_t ppid, pid_t ptid, void *stack_top)
+static int no_cloned(int thread, pid_t ppid, pid_t ptid, int64_t forked_at, void *stack_top)
 {
   return 0;
 }

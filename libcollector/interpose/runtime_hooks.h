@@ -8,6 +8,7 @@
 #ifndef COL_INTERPOSE_RUNTIME_HOOKS_H
 #define COL_INTERPOSE_RUNTIME_HOOKS_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 struct col_runtime_hooks {
@@ -24,10 +25,11 @@ struct col_runtime_hooks {
   void (*pause)(const char *reason);
   void (*resume)(void);
   /* clone()'s child starts (on itself), made by thread PTID of process
-   * PPID: a thread (THREAD, its stack's top STACK_TOP: no pthread_create
-   * told of it) or a process (no fork handler runs in it).  Nonzero when
-   * the thread must report its end with thread_stop. */
-  int (*cloned)(int thread, pid_t ppid, pid_t ptid, void *stack_top);
+   * PPID at FORKED_AT (the parent's clock just before the call): a thread
+   * (THREAD, its stack's top STACK_TOP: no pthread_create told of it) or a
+   * process (no fork handler runs in it).  Nonzero when the thread must
+   * report its end with thread_stop. */
+  int (*cloned)(int thread, pid_t ppid, pid_t ptid, int64_t forked_at, void *stack_top);
 };
 
 extern struct col_runtime_hooks col_hooks;

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "core/experiment_control.h"
+#include "core/hrtime.h"
 #include "core/runtime_calls.h"
 #include "interpose/descendant_carrier.h"
 #include "interpose/runtime_hooks.h"
@@ -148,13 +149,14 @@ struct clone_start {
   void *arg;
   void *stack_top;
   pid_t ppid, ptid;
+  int64_t forked_at;
   int thread;
 };
 
 static int cloned_start(void *p)
 {
   struct clone_start start = *(struct clone_start *)p;
-  int report_end = col_hooks.cloned(start.thread, start.ppid, start.ptid, start.stack_top);
+  int report_end = col_hooks.cloned(start.thread, start.ppid, start.ptid, start.forked_at, start.stack_top);
   int rc = start.fn(start.arg);
   if (report_end)
     col_hooks.thread_stop(gettid());
@@ -187,7 +189,7 @@ int col_wrap_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
   if (fn != NULL && tell_clone(flags, stack)) {
     uintptr_t at = ((uintptr_t)stack - sizeof(struct clone_start)) & ~(uintptr_t)15;
     struct clone_start *start = (struct clone_start *)at;
-    *start = (struct clone_start){fn, arg, stack, getpid(), (pid_t)gettid(), (flags & CLONE_THREAD) != 0};
+    *start = (struct clone_start){fn, arg, stack, getpid(), (pid_t)gettid(), col_hrtime(), (flags & CLONE_THREAD) != 0};
     fn = cloned_start;
     arg = start;
     stack = start; /* (16-byte aligned, as clone wants) */

@@ -60,11 +60,16 @@ static unsigned forks_unrecorded;
  * getppid() names the reaper once the parent has ended (a daemon's first
  * child exits at once). */
 static pid_t forking_pid, forking_tid;
+/* When: the fork's time for the sampler where no kernel record gives it
+ * (perf events refused), before the call (a spawn that made it, say
+ * posix_spawn's or clone()'s, may have returned before the child speaks). */
+static int64_t forking_at;
 
 static void note_forking_thread(void)
 {
   forking_pid = getpid();
   forking_tid = (pid_t)gettid();
+  forking_at = col_hrtime();
 }
 
 static void count_fork_in_parent(void)
@@ -205,12 +210,13 @@ static void serve_from_outside(enum col_start_how how)
 
 /* clone()'s child where perf events are refused (spawn_interpose.c): a
  * thread is armed; a process is what a fork's child is. */
-static int col_cloned(int thread, pid_t ppid, pid_t ptid, void *stack_top)
+static int col_cloned(int thread, pid_t ppid, pid_t ptid, int64_t forked_at, void *stack_top)
 {
   if (thread)
     return col_sources_raw_thread_start(stack_top);
   forking_pid = ppid;
   forking_tid = ptid;
+  forking_at = forked_at;
   forked_child();
   return 0;
 }
@@ -224,7 +230,7 @@ static void forked_child(void)
     col_state_own();
     col_is_descendant = 1;
     if (col_control_perf_refused()) /* what the kernel's fork record would say; its own timer */
-      col_sources_forked_child(forking_pid, forking_tid);
+      col_sources_forked_child(forking_pid, forking_tid, forking_at);
   } else if (col_control_perf_refused() && col_state_collecting_anywhere()) {
     col_control_post(COL_CTL_FORKED_UNFOLLOWED, "", 0); /* (descendants off: counted, as the kernel's records are) */
   }

@@ -251,10 +251,10 @@ void col_sources_exec_starting(int64_t asked_at)
     wait_for_sampler(&col_control->news_taken_tstamp, asked_at);
 }
 
-void col_sources_forked_child(pid_t ppid, pid_t ptid)
+void col_sources_forked_child(pid_t ppid, pid_t ptid, int64_t forked_at)
 {
-  char text[40];
-  snprintf(text, sizeof text, "%d %d", (int)ppid, (int)ptid);
+  char text[64];
+  snprintf(text, sizeof text, "%d %d %lld", (int)ppid, (int)ptid, (long long)forked_at);
   int64_t asked_at = col_hrtime();
   int posted = col_control_post(COL_CTL_FORKED, text, 0) == 0;
   if (col_trace == NULL)

@@ -15,9 +15,10 @@ void col_sources_resume(void);
 /* The experiment ends (the program may run on). */
 void col_sources_stop(void);
 /* In a fork's child where the program samples itself (perf events
- * refused): its fork announced (PPID, the forking thread PTID), and its
- * clock restarted on its one thread (timers are not inherited). */
-void col_sources_forked_child(pid_t ppid, pid_t ptid);
+ * refused): its fork announced (PPID, the forking thread PTID, the
+ * parent's clock before the call FORKED_AT), and its clock restarted on
+ * its one thread (timers are not inherited). */
+void col_sources_forked_child(pid_t ppid, pid_t ptid, int64_t forked_at);
 /* Before the program's exec, its request posted at ASKED_AT: where the
  * program samples itself, until the sampler has taken it, and with it
  * every sample of the image that ends (no kernel record orders the two:

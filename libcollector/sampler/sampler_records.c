@@ -37,6 +37,7 @@
 #include "sampler_state.h"
 #include "core/hrtime.h"
 #include "offcpu_from_proc.h"
+#include "program_stacks.h"
 #include "sampler_offcpu.h"
 #include "sampler_tails.h"
 #include "sampler_writers.h"
@@ -214,9 +215,10 @@ void sampler_on_exec_news(pid_t pid, pid_t tid, pid_t ppid, const char *comm, in
 }
 
 /* The program's own clock samples (perf events refused): written as
- * perf's are; a thread's end brings the CPU time its samples do not stand
- * for, into its tail (sampler_tails.c). */
-void sampler_on_program_sample(const struct col_trace_event *e)
+ * perf's are, from the stack copy STACK (LEN bytes: program_stacks.h); a
+ * thread's end brings the CPU time its samples do not stand for, into its
+ * tail (sampler_tails.c). */
+static void write_program_sample(const struct col_trace_event *e, const unsigned char *stack, size_t len)
 {
   if (!sampler.started || e->end >= sampler.closing_at)
     return;
@@ -235,10 +237,17 @@ void sampler_on_program_sample(const struct col_trace_event *e)
   }
   struct col_capture cap;
   col_trace_event_capture(e, &cap);
+  cap.stack = stack;
+  cap.stack_len = len;
   if (e->payload_len >= sizeof cap.weight)
     memcpy(&cap.weight, e->payload, sizeof cap.weight);
   static uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   tails_on_program_sample(e->tid, pcs, col_clock_writer_write_stack(&cap, pcs));
+}
+
+void sampler_on_program_sample(const struct col_trace_event *e)
+{
+  program_stacks_on_event(e, write_program_sample);
 }
 
 /* A thread's switch onto or off a CPU, or its exit (sample_id_all: pid,
@@ -346,6 +355,7 @@ int64_t sampler_accounts_tick(int64_t upto)
 
 void sampler_accounts_end(int64_t t)
 {
+  program_stacks_flush(write_program_sample); /* (before the tails: their stacks) */
   offcpu_from_proc_finish();
   offcpu_finish(t);
   tails_finish(t);

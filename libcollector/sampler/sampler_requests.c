@@ -58,9 +58,14 @@ static void handle_request(const struct col_control_record *r)
   }
   if ((r->kind == COL_CTL_FORKED || r->kind == COL_CTL_EXECED) && sampler.clock_in_program) {
     int ppid = 0, ptid = 0;
+    long long forked_at = 0;
     char comm[32] = "";
-    if (r->kind == COL_CTL_FORKED && sscanf(r->text, "%d %d", &ppid, &ptid) == 2)
-      sampler_on_fork_news(r->pid, ppid, ptid, r->tstamp);
+    /* (the fork's time: the parent's before the call, which a spawn's
+     * window holds; the child's post comes after the spawn may have
+     * returned: a clone() child was named as a fork, _f2.er, under load) */
+    int fields = r->kind == COL_CTL_FORKED ? sscanf(r->text, "%d %d %lld", &ppid, &ptid, &forked_at) : 0;
+    if (fields >= 2)
+      sampler_on_fork_news(r->pid, ppid, ptid, fields == 3 && forked_at > 0 ? forked_at : r->tstamp);
     else if (r->kind == COL_CTL_EXECED && sscanf(r->text, "%d %31[^\n]", &ppid, comm) >= 1)
       sampler_on_exec_news(r->pid, r->tid, ppid, comm, r->tstamp);
     return;

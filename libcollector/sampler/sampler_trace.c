@@ -138,7 +138,8 @@ static void unpack_records(const unsigned char *data, size_t len, pid_t pid, uin
 static void on_event(const struct col_trace_event *e, void *unused)
 {
   int ours = e->pid == col_target_pid && !writers_has_route(e->pid);
-  if (e->kind == ER_KIND_CLOCK && ours) { /* the program's own clock sample (perf events refused) */
+  int clock = e->kind == ER_KIND_CLOCK || e->kind == COL_TRACE_STACK_MORE;
+  if (clock && ours) { /* the program's own clock sample (perf events refused), or its stack's rest */
     sampler_on_program_sample(e);
     return;
   }
@@ -244,7 +245,7 @@ void sampler_trace_rearm(void)
 /* In a writer: an event of its process (the founder routed it here). */
 static void write_from_pipe(const struct col_trace_event *e, void *unused)
 {
-  if (e->kind == ER_KIND_CLOCK) /* its own clock sample (perf events refused) */
+  if (e->kind == ER_KIND_CLOCK || e->kind == COL_TRACE_STACK_MORE) /* its own clock sample (perf events refused) */
     sampler_on_program_sample(e);
   else if (e->end < sampler.closing_at)
     col_trace_writer_write(e);

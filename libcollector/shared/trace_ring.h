@@ -17,6 +17,11 @@
 /* An event's kind is its data kind (enum er_kind: the data file and packet
  * it becomes); BATCH: a lane's records (below), flushed into one slot. */
 #define COL_TRACE_BATCH 0xFFFFu
+/* MORE: the next part of the stack copy of a clock sample the same thread
+ * put in a slot before it (the program sampling itself, perf events
+ * refused, with a copy larger than a slot's: `collector profile stack`
+ * above COL_TRACE_STACK_MAX).  Its time is the sample's. */
+#define COL_TRACE_STACK_MORE 0xFFFEu
 
 #define COL_TRACE_STACK_MAX 8192
 #define COL_TRACE_SLOTS 1024
@@ -42,9 +47,15 @@ struct col_trace_event {
 };
 
 /* The program's own clock samples (perf events refused) are ER_KIND_CLOCK
- * events: a sample's payload is its weight (uint32_t, in intervals); a
- * thread's end (no registers) carries this, its CPU time since what its
+ * events: a sample's payload is this (its stack copy's length: more than
+ * the slot holds comes in MORE slots after it); a thread's end (no
+ * registers) carries col_thread_end_tail, its CPU time since what its
  * samples stand for. */
+struct col_clock_sample_payload {
+  uint32_t weight;    /* in intervals */
+  uint32_t stack_len; /* the whole copy's bytes */
+};
+
 struct col_thread_end_tail {
   uint32_t weight; /* 0 */
   int64_t unsampled_ns;
