@@ -40,7 +40,7 @@
 #define STACK_READ_MAX (64 * 1024)
 #define FRAME_SEARCH_BYTES 16384 /* how far above SP a frame's record is looked for */
 
-static ssize_t read_proc_file(pid_t pid, pid_t tid, const char *name, char *buf, size_t len)
+ssize_t task_file_read(pid_t pid, pid_t tid, const char *name, char *buf, size_t len)
 {
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
@@ -59,7 +59,7 @@ static ssize_t read_proc_file(pid_t pid, pid_t tid, const char *name, char *buf,
 int blocked_stack_access(pid_t pid)
 {
   char buf[256];
-  if (read_proc_file(pid, pid, "syscall", buf, sizeof buf) < 0)
+  if (task_file_read(pid, pid, "syscall", buf, sizeof buf) < 0)
     return errno != 0 ? errno : EACCES;
   uint64_t word;
   struct iovec local = {&word, sizeof word}, remote = {NULL, sizeof word};
@@ -83,7 +83,7 @@ int blocked_stack_access(pid_t pid)
 static enum blocked_state state_of(pid_t pid, pid_t tid)
 {
   char buf[512];
-  if (read_proc_file(pid, tid, "stat", buf, sizeof buf) <= 0)
+  if (task_file_read(pid, tid, "stat", buf, sizeof buf) <= 0)
     return BLOCKED_GONE;
   const char *end_of_name = strrchr(buf, ')'); /* the name may hold any byte but NUL */
   if (end_of_name == NULL || end_of_name[1] != ' ')
@@ -245,7 +245,7 @@ static int find_frame_record(uint64_t lookup_pc, uint64_t sp, const struct col_f
 static int where_it_waits(pid_t pid, pid_t tid, uint64_t *pc, uint64_t *sp, long *nr)
 {
   char buf[256];
-  if (read_proc_file(pid, tid, "syscall", buf, sizeof buf) <= 0 || strncmp(buf, "running", 7) == 0)
+  if (task_file_read(pid, tid, "syscall", buf, sizeof buf) <= 0 || strncmp(buf, "running", 7) == 0)
     return 0;
   *nr = strtol(buf, NULL, 10);
   /* "NR ARG1..ARG6 SP PC", or "-1 SP PC" outside a system call: the last two. */

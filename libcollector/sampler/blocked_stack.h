@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* /proc/PID/task/TID/NAME into BUF (NUL-terminated, LEN - 1 bytes at
+ * most): the bytes read, or -1 (errno says why). */
+ssize_t task_file_read(pid_t pid, pid_t tid, const char *name, char *buf, size_t len);
 /* 0 when this process may read process PID's threads (their registers at
  * a system call, their memory), else the errno that refused it. */
 int blocked_stack_access(pid_t pid);

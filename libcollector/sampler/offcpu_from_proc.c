@@ -99,25 +99,12 @@ static int64_t now_on(clockid_t clock)
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static ssize_t read_task_file(pid_t tid, const char *name, char *buf, size_t len)
-{
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%d/task/%d/%s", (int)process, (int)tid, name);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -1;
-  ssize_t n = read(fd, buf, len - 1);
-  close(fd);
-  if (n >= 0)
-    buf[n] = '\0';
-  return n;
-}
 
 static int read_figures(pid_t tid, struct sched_figures *out)
 {
   char buf[128];
   figures.thread_reads++;
-  if (read_task_file(tid, "schedstat", buf, sizeof buf) <= 0 ||
+  if (task_file_read(process, tid, "schedstat", buf, sizeof buf) <= 0 ||
       sscanf(buf, "%lu %lu %lu", &out->run_ns, &out->queued_ns, &out->slices) != 3)
     return 0;
   out->at = col_hrtime();
@@ -129,7 +116,7 @@ static int read_figures(pid_t tid, struct sched_figures *out)
 static int64_t started_at(pid_t tid)
 {
   char buf[1024];
-  if (read_task_file(tid, "stat", buf, sizeof buf) <= 0)
+  if (task_file_read(process, tid, "stat", buf, sizeof buf) <= 0)
     return 0;
   const char *p = strrchr(buf, ')'); /* its name may hold any byte */
   for (int field = 2; p != NULL && field < 22; field++)
