@@ -36,6 +36,7 @@
 #include "sampler_spawns.h"
 #include "sampler_state.h"
 #include "core/hrtime.h"
+#include "host_steal.h"
 #include "offcpu_from_proc.h"
 #include "program_stacks.h"
 #include "sampler_offcpu.h"
@@ -67,6 +68,7 @@ void sampler_start_experiment(void)
     return;
   }
   sampler.started = 1;
+  host_steal_start();
   if (col_control != NULL) { /* where the runtime writes generated code's bytes (dynamic_functions.c) */
     snprintf(col_control->experiment_path, sizeof col_control->experiment_path, "%s", col_exp.path);
     if (col_job_settings_write(col_control->job_settings, sizeof col_control->job_settings, col_exp.path) != 0)

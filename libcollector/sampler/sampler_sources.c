@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/clock_writer.h"
 #include "core/config.h"
 #include "core/experiment_log.h"
 #include "core/recording_cost.h"
@@ -19,6 +20,7 @@
 #include "sampler_events.h"
 #include "sampler_state.h"
 #include "er/er_offcpu.h"
+#include "host_steal.h"
 #include "offcpu_from_proc.h"
 #include "sampler_offcpu.h"
 #include "sampler_tails.h"
@@ -119,6 +121,9 @@ static void describe_clock(void)
                   sampler_exclude_kernel ? "user mode only (kernel.perf_event_paranoid >= 2)" : "user and system time",
                   (unsigned long long)sampler.threads_seen);
   describe_tails("thread exits", "period", "on-CPU time from context switches");
+  struct col_clock_figures clock;
+  col_clock_writer_describe(&clock);
+  host_steal_describe((double)clock.ticks_appended * (double)col_cfg.clock_interval_us / 1e6);
   struct sampler_events_figures events;
   sampler_events_describe(&events);
   if (events.unattached_threads > 0)
