@@ -52,17 +52,17 @@ void col_timer_to_trace_ring(int yes)
   to_trace_ring = yes;
 }
 
-/* CAP onto the trace ring (a slot it never waits for: a handler cannot):
- * registers, stack bytes, and PAYLOAD (a sample's weight; a thread's end:
- * its CPU time no sample stands for).  A capture with no registers (a
- * thread's end) has none to copy.  0, or -1 when full (the sampler counts
- * it with the ring's drops). */
-static int push_to_trace_ring(const struct col_capture *cap, const void *payload, uint32_t payload_len)
+/* One slot of CAP's on the trace ring (a slot it never waits for: a
+ * handler cannot): KIND, PAYLOAD, and the stack bytes from AT of CAP's
+ * copy that fit; the registers with the first.  The bytes put, or -1 when
+ * full (the sampler counts it with the ring's drops). */
+static ssize_t push_slot(const struct col_capture *cap, uint16_t kind, const void *payload, uint32_t payload_len,
+                         size_t at)
 {
   struct col_trace_event *e = col_trace_reserve(0);
   if (e == NULL)
     return -1;
-  e->kind = ER_KIND_CLOCK;
+  e->kind = kind;
   e->pid = getpid();
   e->tid = cap->tid;
   e->cpu = cap->cpu;
@@ -70,31 +70,32 @@ static int push_to_trace_ring(const struct col_capture *cap, const void *payload
   e->n_pcs = 0;
   e->start = e->end = cap->tstamp;
   e->payload_len = payload_len;
-  memcpy(e->payload, payload, payload_len);
-  e->ip = cap->regs.r[PERF_REG_X86_IP];
-  e->sp = cap->regs.r[PERF_REG_X86_SP];
-  e->bp = cap->regs.r[PERF_REG_X86_BP];
-  size_t len = cap->stack_len < sizeof e->stack ? cap->stack_len : sizeof e->stack;
+  if (payload_len > 0)
+    memcpy(e->payload, payload, payload_len);
+  e->ip = at == 0 ? cap->regs.r[PERF_REG_X86_IP] : 0;
+  e->sp = at == 0 ? cap->regs.r[PERF_REG_X86_SP] : 0;
+  e->bp = at == 0 ? cap->regs.r[PERF_REG_X86_BP] : 0;
+  size_t len = cap->stack_len - at < sizeof e->stack ? cap->stack_len - at : sizeof e->stack;
   if (len > 0)
-    memcpy(e->stack, cap->stack, len);
+    memcpy(e->stack, cap->stack + at, len);
   e->stack_len = (uint32_t)len;
   col_trace_commit(e);
-  /* The rest of a copy larger than a slot, in the slots after it (none
-   * free: the sampler writes the sample with the part it got). */
-  for (size_t at = len; at < cap->stack_len && (e = col_trace_reserve(0)) != NULL; at += len) {
-    e->kind = COL_TRACE_STACK_MORE;
-    e->pid = getpid();
-    e->tid = cap->tid;
-    e->cpu = cap->cpu;
-    e->space = e->n_pcs = 0;
-    e->start = e->end = cap->tstamp;
-    e->payload_len = 0;
-    e->ip = e->sp = e->bp = 0;
-    len = cap->stack_len - at < sizeof e->stack ? cap->stack_len - at : sizeof e->stack;
-    memcpy(e->stack, cap->stack + at, len);
-    e->stack_len = (uint32_t)len;
-    col_trace_commit(e);
-  }
+  return (ssize_t)len;
+}
+
+/* CAP onto the trace ring: registers, stack bytes, and PAYLOAD (a
+ * sample's col_clock_sample_payload; a thread's end: its CPU time no
+ * sample stands for).  A capture with no registers (a thread's end) has
+ * no stack to copy.  The rest of a copy larger than a slot goes in MORE
+ * slots after it (none free: the sampler writes the sample with the part
+ * it got).  0, or -1 when full. */
+static int push_to_trace_ring(const struct col_capture *cap, const void *payload, uint32_t payload_len)
+{
+  ssize_t len = push_slot(cap, ER_KIND_CLOCK, payload, payload_len, 0);
+  if (len < 0)
+    return -1;
+  for (size_t at = (size_t)len; at < cap->stack_len && (len = push_slot(cap, COL_TRACE_STACK_MORE, NULL, 0, at)) > 0;)
+    at += (size_t)len;
   return 0;
 }
 

@@ -99,7 +99,6 @@ static int64_t now_on(clockid_t clock)
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-
 static int read_figures(pid_t tid, struct sched_figures *out)
 {
   char buf[128];

@@ -264,7 +264,8 @@ static const struct sampler_source sources[] = {
     {"clock samples and the kernel's records (per-CPU rings)", take_ring_records, describe_clock},
     {"traced events (trace ring)", take_traced_events, sampler_trace_describe},
     {"counter overflows (in the per-CPU rings, taken with the clock's records)", NULL, describe_counters},
-    {"threads' time off their CPU (from the switch records, taken with the clock's; else from /proc)", NULL, describe_offcpu},
+    {"threads' time off their CPU (from the switch records, taken with the clock's; else from /proc)", NULL,
+     describe_offcpu},
     {"descendants (their writers)", NULL, describe_descendants},
 };
 #define N_SOURCES (sizeof sources / sizeof sources[0])

@@ -135,11 +135,17 @@ static void unpack_records(const unsigned char *data, size_t len, pid_t pid, uin
   col_trace_unpack(data, len, pid, space, &e, on_event, NULL);
 }
 
+/* The program's own clock sample (perf events refused), or its stack's
+ * rest. */
+static int program_clock_event(const struct col_trace_event *e)
+{
+  return e->kind == ER_KIND_CLOCK || e->kind == COL_TRACE_STACK_MORE;
+}
+
 static void on_event(const struct col_trace_event *e, void *unused)
 {
   int ours = e->pid == col_target_pid && !writers_has_route(e->pid);
-  int clock = e->kind == ER_KIND_CLOCK || e->kind == COL_TRACE_STACK_MORE;
-  if (clock && ours) { /* the program's own clock sample (perf events refused), or its stack's rest */
+  if (program_clock_event(e) && ours) {
     sampler_on_program_sample(e);
     return;
   }
@@ -245,7 +251,7 @@ void sampler_trace_rearm(void)
 /* In a writer: an event of its process (the founder routed it here). */
 static void write_from_pipe(const struct col_trace_event *e, void *unused)
 {
-  if (e->kind == ER_KIND_CLOCK || e->kind == COL_TRACE_STACK_MORE) /* its own clock sample (perf events refused) */
+  if (program_clock_event(e))
     sampler_on_program_sample(e);
   else if (e->end < sampler.closing_at)
     col_trace_writer_write(e);

@@ -317,24 +317,18 @@ static int process_gone(pid_t pid)
 /* (where perf events are refused, every descendant's end is found so) */
 #define VANISHED_CHECK_NS 250000000LL
 
-/* Ends the routes whose process was gone at the last check (the rings
- * drained since: nothing more will come), and (NOTE) checks the others. */
-static unsigned end_gone_routes(int note)
+unsigned writers_end_gone(void)
 {
   unsigned ended = 0;
   for (int b = 0; b < BUCKETS; b++)
     for (struct route *r = buckets[b]; r != NULL; r = r->next) {
-      if (r->fd < 0)
+      if (r->fd < 0 || !r->gone)
         continue;
-      if (r->gone) {
-        before_end(r->pid, INT64_MAX);
-        struct perf_event_header unseen = {SAMPLER_RECORD_END_UNSEEN, 0, sizeof unseen};
-        write_whole(r->fd, &unseen, sizeof unseen); /* its log says so */
-        end_route(r);
-        ended++;
-      } else if (note) {
-        r->gone = process_gone(r->pid);
-      }
+      before_end(r->pid, INT64_MAX);
+      struct perf_event_header unseen = {SAMPLER_RECORD_END_UNSEEN, 0, sizeof unseen};
+      write_whole(r->fd, &unseen, sizeof unseen); /* its log says so */
+      end_route(r);
+      ended++;
     }
   return ended;
 }
@@ -346,7 +340,9 @@ unsigned writers_end_vanished(void)
   if (now - last_check < VANISHED_CHECK_NS)
     return 0;
   last_check = now;
-  return end_gone_routes(1);
+  unsigned ended = writers_end_gone(); /* gone at the last check, the rings drained since */
+  writers_note_gone();
+  return ended;
 }
 
 void writers_note_gone(void)
@@ -355,11 +351,6 @@ void writers_note_gone(void)
     for (struct route *r = buckets[b]; r != NULL; r = r->next)
       if (r->fd >= 0 && !r->gone)
         r->gone = process_gone(r->pid);
-}
-
-unsigned writers_end_gone(void)
-{
-  return end_gone_routes(0);
 }
 
 unsigned writers_live(void)
