@@ -6,20 +6,62 @@
  * samples come from a timer on the guest's clock while the thread is
  * scheduled in, so time the host took from the virtual CPU under the
  * thread counts as its own; the thread's CPU clock (and getrusage, and
- * gprofng's statistics) leave it out.  The samples cannot be told apart
- * afterwards: the run says how much was taken instead of a silent error. */
+ * gprofng's statistics) leave it out.
+ *
+ * A sample cannot be told apart from the others, but a thread's own CPU
+ * time can be read at any time (/proc/PID/task/TID/schedstat, the clock
+ * that leaves steal out).  So while the host steals, each thread's samples
+ * are held to its own CPU time: a sample that would take the thread's
+ * recorded time beyond what it ran (plus half a period) is left out.  The
+ * host takes time at moments unrelated to the program's code, so the
+ * samples left out are a random choice and each function keeps its share.
+ * Without steal nothing is read: a thread's entry is made the first time
+ * its sample comes in a stretch of steal, and its reads happen only when
+ * its samples are ahead of its last read. */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "blocked_stack.h"
 #include "core/experiment_log.h"
+#include "core/hrtime.h"
 #include "core/status_file.h"
 #include "host_steal.h"
 
 #define STEAL_SAID_SECONDS 0.1 /* below this, nothing worth a word */
 #define STEAL_SAID_SHARE 0.02  /* of the recorded CPU */
+#define STEAL_READ_EVERY_NS 100000000LL /* /proc/stat, at most this often */
+#define STEAL_RECENT_NS 1000000000LL   /* samples are held to their threads' CPU this long after steal grew */
+#define BUCKETS 1024
+
+/* A thread's account from the first of its samples in a stretch of steal. */
+struct thread_budget {
+  struct thread_budget *next;
+  pid_t tid;
+  uint64_t base_ns;     /* its own CPU time then */
+  uint64_t admitted_ns; /* the periods of its samples recorded since */
+  uint64_t known_ns;    /* its own CPU time since base at the last read */
+};
+
+/* Each CPU's steal at the last polls, for the time a thread's stretch on
+ * a CPU lost (sampler_tails.c counts those stretches from switch records). */
+#define POLLS 32
+#define MAX_CPUS 1024
+struct steal_poll {
+  int64_t at; /* the experiment's clock */
+  uint64_t *ticks; /* per CPU, in clock ticks; [MAX_CPUS]: all of them */
+};
 
 static double at_start;
+static struct thread_budget *buckets[BUCKETS];
+static struct steal_poll polls[POLLS];
+static unsigned n_polls, newest_poll, n_cpus;
+static int64_t steal_until;
+static uint64_t held_out, held_out_ns;
 
 double host_steal_seconds(void)
 {
@@ -33,20 +75,191 @@ double host_steal_seconds(void)
   return n == 8 ? (double)steal / (double)sysconf(_SC_CLK_TCK) : 0;
 }
 
+static void forget_all(void)
+{
+  for (int b = 0; b < BUCKETS; b++)
+    while (buckets[b] != NULL) {
+      struct thread_budget *t = buckets[b];
+      buckets[b] = t->next;
+      free(t);
+    }
+}
+
+/* Each CPU's steal now into POLL (and all CPUs' at [MAX_CPUS]); the
+ * number of CPUs listed, 0 when /proc/stat is not readable. */
+static unsigned read_cpus_steal(struct steal_poll *poll)
+{
+  FILE *f = fopen("/proc/stat", "re");
+  if (f == NULL)
+    return 0;
+  char line[512];
+  unsigned n = 0;
+  while (fgets(line, sizeof line, f) != NULL && strncmp(line, "cpu", 3) == 0) {
+    unsigned cpu = MAX_CPUS;
+    unsigned long long user, nice, system, idle, iowait, irq, softirq, steal;
+    const char *figures = line + 3;
+    if (line[3] != ' ' && sscanf(line + 3, "%u", &cpu) != 1)
+      break;
+    figures += strcspn(figures, " ");
+    if (sscanf(figures, "%llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &system, &idle, &iowait, &irq,
+               &softirq, &steal) != 8 || cpu > MAX_CPUS)
+      continue;
+    poll->ticks[cpu] = steal;
+    if (cpu < MAX_CPUS && cpu + 1 > n)
+      n = cpu + 1;
+  }
+  fclose(f);
+  return n;
+}
+
+static void poll_now(int64_t now)
+{
+  unsigned next = n_polls == 0 ? 0 : (newest_poll + 1) % POLLS;
+  struct steal_poll *poll = &polls[next];
+  if (poll->ticks == NULL && (poll->ticks = calloc(MAX_CPUS + 1, sizeof *poll->ticks)) == NULL)
+    return;
+  unsigned n = read_cpus_steal(poll);
+  if (n == 0)
+    return;
+  poll->at = now;
+  if (n_polls > 0 && poll->ticks[MAX_CPUS] > polls[newest_poll].ticks[MAX_CPUS])
+    steal_until = now + STEAL_RECENT_NS;
+  n_cpus = n > n_cpus ? n : n_cpus;
+  newest_poll = next;
+  n_polls += n_polls < POLLS;
+}
+
 void host_steal_start(void)
 {
+  forget_all(); /* a writer forked from the sampler starts with none */
   at_start = host_steal_seconds();
+  n_polls = newest_poll = 0;
+  steal_until = 0;
+  held_out = held_out_ns = 0;
+  poll_now(col_hrtime());
+}
+
+/* The host has taken time lately (polled at most every STEAL_READ_EVERY_NS). */
+static int stealing_now(void)
+{
+  int64_t now = col_hrtime();
+  if (n_polls == 0 || now - polls[newest_poll].at >= STEAL_READ_EVERY_NS)
+    poll_now(now);
+  return now < steal_until;
+}
+
+/* The I-th poll from the oldest. */
+static const struct steal_poll *poll_from_oldest(unsigned i)
+{
+  return &polls[(newest_poll + POLLS - (n_polls - 1) + i) % POLLS];
+}
+
+/* CPU's steal ticks at time AT, interpolated between the polls around it;
+ * after the newest, at the pace of the newest two; before the oldest, the
+ * oldest's (at least two polls). */
+static double ticks_at(unsigned cpu, int64_t at)
+{
+  const struct steal_poll *a = poll_from_oldest(0), *b = a;
+  if (at <= a->at)
+    return (double)a->ticks[cpu];
+  for (unsigned i = 1; i < n_polls; i++) {
+    a = poll_from_oldest(i - 1);
+    b = poll_from_oldest(i);
+    if (at <= b->at)
+      break;
+  }
+  double span = (double)(b->at - a->at);
+  double pace = span > 0 ? ((double)b->ticks[cpu] - (double)a->ticks[cpu]) / span : 0;
+  return (double)a->ticks[cpu] + pace * (double)(at - a->at);
+}
+
+uint64_t host_steal_on_cpu(uint32_t cpu, int64_t from, int64_t to)
+{
+  if (to <= from)
+    return 0;
+  stealing_now(); /* the polls reach the present */
+  if (n_polls < 2)
+    return 0;
+  unsigned which = cpu < n_cpus ? cpu : MAX_CPUS;
+  double ns = (ticks_at(which, to) - ticks_at(which, from)) * 1e9 / (double)sysconf(_SC_CLK_TCK);
+  if (which == MAX_CPUS && n_cpus > 0)
+    ns /= n_cpus; /* the CPU not known: the CPUs' average */
+  if (ns <= 0)
+    return 0;
+  return ns < (double)(to - from) ? (uint64_t)ns : (uint64_t)(to - from);
+}
+
+/* Thread TID's own CPU time so far (0: not readable, e.g. it has ended). */
+static uint64_t own_cpu_ns(pid_t pid, pid_t tid)
+{
+  char buf[128];
+  unsigned long long ran;
+  if (task_file_read(pid, tid, "schedstat", buf, sizeof buf) <= 0 || sscanf(buf, "%llu", &ran) != 1)
+    return 0;
+  return ran;
+}
+
+static struct thread_budget **slot_of(pid_t tid)
+{
+  struct thread_budget **p = &buckets[(unsigned)tid % BUCKETS];
+  while (*p != NULL && (*p)->tid != tid)
+    p = &(*p)->next;
+  return p;
+}
+
+int host_steal_admits_sample(pid_t pid, pid_t tid, uint64_t period_ns)
+{
+  struct thread_budget **p = slot_of(tid), *t = *p;
+  int stealing = stealing_now();
+  if (t == NULL) {
+    if (!stealing)
+      return 1;
+    uint64_t base = own_cpu_ns(pid, tid);
+    if (base == 0 || (t = calloc(1, sizeof *t)) == NULL)
+      return 1; /* ended already, or no room: not judged */
+    t->tid = tid;
+    t->base_ns = base;
+    *p = t;
+    return 1; /* the period before the base: this sample's */
+  }
+  uint64_t slack = period_ns / 2;
+  if (stealing && t->admitted_ns + period_ns > t->known_ns + slack) {
+    uint64_t ran = own_cpu_ns(pid, tid);
+    if (ran > t->base_ns)
+      t->known_ns = ran - t->base_ns;
+    if (ran != 0 && t->admitted_ns + period_ns > t->known_ns + slack) {
+      held_out++;
+      held_out_ns += period_ns;
+      return 0;
+    }
+  }
+  t->admitted_ns += period_ns;
+  return 1;
+}
+
+void host_steal_forget_thread(pid_t tid)
+{
+  struct thread_budget **p = slot_of(tid), *t = *p;
+  if (t != NULL) {
+    *p = t->next;
+    free(t);
+  }
 }
 
 void host_steal_describe(double recorded_cpu)
 {
   double stolen = host_steal_seconds() - at_start;
+  if (held_out > 0)
+    col_log_comment("Host steal: %" PRIu64 " clock sample(s) (%.3f s) left out where they took their threads' "
+                    "recorded CPU beyond the threads' own CPU clocks (/proc/.../schedstat) while the host took time "
+                    "from this machine", held_out, (double)held_out_ns / 1e9);
   if (stolen < STEAL_SAID_SECONDS || stolen < STEAL_SAID_SHARE * recorded_cpu)
     return;
   col_log_final_warning(200, "the host took %.2f s of this machine's CPU time during the run (hypervisor steal, "
-                        "/proc/stat): perf's clock counts what it took from the program's threads as theirs, so "
-                        "their CPU time may read up to that much high (the threads' own CPU clocks leave it out)",
-                        stolen);
-  col_status_add_note("the host took %.2f s of this machine's CPU during the run (hypervisor steal): the recorded "
-                      "CPU may read up to that much high", stolen);
+                        "/proc/stat): perf's clock counts what it took from the program's threads as theirs; "
+                        "%.2f s of such samples were left out where the threads' own CPU clocks could be read, the "
+                        "rest (threads' last moments, their tails) may read up to that much high",
+                        stolen, (double)held_out_ns / 1e9);
+  col_status_add_note("the host took %.2f s of this machine's CPU during the run (hypervisor steal): %.2f s of "
+                      "samples beyond the threads' own CPU clocks left out", stolen, (double)held_out_ns / 1e9);
 }

@@ -69,6 +69,7 @@ void sampler_start_experiment(void)
   }
   sampler.started = 1;
   host_steal_start();
+  tails_set_steal_estimate(host_steal_on_cpu);
   if (col_control != NULL) { /* where the runtime writes generated code's bytes (dynamic_functions.c) */
     snprintf(col_control->experiment_path, sizeof col_control->experiment_path, "%s", col_exp.path);
     if (col_job_settings_write(col_control->job_settings, sizeof col_control->job_settings, col_exp.path) != 0)
@@ -131,6 +132,10 @@ static void on_sample(const unsigned char *rec, uint16_t size)
   if (counter >= 0) { /* a counter's overflow: its packet, not CPU time */
     size_t n = col_counter_writer_write(&cap, (uint32_t)counter, col_cfg.hwc[counter].interval, pcs);
     tails_on_counter_sample(&cap, (unsigned)counter, pcs, n, sampler_thread_owns_events(cap.tid));
+    return;
+  }
+  if (!host_steal_admits_sample(pid, cap.tid, (uint64_t)col_cfg.clock_interval_us * 1000)) {
+    tails_on_clock_sample(&cap, pcs, 0); /* a period of its own time is spent all the same */
     return;
   }
   size_t n = col_clock_writer_write_stack(&cap, pcs);
@@ -274,10 +279,11 @@ static void on_thread_record(const unsigned char *rec, uint16_t type, uint16_t s
   if (type == PERF_RECORD_EXIT) { /* its counts are in its parent events' now */
     tails_on_thread_exit((pid_t)ids[1], cpu, t, sampler_counter_totals(totals, t) == 0 ? totals : NULL);
     offcpu_on_thread_exit((pid_t)ids[1]);
+    host_steal_forget_thread((pid_t)ids[1]);
     return;
   }
   int out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
-  tails_on_switch((pid_t)ids[1], out, t);
+  tails_on_switch((pid_t)ids[1], out, cpu, t);
   if (col_cfg.offcpu)
     offcpu_on_switch((pid_t)ids[1], out, (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0, cpu, t);
 }

@@ -123,6 +123,7 @@ static double tail_fed[ER_HWC_MAX_COUNTERS];
 static uint64_t random_state;
 static int64_t run_start;
 static int records_lost; /* the kernel lost records: a thread's first switch in may be among them */
+static tails_steal_estimate steal_estimate;
 
 static uint64_t next_random(void)
 {
@@ -150,6 +151,11 @@ void tails_init(uint64_t period, int64_t started_at)
   start_stream(&streams[0], period);
   for (unsigned c = 0; c < n_counters; c++)
     start_stream(&streams[1 + c], counter_interval[c]);
+}
+
+void tails_set_steal_estimate(tails_steal_estimate estimate)
+{
+  steal_estimate = estimate;
 }
 
 void tails_set_counters(unsigned n, const uint64_t *intervals)
@@ -372,26 +378,35 @@ static int64_t on_cpu_from(const struct tail_thread *t, int64_t tstamp)
   return from > run_start ? from : run_start;
 }
 
-static void count_until(struct tail_thread *t, int64_t tstamp)
+/* The time on CPU from FROM to TO, less what the host took (where a
+ * steal estimate is set). */
+static uint64_t own_time(uint32_t cpu, int64_t from, int64_t to)
 {
-  if (t->on_cpu_since >= 0) {
-    t->cpu_ns += (uint64_t)(tstamp > t->on_cpu_since ? tstamp - t->on_cpu_since : 0);
-  } else if (!t->switched) {
-    int64_t from = on_cpu_from(t, tstamp);
-    t->cpu_ns += (uint64_t)(tstamp > from ? tstamp - from : 0);
-  }
+  if (to <= from)
+    return 0;
+  uint64_t ns = (uint64_t)(to - from), stolen = steal_estimate != NULL ? steal_estimate(cpu, from, to) : 0;
+  return stolen < ns ? ns - stolen : 0;
+}
+
+/* T's time on CPU (if it is known) ends at TSTAMP. */
+static void count_until(struct tail_thread *t, uint32_t cpu, int64_t tstamp)
+{
+  if (t->on_cpu_since >= 0)
+    t->cpu_ns += own_time(cpu, t->on_cpu_since, tstamp);
+  else if (!t->switched)
+    t->cpu_ns += own_time(UINT32_MAX, on_cpu_from(t, tstamp), tstamp);
   t->on_cpu_since = -1;
   t->switched = 1;
 }
 
-void tails_on_switch(pid_t tid, int out, int64_t tstamp)
+void tails_on_switch(pid_t tid, int out, uint32_t cpu, int64_t tstamp)
 {
   struct tail_thread *t = thread_of(tid);
   if (t == NULL)
     return;
   seen_at(t, tstamp, 0);
   if (out) {
-    count_until(t, tstamp);
+    count_until(t, cpu, tstamp);
   } else {
     t->switched = 1;
     t->on_cpu_since = tstamp;
@@ -423,7 +438,7 @@ void tails_on_thread_exit(pid_t tid, uint32_t cpu, int64_t tstamp, const uint64_
   if (t == NULL)
     return;
   seen_at(t, tstamp, 0);
-  count_until(t, tstamp);
+  count_until(t, cpu, tstamp);
   end_thread(t, cpu, tstamp);
   if (counter_totals != NULL) {
     tails_stats.counter_reads++;
@@ -472,7 +487,7 @@ void tails_finish(int64_t tstamp)
       if (records_lost && t->on_cpu_since >= 0)
         t->on_cpu_since = -1;
       else if (t->on_cpu_since >= 0 || (!t->switched && t->samples > 0))
-        count_until(t, tstamp);
+        count_until(t, UINT32_MAX, tstamp);
       end_thread(t, 0, tstamp);
       forget(t->tid);
     }

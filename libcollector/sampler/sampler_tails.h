@@ -21,8 +21,13 @@ void tails_on_thread_start(pid_t tid, uint64_t start_pc);
 /* The stack of thread TID's newest clock sample into *PCS: its depth (0:
  * none yet). */
 size_t tails_newest_stack(pid_t tid, const uint64_t **pcs);
-/* A context switch of a thread (OUT: off the CPU, else onto it). */
-void tails_on_switch(pid_t tid, int out, int64_t tstamp);
+/* A context switch of a thread (OUT: off the CPU, else onto it) on CPU. */
+void tails_on_switch(pid_t tid, int out, uint32_t cpu, int64_t tstamp);
+/* What a hypervisor took of CPU's time from FROM to TO (UINT32_MAX: a CPU
+ * not known), left out of the threads' time on CPU: the switch records'
+ * times count it as the threads' as perf's clock does (host_steal.c). */
+typedef uint64_t (*tails_steal_estimate)(uint32_t cpu, int64_t from, int64_t to);
+void tails_set_steal_estimate(tails_steal_estimate estimate);
 /* The kernel lost records (a ring was full): from then on a thread with no
  * switch in counts only what its records show. */
 void tails_on_records_lost(void);

@@ -86,7 +86,7 @@ static void short_threads(void)
   int64_t t = 0;
   for (pid_t tid = 1000; tid < 11000; tid++) {
     tails_on_thread_start(tid, start_fn);
-    tails_on_switch(tid, 0, t);
+    tails_on_switch(tid, 0, 0, t);
     t += MS;
     tails_on_thread_exit(tid, 0, t, NULL);
   }
@@ -103,11 +103,11 @@ static void partly_sampled_threads(void)
   tails_init(PERIOD, 0);
   int64_t t = 0;
   for (pid_t tid = 20000; tid < 21000; tid++) {
-    tails_on_switch(tid, 0, t);
+    tails_on_switch(tid, 0, 0, t);
     t += 20 * MS;
-    tails_on_switch(tid, 1, t);
+    tails_on_switch(tid, 1, 0, t);
     t += 7 * MS; /* off the CPU: not counted */
-    tails_on_switch(tid, 0, t);
+    tails_on_switch(tid, 0, 0, t);
     for (int i = 0; i < 3; i++)
       sample(tid, 5);
     t += 15 * MS;
@@ -125,13 +125,13 @@ static void moved_progress(void)
   tails_init(PERIOD, 0);
   int64_t t = 0;
   for (pid_t tid = 30000; tid < 32000; tid += 2) {
-    tails_on_switch(tid, 0, t);
+    tails_on_switch(tid, 0, 0, t);
     sample(tid, 3);
     sample(tid, 3);
     t += 10 * MS;
     tails_on_thread_exit(tid, 0, t, NULL);
     tails_on_thread_start(tid + 1, start_fn);
-    tails_on_switch(tid + 1, 0, t);
+    tails_on_switch(tid + 1, 0, 0, t);
     t += 15 * MS;
     tails_on_thread_exit(tid + 1, 0, t, NULL);
   }
@@ -164,13 +164,13 @@ static void passed_on(void)
   tails_init(PERIOD, 0);
   int64_t t = 0;
   for (pid_t tid = 60000; tid < 60100; tid++) { /* 100 x 10 ms: 100 samples */
-    tails_on_switch(tid, 0, t);
+    tails_on_switch(tid, 0, 0, t);
     t += PERIOD;
     tails_on_thread_exit(tid, 0, t, NULL);
   }
   CHECK(packets == 0 && near(stats().unattributed, 100));
   tails_on_thread_start(70000, start_fn);
-  tails_on_switch(70000, 0, t);
+  tails_on_switch(70000, 0, 0, t);
   tails_on_thread_exit(70000, 0, t, NULL);
   CHECK(near(packets, 100) && stats().passed_on == stats().unattributed);
 }
@@ -187,7 +187,7 @@ static void missed_samples_spread(void)
   tails_init(PERIOD, 0);
   int64_t t = 0;
   for (pid_t tid = 100000; tid < 101000; tid++) {
-    tails_on_switch(tid, 0, t);
+    tails_on_switch(tid, 0, 0, t);
     struct col_capture cap;
     memset(&cap, 0, sizeof cap);
     cap.tid = tid;
