@@ -19,7 +19,7 @@
 
 static int timer_handler_ready;
 
-static int start_timer_source(struct col_thread *t, pid_t tid, long interval)
+static int start_timer_source(struct col_thread *t, pid_t tid, long interval, int born_now)
 {
   if (!__atomic_load_n(&timer_handler_ready, __ATOMIC_ACQUIRE)) {
     int rc = col_timer_install_handler();
@@ -29,7 +29,7 @@ static int start_timer_source(struct col_thread *t, pid_t tid, long interval)
     }
     __atomic_store_n(&timer_handler_ready, 1, __ATOMIC_RELEASE);
   }
-  int rc = col_timer_open(t, interval, col_cfg.stack_copy_bytes);
+  int rc = col_timer_open(t, interval, col_cfg.stack_copy_bytes, born_now);
   col_clock_source_count_timer(-rc);
   if (rc != 0)
     return rc;
@@ -42,6 +42,7 @@ static int start_timer_source(struct col_thread *t, pid_t tid, long interval)
 struct stack_bounds {
   uintptr_t lo, hi;
   uintptr_t inside; /* an address on the stack, when the bounds are unknown */
+  int born_now;     /* the thread itself, just begun: all its CPU time so far is the program's */
 };
 
 /* The calling thread's stack.  The main thread's bounds would come from
@@ -120,7 +121,7 @@ static int arm_thread(pid_t tid, const struct stack_bounds *bounds)
       t->source = COL_SOURCE_PERF;
   }
   if (rc != 0)
-    rc = start_timer_source(t, tid, interval);
+    rc = start_timer_source(t, tid, interval, bounds->born_now);
   if (rc != 0) {
     col_thread_release(t);
     col_clock_source_count_failed();
@@ -154,13 +155,21 @@ int col_clock_start_thread_here(pid_t tid)
   return arm_thread(tid, &bounds);
 }
 
+int col_clock_start_new_thread_here(void)
+{
+  struct stack_bounds bounds;
+  own_stack_bounds(&bounds);
+  bounds.born_now = 1;
+  return arm_thread((pid_t)gettid(), &bounds);
+}
+
 /* (how far below its top such a stack may reach: a bound for the copy's
  * check only; the copy is from the stack pointer up) */
 #define RAW_STACK_REACH (64u << 20)
 
 int col_clock_start_raw_thread_here(uintptr_t stack_hi)
 {
-  struct stack_bounds bounds = {stack_hi > RAW_STACK_REACH ? stack_hi - RAW_STACK_REACH : 0, stack_hi, 0};
+  struct stack_bounds bounds = {stack_hi > RAW_STACK_REACH ? stack_hi - RAW_STACK_REACH : 0, stack_hi, 0, 1};
   return arm_thread((pid_t)gettid(), &bounds);
 }
 

@@ -19,6 +19,10 @@ void col_clock_stop_all(void);
  * sampler process): the calling thread (or TID) armed, and a thread's end,
  * at once; the timer source only. */
 int col_clock_start_thread_here(pid_t tid);
+/* The calling thread, just begun: its samples stand for all its CPU time,
+ * the runtime's work in it so far included (the program's own clock of the
+ * thread counts it too). */
+int col_clock_start_new_thread_here(void);
 /* The same for the calling thread, whose stack ends at STACK_HI (a thread
  * made by clone(): glibc's view of it is its creator's). */
 int col_clock_start_raw_thread_here(uintptr_t stack_hi);
@@ -34,7 +38,9 @@ void col_timer_to_trace_ring(int yes);
 /* At an attach, where no runtime thread runs: the stacks the handler can
  * copy from, for threads armed from outside (their bounds unknown). */
 void col_timer_read_stacks(void);
-int col_timer_open(struct col_thread *t, long interval_us, size_t stack_bytes);
+/* BORN_NOW: the calling thread has just begun (its samples stand for its
+ * CPU time from 0, not from now). */
+int col_timer_open(struct col_thread *t, long interval_us, size_t stack_bytes, int born_now);
 void col_timer_close(struct col_thread *t);
 size_t col_timer_drain(struct col_thread *t);
 /* On an ending thread (its timer deleted): its CPU time since its last

@@ -232,9 +232,13 @@ static void clock_for_sampler_start(enum col_start_how how)
   arm_untraced(gettid());
 }
 
+/* (called by the new thread itself, at its start) */
 static int clock_for_sampler_thread_start(pid_t tid)
 {
-  return col_trace != NULL && arm_untraced(tid) == 0;
+  int rc = -1;
+  if (col_trace != NULL && tid == gettid())
+    COL_AS_RUNTIME(rc = col_clock_start_new_thread_here());
+  return rc == 0;
 }
 
 /* The end: every thread's timer stopped, with what it ran since its
