@@ -131,9 +131,18 @@ static int find_cycle(pid_t me, const void *lock, int kind, struct member *m)
 
 static void report(const struct member *m, int n, uint64_t ip, uint64_t sp, uint64_t bp)
 {
+  /* Said by one thread of the cycle: the one that marks its first member
+   * in one order for all (the lowest slot).  Each marking its own first,
+   * two threads whose checks ran out together each found the other's mark
+   * and neither said it (a clean-clone CI run: GDB waited for good). */
+  int first = 0;
+  for (int i = 1; i < n; i++)
+    if (m[i].slot < m[first].slot)
+      first = i;
+  if (__atomic_exchange_n(&m[first].slot->reported, 1, __ATOMIC_ACQ_REL))
+    return; /* another thread of the cycle says it */
   for (int i = 0; i < n; i++)
-    if (__atomic_exchange_n(&m[i].slot->reported, 1, __ATOMIC_ACQ_REL))
-      return; /* another thread of the cycle said it */
+    __atomic_store_n(&m[i].slot->reported, 1, __ATOMIC_RELEASE);
   int number = __atomic_add_fetch(&deadlocks_found, 1, __ATOMIC_RELAXED);
   for (int i = 0; i < n; i++) {
     gdbcol_deadlock_threads[i] = m[i].tid;
