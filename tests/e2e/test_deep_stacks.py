@@ -40,10 +40,16 @@ for n, (label, commands, cut) in enumerate(cases):
     print(text)
     truncated = funcs.get("<Truncated-stack>", (0, 0))[1]
     main = funcs.get("main", (0, 0))[1]
+    # A stack the walk could not finish is not one the copy cut: one sample
+    # of 102 (a loaded clean-clone CI run, perf events) ended so after
+    # main's frame, in the kernel's clock_gettime fallback; 9000 samples of
+    # a clock_gettime loop gave none.  At most 2 such samples, counted
+    # apart; every other one reaches main.
+    failed = funcs.get("<Stack-unwind-failed>", (0, 0))[1]
     if cut is None:
-        check("cut" not in closing and truncated == 0 and abs(main - total) < 0.0005,
-              "%s: stacks whole (gprofng: no <Truncated-stack>, main %.3f of %.3f s; GDB: %s)"
-              % (label, main, total, closing))
+        check("cut" not in closing and truncated == 0 and failed <= 0.0205 and abs(main + failed - total) < 0.0005,
+              "%s: stacks whole (gprofng: no <Truncated-stack>, main %.3f of %.3f s, %.3f s unwind failed; GDB: %s)"
+              % (label, main, total, failed, closing))
         summary, ours, _ = er_dump(exp)
         check("<Truncated-stack>" not in ours and abs(ours.get("main", (0, 0))[1] - total) < 0.02,
               "%s: our reader has them whole too" % label)
