@@ -12,7 +12,7 @@
  * time can be read at any time (/proc/PID/task/TID/schedstat, the clock
  * that leaves steal out).  So while the host steals, each thread's samples
  * are held to its own CPU time: a sample that would take the thread's
- * recorded time beyond what it ran (plus half a period) is left out.  The
+ * recorded time beyond what it ran (plus a period) is left out.  The
  * host takes time at moments unrelated to the program's code, so the
  * samples left out are a random choice and each function keeps its share.
  * Without steal nothing is read: a thread's entry is made the first time
@@ -37,6 +37,7 @@
 #define STEAL_READ_EVERY_NS 100000000LL /* /proc/stat, at most this often */
 #define STEAL_RECENT_NS 1000000000LL   /* samples are held to their threads' CPU this long after steal grew */
 #define BUCKETS 1024
+#define SCHEDSTAT_LAG_NS 10000000ULL
 
 /* A thread's account from the first of its samples in a stretch of steal. */
 struct thread_budget {
@@ -207,22 +208,28 @@ static struct thread_budget **slot_of(pid_t tid)
   return p;
 }
 
-int host_steal_admits_sample(pid_t pid, pid_t tid, uint64_t period_ns)
+int host_steal_admits_sample(pid_t pid, pid_t tid, uint64_t period_ns, int64_t sampled_at)
 {
   struct thread_budget **p = slot_of(tid), *t = *p;
   int stealing = stealing_now();
   if (t == NULL) {
     if (!stealing)
       return 1;
-    uint64_t base = own_cpu_ns(pid, tid);
-    if (base == 0 || (t = calloc(1, sizeof *t)) == NULL)
+    uint64_t ran = own_cpu_ns(pid, tid);
+    if (ran == 0 || (t = calloc(1, sizeof *t)) == NULL)
       return 1; /* ended already, or no room: not judged */
+    /* Its CPU time when it was sampled: at most the wall time since less
+     * (samples are read late, by varying amounts: a base read late made
+     * the next samples look ahead, and 6 of 100 were left out). */
+    int64_t since = col_hrtime() - sampled_at;
     t->tid = tid;
-    t->base_ns = base;
+    t->base_ns = since > 0 && (uint64_t)since < ran ? ran - (uint64_t)since : 0;
     *p = t;
     return 1; /* the period before the base: this sample's */
   }
-  uint64_t slack = period_ns / 2;
+  /* A period, and at least 10 ms: schedstat's sum lags a running thread
+   * by up to a scheduler tick (4 ms at 250 Hz). */
+  uint64_t slack = period_ns > SCHEDSTAT_LAG_NS ? period_ns : SCHEDSTAT_LAG_NS;
   if (stealing && t->admitted_ns + period_ns > t->known_ns + slack) {
     uint64_t ran = own_cpu_ns(pid, tid);
     if (ran > t->base_ns)

@@ -12,10 +12,11 @@
 double host_steal_seconds(void);
 /* The run begins: its steal counts from now, no thread has an account. */
 void host_steal_start(void);
-/* Whether a clock sample of PERIOD_NS of thread TID (of process PID) is
- * recorded: not when the host has been stealing lately and the thread's
- * recorded time would pass its own CPU time. */
-int host_steal_admits_sample(pid_t pid, pid_t tid, uint64_t period_ns);
+/* Whether a clock sample of PERIOD_NS of thread TID (of process PID),
+ * taken at SAMPLED_AT (the experiment's clock), is recorded: not when the
+ * host has been stealing lately and the thread's recorded time would pass
+ * its own CPU time by more than a period. */
+int host_steal_admits_sample(pid_t pid, pid_t tid, uint64_t period_ns, int64_t sampled_at);
 /* The part of CPU's time between FROM and TO (the experiment's clock) the
  * host took, estimated from each CPU's steal at polls of /proc/stat (CPU
  * not known: UINT32_MAX, the CPUs' average). */

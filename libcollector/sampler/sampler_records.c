@@ -134,7 +134,7 @@ static void on_sample(const unsigned char *rec, uint16_t size)
     tails_on_counter_sample(&cap, (unsigned)counter, pcs, n, sampler_thread_owns_events(cap.tid));
     return;
   }
-  if (!host_steal_admits_sample(pid, cap.tid, (uint64_t)col_cfg.clock_interval_us * 1000)) {
+  if (!host_steal_admits_sample(pid, cap.tid, (uint64_t)col_cfg.clock_interval_us * 1000, cap.tstamp)) {
     tails_on_clock_sample(&cap, pcs, 0); /* a period of its own time is spent all the same */
     return;
   }
