@@ -43,7 +43,6 @@
 #include "sampler_tails.h"
 
 #define BUCKETS 1024
-#define STACK_KEPT 256
 #define NS_PER_THREAD 50000 /* a poll's interval grows by this for each thread (its files' reads cost ~5 us) */
 
 struct wait_read {
@@ -169,11 +168,7 @@ static struct wait_read wait_now(const struct proc_thread *t, const struct sched
   }
   w.known = 1;
   w.slices = now->slices;
-  w.depth = w.read.depth < STACK_KEPT ? w.read.depth : STACK_KEPT;
-  if (w.depth > 0 && (w.pcs = malloc(STACK_KEPT * sizeof *w.pcs)) == NULL)
-    w.depth = 0;
-  if (w.depth > 0)
-    memcpy(w.pcs, pcs, w.depth * sizeof *pcs);
+  w.depth = offcpu_keep_stack(&w.pcs, pcs, w.read.depth);
   return w;
 }
 

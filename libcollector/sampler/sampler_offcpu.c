@@ -143,15 +143,24 @@ void offcpu_on_thread_born(pid_t tid)
   }
 }
 
+size_t offcpu_keep_stack(uint64_t **kept, const uint64_t *pcs, size_t n)
+{
+  if (n == 0 || (*kept == NULL && (*kept = malloc(STACK_KEPT * sizeof **kept)) == NULL))
+    return 0;
+  size_t depth = n < STACK_KEPT ? n : STACK_KEPT;
+  memcpy(*kept, pcs, depth * sizeof *pcs);
+  return depth;
+}
+
 void offcpu_on_stack(pid_t tid, int64_t tstamp, const uint64_t *pcs, size_t n)
 {
   struct off_thread *t = thread_of(tid);
   if (t == NULL || n == 0 || t->exited)
     return;
-  if (t->pcs == NULL && (t->pcs = malloc(STACK_KEPT * sizeof *t->pcs)) == NULL)
+  size_t depth = offcpu_keep_stack(&t->pcs, pcs, n);
+  if (depth == 0)
     return;
-  t->depth = n < STACK_KEPT ? n : STACK_KEPT;
-  memcpy(t->pcs, pcs, t->depth * sizeof *pcs);
+  t->depth = depth;
   t->stack_at = tstamp;
   t->read_stack = 0;
 }
@@ -189,10 +198,10 @@ static void read_waiting(struct off_thread *t)
     }
     return;
   }
-  if (t->pcs == NULL && (t->pcs = malloc(STACK_KEPT * sizeof *t->pcs)) == NULL)
+  size_t kept = offcpu_keep_stack(&t->pcs, pcs, depth);
+  if (kept == 0)
     return;
-  t->depth = depth < STACK_KEPT ? depth : STACK_KEPT;
-  memcpy(t->pcs, pcs, t->depth * sizeof *pcs);
+  t->depth = kept;
   t->stack_at = 0;
   t->read_stack = 1;
 }

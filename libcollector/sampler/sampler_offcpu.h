@@ -20,6 +20,9 @@ void offcpu_init(uint64_t period_ns, int64_t started_at);
 void offcpu_on_thread_born(pid_t tid);
 /* A context switch: OUT (PREEMPTED: still runnable) or in, on CPU. */
 void offcpu_on_switch(pid_t tid, int out, int preempted, uint32_t cpu, int64_t tstamp);
+/* PCS[0..N) copied into *KEPT (room for the frames a wait keeps,
+ * allocated the first time): the frames kept, 0 where there is no room. */
+size_t offcpu_keep_stack(uint64_t **kept, const uint64_t *pcs, size_t n);
 /* The stack where thread TID left its CPU at TSTAMP (a switch event's
  * sample, where the kernel gives them). */
 void offcpu_on_stack(pid_t tid, int64_t tstamp, const uint64_t *pcs, size_t n);
