@@ -53,28 +53,17 @@ struct thread_budget {
 #define POLLS 32
 #define MAX_CPUS 1024
 struct steal_poll {
-  int64_t at; /* the experiment's clock */
-  uint64_t *ticks; /* per CPU, in clock ticks; [MAX_CPUS]: all of them */
+  int64_t at;      /* the experiment's clock */
+  uint64_t *ticks; /* per CPU, in clock ticks; [all_cpus]: all of them */
 };
 
-static double at_start;
 static struct thread_budget *buckets[BUCKETS];
 static struct steal_poll polls[POLLS];
+static unsigned all_cpus;  /* the CPUs configured (at most MAX_CPUS): each poll's slots, then the sum's */
 static unsigned n_polls, newest_poll, n_cpus;
+static uint64_t ticks_at_start; /* all CPUs' steal when the run began */
 static int64_t steal_until;
 static uint64_t held_out, held_out_ns;
-
-double host_steal_seconds(void)
-{
-  FILE *f = fopen("/proc/stat", "re");
-  if (f == NULL)
-    return 0;
-  unsigned long long user, nice, system, idle, iowait, irq, softirq, steal = 0;
-  int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &system, &idle, &iowait, &irq,
-                 &softirq, &steal);
-  fclose(f);
-  return n == 8 ? (double)steal / (double)sysconf(_SC_CLK_TCK) : 0;
-}
 
 static void forget_all(void)
 {
@@ -86,8 +75,8 @@ static void forget_all(void)
     }
 }
 
-/* Each CPU's steal now into POLL (and all CPUs' at [MAX_CPUS]); the
- * number of CPUs listed, 0 when /proc/stat is not readable. */
+/* Each CPU's steal now into POLL, and all CPUs' (the "cpu" line); the
+ * number of CPUs listed, 0 when /proc/stat gives no sum. */
 static unsigned read_cpus_steal(struct steal_poll *poll)
 {
   FILE *f = fopen("/proc/stat", "re");
@@ -95,35 +84,38 @@ static unsigned read_cpus_steal(struct steal_poll *poll)
     return 0;
   char line[512];
   unsigned n = 0;
+  int sum_read = 0;
   while (fgets(line, sizeof line, f) != NULL && strncmp(line, "cpu", 3) == 0) {
-    unsigned cpu = MAX_CPUS;
+    unsigned cpu = all_cpus;
     unsigned long long user, nice, system, idle, iowait, irq, softirq, steal;
     const char *figures = line + 3;
     if (line[3] != ' ' && sscanf(line + 3, "%u", &cpu) != 1)
       break;
     figures += strcspn(figures, " ");
     if (sscanf(figures, "%llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &system, &idle, &iowait, &irq,
-               &softirq, &steal) != 8 || cpu > MAX_CPUS)
+               &softirq, &steal) != 8 || (line[3] != ' ' && cpu >= all_cpus))
       continue;
     poll->ticks[cpu] = steal;
-    if (cpu < MAX_CPUS && cpu + 1 > n)
+    if (cpu == all_cpus)
+      sum_read = 1;
+    else if (cpu + 1 > n)
       n = cpu + 1;
   }
   fclose(f);
-  return n;
+  return sum_read ? (n > 0 ? n : 1) : 0;
 }
 
 static void poll_now(int64_t now)
 {
   unsigned next = n_polls == 0 ? 0 : (newest_poll + 1) % POLLS;
   struct steal_poll *poll = &polls[next];
-  if (poll->ticks == NULL && (poll->ticks = calloc(MAX_CPUS + 1, sizeof *poll->ticks)) == NULL)
+  if (poll->ticks == NULL && (poll->ticks = calloc(all_cpus + 1, sizeof *poll->ticks)) == NULL)
     return;
   unsigned n = read_cpus_steal(poll);
   if (n == 0)
     return;
   poll->at = now;
-  if (n_polls > 0 && poll->ticks[MAX_CPUS] > polls[newest_poll].ticks[MAX_CPUS])
+  if (n_polls > 0 && poll->ticks[all_cpus] > polls[newest_poll].ticks[all_cpus])
     steal_until = now + STEAL_RECENT_NS;
   n_cpus = n > n_cpus ? n : n_cpus;
   newest_poll = next;
@@ -133,11 +125,15 @@ static void poll_now(int64_t now)
 void host_steal_start(void)
 {
   forget_all(); /* a writer forked from the sampler starts with none */
-  at_start = host_steal_seconds();
+  if (all_cpus == 0) { /* once: the polls' slots are sized by it */
+    long configured = sysconf(_SC_NPROCESSORS_CONF);
+    all_cpus = configured < 1 ? 1 : configured > MAX_CPUS ? MAX_CPUS : (unsigned)configured;
+  }
   n_polls = newest_poll = 0;
   steal_until = 0;
   held_out = held_out_ns = 0;
   poll_now(col_hrtime());
+  ticks_at_start = n_polls > 0 ? polls[newest_poll].ticks[all_cpus] : 0;
 }
 
 /* The host has taken time lately (polled at most every STEAL_READ_EVERY_NS). */
@@ -179,11 +175,11 @@ uint64_t host_steal_on_cpu(uint32_t cpu, int64_t from, int64_t to)
   if (to <= from)
     return 0;
   stealing_now(); /* the polls reach the present */
-  if (n_polls < 2)
-    return 0;
-  unsigned which = cpu < n_cpus ? cpu : MAX_CPUS;
+  if (n_polls < 2 || poll_from_oldest(0)->ticks[all_cpus] == polls[newest_poll].ticks[all_cpus])
+    return 0; /* none taken in the polls' span (each switch record asks) */
+  unsigned which = cpu < n_cpus ? cpu : all_cpus;
   double ns = (ticks_at(which, to) - ticks_at(which, from)) * 1e9 / (double)sysconf(_SC_CLK_TCK);
-  if (which == MAX_CPUS && n_cpus > 0)
+  if (which == all_cpus && n_cpus > 0)
     ns /= n_cpus; /* the CPU not known: the CPUs' average */
   if (ns <= 0)
     return 0;
@@ -255,7 +251,10 @@ void host_steal_forget_thread(pid_t tid)
 
 void host_steal_describe(double recorded_cpu)
 {
-  double stolen = host_steal_seconds() - at_start;
+  poll_now(col_hrtime());
+  double stolen = n_polls > 0 ? (double)(polls[newest_poll].ticks[all_cpus] - ticks_at_start) /
+                                    (double)sysconf(_SC_CLK_TCK)
+                              : 0;
   if (held_out > 0)
     col_log_comment("Host steal: %" PRIu64 " clock sample(s) (%.3f s) left out where they took their threads' "
                     "recorded CPU beyond the threads' own CPU clocks (/proc/.../schedstat) while the host took time "

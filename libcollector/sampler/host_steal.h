@@ -8,8 +8,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* All CPUs' steal so far, in seconds (0 where the kernel keeps none). */
-double host_steal_seconds(void);
 /* The run begins: its steal counts from now, no thread has an account. */
 void host_steal_start(void);
 /* Whether a clock sample of PERIOD_NS of thread TID (of process PID),
