@@ -9,6 +9,7 @@ Paths come from the environment that CMake's add_test sets:
   seccomp filter): the same checks, as a user of a stock Debian or Ubuntu
   kernel, a container or a CI runner gets them (ctest label no_perf)."""
 
+import atexit
 import errno
 import os
 import re
@@ -231,6 +232,20 @@ def _user_env():
     return {k: v for k, v in os.environ.items() if not k.startswith("GDBCOL_") and k != "LD_PRELOAD"}
 
 
+_backgrounds = []
+
+
+@atexit.register
+def _kill_backgrounds():
+    """A test that died on an exception (a GDB that timed out) leaves no
+    program of its own running: a deadlocked target stayed 45 minutes after
+    e2e.deadlocks' GDB timed out, and its sampler process with it."""
+    for background in _backgrounds:
+        if background.proc.poll() is None:
+            background.proc.kill()
+            background.proc.wait()
+
+
 class Background:
     """A test program running on its own (as a process users attach to),
     its output collected; waits for its "ready" line."""
@@ -242,6 +257,7 @@ class Background:
         full_env.update(env or {})
         self.proc = subprocess.Popen(list(prefix) + no_perf_prefix() + list(args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                      stdin=subprocess.DEVNULL, env=full_env)
+        _backgrounds.append(self)
         self.first_line = self.proc.stdout.readline().strip()
         if ready is not None and self.first_line != ready:
             raise RuntimeError("%s did not start: %r" % (args[0], self.first_line))
