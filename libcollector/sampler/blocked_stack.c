@@ -56,6 +56,19 @@ ssize_t task_file_read(pid_t pid, pid_t tid, const char *name, char *buf, size_t
   return n;
 }
 
+int task_schedstat_read(pid_t pid, pid_t tid, uint64_t *run_ns, uint64_t *queued_ns, uint64_t *slices)
+{
+  char buf[128];
+  unsigned long long run, queued, arrivals;
+  if (task_file_read(pid, tid, "schedstat", buf, sizeof buf) <= 0 ||
+      sscanf(buf, "%llu %llu %llu", &run, &queued, &arrivals) != 3)
+    return 0;
+  *run_ns = run;
+  *queued_ns = queued;
+  *slices = arrivals;
+  return 1;
+}
+
 int blocked_stack_access(pid_t pid)
 {
   char buf[256];

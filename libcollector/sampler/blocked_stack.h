@@ -12,6 +12,9 @@
 /* /proc/PID/task/TID/NAME into BUF (NUL-terminated, LEN - 1 bytes at
  * most): the bytes read, or -1 (errno says why). */
 ssize_t task_file_read(pid_t pid, pid_t tid, const char *name, char *buf, size_t len);
+/* Thread TID's /proc schedstat: its time on a CPU and on a run queue (ns),
+ * its arrivals on a CPU; 0 where it cannot be read (it has ended). */
+int task_schedstat_read(pid_t pid, pid_t tid, uint64_t *run_ns, uint64_t *queued_ns, uint64_t *slices);
 /* 0 when this process may read process PID's threads (their registers at
  * a system call, their memory), else the errno that refused it. */
 int blocked_stack_access(pid_t pid);

@@ -100,10 +100,8 @@ static int64_t now_on(clockid_t clock)
 
 static int read_figures(pid_t tid, struct sched_figures *out)
 {
-  char buf[128];
   figures.thread_reads++;
-  if (task_file_read(process, tid, "schedstat", buf, sizeof buf) <= 0 ||
-      sscanf(buf, "%lu %lu %lu", &out->run_ns, &out->queued_ns, &out->slices) != 3)
+  if (!task_schedstat_read(process, tid, &out->run_ns, &out->queued_ns, &out->slices))
     return 0;
   out->at = col_hrtime();
   return 1;
