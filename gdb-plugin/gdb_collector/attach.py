@@ -26,7 +26,7 @@ PAGE_BYTES = 16384
 CALL_TIMEOUT_S = 10.0
 # Settings a user or test can give with `set environment` that the runtime
 # also honours in a running process.
-PASSED_THROUGH = ("GDBCOL_CLOCK_SOURCE", "GDBCOL_UNWIND_CHECK", "GDBCOL_STACK_BYTES")
+PASSED_THROUGH = ("GDBCOL_CLOCK_SOURCE", "GDBCOL_UNWIND_CHECK", "GDBCOL_STACK_BYTES", "GDBCOL_STEAL_CHECK")
 
 
 def live_pid():

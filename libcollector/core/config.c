@@ -8,6 +8,8 @@
  *   GDBCOL_MAX_FRAMES       most frames a call stack keeps (5-2048)
  *   GDBCOL_CLOCK_SOURCE     "timer" forces the POSIX timer fallback
  *   GDBCOL_UNWIND_CHECK     "1": check the fast unwinder against libunwind
+ *   GDBCOL_STEAL_CHECK      "1": hold every perf clock sample to its thread's
+ *                           own CPU clock, as where the host steals (tests)
  *   GDBCOL_OFFCPU           on | off: threads' time off their CPU, by reason
  *   GDBCOL_SAMPLE_PERIOD_MS periodic sample points, 0 = manual only
  *   GDBCOL_LIMIT_MB         cap on profile/trace data in MB, 0 = none
@@ -147,6 +149,8 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
     cfg->sample_period_ms = 0;
   const char *check = get("GDBCOL_UNWIND_CHECK", source);
   cfg->check_unwinder = check != NULL && strcmp(check, "1") == 0;
+  const char *steal_check = get("GDBCOL_STEAL_CHECK", source);
+  cfg->check_steal_budget = steal_check != NULL && strcmp(steal_check, "1") == 0;
   if (cfg->store_dir[0] == '\0' && getcwd(cfg->store_dir, sizeof cfg->store_dir) == NULL)
     snprintf(cfg->store_dir, sizeof cfg->store_dir, ".");
   const char *limit = get("GDBCOL_LIMIT_MB", source);
@@ -305,7 +309,7 @@ static const char *const our_variables[] = {
     "GDBCOL_CLOCK_SOURCE",   "GDBCOL_TARGET",          "GDBCOL_PRELOAD",     "GDBCOL_UNWIND_CHECK",
     "GDBCOL_SAMPLE_PERIOD_MS", "GDBCOL_LIMIT_MB",      "GDBCOL_ARCHIVE",     "GDBCOL_GROUP",
     "GDBCOL_SAMPLER",        "GDBCOL_DESCENDANTS",     "GDBCOL_HWC_NATIVE",  "GDBCOL_RUNTIME_OBJECTS",
-    "GDBCOL_MAX_FRAMES",     "GDBCOL_OFFCPU",          "GDBCOL_GDB_PID",
+    "GDBCOL_MAX_FRAMES",     "GDBCOL_OFFCPU",          "GDBCOL_GDB_PID",     "GDBCOL_STEAL_CHECK",
 };
 
 void col_config_scrub_environment(void)

@@ -24,6 +24,7 @@ struct col_config {
   int sampled_outside;        /* GDBCOL_CLOCK_SOURCE=process: the sampler process
                                  owns the experiment; the runtime only posts */
   int check_unwinder;         /* GDBCOL_UNWIND_CHECK=1: cross-check unwinders */
+  int check_steal_budget;     /* GDBCOL_STEAL_CHECK=1: hold perf's samples to the threads' clocks, steal or not */
   long sample_period_ms;      /* periodic sample points; 0: manual only */
   long limit_mb;              /* cap on data files; 0: none */
   int archive_mode;           /* enum er_archive_mode, applied at the end */

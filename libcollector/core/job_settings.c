@@ -18,7 +18,7 @@
 static const char *const recording_settings[] = {
     "GDBCOL_STACK_BYTES", "GDBCOL_MAX_FRAMES",    "GDBCOL_UNWIND_CHECK",    "GDBCOL_SAMPLE_PERIOD_MS",
     "GDBCOL_LIMIT_MB",    "GDBCOL_ARCHIVE",       "GDBCOL_DESCENDANTS",     "GDBCOL_HWC_NATIVE",
-    "GDBCOL_RUNTIME_OBJECTS",
+    "GDBCOL_RUNTIME_OBJECTS", "GDBCOL_STEAL_CHECK",
 };
 #define N_RECORDING (sizeof recording_settings / sizeof recording_settings[0])
 

@@ -63,7 +63,8 @@ static unsigned all_cpus;  /* the CPUs configured (at most MAX_CPUS): each poll'
 static unsigned n_polls, newest_poll, n_cpus;
 static uint64_t ticks_at_start; /* all CPUs' steal when the run began */
 static int64_t steal_until;
-static uint64_t held_out, held_out_ns;
+static int always_held;            /* the check (tests): held whether the host steals or not */
+static uint64_t held_out, held_out_ns, clock_reads;
 
 static void forget_all(void)
 {
@@ -122,8 +123,9 @@ static void poll_now(int64_t now)
   n_polls += n_polls < POLLS;
 }
 
-void host_steal_start(void)
+void host_steal_start(int hold_always)
 {
+  always_held = hold_always;
   forget_all(); /* a writer forked from the sampler starts with none */
   if (all_cpus == 0) { /* once: the polls' slots are sized by it */
     long configured = sysconf(_SC_NPROCESSORS_CONF);
@@ -131,7 +133,7 @@ void host_steal_start(void)
   }
   n_polls = newest_poll = 0;
   steal_until = 0;
-  held_out = held_out_ns = 0;
+  held_out = held_out_ns = clock_reads = 0;
   poll_now(col_hrtime());
   ticks_at_start = n_polls > 0 ? polls[newest_poll].ticks[all_cpus] : 0;
 }
@@ -142,7 +144,7 @@ static int stealing_now(void)
   int64_t now = col_hrtime();
   if (n_polls == 0 || now - polls[newest_poll].at >= STEAL_READ_EVERY_NS)
     poll_now(now);
-  return now < steal_until;
+  return now < steal_until || always_held;
 }
 
 /* The I-th poll from the oldest. */
@@ -189,11 +191,9 @@ uint64_t host_steal_on_cpu(uint32_t cpu, int64_t from, int64_t to)
 /* Thread TID's own CPU time so far (0: not readable, e.g. it has ended). */
 static uint64_t own_cpu_ns(pid_t pid, pid_t tid)
 {
-  char buf[128];
-  unsigned long long ran;
-  if (task_file_read(pid, tid, "schedstat", buf, sizeof buf) <= 0 || sscanf(buf, "%llu", &ran) != 1)
-    return 0;
-  return ran;
+  uint64_t ran, queued, slices;
+  clock_reads++;
+  return task_schedstat_read(pid, tid, &ran, &queued, &slices) ? ran : 0;
 }
 
 static struct thread_budget **slot_of(pid_t tid)
@@ -255,7 +255,11 @@ void host_steal_describe(double recorded_cpu)
   double stolen = n_polls > 0 ? (double)(polls[newest_poll].ticks[all_cpus] - ticks_at_start) /
                                     (double)sysconf(_SC_CLK_TCK)
                               : 0;
-  if (held_out > 0)
+  if (always_held)
+    col_log_comment("Steal check: every clock sample held to its thread's own CPU clock as where the host takes "
+                    "time from this machine, %" PRIu64 " read(s) of those clocks, %" PRIu64 " sample(s) left out",
+                    clock_reads, held_out);
+  else if (held_out > 0)
     col_log_comment("Host steal: %" PRIu64 " clock sample(s) (%.3f s) left out where they took their threads' "
                     "recorded CPU beyond the threads' own CPU clocks (/proc/.../schedstat) while the host took time "
                     "from this machine", held_out, (double)held_out_ns / 1e9);

@@ -8,8 +8,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* The run begins: its steal counts from now, no thread has an account. */
-void host_steal_start(void);
+/* The run begins: its steal counts from now, no thread has an account.
+ * HOLD_ALWAYS (GDBCOL_STEAL_CHECK, for the tests): samples are held to
+ * their threads' clocks whether the host steals or not. */
+void host_steal_start(int hold_always);
 /* Whether a clock sample of PERIOD_NS of thread TID (of process PID),
  * taken at SAMPLED_AT (the experiment's clock), is recorded: not when the
  * host has been stealing lately and the thread's recorded time would pass

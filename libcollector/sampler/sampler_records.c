@@ -68,7 +68,7 @@ void sampler_start_experiment(void)
     return;
   }
   sampler.started = 1;
-  host_steal_start();
+  host_steal_start(col_cfg.check_steal_budget);
   tails_set_steal_estimate(host_steal_on_cpu);
   if (col_control != NULL) { /* where the runtime writes generated code's bytes (dynamic_functions.c) */
     snprintf(col_control->experiment_path, sizeof col_control->experiment_path, "%s", col_exp.path);
