@@ -548,6 +548,18 @@ def sampling_seconds(seconds, interval_s):
     return Z * (max(seconds, 0.0) / interval_s) ** 0.5 * interval_s + interval_s
 
 
+def sampled_every_s(comments, interval_s):
+    """How often an experiment's threads were sampled, from its log.xml
+    COMMENTS: INTERVAL_S, or what the kernel's CPU-time timers gave where
+    perf events are refused (they fire at its scheduler tick: every 3.8 ms
+    for 1 ms here, a quarter of the samples)."""
+    for comment in comments:
+        m = re.search(r"CPU-time timers fired every ([0-9.]+) ms on average", comment)
+        if m:
+            return max(float(m.group(1)) / 1000.0, interval_s)
+    return interval_s
+
+
 def check_shares(funcs, total, expected, label, tolerance_pp=3.0, samples=None):
     """Each function's inclusive share within TOLERANCE percentage points,
     or within what sampling allows for SAMPLES samples when that is more
