@@ -37,7 +37,8 @@ struct col_thread {
   uint64_t ticks; /* the samples' weights: intervals of CPU time */
   uint64_t last_stack_id; /* its last sample's stack (data.frameinfo), for its end's */
   uint64_t cpu_ns_seen;    /* its CPU time at the last check (blocked_signal.c) */
-  int blocks_timer_signal; /* seen blocking COL_TIMER_SIGNAL */
+  uint64_t blocked_since_cpu_ns; /* its CPU time when a check first saw it blocking; 0: not seen */
+  int blocks_timer_signal; /* seen blocking COL_TIMER_SIGNAL while it ran */
 };
 
 #endif
