@@ -71,8 +71,10 @@ void sampler_trace_unmapped(int err)
   unsigned long long limit = address_space_limit();
   char because[160] = "";
   if (err == ENOMEM && limit > 0)
-    snprintf(because, sizeof because, " (its address-space limit, ulimit -v, is %.0f MB: raise it by %.0f MB)",
-             MB(limit), MB(sizeof *col_trace) + 1);
+    snprintf(because, sizeof because, " (its address-space limit, ulimit -v, is %.0f MB: raise it by %.0f MB for "
+             "the ring's least part, %.0f MB for the whole)", MB(limit),
+             MB(offsetof(struct col_trace_ring, slots) + COL_TRACE_SLOTS_LEAST * sizeof col_trace->slots[0]) + 1,
+             MB(sizeof *col_trace) + 1);
   snprintf(ring_in_program, sizeof ring_in_program, "%s recorded nothing: the program could not map the trace "
            "ring (%.1f MB): %s%s", kinds, MB(sizeof *col_trace), strerror(err), because);
 }
@@ -276,8 +278,21 @@ void sampler_trace_from_pipe(const unsigned char *rec, uint16_t size)
   }
 }
 
+/* The program mapped only the ring's first slots (col_trace_attach): said,
+ * in place of what the whole ring costs it. */
+static void note_smaller_ring(void)
+{
+  if (col_trace == NULL || ring_in_program[0] == '\0' || col_trace_mapped_bytes(col_trace) >= sizeof *col_trace)
+    return;
+  snprintf(ring_in_program, sizeof ring_in_program, "the program could map only %.1f MB of the trace ring's %.1f MB "
+           "under its address-space limit (ulimit -v: %.0f MB): recorded all the same, with less room for bursts "
+           "(events lost to a full ring are counted in log.xml)", MB(col_trace_mapped_bytes(col_trace)),
+           MB(sizeof *col_trace), MB(address_space_limit()));
+}
+
 void sampler_trace_describe(void)
 {
+  note_smaller_ring();
   if (begin_error[0] != '\0')
     col_log_warning(200, "%s", begin_error);
   if (ring_in_program[0] != '\0') { /* before the status that closes the experiment */

@@ -2,12 +2,14 @@
  * beside the status file, O_EXCL, no symlink followed), resident: its
  * blocks allocated and every mapping populated (shared_file.h). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,8 +40,37 @@ int col_trace_create(const char *status_path, uint32_t traced_kinds, int64_t syn
   ring->traced_kinds = traced_kinds;
   ring->sampler_pid = getpid();
   ring->wake_armed = 1;
+  ring->slots_usable = COL_TRACE_SLOTS;
   col_trace = ring;
   __atomic_store_n(&ring->magic, TRACE_MAGIC, __ATOMIC_RELEASE);
+  return 0;
+}
+
+static uint32_t slots_usable(const struct col_trace_ring *t)
+{
+  uint32_t n = __atomic_load_n(&t->slots_usable, __ATOMIC_ACQUIRE);
+  return n >= COL_TRACE_SLOTS_LEAST && n <= COL_TRACE_SLOTS ? n : COL_TRACE_SLOTS;
+}
+
+size_t col_trace_mapped_bytes(const struct col_trace_ring *t)
+{
+  return offsetof(struct col_trace_ring, slots) + slots_usable(t) * sizeof t->slots[0];
+}
+
+/* The first SLOTS slots of a ring mapped at P: usable by every process of
+ * the program if the ring is still unused (a program under ulimit -v with
+ * 4 MB left recorded nothing at all, clock included where perf events are
+ * refused, for want of the whole 10 MB); 0, or -ENOMEM when it is too
+ * late to make it smaller. */
+static int use_first_slots(struct col_trace_ring *t, uint32_t slots)
+{
+  uint32_t now = slots_usable(t);
+  while (now > slots) {
+    if (__atomic_load_n(&t->write_index, __ATOMIC_ACQUIRE) != 0)
+      return -ENOMEM; /* events in flight over all the slots */
+    if (__atomic_compare_exchange_n(&t->slots_usable, &now, slots, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      return 0;
+  }
   return 0;
 }
 
@@ -49,6 +80,12 @@ int col_trace_attach(const char *status_path)
   col_trace_path(path, sizeof path, status_path);
   void *p;
   int rc = col_shared_file_attach(path, sizeof *col_trace, TRACE_MAGIC, COL_SHARED_RESIDENT, &p);
+  for (uint32_t slots = COL_TRACE_SLOTS / 2; rc == -ENOMEM && slots >= COL_TRACE_SLOTS_LEAST; slots /= 2) {
+    size_t bytes = offsetof(struct col_trace_ring, slots) + slots * sizeof col_trace->slots[0];
+    rc = col_shared_file_attach(path, bytes, TRACE_MAGIC, COL_SHARED_RESIDENT, &p);
+    if (rc == 0 && (rc = use_first_slots(p, slots)) != 0)
+      munmap(p, bytes);
+  }
   if (rc == 0)
     col_trace = p;
   return rc;
@@ -57,7 +94,7 @@ int col_trace_attach(const char *status_path)
 static struct ring_view view(struct col_trace_ring *t)
 {
   return (struct ring_view){&t->write_index, &t->read_index, &t->dropped, (unsigned char *)t->slots,
-                            sizeof t->slots[0], COL_TRACE_SLOTS};
+                            sizeof t->slots[0], slots_usable(t)};
 }
 
 #define TRACE_FULL_WAIT_MS 1000 /* a live sampler frees slots within a cycle (50 ms) */
@@ -110,7 +147,7 @@ void col_trace_commit(struct col_trace_event *e)
   if (!__atomic_load_n(&t->wake_armed, __ATOMIC_RELAXED))
     return;
   uint64_t used = __atomic_load_n(&t->write_index, __ATOMIC_RELAXED) - __atomic_load_n(&t->read_index, __ATOMIC_RELAXED);
-  if (used >= COL_TRACE_SLOTS / 8 && __atomic_exchange_n(&t->wake_armed, 0, __ATOMIC_ACQ_REL) == 1 &&
+  if (used >= slots_usable(t) / 8 && __atomic_exchange_n(&t->wake_armed, 0, __ATOMIC_ACQ_REL) == 1 &&
       t->sampler_pid > 0)
     kill(t->sampler_pid, COL_TRACE_WAKE_SIGNAL);
 }

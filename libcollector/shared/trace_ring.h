@@ -116,6 +116,11 @@ struct col_trace_ring {
   int32_t pad2;
   uint32_t next_space;       /* atomic: the last address-space id given out */
   uint32_t rules_published;  /* atomic: entries of rules[] in use */
+  /* atomic: the slots in use, COL_TRACE_SLOTS but where a program under an
+   * address-space limit could map only the first of them (col_trace_attach),
+   * set before its first event and never raised. */
+  uint32_t slots_usable;
+  int32_t pad3;
   /* Frame rules the sampler found unwinding events' stack copies, for the
    * program's threads to walk their own stacks with (frame_rules_shared.c). */
   struct col_shared_rule {
@@ -157,7 +162,15 @@ static inline int col_trace_kind_on(const struct col_trace_ring *t, unsigned kin
 {
   return t != NULL && (t->traced_kinds >> kind & 1u);
 }
+/* Maps the ring into the program (0 or -errno).  Where the whole ring does
+ * not fit (ENOMEM: an address-space limit) and no event was written yet,
+ * the first part of it, down to COL_TRACE_SLOTS_LEAST slots, and every
+ * process of the program uses that many from then on. */
+#define COL_TRACE_SLOTS_LEAST 16
 int col_trace_attach(const char *status_path);
+/* The ring's bytes as the program maps them (less than the whole where
+ * col_trace_attach could map only a part). */
+size_t col_trace_mapped_bytes(const struct col_trace_ring *t);
 /* On a program thread: a slot to fill; then col_trace_commit.  When the
  * ring is full the thread wakes the sampler and waits for a slot (tracing
  * is exact: events are not dropped because the program outruns the
