@@ -94,6 +94,10 @@ static void describe_recording_cost(void)
                   (unsigned long long)u->by_rules, (unsigned long long)u->by_libunwind,
                   (unsigned long long)u->stopped, (unsigned long long)u->truncated, col_cfg.stack_copy_bytes,
                   (unsigned long long)u->truncated_depth, col_cfg.max_frames);
+  col_log_comment("Stacks that reached the stack copy's end: %llu walked on in the thread's live stack (or its last reading), %llu left "
+                  "cut because the thread had left those frames by then, %llu because its memory could not be read",
+                  (unsigned long long)u->beyond_copy, (unsigned long long)u->beyond_moved_on,
+                  (unsigned long long)u->beyond_unreadable);
   if (col_cfg.check_unwinder)
     col_log_comment("Unwinder check: %llu of %llu rule-based stack(s) differed from libunwind's",
                     (unsigned long long)u->disagreements, (unsigned long long)u->by_rules);

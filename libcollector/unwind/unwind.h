@@ -23,6 +23,10 @@ struct col_unwind_stats {
   uint64_t truncated; /* stacks cut where the stack copy ended */
   uint64_t truncated_depth; /* stacks cut at the frame limit (col_cfg.max_frames) */
   uint64_t stopped; /* another process's stacks the rules could not finish */
+  /* Stacks that reached the copy's end, walked on in the live stack
+   * (stack_beyond_copy.c): done; left cut because the thread had moved
+   * on from those frames; left cut because its memory was not readable. */
+  uint64_t beyond_copy, beyond_moved_on, beyond_unreadable;
 };
 /* The walks' figures so far (for the status and log.xml), and a new start. */
 void col_unwind_describe(struct col_unwind_stats *out);

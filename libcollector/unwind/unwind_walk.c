@@ -19,6 +19,7 @@
 #include "core/capture.h"
 #include "core/config.h"
 #include "core/target.h"
+#include "unwind/stack_beyond_copy.h"
 #include "unwind/unwind.h"
 #include "unwind/walk_rules.h"
 #include "er/er_format.h"
@@ -81,6 +82,40 @@ size_t col_unwind_uncounted(const struct col_capture *cap, uint64_t *pcs, size_t
   return n;
 }
 
+/* A walk of CAP (N frames in PCS) that stopped where the copy ended:
+ * walked on in the thread's live stack where it still holds the copy's
+ * end (stack_beyond_copy.c), 4 KiB beyond it first, more where that walk
+ * is cut again (outer frames rarely hold more: each read and copy costs).
+ * The frames found then, or N. */
+static size_t walk_beyond_copy(const struct col_capture *cap, uint64_t *pcs, size_t max, size_t n)
+{
+  static uint64_t more[ER_MAX_STACK_DEPTH + 2];
+  if (max > ER_MAX_STACK_DEPTH + 2)
+    max = ER_MAX_STACK_DEPTH + 2;
+  size_t found = n;
+  for (size_t want = 4096; want <= COL_STACK_BEYOND_MAX; want *= 4) {
+    struct col_capture joined;
+    struct col_stack_beyond_stats figures = {0, 0, 0};
+    int read = col_stack_beyond_copy(cap, want, &joined, &figures);
+    if (read == 0) {
+      stats.beyond_moved_on += figures.moved_on;
+      stats.beyond_unreadable += figures.unreadable;
+      break;
+    }
+    size_t m = 0;
+    /* No memo: the next sample's copy does not reach what this walk read. */
+    if (col_walk_core(&joined, cached_rule, NULL, more, max, &m, NULL, NULL) != COL_WALK_DONE || m <= found)
+      break;
+    memcpy(pcs, more, m * sizeof *pcs);
+    found = m;
+    if (read == 2 || m == max || more[m - 1] != ER_PC_TRUNCATED)
+      break; /* the whole stack read, the frame limit, or a stack's end */
+  }
+  if (found > n)
+    stats.beyond_copy++;
+  return found;
+}
+
 static size_t unwind(const struct col_capture *cap, uint64_t *pcs, size_t max)
 {
   size_t n = 0;
@@ -96,12 +131,14 @@ static size_t unwind(const struct col_capture *cap, uint64_t *pcs, size_t max)
     return col_unwind_libunwind(cap, pcs, max);
   }
   stats.by_rules++;
-  if (check_both) {
+  if (check_both) { /* (on the copy: libunwind walks no further) */
     uint64_t other[ER_MAX_STACK_DEPTH + 1];
     size_t m = col_unwind_libunwind(cap, other, max < ER_MAX_STACK_DEPTH + 1 ? max : ER_MAX_STACK_DEPTH + 1);
     if (m != n || memcmp(other, pcs, n * sizeof *pcs) != 0)
       stats.disagreements++;
   }
+  if (n > 0 && n < max && pcs[n - 1] == ER_PC_TRUNCATED)
+    n = walk_beyond_copy(cap, pcs, max, n);
   return n;
 }
 

@@ -1,7 +1,10 @@
 """Call stacks as deep as the user asks for.  recursive 1 400: 400 frames
 of recurse(), about 13 KB of stack, for ~60 % of the time.  With the
-default 8 KiB stack copy they are cut, and GDB's end line blames the copy;
-with `collector profile stack 16k` they are whole (no <Truncated-stack> in
+default 8 KiB stack copy the walk goes on in the thread's live stack where
+it still holds the copy's end, and they are whole (log.xml counts them);
+120 frames of 1000 bytes each (about 120 KB) reach beyond what the sampler
+reads, and are cut, GDB's end line blaming the copy; with `collector
+profile stack 16k` they are whole from the copy alone (no <Truncated-stack> in
 gprofng, main has all the time), as with SP_COLLECTOR_STACKBUFSZ=20000 in
 the program's environment (dbx's variable for deeper stacks); `collector
 profile depth 300` (or GPROFNG_MAX_CALL_STACK_DEPTH=300) cuts them at 300
@@ -15,8 +18,10 @@ from harness import check, cleanup, er_dump, finish, gprofng_functions, program,
 
 work = workdir()
 ARGS = [program("recursive"), "1", "400"]
+WIDE = [program("recursive"), "1", "120", "1000"]
 cases = [
-    ("default", [], "cut at the stack copy's end"),
+    ("default", [], None),
+    ("default, 120 KB stacks", [], "cut at the stack copy's end"),
     ("stack 16k", ["collector profile stack 16k"], None),
     ("SP_COLLECTOR_STACKBUFSZ=20000", ["set environment SP_COLLECTOR_STACKBUFSZ=20000"], None),
     ("depth 300", ["collector profile stack 16k", "collector profile depth 300"],
@@ -30,8 +35,8 @@ for n, (label, commands, cut) in enumerate(cases):
     # frame in RBX, which the sampler's frame rules do not follow (docs/
     # design.md, "Unwinding"); a sample there (1 run in ~60) would end its
     # stack short for a reason that is not this test's.
-    out = run_gdb(commands + ["collector store experiment d%d.er" % n, "collector enable", "run"], ARGS, cwd=work,
-                  env={"LD_BIND_NOW": "1"})
+    out = run_gdb(commands + ["collector store experiment d%d.er" % n, "collector enable", "run"],
+                  WIDE if "120 KB" in label else ARGS, cwd=work, env={"LD_BIND_NOW": "1"})
     print(out)
     exp = os.path.join(work, "d%d.er" % n)
     closing = re.search(r"closed \((.*)\)\.", out)
@@ -58,6 +63,11 @@ for n, (label, commands, cut) in enumerate(cases):
               "%s: stacks cut, and GDB names the limit that cut (%s; <Truncated-stack> %.3f s)"
               % (label, closing, truncated))
     log = open(os.path.join(exp, "log.xml")).read()
+    walked_on = re.search(r"Stacks that reached the stack copy&apos;s end: (\d+) walked on", log)
+    if label == "default":  # at least the recursion's 60 % of about 100 samples
+        check(walked_on is not None and int(walked_on.group(1)) >= 30,
+              "default: log.xml counts the stacks walked on beyond the copy (%s)"
+              % (walked_on.group(1) if walked_on else "no count"))
     check(re.search(r"cut where the stack copy \(\d+ bytes\) ended, \d+ at the frame limit \(\d+\)", log) is not None,
           "%s: log.xml states both limits" % label)
 cleanup(work)

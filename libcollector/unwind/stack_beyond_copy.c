@@ -1,0 +1,124 @@
+/* A stack cut where its copy ended, walked on in the thread's live stack.
+ *
+ * The copy a sample carries is 8 KiB by default (perf's default too): a
+ * program whose outer frames hold more (gprofng's synprog keeps about
+ * 5 KiB of locals in main) had 2.9 s of its CPU under <Truncated-stack>.
+ * A larger copy for every sample costs every sample (32 KiB copies from 50
+ * processes overflowed the rings), while the frames beyond the copy are
+ * the outer ones, which a thread leaves last: where the thread is still
+ * inside them, its live stack holds them as they were.  So the walk that
+ * reaches the copy's end reads the stack beyond it from the process
+ * (process_vm_readv: the sampler may read the program, as it reads blocked
+ * threads' stacks), after checking that the copy's last bytes are still
+ * there unchanged (else the thread has left those frames, or moved below
+ * them: the stack stays cut), and walks the copy and the rest as one.
+ * Kept only where that walk reaches farther than the copy alone.
+ *
+ * The sampler reads samples up to a cycle late; a thread (or process) that
+ * has ended by then cannot be read (a run as an ordinary user lost its
+ * last 5 of 96).  Each thread's last reading is kept (its first
+ * KEPT_BYTES), and serves where the live stack cannot be read, under the
+ * same check: the copy's last bytes equal to it at their address. */
+#define _GNU_SOURCE
+#include <asm/perf_regs.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "unwind/stack_beyond_copy.h"
+
+/* The copy's last bytes that must be unchanged in the live stack. */
+#define OVERLAP_BYTES 256
+/* How far beyond the copy the live stack is read at most. */
+#define BEYOND_BYTES COL_STACK_BEYOND_MAX
+
+static unsigned char joined[COL_STACK_BEYOND_MAX_COPY + OVERLAP_BYTES + BEYOND_BYTES];
+
+/* Each thread's last reading of its stack beyond a copy: the bytes from
+ * FROM on (LEN of them; ENDED: the stack ends there), in a table indexed
+ * by thread id. */
+#define KEPT_THREADS 64
+#define KEPT_BYTES (32 * 1024)
+static struct kept_reading {
+  pid_t tid;
+  uint32_t len;
+  int ended;
+  uint64_t from;
+  unsigned char bytes[KEPT_BYTES];
+} kept[KEPT_THREADS];
+
+static void keep_reading(pid_t tid, uint64_t from, const unsigned char *bytes, size_t len, int ended)
+{
+  struct kept_reading *k = &kept[(unsigned)tid % KEPT_THREADS];
+  k->tid = tid;
+  k->from = from;
+  k->len = (uint32_t)(len < KEPT_BYTES ? len : KEPT_BYTES);
+  k->ended = ended && len <= KEPT_BYTES;
+  memcpy(k->bytes, bytes, k->len);
+}
+
+/* Thread TID's last reading from address FROM on into BUF (at most LEN
+ * bytes): how many it holds; *WHOLE: as many as a reading now would give
+ * (LEN, or all there was up to the stack's end). */
+static size_t kept_reading_at(pid_t tid, uint64_t from, void *buf, size_t len, int *whole)
+{
+  const struct kept_reading *k = &kept[(unsigned)tid % KEPT_THREADS];
+  *whole = 0;
+  if (k->tid != tid || from < k->from || from - k->from >= k->len)
+    return 0;
+  size_t have = k->len - (size_t)(from - k->from);
+  *whole = have >= len || k->ended;
+  if (have > len)
+    have = len;
+  memcpy(buf, k->bytes + (from - k->from), have);
+  return have;
+}
+
+/* LEN bytes of thread TID's memory at ADDR into BUF: how many were read. */
+static size_t read_live(pid_t tid, uint64_t addr, void *buf, size_t len)
+{
+  struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
+  ssize_t got = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+  return got > 0 ? (size_t)got : 0;
+}
+
+int col_stack_beyond_copy(const struct col_capture *cap, size_t want, struct col_capture *out,
+                          struct col_stack_beyond_stats *stats)
+{
+  size_t len = cap->stack_len;
+  if (want > BEYOND_BYTES)
+    want = BEYOND_BYTES;
+  if (len < OVERLAP_BYTES || len > COL_STACK_BEYOND_MAX_COPY || cap->tid <= 0)
+    return 0;
+  const unsigned char *copy_tail = cap->stack + len - OVERLAP_BYTES;
+  uint64_t from = cap->regs.r[PERF_REG_X86_SP] + len - OVERLAP_BYTES;
+  memcpy(joined, cap->stack, len - OVERLAP_BYTES);
+  unsigned char *beyond = joined + len - OVERLAP_BYTES;
+  /* The last reading first: where the copy's end still matches it, the
+   * frames beyond are the same (a loop's samples, without a system call
+   * each); then the live stack; then the last reading whatever it holds. */
+  int whole;
+  size_t got = kept_reading_at(cap->tid, from, beyond, OVERLAP_BYTES + want, &whole);
+  int matched = got > OVERLAP_BYTES && memcmp(beyond, copy_tail, OVERLAP_BYTES) == 0;
+  if (!matched || !whole) {
+    size_t live = read_live(cap->tid, from, beyond, OVERLAP_BYTES + want);
+    if (live > OVERLAP_BYTES) {
+      got = live;
+      matched = memcmp(beyond, copy_tail, OVERLAP_BYTES) == 0;
+      if (matched)
+        keep_reading(cap->tid, from, beyond, got, got < OVERLAP_BYTES + want);
+    } else if (got > OVERLAP_BYTES) {
+      kept_reading_at(cap->tid, from, beyond, OVERLAP_BYTES + want, &whole); /* (the failed read's bytes) */
+    } else {
+      stats->unreadable++;
+      return 0;
+    }
+  }
+  if (!matched) {
+    stats->moved_on++;
+    return 0;
+  }
+  *out = *cap;
+  out->stack = joined;
+  out->stack_len = len - OVERLAP_BYTES + got;
+  return got < OVERLAP_BYTES + want ? 2 : 1;
+}

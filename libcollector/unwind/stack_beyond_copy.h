@@ -1,0 +1,28 @@
+/* A stack cut where its copy ended, walked on in the thread's live stack
+ * (stack_beyond_copy.c). */
+#ifndef GDBCOL_STACK_BEYOND_COPY_H
+#define GDBCOL_STACK_BEYOND_COPY_H
+
+#include "core/capture.h"
+#include "er/er_timer_spec.h"
+
+/* The largest copy that is extended (collector profile stack's ceiling). */
+#define COL_STACK_BEYOND_MAX_COPY ER_STACK_COPY_MAX
+
+struct col_stack_beyond_stats {
+  uint64_t completed;  /* cut stacks walked on to a farther end */
+  uint64_t moved_on;   /* the copy's last bytes had changed: left cut */
+  uint64_t unreadable; /* the thread's memory could not be read (it ended, or no right to) */
+};
+
+/* The most read beyond a copy (col_stack_beyond_copy's WANT). */
+#define COL_STACK_BEYOND_MAX (64 * 1024)
+/* CAP's copy with up to WANT bytes of the live stack beyond it in *OUT
+ * (its bytes in a buffer of this file's, valid until the next call): 1, or
+ * 2 where the stack (or what was kept of it) ended before WANT; 0 where
+ * the live stack no longer matches the copy's end or cannot be read
+ * (counted in STATS). */
+int col_stack_beyond_copy(const struct col_capture *cap, size_t want, struct col_capture *out,
+                          struct col_stack_beyond_stats *stats);
+
+#endif
