@@ -33,7 +33,10 @@ void col_unwind_describe(struct col_unwind_stats *out);
 void col_unwind_reset_stats(void);
 
 /* How to find the caller's frame from one code address (x86_64). */
-enum col_rule_kind { COL_RULE_COMPLEX, COL_RULE_SIMPLE, COL_RULE_OUTERMOST };
+/* SIGNAL: the kernel's signal frame (a trampoline whose CFI is marked as
+ * one: glibc's __restore_rt): the interrupted registers are in the
+ * ucontext at the frame's SP. */
+enum col_rule_kind { COL_RULE_COMPLEX, COL_RULE_SIMPLE, COL_RULE_OUTERMOST, COL_RULE_SIGNAL };
 enum col_cfa_base { COL_CFA_FROM_SP, COL_CFA_FROM_BP };
 enum col_bp_rule { COL_BP_SAME, COL_BP_SAVED, COL_BP_LOST };
 struct col_frame_rule {

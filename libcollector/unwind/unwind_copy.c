@@ -175,7 +175,7 @@ size_t col_unwind_libunwind(const struct col_capture *cap, uint64_t *pcs, size_t
   unw_cursor_t cursor;
   if (unw_init_remote(&cursor, address_space, &ctx) != 0)
     return n;
-  int step;
+  int step, from_signal_frame = unw_is_signal_frame(&cursor) > 0;
   while ((step = unw_step(&cursor)) > 0) {
     unw_word_t ip;
     if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0)
@@ -185,8 +185,10 @@ size_t col_unwind_libunwind(const struct col_capture *cap, uint64_t *pcs, size_t
       return n;
     }
     /* A return address points after the call; the call is one byte back
-     * (what gprofng stores, and what resolves to the caller's line). */
-    pcs[n++] = ip - 1;
+     * (what gprofng stores, and what resolves to the caller's line).  The
+     * code a signal interrupted: its own instruction (walk_rules.h). */
+    pcs[n++] = from_signal_frame ? ip : ip - 1;
+    from_signal_frame = unw_is_signal_frame(&cursor) > 0;
   }
   if (ctx.read_past_copy)
     pcs[n++] = ER_PC_TRUNCATED;

@@ -287,8 +287,12 @@ static void read_rule(Dwarf_Frame *frame, uint64_t pc, struct col_frame_rule *ru
   rule->kind = COL_RULE_COMPLEX;
   Dwarf_Addr start, end;
   bool signal_frame;
-  if (dwarf_frame_info(frame, &start, &end, &signal_frame) != DWARF_REG_RA || signal_frame)
+  if (dwarf_frame_info(frame, &start, &end, &signal_frame) != DWARF_REG_RA)
     return;
+  if (signal_frame) {
+    rule->kind = COL_RULE_SIGNAL;
+    return;
+  }
   Dwarf_Op ops_mem[3], *ops;
   size_t nops;
   /* Return address: at CFA - 8, or undefined in the outermost frame. */

@@ -16,6 +16,13 @@
 
 enum col_walk_result { COL_WALK_NEEDS_LIBUNWIND, COL_WALK_DONE };
 
+/* Where the kernel's x86_64 signal frame keeps the interrupted registers,
+ * from the frame's SP as the trampoline sees it (its struct ucontext:
+ * uc_mcontext at 40, then the registers in <sys/ucontext.h>'s order). */
+#define COL_UC_RBP (40 + 10 * 8)
+#define COL_UC_RSP (40 + 15 * 8)
+#define COL_UC_RIP (40 + 16 * 8)
+
 /* A capture whose RBP is not known (a blocked thread read from outside
  * gives its PC and SP only): where a frame's CFA is RBP-based and no frame
  * below saved RBP, FIND guesses the frame's RBP (unwind.h's col_bp_finder). */
@@ -82,6 +89,33 @@ col_walk_core(const struct col_capture *cap, col_rule_source rules, void *arg, u
       break;
     }
     *count = n; /* what a walk that stops here found */
+    if (rule->kind == COL_RULE_SIGNAL) {
+      /* A signal handler's caller: the code the signal interrupted, its
+       * registers saved by the kernel (every sample in synprog's handlers
+       * ended here under <Stack-unwind-failed>, 3.3 s).  Its PC is the
+       * interrupted instruction itself, not a return address. */
+      uint64_t rip = 0, rsp = 0;
+      int got_ip = col_stack_word(cap, sp + COL_UC_RIP, &rip), got_sp = col_stack_word(cap, sp + COL_UC_RSP, &rsp);
+      if (got_ip == 0 || got_sp == 0) {
+        pcs[n++] = ER_PC_TRUNCATED; /* deeper than the copy */
+        end = COL_WALK_END_STACK;
+        end_at = sp + COL_UC_RIP;
+        unkept = 1;
+        break;
+      }
+      if (got_ip < 0 || got_sp < 0 || rip == 0 || rsp <= sp)
+        return COL_WALK_NEEDS_LIBUNWIND; /* (an alternate signal stack: the interrupted one is elsewhere) */
+      bp_known = col_stack_word(cap, sp + COL_UC_RBP, &bp) == 1;
+      unkept = 1; /* the memo's checks assume return addresses */
+      if (n == max - 1) {
+        pcs[n++] = ER_PC_TRUNCATED;
+        break;
+      }
+      pcs[n++] = rip;
+      lookup = rip;
+      sp = rsp;
+      continue;
+    }
     if (rule->kind != COL_RULE_SIMPLE)
       return COL_WALK_NEEDS_LIBUNWIND;
     if (rule->cfa_base == COL_CFA_FROM_BP && !bp_known) {
@@ -106,7 +140,13 @@ col_walk_core(const struct col_capture *cap, col_rule_source rules, void *arg, u
     highest = cfa - 8 > highest ? cfa - 8 : highest;
     if (rule->bp == COL_BP_LOST)
       bp_known = 0;
-    else if (rule->bp == COL_BP_SAVED) {
+    else if (rule->bp == COL_BP_SAVED && cfa + (int64_t)rule->bp_offset < sp) {
+      /* The slot is below SP: the function has popped RBP already, in an
+       * epilogue its CFI does not describe (glibc's pthread_mutex_trylock
+       * at its `ret`: 1.4 s of mttest's samples under
+       * <Stack-unwind-failed>).  RBP holds the caller's value again. */
+      unkept = 1;
+    } else if (rule->bp == COL_BP_SAVED) {
       uint64_t at = cfa + (int64_t)rule->bp_offset;
       bp_known = col_stack_word(cap, at, &bp) == 1;
       if (memo != NULL && n <= COL_WALK_MEMO_FRAMES) {
