@@ -204,9 +204,11 @@ shows <Truncated-stack>); the end-of-run summary says how many were, and
 which limit cut them.  SP_COLLECTOR_STACKBUFSZ (bytes) in the program's
 environment sets it, as dbx users set it for deeper stacks.
 
-FRAMES is the most frames a call stack keeps, 5 to 2048 (the default, and
-gprofng's ceiling), or "default"; GPROFNG_MAX_CALL_STACK_DEPTH in the
-program's environment sets it too.  Typed settings win over the variables.
+FRAMES is the most frames a call stack keeps, 5 to 2048 (gprofng's
+ceiling), or "default": 256, as gprofng's collector keeps, or 2048 where a
+stack copy larger than the default is set.  GPROFNG_MAX_CALL_STACK_DEPTH in
+the program's environment sets it too.  Typed settings win over the
+variables.
 
 offcpu on (the default) records, with the clock profile, each thread's time off its CPU
 from the kernel's context-switch records: waiting for a CPU (preempted),

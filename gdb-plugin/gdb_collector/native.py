@@ -267,7 +267,7 @@ def layout():
 
 def setting_default(name):
     """The runtime's default for NAME ("limit_mb", "sample_period_ms",
-    "clock_us"; "max_frames", the deepest stack, also the default;
+    "clock_us"; "max_frames", the deepest stack; "default_frames";
     "min_frames"), from the C constants (er_defaults.h, er_timer_spec.h,
     er_format.h)."""
     value = _lib.gdbcol_setting_default(name.encode())

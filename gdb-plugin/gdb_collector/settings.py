@@ -6,17 +6,27 @@ import os
 
 from . import native, values
 
-# Call-stack depth: the most frames a stack keeps (gprofng's collector's
-# ceiling, ER_MAX_STACK_DEPTH), and the environment variables its users set:
-# GPROFNG_MAX_CALL_STACK_DEPTH (frames) and dbx's SP_COLLECTOR_STACKBUFSZ
-# ("to support deeper stacks", bytes: here the stack copied per sample,
-# which is what limits depth).  Typed settings win over them.
+# Call-stack depth: the most frames a stack keeps (by default gprofng's
+# collector's 256, ER_DEFAULT_STACK_DEPTH; its ceiling ER_MAX_STACK_DEPTH),
+# and the environment variables its users set: GPROFNG_MAX_CALL_STACK_DEPTH
+# (frames) and dbx's SP_COLLECTOR_STACKBUFSZ ("to support deeper stacks",
+# bytes: here the stack copied per sample; a larger copy asked for raises
+# the default depth to the ceiling).  Typed settings win over them.
 FRAMES_VARIABLE, STACK_BUFFER_VARIABLE = "GPROFNG_MAX_CALL_STACK_DEPTH", "SP_COLLECTOR_STACKBUFSZ"
 
 
 def frame_limits():
-    """(least, most) frames a stack may keep; the most is the default."""
+    """(least, most) frames a stack may keep."""
     return native.setting_default("min_frames"), native.setting_default("max_frames")
+
+
+def default_frames(copy_bytes):
+    """The frames a stack keeps where no depth is set: gprofng's default,
+    or the ceiling where a stack copy larger than the default's was asked
+    for (COPY_BYTES: None for the default)."""
+    _, most = frame_limits()
+    default_copy = native.stack_copy_limits()[0]
+    return most if copy_bytes and copy_bytes > default_copy else native.setting_default("default_frames")
 def _no_environment(name):
     return None
 
@@ -137,7 +147,8 @@ class Settings:
         least, most = frame_limits()
         if text == "default":
             self.max_frames = None
-            return "Call stacks: up to %d frames (the default)." % most
+            return ("Call stacks: up to %d frames (the default; %d where a larger stack copy is set)."
+                    % (native.setting_default("default_frames"), most))
         frames = values.whole_number(text, least, most, "The call-stack depth in frames", "400")
         self.max_frames = frames
         return "Call stacks: up to %d frames (deeper ones are cut)." % frames
@@ -155,7 +166,7 @@ class Settings:
             _, least, most = native.stack_copy_limits()
             copy, copy_from = _environment_number(environment, STACK_BUFFER_VARIABLE, least, most)
             copy = copy // 8 * 8 if copy else None
-        return (frames or most, frames_from or "default"), (copy, copy_from or "default")
+        return (frames or default_frames(copy), frames_from or "default"), (copy, copy_from or "default")
 
     def set_directory(self, directory):
         path = os.path.abspath(os.path.expanduser(directory))

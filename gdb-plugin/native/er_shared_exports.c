@@ -268,7 +268,9 @@ long gdbcol_setting_default(const char *name)
   if (strcmp(name, "clock_us") == 0)
     return ER_TIMER_ON_US;
   if (strcmp(name, "max_frames") == 0)
-    return ER_MAX_STACK_DEPTH; /* also the most a user may ask for */
+    return ER_MAX_STACK_DEPTH; /* the most a user may ask for */
+  if (strcmp(name, "default_frames") == 0)
+    return ER_DEFAULT_STACK_DEPTH;
   if (strcmp(name, "min_frames") == 0)
     return ER_MIN_STACK_DEPTH;
   return -1;

@@ -135,9 +135,9 @@ static void load_settings(struct col_config *cfg, setting_lookup get, void *sour
     bytes = DEFAULT_STACK_BYTES;
   cfg->stack_copy_bytes = (size_t)bytes & ~(size_t)7;
   const char *frames = get("GDBCOL_MAX_FRAMES", source);
-  cfg->max_frames = frames ? atol(frames) : ER_MAX_STACK_DEPTH;
+  cfg->max_frames = frames ? atol(frames) : ER_DEFAULT_STACK_DEPTH;
   if (cfg->max_frames < ER_MIN_STACK_DEPTH || cfg->max_frames > ER_MAX_STACK_DEPTH)
-    cfg->max_frames = ER_MAX_STACK_DEPTH;
+    cfg->max_frames = ER_DEFAULT_STACK_DEPTH;
   const char *offcpu = get("GDBCOL_OFFCPU", source);
   cfg->offcpu = offcpu != NULL && strcmp(offcpu, "on") == 0 && cfg->clock_interval_us > 0;
   const char *source_name = get("GDBCOL_CLOCK_SOURCE", source);

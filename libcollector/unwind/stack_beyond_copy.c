@@ -81,7 +81,7 @@ static size_t read_live(pid_t tid, uint64_t addr, void *buf, size_t len)
   return got > 0 ? (size_t)got : 0;
 }
 
-int col_stack_beyond_copy(const struct col_capture *cap, size_t want, struct col_capture *out,
+int col_stack_beyond_copy(const struct col_capture *cap, size_t want, int fresh, struct col_capture *out,
                           struct col_stack_beyond_stats *stats)
 {
   size_t len = cap->stack_len;
@@ -95,19 +95,22 @@ int col_stack_beyond_copy(const struct col_capture *cap, size_t want, struct col
   unsigned char *beyond = joined + len - OVERLAP_BYTES;
   /* The last reading first: where the copy's end still matches it, the
    * frames beyond are the same (a loop's samples, without a system call
-   * each); then the live stack; then the last reading whatever it holds. */
-  int whole;
-  size_t got = kept_reading_at(cap->tid, from, beyond, OVERLAP_BYTES + want, &whole);
+   * each); else (or FRESH) the live stack; where that cannot be read (the
+   * thread has ended), the last reading whatever it holds. */
+  size_t asked = OVERLAP_BYTES + want;
+  int whole = 0, from_kept = 1;
+  size_t got = fresh ? 0 : kept_reading_at(cap->tid, from, beyond, asked, &whole);
   int matched = got > OVERLAP_BYTES && memcmp(beyond, copy_tail, OVERLAP_BYTES) == 0;
   if (!matched || !whole) {
-    size_t live = read_live(cap->tid, from, beyond, OVERLAP_BYTES + want);
+    size_t live = read_live(cap->tid, from, beyond, asked);
     if (live > OVERLAP_BYTES) {
       got = live;
+      from_kept = 0;
       matched = memcmp(beyond, copy_tail, OVERLAP_BYTES) == 0;
       if (matched)
-        keep_reading(cap->tid, from, beyond, got, got < OVERLAP_BYTES + want);
-    } else if (got > OVERLAP_BYTES) {
-      kept_reading_at(cap->tid, from, beyond, OVERLAP_BYTES + want, &whole); /* (the failed read's bytes) */
+        keep_reading(cap->tid, from, beyond, got, got < asked);
+    } else if ((got = kept_reading_at(cap->tid, from, beyond, asked, &whole)) > OVERLAP_BYTES) {
+      matched = memcmp(beyond, copy_tail, OVERLAP_BYTES) == 0; /* (the failed read may have written some) */
     } else {
       stats->unreadable++;
       return 0;
@@ -120,5 +123,6 @@ int col_stack_beyond_copy(const struct col_capture *cap, size_t want, struct col
   *out = *cap;
   out->stack = joined;
   out->stack_len = len - OVERLAP_BYTES + got;
-  return got < OVERLAP_BYTES + want ? 2 : 1;
+  return COL_BEYOND_JOINED | (got < asked ? COL_BEYOND_STACK_ENDS : 0) |
+         (from_kept ? COL_BEYOND_FROM_KEPT : 0);
 }

@@ -18,11 +18,15 @@ struct col_stack_beyond_stats {
 /* The most read beyond a copy (col_stack_beyond_copy's WANT). */
 #define COL_STACK_BEYOND_MAX (64 * 1024)
 /* CAP's copy with up to WANT bytes of the live stack beyond it in *OUT
- * (its bytes in a buffer of this file's, valid until the next call): 1, or
- * 2 where the stack (or what was kept of it) ended before WANT; 0 where
- * the live stack no longer matches the copy's end or cannot be read
- * (counted in STATS). */
-int col_stack_beyond_copy(const struct col_capture *cap, size_t want, struct col_capture *out,
+ * (its bytes in a buffer of this file's, valid until the next call):
+ * JOINED, with STACK_ENDS where the stack (or what was kept of it) ended
+ * before WANT, FROM_KEPT where the thread's last reading served (FRESH:
+ * only where the live stack cannot be read); 0 where the live stack no
+ * longer matches the copy's end or cannot be read (counted in STATS). */
+#define COL_BEYOND_JOINED 1
+#define COL_BEYOND_STACK_ENDS 2
+#define COL_BEYOND_FROM_KEPT 4
+int col_stack_beyond_copy(const struct col_capture *cap, size_t want, int fresh, struct col_capture *out,
                           struct col_stack_beyond_stats *stats);
 
 #endif

@@ -72,17 +72,23 @@ int main(void)
   memcpy(copy, worker_pattern, sizeof copy);
   struct col_stack_beyond_stats stats = {0, 0, 0};
   struct col_capture cap = capture_of(copy, sizeof copy), joined;
-  int got = col_stack_beyond_copy(&cap, 4096, &joined, &stats);
-  check(got == 1 && joined.stack_len == sizeof copy + 4096 &&
+  int got = col_stack_beyond_copy(&cap, 4096, 0, &joined, &stats);
+  check(got == COL_BEYOND_JOINED && joined.stack_len == sizeof copy + 4096 &&
             memcmp(joined.stack, worker_pattern, joined.stack_len) == 0,
         "a copy whose end is still there: joined to the 4 KiB beyond it, byte for byte");
-  got = col_stack_beyond_copy(&cap, 16384, &joined, &stats);
-  check(got == 1 && joined.stack_len == sizeof copy + 16384 &&
+  got = col_stack_beyond_copy(&cap, 16384, 0, &joined, &stats);
+  check(got == COL_BEYOND_JOINED && joined.stack_len == sizeof copy + 16384 &&
             memcmp(joined.stack, worker_pattern, joined.stack_len) == 0,
         "asked for more: 16 KiB beyond, byte for byte");
+  got = col_stack_beyond_copy(&cap, 4096, 0, &joined, &stats);
+  check(got == (COL_BEYOND_JOINED | COL_BEYOND_FROM_KEPT) && memcmp(joined.stack, worker_pattern, joined.stack_len) == 0,
+        "again: from the last reading, without a system call");
+  got = col_stack_beyond_copy(&cap, 4096, 1, &joined, &stats);
+  check(got == COL_BEYOND_JOINED && memcmp(joined.stack, worker_pattern, joined.stack_len) == 0,
+        "again, fresh: from the live stack");
 
   copy[sizeof copy - 100] ^= 0xff; /* the thread moved on: its copy's end is no longer there */
-  got = col_stack_beyond_copy(&cap, 4096, &joined, &stats);
+  got = col_stack_beyond_copy(&cap, 4096, 0, &joined, &stats);
   check(got == 0 && stats.moved_on == 1, "a copy whose last bytes differ from the live stack: left cut, counted");
   copy[sizeof copy - 100] ^= 0xff;
 
@@ -93,14 +99,14 @@ int main(void)
   pthread_cond_broadcast(&cond);
   pthread_mutex_unlock(&lock);
   pthread_join(t, NULL);
-  got = col_stack_beyond_copy(&cap, 4096, &joined, &stats);
-  check(got == 1 && joined.stack_len == sizeof copy + 4096 && memcmp(joined.stack, expected, joined.stack_len) == 0,
+  got = col_stack_beyond_copy(&cap, 4096, 0, &joined, &stats);
+  check(got == (COL_BEYOND_JOINED | COL_BEYOND_FROM_KEPT) && joined.stack_len == sizeof copy + 4096 && memcmp(joined.stack, expected, joined.stack_len) == 0,
         "the thread ended: its last reading serves, the copy's end matching it");
   copy[sizeof copy - 1] ^= 0xff;
-  got = col_stack_beyond_copy(&cap, 4096, &joined, &stats);
+  got = col_stack_beyond_copy(&cap, 4096, 0, &joined, &stats);
   check(got == 0 && stats.moved_on == 2, "the thread ended, the copy's end not matching its last reading: left cut");
   cap.tid = 0x7ffffff0; /* no such thread, nothing read before */
-  got = col_stack_beyond_copy(&cap, 4096, &joined, &stats);
+  got = col_stack_beyond_copy(&cap, 4096, 0, &joined, &stats);
   check(got == 0 && stats.unreadable == 1, "no such thread and no reading of it: counted unreadable");
   return failures != 0;
 }

@@ -186,13 +186,16 @@ struct er_frame_omp2 {
 #define ER_PC_UNWIND_FAILED ((uint64_t)-3)
 
 /* The most frames a call stack holds: gprofng's collector's ceiling
- * (GPROFNG_MAX_CALL_STACK_DEPTH goes up to it; its default is 256).  Ours
- * is the default too (collector profile depth lowers it), so only the
- * stack copy cuts a stack: a 400-deep recursion was cut at 256 frames
- * even with a 64 KiB copy.  A frame packet of that many fits its 16-bit
- * size; the readers keep up to this many per stack. */
+ * (GPROFNG_MAX_CALL_STACK_DEPTH goes up to it).  A frame packet of that
+ * many fits its 16-bit size; the readers keep up to this many per stack. */
 #define ER_MAX_STACK_DEPTH 2048
 #define ER_MIN_STACK_DEPTH 5
+/* The default: gprofng's collector's (its own testsuite expects synprog's
+ * 500-deep recursion cut), unless the user asks for a larger stack copy
+ * (typed, or dbx's SP_COLLECTOR_STACKBUFSZ, "to support deeper stacks"):
+ * then ER_MAX_STACK_DEPTH, since a 400-deep recursion cut at 256 frames
+ * with a 64 KiB copy is not what was asked (settings.py). */
+#define ER_DEFAULT_STACK_DEPTH 256
 
 /* overview record, 64-bit layout, 504 bytes (§7). */
 struct er_timespec_pair {
