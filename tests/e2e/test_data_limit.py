@@ -51,12 +51,14 @@ check("KB of data" in out or "MB of data" in out, "collector status shows the by
 header = subprocess.run(["gprofng", "display", "text", "-header", exp], capture_output=True, text=True).stdout
 check("size limit exceeded" in header, "gprofng's header reports the size limit")
 
-# The same run without a limit writes well past 1 MB.
+# The same run without a limit writes well past 1 MB: the limited one
+# stopped near half its run, so about twice as much (2.06 MB under the
+# no-perf filter in a CI run, where the timers sample at the kernel's tick).
 run_gdb(["collector profile timer hi", "collector limit unlimited", "collector enable", "run"],
         [program("stack_churn"), SECONDS], cwd=work)
 free = os.path.join(work, "test.2.er")
 free_bytes = sum(os.path.getsize(os.path.join(free, name)) for name in ("profile", "data.frameinfo"))
-check(free_bytes > 2 * MB, "without a limit the same run writes more (%d bytes)" % free_bytes)
+check(free_bytes > 1.5 * MB, "without a limit the same run writes more (%d bytes)" % free_bytes)
 summary2, _, raw2 = er_dump(free)
 check(not [l for l in raw2.splitlines() if l.startswith("warning: id 14:")], "no limit warning without a limit")
 
