@@ -37,7 +37,9 @@ _state = None
 
 
 def _on_exited(event):
-    _state.session.report_end_of_run(launched=_state.arming.armed)
+    # (exit_code: only where the program exited, through whatever call;
+    # a kill, GDB's own at its end included, has none)
+    _state.session.report_end_of_run(launched=_state.arming.armed, exit_code=getattr(event, "exit_code", None))
     sampler_children.reap_ended()
 
 

@@ -323,11 +323,12 @@ class Session:
         while process_alive(status.get("sampler_pid", "")) and time.monotonic() - start < SAMPLER_CLOSE_WAIT_S:
             time.sleep(0.02)
 
-    def report_end_of_run(self, launched=False):
+    def report_end_of_run(self, launched=False, exit_code=None):
         """Called when GDB loses an inferior (exit, kill or detach): says what
         happened to the experiment.  LAUNCHED: the collector was enabled for
         the run that ended; a run that left no status of its own never had
-        the runtime start in the program, which is said, not left silent."""
+        the runtime start in the program, which is said, not left silent.
+        EXIT_CODE: the program's exit status where GDB saw it exit."""
         st = self.status()
         program = _program_path() if launched else ""
         static = bool(program) and statically_linked(program)
@@ -358,7 +359,14 @@ class Session:
         self.mark_reported(st)
         state = st.get("state")
         path = st.get("experiment", "")
-        if state == "closed" and st.get("detail") == "killed" and static:
+        if state == "closed" and st.get("detail") == "killed" and exit_code is not None:
+            # GDB saw it exit: through a call the runtime does not see (a
+            # static program, Go's and the sanitizers' direct exit system
+            # call), not killed (before: "killed by a signal, or it crashed")
+            say("collector: process %s exited with code %d; experiment %s closed at its end (%s).\n"
+                % (st.get("pid"), exit_code, path, closed_summary(st)))
+            say(look_at_it(path))
+        elif state == "closed" and st.get("detail") == "killed" and static:
             # (no runtime in it to tell its exit: its end is not known to be a kill)
             say("collector: process %s ended; experiment %s closed at its end (%s).\n"
                 % (st.get("pid"), path, closed_summary(st)))

@@ -228,8 +228,9 @@ static void note_openmp_waits(void)
 void col_experiment_finish(const char *why)
 {
   if (col_end_without_exit) {
-    col_log_warning(200, "The program ended without exiting: killed by a signal (kill -9, or the end of the GDB "
-                    "that ran it) or crashed; what was recorded up to its end is intact");
+    col_log_warning(200, "The program ended without its runtime seeing an exit: an exit system call made directly "
+                    "(static programs, Go, the sanitizers' exits), a signal (kill -9, or the end of the GDB that ran "
+                    "it) or a crash; what was recorded up to its end is intact");
     why = "killed";
   }
   const char *ended_early = col_close_is_program_end(why) ? NULL : why;

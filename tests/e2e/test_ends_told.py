@@ -100,7 +100,7 @@ while time.monotonic() < deadline and 'kind="exit"' not in open(os.path.join(exp
     time.sleep(0.1)  # the sampler closes it when the program is gone
 summary, _, raw = er_dump(exp)
 check(summary.get("ended_by") == "killed (the program ended without exiting)" and
-      "The program ended without exiting" in raw, "the experiment says the program did not exit (%s)"
+      "The program ended without its runtime seeing an exit" in raw, "the experiment says the program did not exit (%s)"
       % summary.get("ended_by"))
 _, total, _ = gprofng_functions(exp)
 check(total > 0 and abs(total - float(summary.get("cpu_seconds", 0))) < 0.011,

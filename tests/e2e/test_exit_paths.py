@@ -1,11 +1,16 @@
 """The experiment is readable however the program ends: _exit closes it
-cleanly (exit event written by the _exit interposer).  A SIGSEGV that GDB
+cleanly (exit event written by the _exit interposer).  An exit_group
+system call made directly (Go, the sanitizers' exits) passes no function
+of the runtime: GDB saw the exit and says it with its code, not "killed by
+a signal, or it crashed" as before; log.xml says the runtime did not see
+an exit and names the ways that happens.  A SIGSEGV that GDB
 stops on and then kills: sampled from outside (the default), the sampler
 process closes the experiment when the program is gone; sampled from
 inside (GDBCOL_CLOCK_SOURCE=perf), the data up to the crash is there, not
 closed."""
 
 import os
+import re
 
 from harness import check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, workdir
 
@@ -18,6 +23,18 @@ summary, funcs, raw = er_dump(os.path.join(work, "test.1.er"))
 print(raw)
 check(summary.get("closed") == "yes", "_exit: experiment closed")
 check(funcs.get("burn", (0, 0))[1] >= 0.4, "_exit: burn() has its ~0.5 s")
+
+out = run_gdb(["collector store experiment raw.er", "collector enable", "run"], [program("exit_paths"), "raw_exit", "0.5"],
+              cwd=work)
+print(out)
+raw_exp = os.path.join(work, "raw.er")
+check("exited with code 07" in out and "killed" not in out and
+      "collector: process %s exited with code 7; experiment %s closed at its end (" % (
+          re.search(r"process (\d+)", out).group(1) if re.search(r"process (\d+)", out) else "?", raw_exp) in out,
+      "raw exit_group: GDB says the program exited, with its code, never a kill")
+summary, funcs, raw = er_dump(raw_exp)
+check(summary.get("closed") == "yes" and "an exit system call made directly" in raw and
+      funcs.get("burn", (0, 0))[1] >= 0.4, "raw exit_group: closed, log.xml names the ways, burn() has its ~0.5 s")
 
 for n, source, closed in ((2, None, True), (3, "perf", False)):
     label = "segv, sampled from %s" % ("inside" if source else "outside")

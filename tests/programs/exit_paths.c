@@ -1,11 +1,14 @@
 /* Burns CPU in burn() and then leaves in the way argv[1] names:
- *   exit_paths _exit|segv|kill9|exit|return [SECONDS]
+ *   exit_paths _exit|segv|kill9|exit|raw_exit|return [SECONDS]
  * segv dereferences NULL (the process dies of SIGSEGV); kill9 sends itself
- * SIGKILL; the others exit 7 (return gives 0). */
+ * SIGKILL; raw_exit makes the exit_group system call itself, as Go and the
+ * sanitizers' exits do (no libc function the runtime sees); the others exit
+ * 7 (return gives 0). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static volatile double sink;
@@ -36,5 +39,7 @@ int main(int argc, char **argv)
     kill(getpid(), SIGKILL);
   if (strcmp(argv[1], "exit") == 0)
     exit(7);
+  if (strcmp(argv[1], "raw_exit") == 0)
+    syscall(SYS_exit_group, 7);
   return 0;
 }
