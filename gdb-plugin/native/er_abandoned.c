@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "er/er_format.h"
 #include "er/er_reader.h"
 #include "er/er_recordfile.h"
 #include "er/er_text.h"
@@ -68,7 +69,7 @@ int er_mark_abandoned(const char *path, const char *why, double *ended_at)
   char escaped[1024], ts[32];
   er_xml_escape(why, escaped, sizeof escaped);
   er_format_tstamp(ts, sizeof ts, end);
-  rc = er_recordfile_printf(&log, 0, "<event kind=\"cwarn\" id=\"200\">%s</event>\n", escaped);
+  rc = er_recordfile_printf(&log, 0, "<event kind=\"cwarn\" id=\"%d\">%s</event>\n", ER_CWARN_TEXT, escaped);
   if (rc == 0)
     rc = er_recordfile_printf(&log, 0, "<event kind=\"exit\" tstamp=\"%s\" how=\"sampler\"/>\n", ts);
   er_recordfile_close(&log);

@@ -73,7 +73,7 @@ int col_limit_note(void)
   limit_logged = 1;
   int err = col_data_stop_errno();
   if (err != 0) {
-    col_log_final_warning(200, "profile data stopped: the experiment's file system refused a write (%s); data "
+    col_log_final_warning(COL_WARN_TEXT, "profile data stopped: the experiment's file system refused a write (%s); data "
                           "recorded before that point is complete, sample points go on while there is room",
                           strerror(err));
     col_log_sample("data_write_failed");

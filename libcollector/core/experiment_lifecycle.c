@@ -69,7 +69,7 @@ void col_describe_clock_sources(void)
     say_timer_tick();
   }
   if (s->failed_threads > 0)
-    col_log_warning(200, "Clock profiling could not start on %u thread(s): %s", s->failed_threads,
+    col_log_warning(COL_WARN_TEXT, "Clock profiling could not start on %u thread(s): %s", s->failed_threads,
                     strerror(s->last_timer_errno ? s->last_timer_errno : s->last_perf_errno));
 }
 
@@ -108,7 +108,7 @@ static void join_group(void)
 {
   char err[600];
   if (col_cfg.group_path[0] != '\0' && er_group_join(col_cfg.group_path, col_exp.path, err, sizeof err) != 0)
-    col_log_warning(200, "%s", err);
+    col_log_warning(COL_WARN_TEXT, "%s", err);
 }
 
 /* At the end, `collector archive on|copy`: after the last map update, and
@@ -123,7 +123,7 @@ void col_experiment_archive(void)
   size_t n;
   const char *const *objects = col_modules_objects(&n);
   if (er_archive_objects(col_exp.path, col_cfg.archive_mode, objects, n, &r, err, sizeof err) != 0) {
-    col_log_warning(200, "archive %s: %s", er_archive_mode_name(col_cfg.archive_mode), err);
+    col_log_warning(COL_WARN_TEXT, "archive %s: %s", er_archive_mode_name(col_cfg.archive_mode), err);
     return;
   }
   col_log_comment("Archive %s: %u load object(s) recorded in archive.log; %u copied to archives/ (%u of them with the "
@@ -132,7 +132,7 @@ void col_experiment_archive(void)
                   er_archive_mode_name(col_cfg.archive_mode), r.objects - r.unlogged, r.copied, r.with_debug_symbols,
                   r.present, r.missing, r.failed);
   if (r.unlogged > 0)
-    col_log_final_warning(200, "archive.log could not record %u of %u load object(s): %s", r.unlogged, r.objects,
+    col_log_final_warning(COL_WARN_TEXT, "archive.log could not record %u of %u load object(s): %s", r.unlogged, r.objects,
                           strerror(r.log_errno));
 }
 
@@ -165,7 +165,7 @@ int col_experiment_open_files(void)
     }
   }
   if (!col_private_descriptors)
-    col_log_warning(200, "the runtime could not take a descriptor table of its own (unshare refused); "
+    col_log_warning(COL_WARN_TEXT, "the runtime could not take a descriptor table of its own (unshare refused); "
                     "a program that closes or reuses descriptors it did not open may disturb the experiment");
   col_log_sample("collector_open_experiment");
   return 0;
@@ -199,7 +199,7 @@ static void warn_untraced_mpi_bindings(void)
 {
   const char *bindings = col_kind_on(&col_cfg, ER_KIND_MPI) ? col_modules_loaded("libmpi_mpifh.so") : NULL;
   if (bindings != NULL)
-    col_log_warning(200, "The program uses Open MPI's Fortran bindings (%s), which call Open MPI directly: the "
+    col_log_warning(COL_WARN_TEXT, "The program uses Open MPI's Fortran bindings (%s), which call Open MPI directly: the "
                     "MPI calls it makes from Fortran are not traced (its C calls are; MPICH's Fortran bindings "
                     "are traced)", bindings);
 }
@@ -228,7 +228,7 @@ static void note_openmp_waits(void)
 void col_experiment_finish(const char *why)
 {
   if (col_end_without_exit) {
-    col_log_warning(200, "The program ended without its runtime seeing an exit: an exit system call made directly "
+    col_log_warning(COL_WARN_TEXT, "The program ended without its runtime seeing an exit: an exit system call made directly "
                     "(static programs, Go, the sanitizers' exits), a signal (kill -9, or the end of the GDB that ran "
                     "it) or a crash; what was recorded up to its end is intact");
     why = "killed";
@@ -241,10 +241,10 @@ void col_experiment_finish(const char *why)
   struct col_clock_figures clock;
   col_clock_writer_describe(&clock);
   if (clock.lost_samples > 0)
-    col_log_warning(200, "%llu clock sample(s) were lost (ring buffer full); CPU time is under-counted by that much",
+    col_log_warning(COL_WARN_TEXT, "%llu clock sample(s) were lost (ring buffer full); CPU time is under-counted by that much",
                     (unsigned long long)clock.lost_samples);
   if (col_exp.samples_dropped > 0)
-    col_log_final_warning(200, "%llu sample point(s) could not be written (%s); the overview may hold one record "
+    col_log_final_warning(COL_WARN_TEXT, "%llu sample point(s) could not be written (%s); the overview may hold one record "
                           "more than log.xml's samples", (unsigned long long)col_exp.samples_dropped,
                           strerror(col_write_errno() ? col_write_errno() : ENOSPC));
   warn_untraced_mpi_bindings();

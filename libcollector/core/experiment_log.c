@@ -42,6 +42,37 @@ struct col_experiment col_exp = {.dirfd = -1, .log = {.fd = -1}, .overview = {.f
                                   .data = {[0 ... ER_N_KINDS - 1] = {.fd = -1}}};
 static int64_t overview_create;
 
+#define MAX_CPUS_LOGGED 4096
+
+/* Each CPU's clock in MHz from /proc/cpuinfo ("cpu MHz" under its
+ * "processor"), 0 where not given, in MHZ[0..N); returns the first one
+ * found (0: none).  gprofng's header shows it ("clock speed 0 MHz" before)
+ * and converts cycle counts to time with it.  A machine whose list does
+ * not fit the buffer has the first clock for the rest. */
+static int cpu_clocks_mhz(int *mhz, int n)
+{
+  static char text[64 * 1024];
+  memset(mhz, 0, (size_t)n * sizeof *mhz);
+  if (er_read_text("/proc/cpuinfo", text, sizeof text) <= 0)
+    return 0;
+  int cpu = -1, first = 0;
+  for (const char *line = text; line != NULL && *line != '\0';) {
+    double value;
+    int id;
+    if (sscanf(line, "processor : %d", &id) == 1)
+      cpu = id;
+    else if (sscanf(line, "cpu MHz : %lf", &value) == 1 && value > 0) {
+      if (cpu >= 0 && cpu < n)
+        mhz[cpu] = (int)(value + 0.5);
+      if (first == 0)
+        first = (int)(value + 0.5);
+    }
+    line = strchr(line, '\n');
+    line = line != NULL ? line + 1 : NULL;
+  }
+  return first;
+}
+
 static void log_system(void)
 {
   struct utsname u;
@@ -54,8 +85,15 @@ static void log_system(void)
   er_recordfile_printf(&col_exp.log, 0, "<system hostname=\"%s\" arch=\"x86_64\" os=\"%s\" pagesz=\"%ld\" npages=\"%ld\">\n",
                  host, os_escaped, sysconf(_SC_PAGESIZE), sysconf(_SC_PHYS_PAGES));
   long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-  for (long i = 0; i < ncpu && i < 4096; i++)
-    er_recordfile_printf(&col_exp.log, 0, "  <cpu id=\"%ld\"/>\n", i);
+  static int mhz[MAX_CPUS_LOGGED];
+  int any = cpu_clocks_mhz(mhz, ncpu < MAX_CPUS_LOGGED ? (int)ncpu : MAX_CPUS_LOGGED);
+  for (long i = 0; i < ncpu && i < MAX_CPUS_LOGGED; i++) {
+    int clk = mhz[i] > 0 ? mhz[i] : any;
+    if (clk > 0)
+      er_recordfile_printf(&col_exp.log, 0, "  <cpu id=\"%ld\" clk=\"%d\"/>\n", i, clk);
+    else
+      er_recordfile_printf(&col_exp.log, 0, "  <cpu id=\"%ld\"/>\n", i);
+  }
   er_recordfile_printf(&col_exp.log, 0, "</system>\n");
 }
 

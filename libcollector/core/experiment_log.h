@@ -8,6 +8,7 @@
 #include "er/er_recordfile.h"
 #include "er/er_datafile.h"
 #include "er/er_data_kinds.h"
+#include "er/er_format.h"
 #include "core/config.h"
 
 struct col_experiment {
@@ -42,6 +43,8 @@ void col_log_final_sample(const char *label);
  * EVENT_XML is a format with one %s for the timestamp. */
 void col_log_sample_with_event_at(const char *label, const char *event_xml, int64_t tstamp);
 void col_log_comment(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A warning in our own words (gprofng shows its text; er_format.h). */
+#define COL_WARN_TEXT ER_CWARN_TEXT
 void col_log_warning(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void col_log_final_warning(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The exit event: KILLED, the program ended without exiting (how="killed");

@@ -37,7 +37,7 @@ static long stat_field(int n)
     return 0;
   const char *p = strrchr(text, ')'); /* the command may hold spaces */
   long value = 0;
-  for (int field = 2; p != NULL && field <= n; field++) {
+  for (int field = 3; p != NULL && field <= n; field++) { /* (the first space after it precedes field 3) */
     p = strchr(p + 1, ' ');
     if (p != NULL && field == n)
       sscanf(p + 1, "%ld", &value);

@@ -106,7 +106,7 @@ void col_blocked_signal_warn(void)
   col_blocked_signal_describe(&f);
   if (f.blocking_threads == 0)
     return;
-  col_log_warning(200, "%u thread(s) blocked the collector's timer signal (%d): about %.2f s of their CPU time "
+  col_log_warning(COL_WARN_TEXT, "%u thread(s) blocked the collector's timer signal (%d): about %.2f s of their CPU time "
                   "was not sampled. Sampling from inside the program cannot sample a thread that blocks it; where perf "
                   "events are allowed, the sampler process samples from outside the program", f.blocking_threads,
                   COL_TIMER_SIGNAL, f.unsampled_ns / 1e9);

@@ -82,7 +82,7 @@ static void finish_experiment(void)
 {
   unsigned forks = __atomic_load_n(&forks_unrecorded, __ATOMIC_RELAXED);
   if (forks > 0) {
-    col_log_warning(200, "%u process(es) the program forked were not recorded: the sampler inside the program "
+    col_log_warning(COL_WARN_TEXT, "%u process(es) the program forked were not recorded: the sampler inside the program "
                     "records the program only; where perf events are allowed, the sampler process records "
                     "descendants too", forks);
     col_status_add_note("%u process(es) it forked not recorded (sampled from inside: only the sampler process "
@@ -136,7 +136,7 @@ static int start_experiment(void)
     return -1;
   }
   if (untraced[0] != '\0') {
-    col_log_warning(200, "%s was asked for but needs the sampler process, which is not running here (the "
+    col_log_warning(COL_WARN_TEXT, "%s was asked for but needs the sampler process, which is not running here (the "
                     "runtime samples from inside the program): nothing traced is recorded", untraced);
     /* GDB's closing line too: never a silent zero (issue 39) */
     if (islower((unsigned char)untraced[1]))
@@ -145,7 +145,7 @@ static int start_experiment(void)
                         "the sampler process", untraced);
   }
   if (offcpu_asked) {
-    col_log_warning(200, "off-CPU time was asked for but needs the sampler process, which is not running here "
+    col_log_warning(COL_WARN_TEXT, "off-CPU time was asked for but needs the sampler process, which is not running here "
                     "(the runtime samples from inside the program): CPU time only");
     col_status_add_note("off-CPU time not recorded: the program sampled itself (no perf events here)");
   }
@@ -250,7 +250,7 @@ static void serve_as_outside_rank(void)
   case COL_RANK_SAMPLED_INSIDE:
     if (start_experiment() != 0)
       return;
-    col_log_warning(200, "This MPI rank ran on another node than the job's launcher: %s; the runtime samples it "
+    col_log_warning(COL_WARN_TEXT, "This MPI rank ran on another node than the job's launcher: %s; the runtime samples it "
                     "from inside the program", why);
     col_sources_start(COL_START_LAUNCH);
     return;
@@ -470,7 +470,7 @@ static void resume_after_failed_exec(void *p)
 {
   const struct exec_record *r = p;
   col_experiment_exec_event("exec_error", r->variant, r->what, r->exec_count);
-  col_log_warning(200, "%s of %s failed (%s); the experiment goes on", r->variant, r->what, strerror(r->err));
+  col_log_warning(COL_WARN_TEXT, "%s of %s failed (%s); the experiment goes on", r->variant, r->what, strerror(r->err));
   col_status_write(&col_cfg, "active", NULL);
 }
 

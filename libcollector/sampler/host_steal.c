@@ -265,7 +265,7 @@ void host_steal_describe(double recorded_cpu)
                     "from this machine", held_out, (double)held_out_ns / 1e9);
   if (stolen < STEAL_SAID_SECONDS || stolen < STEAL_SAID_SHARE * recorded_cpu)
     return;
-  col_log_final_warning(200, "the host took %.2f s of this machine's CPU time during the run (hypervisor steal, "
+  col_log_final_warning(COL_WARN_TEXT, "the host took %.2f s of this machine's CPU time during the run (hypervisor steal, "
                         "/proc/stat): perf's clock counts what it took from the program's threads as theirs; "
                         "%.2f s of such samples were left out where the threads' own CPU clocks could be read, the "
                         "rest (threads' last moments, their tails) may read up to that much high",

@@ -38,13 +38,13 @@ static void log_job_forwarding(const char *launcher, enum col_job_forwarding out
                     "into this job's experiment (M_r<rank>.er)", launcher);
     break;
   case COL_JOB_NEEDS_EXPORTS:
-    col_log_warning(200, "MPI launcher %s: ranks started on other nodes are not recorded: the command line uses -x, "
+    col_log_warning(COL_WARN_TEXT, "MPI launcher %s: ranks started on other nodes are not recorded: the command line uses -x, "
                     "and Open MPI then refuses the collector's own list of variables to forward; add "
                     "-x LD_PRELOAD -x GDBCOL_JOB to the command line to record them", launcher);
     break;
   case COL_JOB_NO_SETTINGS:
   case COL_JOB_NO_ROOM:
-    col_log_warning(200, "MPI launcher %s: ranks started on other nodes are not recorded: %s", launcher,
+    col_log_warning(COL_WARN_TEXT, "MPI launcher %s: ranks started on other nodes are not recorded: %s", launcher,
                     outcome == COL_JOB_NO_SETTINGS ? "the experiment's settings were not ready in time (5 s)"
                                                    : "the environment could not hold the runtime's variables");
     break;

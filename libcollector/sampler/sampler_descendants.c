@@ -125,14 +125,14 @@ void descendants_warn(void)
     if (figures.children_cpu_ms >= 0)
       snprintf(cpu, sizeof cpu, " and used %.2f s of CPU (as the kernel counts the children the program waited "
                "for)", (double)figures.children_cpu_ms / 1000.0);
-    col_log_final_warning(200, "%llu descendant process(es) ran (%s)%s; they are not recorded: %s",
+    col_log_final_warning(COL_WARN_TEXT, "%llu descendant process(es) ran (%s)%s; they are not recorded: %s",
                           (unsigned long long)figures.seen, n_names ? programs : "no exec", cpu,
                           off ? "collector descendants off"
                               : "the kernel refused perf events, so a process is followed by the collector's runtime "
                                 "in it, which a child that clears its environment or a raw clone() does not carry");
     return;
   }
-  col_log_final_warning(200, "%llu descendant process(es) ran (%s) and used about %.2f s of CPU (%llu sample(s)); "
+  col_log_final_warning(COL_WARN_TEXT, "%llu descendant process(es) ran (%s) and used about %.2f s of CPU (%llu sample(s)); "
                         "they are not recorded (%s)",
                         (unsigned long long)figures.seen, n_names ? programs : "no exec",
                         (double)figures.samples * (double)col_cfg.clock_interval_us / 1e6,

@@ -404,7 +404,7 @@ static int clock_in_program(int err)
   if (!refused || col_control == NULL || sampler_trace_for_clock() != 0)
     return -1;
   if (col_cfg.n_hwc > 0) { /* (GDB refuses them when typed where it sees the refusal itself) */
-    col_log_final_warning(200, "hardware counter profiling not recorded: the kernel refused perf events "
+    col_log_final_warning(COL_WARN_TEXT, "hardware counter profiling not recorded: the kernel refused perf events "
                           "(perf_event_open: %s), which counters need", strerror(err));
     col_status_add_note("counters not recorded: the kernel refused perf events, which they need");
     col_cfg.n_hwc = 0;

@@ -540,7 +540,7 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size, i
   } else if (type == SAMPLER_RECORD_END_UNSEEN && sampler.writer_mode && sampler.started && sampler.clock_in_program) {
     col_log_comment("This process's end was found in /proc (perf events refused: the kernel gives no end records)");
   } else if (type == SAMPLER_RECORD_END_UNSEEN && sampler.writer_mode && sampler.started) {
-    col_log_warning(200, "The kernel lost this process's end record (its rings overflowed: many processes "
+    col_log_warning(COL_WARN_TEXT, "The kernel lost this process's end record (its rings overflowed: many processes "
                     "started or ended at once); its end was found in /proc, and its last records may be missing");
   } else if (type == PERF_RECORD_LOST && size >= sizeof *h + 16) {
     uint64_t lost;

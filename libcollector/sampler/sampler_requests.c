@@ -72,7 +72,7 @@ static void handle_request(const struct col_control_record *r)
   }
   if (r->kind == COL_CTL_BLOCKED_THREADS) {
     if (r->err > 0 && sampler.started) {
-      col_log_final_warning(200, "%d thread(s) blocked the collector's timer signal (%d) when GDB attached: their "
+      col_log_final_warning(COL_WARN_TEXT, "%d thread(s) blocked the collector's timer signal (%d) when GDB attached: their "
                             "CPU time is not sampled until they change their signal mask (no system call changes "
                             "another thread's)", r->err, COL_TIMER_SIGNAL);
       col_status_add_note("%d thread(s) blocked the collector's timer signal when GDB attached: not sampled",
@@ -158,7 +158,7 @@ static void handle_request(const struct col_control_record *r)
       col_log_comment("%u GOT slot(s) bound to another definition than the process's own were left as they were: "
                       "their calls are not traced", kept);
     if (unreadable > 0)
-      col_log_warning(200, "%u loaded object(s) could not be patched after the attach (no dynamic symbol table "
+      col_log_warning(COL_WARN_TEXT, "%u loaded object(s) could not be patched after the attach (no dynamic symbol table "
                       "readable; the first: %s): calls they make are not traced", unreadable, first);
     break;
   }
@@ -178,7 +178,7 @@ static void handle_request(const struct col_control_record *r)
     sampler_trace_unmapped(r->err);
     break;
   case COL_CTL_HEAP_ELSEWHERE:
-    col_log_warning(200, "Heap tracing records nothing of this program: its calls of malloc and free reach "
+    col_log_warning(COL_WARN_TEXT, "Heap tracing records nothing of this program: its calls of malloc and free reach "
                     "%.60s's before the collector's runtime (a sanitizer's runtime, which must be preloaded first, "
                     "or an allocator built into the program). Started without the collector, the program's calls "
                     "through its GOT reach the collector after gdb -p and collector enable", r->text);
@@ -187,7 +187,7 @@ static void handle_request(const struct col_control_record *r)
   case COL_CTL_EXEC_FAILED:
     what = request_variant(r->text, variant, sizeof variant);
     col_experiment_exec_event("exec_error", variant, what, sampler.exec_count);
-    col_log_warning(200, "%s of %s failed (%s); the experiment goes on", variant, what, strerror(r->err));
+    col_log_warning(COL_WARN_TEXT, "%s of %s failed (%s); the experiment goes on", variant, what, strerror(r->err));
     col_status_write(&col_cfg, "active", NULL);
     sampler.exec_pending = 0;
     sampler.closing_at = INT64_MAX;

@@ -127,17 +127,17 @@ static void describe_clock(void)
   struct sampler_events_figures events;
   sampler_events_describe(&events);
   if (events.unattached_threads > 0)
-    col_log_final_warning(200, "clock sampling could not start on %u of the %u thread(s) running at the attach "
+    col_log_final_warning(COL_WARN_TEXT, "clock sampling could not start on %u of the %u thread(s) running at the attach "
                           "(perf_event_open: %s); their CPU time is not recorded",
                           events.unattached_threads, events.unattached_threads + events.attached_threads,
                           strerror(events.attach_errno));
   uint64_t lost_samples = sampler.lost_records - sampler.lost_switch_records;
   if (lost_samples > 0)
-    col_log_final_warning(200, "the kernel lost %llu sample(s) (a samples ring was full before the sampler process "
+    col_log_final_warning(COL_WARN_TEXT, "the kernel lost %llu sample(s) (a samples ring was full before the sampler process "
                           "drained it); their CPU time is recorded at their threads' ends (thread tails), with the "
                           "threads' last stacks", (unsigned long long)lost_samples);
   if (sampler.lost_switch_records > 0)
-    col_log_final_warning(200, "the kernel lost %llu record(s) of threads' switches, exits or mappings (a ring was "
+    col_log_final_warning(COL_WARN_TEXT, "the kernel lost %llu record(s) of threads' switches, exits or mappings (a ring was "
                           "full before the sampler process drained it); the CPU time of threads running then is "
                           "under-counted", (unsigned long long)sampler.lost_switch_records);
 }
@@ -156,7 +156,7 @@ static int offcpu_reasons_text(const struct offcpu_figures *off, char *out, size
 
 static void warn_reads_refused(uint64_t refused)
 {
-  col_log_final_warning(200, "reading %llu waiting thread(s) for their stacks was refused (the program made "
+  col_log_final_warning(COL_WARN_TEXT, "reading %llu waiting thread(s) for their stacks was refused (the program made "
                         "itself not dumpable, or changed who may trace it): their waits have no stack",
                         (unsigned long long)refused);
   col_status_add_note("off-CPU stacks: reading %llu waiting thread(s) was refused (the program made itself not "
@@ -210,7 +210,7 @@ static void describe_offcpu(void)
   if (off.reads_failed > 0 && (off.read_errno == EACCES || off.read_errno == EPERM))
     warn_reads_refused(off.reads_failed);
   if (events.switch_stacks_opened == 0 && off.seconds_without_stack >= 0.0005)
-    col_log_final_warning(200, "%.3f s off CPU recorded per thread and reason without the call stacks where threads "
+    col_log_final_warning(COL_WARN_TEXT, "%.3f s off CPU recorded per thread and reason without the call stacks where threads "
                           "waited (waits too short to be read from outside while they lasted, or where reading was "
                           "refused): the kernel shows a thread's stack at each context switch only where samples in "
                           "its context are allowed (%s); with kernel.perf_event_paranoid 1 or less, or CAP_PERFMON, "
@@ -245,7 +245,7 @@ static void describe_counters(void)
   struct sampler_events_figures events;
   sampler_events_describe(&events);
   if (events.counters_refused > 0)
-    col_log_final_warning(200, "the kernel refused %u counter event(s) (perf_event_open: %s); those counts are "
+    col_log_final_warning(COL_WARN_TEXT, "the kernel refused %u counter event(s) (perf_event_open: %s); those counts are "
                           "missing", events.counters_refused, strerror(events.counter_errno));
 }
 

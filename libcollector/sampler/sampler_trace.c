@@ -294,10 +294,10 @@ void sampler_trace_describe(void)
 {
   note_smaller_ring();
   if (begin_error[0] != '\0')
-    col_log_warning(200, "%s", begin_error);
+    col_log_warning(COL_WARN_TEXT, "%s", begin_error);
   if (ring_in_program[0] != '\0') { /* before the status that closes the experiment */
     col_status_add_note("%s", ring_in_program);
-    col_log_warning(200, "%c%s", toupper((unsigned char)ring_in_program[0]), ring_in_program + 1);
+    col_log_warning(COL_WARN_TEXT, "%c%s", toupper((unsigned char)ring_in_program[0]), ring_in_program + 1);
   }
   uint64_t dropped = col_trace != NULL ? __atomic_load_n(&col_trace->dropped, __ATOMIC_RELAXED) : 0;
   uint32_t traced = col_traced_kinds(&col_cfg);

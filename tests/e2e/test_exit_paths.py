@@ -11,6 +11,7 @@ closed."""
 
 import os
 import re
+import subprocess
 
 from harness import check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, workdir
 
@@ -35,6 +36,20 @@ check("exited with code 07" in out and "killed" not in out and
 summary, funcs, raw = er_dump(raw_exp)
 check(summary.get("closed") == "yes" and "an exit system call made directly" in raw and
       funcs.get("burn", (0, 0))[1] >= 0.4, "raw exit_group: closed, log.xml names the ways, burn() has its ~0.5 s")
+# gprofng's header: our warning's own text (not "No warning"), the
+# process's parent (GDB) and session (this test's), the CPUs' clock.
+header = subprocess.run(["gprofng", "display", "text", "-header", raw_exp], capture_output=True, text=True).stdout
+print(header)
+ids = re.search(r"Process pid (\d+), ppid (\d+), pgrp (\d+), sid (\d+)", header)
+check("No warning" not in header and "*** Collect: The program ended without its runtime seeing an exit" in header,
+      "gprofng's header shows the warning's text")
+check(ids is not None and ids.group(1) != ids.group(2) and int(ids.group(4)) == os.getsid(0),
+      "gprofng's header: the parent is not the process itself, the session is this test's (%s)"
+      % (ids.groups() if ids else None,))
+clock = re.search(r"^cpu MHz\s*:\s*([0-9.]+)", open("/proc/cpuinfo").read(), re.M)
+if clock:
+    check("clock speed %d MHz" % int(float(clock.group(1)) + 0.5) in header,
+          "gprofng's header: the clock speed /proc/cpuinfo gives (%s MHz)" % clock.group(1))
 
 for n, source, closed in ((2, None, True), (3, "perf", False)):
     label = "segv, sampled from %s" % ("inside" if source else "outside")
