@@ -50,7 +50,13 @@ const char *col_modules_loaded(const char *prefix);
 void col_modules_function(uint64_t vaddr, uint64_t size, const char *name, int64_t tstamp);
 void col_modules_function_gone(uint64_t vaddr, int64_t tstamp);
 /* An object's code mapped at START is gone (dlclose): its unmap record at
- * TSTAMP, in the sampler's records mode. */
+ * TSTAMP, in the sampler's records mode.  Where mappings come from the
+ * kernel's records, held until those up to TSTAMP are in (col_modules_add with a later time, or
+ * col_modules_settle): the sampler takes the program's word of a dlclose
+ * before the records of the mappings made before it, now and then. */
 void col_modules_unloaded(uint64_t start, int64_t tstamp);
+/* The kernel's records up to DRAINED_TO are in: the unloads held up to
+ * then are applied (INT64_MAX: all of them). */
+void col_modules_settle(int64_t drained_to);
 
 #endif

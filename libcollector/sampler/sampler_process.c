@@ -108,6 +108,7 @@ static int64_t drain_rings(int force_flush)
 {
   int64_t newest = force_flush ? SAMPLER_ALL_RECORDS : sampler_ring_cutoff(); /* at the end: all there is */
   sampler_sources_take(newest);
+  col_modules_settle(newest); /* the program's dlcloses up to the records taken */
   if (!sampler.started)
     return newest;
   if (!force_flush && !sampler.finished)
