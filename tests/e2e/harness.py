@@ -213,8 +213,13 @@ def run_gdb(commands, args, cwd, timeout=120, env=None, prefix=()):
     # (the kernel's task-clock, which samples the program, counts the time
     # the host took from this VM while a thread ran; the thread's own CPU
     # clock, most tests' truth, does not: printed for a failure's reader)
-    print("[harness] host steal time during this GDB run: %.3f s (all CPUs)" % (steal_seconds() - steal_before))
+    global LAST_RUN_STEAL
+    LAST_RUN_STEAL = steal_seconds() - steal_before
+    print("[harness] host steal time during this GDB run: %.3f s (all CPUs)" % LAST_RUN_STEAL)
     return result.stdout + result.stderr
+
+
+LAST_RUN_STEAL = 0.0  # the host's steal during the last run_gdb, all CPUs (seconds)
 
 
 def steal_seconds():
