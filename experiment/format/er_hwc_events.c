@@ -75,6 +75,14 @@ const struct er_hwc_event *er_hwc_find_event(const char *name)
   return NULL;
 }
 
+const struct er_hwc_event *er_hwc_find_any_event(const char *name)
+{
+  for (size_t k = 0; k < sizeof events / sizeof events[0]; k++)
+    if (strcmp(events[k].name, name) == 0)
+      return &events[k];
+  return NULL;
+}
+
 /* NAME's entry in a NATIVE list ("NAME=T:C:C1:C2:I;..."): 0, or -1. */
 static int find_native(const char *native, const char *name, struct er_hwc_native *out)
 {

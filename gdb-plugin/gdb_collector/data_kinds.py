@@ -137,13 +137,21 @@ timer setting) keeps it beside the counters."""
             text = arg.strip()[len("counter"):].strip()
             try:
                 canonical = native.parse_counters(text)
+            except native.MachineLacks as lack:
+                # A limit of this machine, not a mistake: said, and the rest
+                # of a script goes on (an error would stop it).
+                say("collector hwprofile counter: %s. Nothing was changed.\n" % lack)
+                return
             except ValueError as error:
                 raise gdb.GdbError("collector hwprofile counter: %s" % error)
             problem = counters_problem(canonical)  # refused when typed, not at enable
             if problem:
                 raise gdb.GdbError("collector hwprofile counter: %s. Nothing was changed." % problem)
             self.check_access(canonical)
-            self.store(arg, "hwc_counters", canonical, "Counters: %s." % canonical)
+            # (dbx's `counter` sets the counters; `hwprofile on` records them)
+            off = "" if self.state.settings.hwprofile else (
+                " Counter overflow profiling is off: \"collector hwprofile on\" records them.")
+            self.store(arg, "hwc_counters", canonical, "Counters: %s.%s" % (canonical, off))
         else:
             self.bad(arg)
 

@@ -99,12 +99,21 @@ def group_experiment_name(group):
     return out.value.decode()
 
 
+class MachineLacks(ValueError):
+    """What was asked for is right, and this machine cannot do it (a
+    hardware counter where no PMU is exposed)."""
+
+
 def parse_counters(text):
     """The canonical counter list of `collector hwprofile counter TEXT`, or
-    ValueError with the C parser's message."""
+    ValueError with the C parser's message (MachineLacks where the machine
+    has no hardware PMU for a hardware counter)."""
     out = ctypes.create_string_buffer(4096)
     err = ctypes.create_string_buffer(1024)
-    if _lib.gdbcol_parse_hwc(text.encode(), out, len(out), err, len(err)) < 0:
+    rc = _lib.gdbcol_parse_hwc(text.encode(), out, len(out), err, len(err))
+    if rc == -2:  # ER_HWC_NO_PMU
+        raise MachineLacks(err.value.decode())
+    if rc < 0:
         raise ValueError(err.value.decode())
     return out.value.decode()
 

@@ -129,6 +129,13 @@ static uint64_t default_interval(uint32_t type, uint64_t config)
   return DEFAULT_SOFTWARE_INTERVAL;
 }
 
+void er_hwc_no_pmu_why(const char *name, char *why, size_t why_len)
+{
+  snprintf(why, why_len, "counter \"%s\" is a hardware event and this machine has no hardware PMU (no "
+           "/sys/bus/event_source/devices/cpu; usual in virtual machines): only the kernel's software counters count "
+           "here (collector hwprofile list shows them)", name);
+}
+
 /* A libpfm4 native event NAME: its encoding and description. */
 static int find_libpfm4(const char *name, struct er_hwc_native *out, char *desc, size_t desc_len, char *why,
                         size_t why_len)
@@ -147,10 +154,8 @@ static int find_libpfm4(const char *name, struct er_hwc_native *out, char *desc,
     return -1;
   }
   if (attr.type != PERF_TYPE_SOFTWARE && !er_hwc_have_pmu()) {
-    snprintf(why, why_len, "counter \"%s\" is a hardware event and this machine has no hardware PMU (no "
-             "/sys/bus/event_source/devices/cpu; usual in virtual machines): only the kernel's software counters "
-             "count here", name);
-    return -1;
+    er_hwc_no_pmu_why(name, why, why_len);
+    return ER_HWC_NO_PMU;
   }
   *out = (struct er_hwc_native){attr.type, attr.config, attr.config1, attr.config2,
                                 default_interval(attr.type, attr.config)};

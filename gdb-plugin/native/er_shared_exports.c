@@ -59,7 +59,10 @@ int gdbcol_next_experiment_name(const char *dir, const char *name, char *out, in
 }
 
 /* `collector hwprofile counter`: the number of counters and their canonical
- * list in OUT, or -1 with a message in ERR. */
+ * list in OUT, or -1 with a message in ERR; ER_HWC_NO_PMU where a
+ * hardware counter was named on a machine without a PMU (dbx's aliases,
+ * insts or dcm, are hardware ones too: they said "libpfm4: event not
+ * found"). */
 int gdbcol_parse_hwc(const char *text, char *out, int out_len, char *err, int err_len)
 {
   struct er_hwc_spec spec;
@@ -68,9 +71,15 @@ int gdbcol_parse_hwc(const char *text, char *out, int out_len, char *err, int er
   for (int i = 0; i < spec.n; i++) {
     struct er_hwc_native native;
     char desc[256];
-    if (er_hwc_find_event(spec.counters[i].name) == NULL &&
-        er_hwc_native_find(spec.counters[i].name, &native, desc, sizeof desc, err, (size_t)err_len) != 0)
-      return -1;
+    const char *name = spec.counters[i].name;
+    const struct er_hwc_event *known = er_hwc_find_any_event(name);
+    if (known != NULL && known->hardware && !er_hwc_have_pmu()) {
+      er_hwc_no_pmu_why(name, err, (size_t)err_len);
+      return ER_HWC_NO_PMU;
+    }
+    int rc = known != NULL ? 0 : er_hwc_native_find(name, &native, desc, sizeof desc, err, (size_t)err_len);
+    if (rc != 0)
+      return rc;
   }
   if (er_format_hwc_spec(&spec, out, (size_t)out_len) != 0) {
     snprintf(err, (size_t)err_len, "the counter list is too long");

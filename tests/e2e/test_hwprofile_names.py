@@ -122,6 +122,11 @@ check('unknown counter "no_such_event" on this machine (libpfm4: ' in out and
       '"collector hwprofile list" shows the counters it offers' in out,
       "an unknown name: refused, naming how to list the counters")
 
+if not perf_events_refused():  # (else refused when typed, checked above)
+    out = run_gdb(["collector hwprofile counter cs,5"], ["/bin/true"], cwd=work)
+    check("Counters: cs,5. Counter overflow profiling is off: \"collector hwprofile on\" records them." in out,
+          "a counter set while counter profiling is off: said, with how to turn it on")
+
 # Hardware counters: where there is a PMU, the computing function has the
 # cycles, by the table's name and by PAPI's.
 if cycles_errno != 0:
@@ -129,6 +134,18 @@ if cycles_errno != 0:
     out = run_gdb(["collector hwprofile counter cycles"], ["/bin/true"], cwd=work)
     check('unknown counter "cycles"' in out or "no hardware PMU" in out,
           "cycles refused on a machine without a PMU, saying so")
+    if not os.path.exists("/sys/bus/event_source/devices/cpu"):
+        # dbx's aliases are hardware counters too: refused the same way, and
+        # a script goes on after it (a limit of the machine is no error).
+        script = os.path.join(work, "counters.gdb")
+        with open(script, "w") as f:
+            f.write("collector hwprofile counter insts\ncollector hwprofile counter dcm\n"
+                    "collector hwprofile counter dtlbm\necho script-went-on\\n\n")
+        out = run_gdb(["source " + script], ["/bin/true"], cwd=work)
+        print(out)
+        check(all('counter "%s" is a hardware event and this machine has no hardware PMU' % alias in out
+                  for alias in ("insts", "dcm", "dtlbm")) and "event not found" not in out and
+              "script-went-on" in out, "dbx's aliases refused as hardware counters without a PMU, the script going on")
 else:
     for counter in ("cycles", "PAPI_TOT_CYC"):
         out = run_gdb(["collector hwprofile counter %s" % counter, "collector hwprofile on", "collector enable",

@@ -40,6 +40,9 @@ struct er_hwc_native {
 int er_hwc_have_pmu(void);
 /* The event NAME names on this machine, or NULL when it offers none. */
 const struct er_hwc_event *er_hwc_find_event(const char *name);
+/* The event NAME names on any machine (a hardware one where no PMU is
+ * there too: what to say of it), or NULL. */
+const struct er_hwc_event *er_hwc_find_any_event(const char *name);
 /* The I-th event this machine offers (aliases included), NULL past the end. */
 const struct er_hwc_event *er_hwc_event_at(size_t i);
 /* C's event and interval on this machine: one of the table's, else one of

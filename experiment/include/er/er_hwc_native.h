@@ -9,7 +9,12 @@
 
 /* NAME (PAPI_xxx, or a libpfm4 name such as PMU::EVENT:UMASK or
  * perf::PERF_COUNT_SW_CONTEXT_SWITCHES): its encoding and description; 0,
- * or -1 with WHY (what the machine lacks, or that no such name exists). */
+ * -1 with WHY where no such name exists or it cannot count here, or
+ * ER_HWC_NO_PMU with WHY where it is a hardware event and the machine has
+ * no hardware PMU (a limit of the machine, not a mistake of the user's). */
+#define ER_HWC_NO_PMU (-2)
+/* WHY a hardware counter NAME cannot count on a machine with no PMU. */
+void er_hwc_no_pmu_why(const char *name, char *why, size_t why_len);
 int er_hwc_native_find(const char *name, struct er_hwc_native *out, char *desc, size_t desc_len, char *why,
                        size_t why_len);
 /* One line on PAPI's and libpfm4's state here (component disabled and
