@@ -15,6 +15,7 @@ from .launch import LaunchArming
 from .session import Session
 from .tha_stops import DeadlockStop, RaceStop
 from .stop_samples import StopSamples
+from .text import say
 from .settings import Settings
 
 
@@ -40,6 +41,13 @@ def _on_exited(event):
     # (exit_code: only where the program exited, through whatever call;
     # a kill, GDB's own at its end included, has none)
     _state.session.report_end_of_run(launched=_state.arming.armed, exit_code=getattr(event, "exit_code", None))
+    # The collector stays enabled for the next run: a fixed name that now
+    # exists would record nothing then, said only at that run's end.
+    taken = _state.settings.experiment_name and _state.arming.armed and \
+        _state.settings.problems_before_run()
+    if taken:
+        say("collector: the next run is not recorded as it stands: %s (collector store experiment NAME).\n"
+            % "; ".join(taken))
     sampler_children.reap_ended()
 
 

@@ -5,11 +5,12 @@ TAB completes them.  Syntax errors are gdb.GdbError (they stop a script, as
 GDB users expect); state problems (a setting while an experiment is active,
 disabling twice) are warnings that let a script go on."""
 
+import os
 import time
 
 import gdb
 
-from . import attach, gdb_state, native, outside
+from . import attach, gdb_state, native, outside, values
 from .session import clock_source_note, closed_summary, look_at_it, write_error_text
 from .settings import on_off_traced_kinds
 from .text import say
@@ -101,6 +102,15 @@ directory" says otherwise.  Collection stays enabled for later runs until
         if refused:
             raise gdb.GdbError("collector enable: " + refused)
         problems = state.settings.problems_before_run()
+        if not state.settings.store_directory:
+            # the program's working directory holds the experiment: found
+            # now, not when the run has ended (as an ordinary user in a
+            # directory of root's, nothing was recorded and said so then)
+            where = gdb.parameter("cwd") or os.getcwd()
+            problem = values.writable_directory_problem(os.path.expanduser(where))
+            if problem:
+                problems.append("the experiment goes in the program's working directory, and %s (collector store "
+                                "directory DIR puts it elsewhere)" % problem)
         if problems:
             raise gdb.GdbError("collector enable: " + "; ".join(problems) + ". Nothing was enabled.")
         state.arming.arm(state.settings, state.session.status_path)

@@ -10,6 +10,7 @@ message that names the actual problem."""
 
 import errno
 import os
+import tempfile
 import re
 
 _WHOLE = re.compile(r"[0-9]+\Z", re.ASCII)
@@ -49,6 +50,12 @@ def writable_directory_problem(path):
         return "%s is on a read-only file system" % path
     if not os.access(path, os.W_OK | os.X_OK):
         return "permission denied: you cannot create files in %s" % path
+    # An experiment is a directory: make one and take it away again (root
+    # passes the access check in /proc or /sys, where none can be made).
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".gdbcol-probe-", dir=path))
+    except OSError as error:
+        return "no directory can be created in %s (%s)" % (path, error.strerror)
     return None
 
 

@@ -21,6 +21,8 @@ expected = {
     "collector store group %s/missing/runs.erg" % work: "the group's directory: %s/missing does not exist" % work,
     "collector store group plain.erg": None,  # fine: does not exist yet
     "collector store experiment taken.er": "taken.er already exists in %s" % work,
+    # (root passes the access check there; no directory can be made)
+    "collector store directory /proc": "cannot store experiments there: no directory can be created in /proc",
 }
 out = run_gdb(list(expected) + ["echo gdb-goes-on\\n"], ["/bin/true"], cwd=work)
 print(out)
@@ -59,5 +61,20 @@ if prefix:
     print(out)
     check("permission denied: you cannot create files in %s" % locked in out, "ordinary user: permission denied")
     check(out.count("permission denied") == 2 and "gdb-goes-on" in out, "for the group too, and GDB goes on")
+    # The program's working directory, where the experiment goes when no
+    # store directory is set: refused at enable (before, nothing was
+    # recorded, and that was said when the run had ended).
+    out = run_gdb(["collector enable", "run"], ["/bin/true"], cwd=locked, prefix=prefix)
+    print(out)
+    check("collector enable: the experiment goes in the program's working directory, and permission denied: you "
+          "cannot create files in %s" % locked in out and "Nothing was enabled" in out and
+          "no experiment was recorded" not in out, "ordinary user in a directory of root's: refused at enable")
+
+# A fixed name, and the collector still enabled for the next run: said at
+# the end of the first run (before, only at the end of the second).
+out = run_gdb(["collector store experiment fixed.er", "collector enable", "run"], ["/bin/true"], cwd=work)
+print(out)
+check("collector: the next run is not recorded as it stands: fixed.er already exists in %s" % work in out,
+      "a fixed name used once: the end of the run says the next run would not be recorded")
 cleanup(work)
 finish()
