@@ -83,6 +83,12 @@ def _notes_once(note):
     return "; ".join(parts)
 
 
+def _mid_sentence(title):
+    """A kind's title inside a sentence: "Heap tracing" -> "heap tracing",
+    "I/O tracing" kept."""
+    return title[0].lower() + title[1:] if len(title) > 1 and title[1].islower() else title
+
+
 def closed_summary(status):
     """What an experiment holds, as perf's end line says it: samples, CPU
     time and threads, bytes written and lost, stacks cut at the copy's end,
@@ -336,10 +342,18 @@ class Session:
             # The sampler process may still have sampled it from outside
             # (then its experiment is reported below): said either way,
             # whichever came first.
+            # each traced kind that was on, by name: its 0 events are this
+            # (before, "0 allocations and frees" with "no traced calls")
+            traced = [kind.title for kind in native.data_kinds()
+                      if kind.traced and st and kind.name + "_events" in st]
+            missing = ["%s recorded nothing" % _mid_sentence(title) for title in traced]
+            if exit_code is None:  # (GDB saw none either)
+                missing.append("no exit status")
+            if not (st and _report_key(st) != self.last_reported):
+                missing.append("no experiment recorded")
             say("collector: %s is statically linked: the collector's runtime, which only the dynamic loader can "
-                "load, was not in it (no traced calls, no exit status%s); link it dynamically to profile it "
-                "fully.\n" % (program, "" if st and _report_key(st) != self.last_reported else
-                                  ", and no experiment was recorded"))
+                "load, was not in it%s; link it dynamically to profile it fully.\n"
+                % (program, " (%s)" % ", ".join(missing) if missing else ""))
             if not st or _report_key(st) == self.last_reported:
                 return
         elif launched and (not st or _report_key(st) == self.last_reported):

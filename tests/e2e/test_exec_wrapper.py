@@ -81,6 +81,10 @@ out = run_gdb(["collector enable", "run"], [program("sleeper_static"), "0"], wor
 print(out)
 check("%s is statically linked: the collector's runtime, which only the dynamic loader can load, was not in it"
       % program("sleeper_static") in out, "a static program at launch: GDB says the runtime could not be in it, and why")
+out = run_gdb(["collector heaptrace on", "collector enable", "run"], [program("sleeper_static"), "0"], work)
+print(out)
+check("was not in it (heap tracing recorded nothing);" in out,
+      "a static program with heap tracing: GDB says heap tracing recorded nothing, and why")
 prefix = unprivileged_prefix()
 if prefix:
     for label, settings, env in FORMS[0], FORMS[4]:
