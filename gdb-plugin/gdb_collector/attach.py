@@ -105,8 +105,9 @@ class Attacher:
         if kind == native.PROCESS_STATIC:
             raise gdb.GdbError(
                 "collector enable: process %d is a static executable: it has no dynamic loader, so the "
-                "runtime cannot be loaded into it (nor preloaded at launch). Link the program dynamically "
-                "to profile it." % pid)
+                "collector's runtime cannot be loaded into it. Started under GDB instead (collector enable, then "
+                "run), its CPU is sampled from outside where the kernel allows perf events, without traced calls; "
+                "link it dynamically to profile it fully." % pid)
         if kind == native.PROCESS_MUSL:
             raise gdb.GdbError(
                 "collector enable: process %d runs on musl libc; the runtime is built for glibc and cannot be "

@@ -412,7 +412,7 @@ def _bytes(count):
 STATUS_ANSWER_WAIT_S = 2.0
 
 
-def _current_status(state, status):
+def current_status(state, status):
     """The status file once the sampler process answered a request for one
     current to now (it drains its rings first, within a cycle or two), or
     STATUS as it was (up to a second old) when no answer came in time."""
@@ -434,7 +434,7 @@ def live_progress(state, status):
     (gdbcol_progress, refreshed by the runtime every cycle), or from the
     status file (up to a second old) when memory cannot be read."""
     if outside.sampled_outside(status):
-        status = _current_status(state, status)
+        status = current_status(state, status)
     # The status file's names for the counters; the runtime's own in memory.
     fields = {"samples": "profile_packets", "sample_points": "sample_points", "data_bytes": "data_bytes",
               "limit_reached": "limit_reached", "paused": "paused", "write_errno": "write_errno",

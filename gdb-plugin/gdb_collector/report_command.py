@@ -8,7 +8,8 @@ import subprocess
 
 import gdb
 
-from .commands import _Subcommand
+from . import outside
+from .commands import _Subcommand, current_status
 from .text import say
 
 VIEWS_WITH_VALUE = ("callers", "callees", "flamegraph", "folded", "html", "pprof", "firefox")
@@ -114,7 +115,12 @@ separate debug info (install libc6-dbg for the C library's internal names)."""
                 raise gdb.GdbError("collector report: \"%s\" is neither a view nor an experiment directory.\n"
                                    "Usage: %s" % (word, USAGE))
         if path is None:
-            path = self.state.session.status().get("experiment")
+            status = self.state.session.status()
+            path = status.get("experiment")
+            if path and status.get("state") == "active" and outside.sampled_outside(status):
+                # at a stop, what the program did up to it: the sampler
+                # drains and writes what it holds first
+                current_status(self.state, status)
             if not path:
                 raise gdb.GdbError("collector report: this session has recorded no experiment yet; name one: "
                                    "collector report DIRECTORY/test.1.er")

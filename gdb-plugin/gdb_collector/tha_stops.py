@@ -6,8 +6,8 @@ reports.
 The runtime (libcollector/interpose/deadlock_watch.c, tsan_interpose.c)
 fills its exported gdbcol_deadlock_* or gdbcol_race_* variables and calls
 gdbcol_deadlock_found() or gdbcol_race_found(), where this module keeps an
-internal breakpoint: by name before a run (pending until the runtime is
-loaded), by address in a running process (after gdb -p, with the
+internal breakpoint: by name before a run (made when the runtime's library
+loads), by address in a running process (after gdb -p, with the
 runtime's symbols read so that its frames unwind).  The stop methods only
 read memory and ask GDB for symbols (no inferior call); the deadlock's
 threads' stacks are printed from the stop event, once the stop is
@@ -57,7 +57,18 @@ class _RuntimeStop:
         self.state = state
         self.breakpoint = None
         self.by_address = False
+        self.wanted = False  # on, and waiting for the runtime's library to load
         gdb.events.exited.connect(self._forget_address)
+        gdb.events.new_objfile.connect(self._runtime_loaded)
+
+    def _runtime_loaded(self, event):
+        """Before a run the breakpoint waits for the runtime's library: a
+        pending one by name made GDB print 'Function "gdbcol_deadlock_found"
+        not defined.' at `collector tha deadlock`."""
+        name = getattr(event.new_objfile, "filename", "") or ""
+        if self.wanted and self.breakpoint is None and name.endswith("/libcollector.so"):
+            self.breakpoint = _StopBreakpoint(self.function, self.found)
+            self.by_address = False
 
     def _forget_address(self, event):
         """A breakpoint set at the runtime's address in one process means
@@ -83,8 +94,10 @@ class _RuntimeStop:
                     gdb.execute("sharedlibrary /libcollector\\.so$", to_string=True)
                 except gdb.error:
                     pass
-            self.breakpoint = _StopBreakpoint("*0x%x" % address if address else self.function, self.found)
-            self.by_address = bool(address)
+            if address:
+                self.breakpoint = _StopBreakpoint("*0x%x" % address, self.found)
+                self.by_address = True
+        self.wanted = on
         if self.breakpoint is not None:
             self.breakpoint.enabled = on
 

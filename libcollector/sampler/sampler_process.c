@@ -165,6 +165,9 @@ static void answer_status_request(int64_t drained_to)
     return;
   asked_seen_at = 0;
   col_status_answer = asked;
+  /* What the threads still hold in their lanes too: at a deadlock's stop,
+   * `collector report deadlocks` read no lock order of the two it had. */
+  sampler_take_all_lanes();
   col_data_writers_flush(); /* samples count once in the file */
   last_flush = col_hrtime();
   col_progress_refresh();

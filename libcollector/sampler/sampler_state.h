@@ -104,6 +104,9 @@ void sampler_take_trace(int64_t newest);
 /* Process PID's lanes' records from before BEFORE, to its writer: before
  * the exec or the exit that ends its experiment is passed on. */
 void sampler_take_lanes_of(pid_t pid, int64_t before);
+/* Every lane's records now, the program's threads alive or not (a status
+ * GDB asked for at a stop: what they hold is in the files then). */
+void sampler_take_all_lanes(void);
 void sampler_trace_rearm(void); /* after a round: wake me when the ring fills again */
 void sampler_trace_from_pipe(const unsigned char *rec, uint16_t size);
 void sampler_trace_describe(void);

@@ -105,10 +105,15 @@ def check_recorded_deadlock(experiment, label):
 
 
 DEADLOCK = program("deadlock")
-out = run_gdb(["collector tha deadlock", "collector enable", "run", "echo after-the-stop\\n", "kill"], [DEADLOCK],
-              work, timeout=60)
+out = run_gdb(["collector tha deadlock", "collector enable", "run", "echo after-the-stop\\n",
+               "collector report deadlocks", "kill"], [DEADLOCK], work, timeout=60)
 print(out)
 check_stopped_at_deadlock(out, "under gdb -batch")
+# At the deadlock's stop the report has it (before: "no cycle", the
+# threads' lanes not yet written), and no stray word of the breakpoint.
+check("Deadlock 1 (it happened" in out.split("after-the-stop", 1)[-1],
+      "under gdb -batch: collector report deadlocks at the stop shows the deadlock")
+check("not defined" not in out, "under gdb -batch: no 'Function ... not defined' from the collector's breakpoint")
 check_recorded_deadlock(os.path.join(work, "test.5.er"), "under gdb -batch")
 
 # GDB attached to a running process, then continuing.
