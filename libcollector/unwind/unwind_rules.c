@@ -125,21 +125,29 @@ static int find_object_cb(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /* BASE - ELF address of the PT_LOAD holding file offset OFFSET (where the
- * mapping at BASE begins). */
+ * code mapping at BASE begins).  A page may hold the end of one segment and
+ * the start of the next (Rust's binaries: the read-only segment ends at
+ * file offset 0x15604, the code begins at 0x15610 with its address 0x1000
+ * further on): the code segment's, else the first that holds it (taking
+ * the read-only one put every frame of such a program's code under
+ * <Stack-unwind-failed>). */
 static int bias_of(Elf *elf, uint64_t base, uint64_t offset, uint64_t *bias)
 {
   size_t n;
   if (elf_getphdrnum(elf, &n) != 0)
     return -1;
+  int found = 0;
   for (size_t i = 0; i < n; i++) {
     GElf_Phdr ph;
     if (gelf_getphdr(elf, (int)i, &ph) != NULL && ph.p_type == PT_LOAD && offset >= (ph.p_offset & ~4095ULL) &&
-        offset < ph.p_offset + ph.p_filesz) {
+        offset < ph.p_offset + ph.p_filesz && (!found || (ph.p_flags & PF_X))) {
       *bias = base - offset + ph.p_offset - ph.p_vaddr;
-      return 0;
+      found = 1;
+      if (ph.p_flags & PF_X)
+        break;
     }
   }
-  return -1;
+  return found ? 0 : -1;
 }
 
 /* Another process's object (the sampler process): its executable mapping
