@@ -21,16 +21,10 @@
 #include <unistd.h>
 
 #include "collectorAPI.h"
+#include "cpu_now.h"
 
 extern char **environ;
 static volatile double sink;
-
-static double cpu_now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 #define REGION(name, factor)                                        \
   __attribute__((noipa)) static void name(double ms)                \

@@ -34,19 +34,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_now.h"
+
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 39))
 #define HAVE_PIDFD_SPAWN 1
 #endif
 
 extern char **environ;
 static volatile double sink;
-
-static double cpu_now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Each does its own loop (a call to a shared helper would be a tail call,
  * leaving no frame of its own on the stack). */

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "collectorAPI.h"
+#include "cpu_now.h"
 
 /* long burn(long n) { long s = 0; do s += n; while (--n); return s; }
  *   31 c0      xor  eax, eax
@@ -19,13 +20,6 @@
  *   75 f8      jnz  loop
  *   c3         ret                                                      */
 static const unsigned char loop_code[] = {0x31, 0xc0, 0x48, 0x01, 0xf8, 0x48, 0xff, 0xcf, 0x75, 0xf8, 0xc3};
-
-static double cpu_now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static volatile long sink;
 

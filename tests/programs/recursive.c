@@ -15,14 +15,9 @@
 #include <string.h>
 #include <time.h>
 
-static volatile double sink;
+#include "cpu_now.h"
 
-static double cpu_now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+static volatile double sink;
 
 __attribute__((noinline)) static void spin(int n)
 {

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "cpu_now.h"
+
 static volatile uint64_t sink;
 
 __attribute__((noinline)) static void leaf(void)
@@ -50,13 +52,6 @@ __attribute__((noinline)) static void go_right(uint64_t bits, int depth)
 __attribute__((noinline)) void all_done(void)
 {
   sink++;
-}
-
-static double cpu_now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv)
