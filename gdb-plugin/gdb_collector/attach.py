@@ -336,6 +336,21 @@ def note_live_process(event=None):
         _pids_seen.add(pid)
 
 
+def requested_pid():
+    """The PID GDB was started to attach to (gdb -p PID), or None."""
+    return _requested_pid()
+
+
+def runtime_loaded_in(pid):
+    """Whether process PID has the collector's runtime mapped (readable
+    /proc/PID/maps: the same user, or root)."""
+    try:
+        with open("/proc/%d/maps" % pid) as f:
+            return any(line.rstrip().endswith("/libcollector.so") for line in f)
+    except OSError:
+        return False
+
+
 def diagnose_failed_attach():
     """When GDB was started with -p PID, never had that process, and the
     process exists, the attach failed: say why the kernel refused it and
