@@ -6,6 +6,7 @@ GDB users expect); state problems (a setting while an experiment is active,
 disabling twice) are warnings that let a script go on."""
 
 import os
+import re
 import time
 
 import gdb
@@ -120,6 +121,11 @@ directory" says otherwise.  Collection stays enabled for later runs until
         where = directory or "the program's working directory"
         named = state.settings.named_experiment()
         upcoming = native.next_experiment_name(directory, named) if directory else None
+        if upcoming and upcoming != named:
+            # a numbered name is taken when the run starts: another GDB
+            # launching into the same directory may take this one first
+            # (three at once each said "test.1.er")
+            upcoming = "%s, the next free number (%s as of now)," % (re.sub(r"\.\d+\.er$", ".N.er", upcoming), upcoming)
         say("Collector enabled: the next run records %s in %s.\n" % (upcoming or named or "test.N.er", where))
 
     def _start_in_running_process(self):

@@ -70,6 +70,12 @@ if prefix:
           "cannot create files in %s" % locked in out and "Nothing was enabled" in out and
           "no experiment was recorded" not in out, "ordinary user in a directory of root's: refused at enable")
 
+# A numbered name is the next free one when the run starts: said so (three
+# GDBs launching into one directory each said "records test.1.er").
+out = run_gdb(["collector store directory " + work, "collector enable"], ["/bin/true"], cwd=work)
+check("Collector enabled: the next run records test.N.er, the next free number (test.1.er as of now), in %s." % work
+      in out, "enable names the numbered experiment as the next free number")
+
 # A fixed name, and the collector still enabled for the next run: said at
 # the end of the first run (before, only at the end of the second).
 out = run_gdb(["collector store experiment fixed.er", "collector enable", "run"], ["/bin/true"], cwd=work)
