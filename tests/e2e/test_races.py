@@ -52,9 +52,11 @@ if RACY is not None:
     check(n >= 1 and all(place == "counter_racy" for _, place in races) and
           "counter_locked" not in out.split("Race 1", 1)[-1],
           "exactly one race location, counter_racy by name; none for counter_locked (%s)" % races)
-    check(re.search(r"a read of 8 byte\(s\) by thread (\d+).*\n.*where: add_both <- worker", out) is not None and
-          re.search(r"a write of 8 byte\(s\) by thread (\d+).*\n.*where: add_both <- worker", out) is not None,
-          "its two accesses, a read and a write of 8 bytes, each with its stack in add_both")
+    # (which two of the racing read and writes ThreadSanitizer pairs is its
+    # choice: a read and a write, or two writes in a CI run)
+    accesses = re.findall(r"a (read|write) of 8 byte\(s\) by thread \d+.*\n.*where: add_both <- worker", out)
+    check(len(accesses) >= 2 and "write" in accesses,
+          "its two accesses of 8 bytes, a write among them, each with its stack in add_both (%s)" % accesses)
     check("%d data race(s) at 1 location(s)" % n in out and "no mutex held by either thread" in out,
           "the summary: one location; no mutex held at the racing accesses")
     check_gprofng_sync_events(os.path.join(work, "test.1.er"), 2 * n, "add_both", "RID>=1", "races' accesses")
