@@ -536,7 +536,13 @@ void col_close_experiment(const char *why)
   col_sources_stop();
   if (col_outside()) {
     tell_children_cpu();
-    col_control_post(COL_CTL_CLOSE, why, 0); /* the sampler process ends it */
+    /* the sampler process ends it; the founder's end waits for room (a
+     * fork storm's children, whose ends went so too, held the sampler back:
+     * the kernel's rings lost 300 000 records) */
+    if (col_is_descendant)
+      col_control_post(COL_CTL_CLOSE, why, 0);
+    else
+      col_control_post_waiting(COL_CTL_CLOSE, why, 0);
     return;
   }
   /* The runtime's thread drains, writes the closing records and closes the

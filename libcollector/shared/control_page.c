@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -87,13 +88,15 @@ static struct ring_view starts_of(struct col_control_page *c)
                             sizeof c->starts[0], COL_THREAD_STARTS};
 }
 
-int col_control_post(enum col_control_kind kind, const char *text, int err)
+/* KIND's record into a free slot: 0, -ENODEV without a page, -ENOSPC when
+ * every slot is taken (counted as dropped where COUNTED). */
+static int post(enum col_control_kind kind, const char *text, int err, int counted)
 {
   struct col_control_page *c = col_control;
   if (c == NULL)
     return -ENODEV;
   struct ring_view v = requests_of(c);
-  struct col_control_record *r = col_ring_reserve(&v);
+  struct col_control_record *r = counted ? col_ring_reserve(&v) : col_ring_try_reserve(&v, 0);
   if (r == NULL)
     return -ENOSPC;
   r->kind = kind;
@@ -106,6 +109,29 @@ int col_control_post(enum col_control_kind kind, const char *text, int err)
   r->text[n] = '\0';
   col_ring_mark_ready(r);
   return 0;
+}
+
+int col_control_post(enum col_control_kind kind, const char *text, int err)
+{
+  return post(kind, text, err, 1);
+}
+
+/* A wait that ran out (the sampler gone or stuck): no more waits in this
+ * process until a post finds room again. */
+static int control_stalled;
+
+int col_control_post_waiting(enum col_control_kind kind, const char *text, int err)
+{
+  int rc = post(kind, text, err, 0); /* (each try that finds no room is not a record lost) */
+  int waited = 0;
+  for (; rc == -ENOSPC && waited < COL_CONTROL_WAIT_MS && !__atomic_load_n(&control_stalled, __ATOMIC_RELAXED);
+       waited++) {
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+    rc = post(kind, text, err, 0);
+  }
+  __atomic_store_n(&control_stalled, rc == -ENOSPC, __ATOMIC_RELAXED);
+  return rc == -ENOSPC ? post(kind, text, err, 1) : rc; /* (the last try counted) */
 }
 
 int col_control_post_variant(enum col_control_kind kind, const char *variant, const char *what, int err)

@@ -116,6 +116,16 @@ void col_control_post_thread_start(pid_t tid, uint64_t start);
 size_t col_control_take_thread_starts(void (*fn)(pid_t tid, uint64_t start));
 /* Async-signal-safe.  0, or -ENOSPC when the ring is full (counted). */
 int col_control_post(enum col_control_kind kind, const char *text, int err);
+/* The same for a request that must not be lost (the program's end):
+ * where the page's slots are all taken, waits
+ * for the sampler to take some, a millisecond at a time, up to
+ * COL_CONTROL_WAIT_MS, and not again in this process once a wait ran out
+ * until a post finds room.  A fork storm filled the 64 slots, and the
+ * founder's end request was dropped: its experiment said it was killed.
+ * (Not for a fork's news: 300 children waiting so held the sampler back,
+ * and the kernel's rings lost 300 000 records.) */
+#define COL_CONTROL_WAIT_MS 2000
+int col_control_post_waiting(enum col_control_kind kind, const char *text, int err);
 /* The same with "VARIANT:WHAT" as the text (exec, spawn); safe in a child
  * between fork and exec. */
 int col_control_post_variant(enum col_control_kind kind, const char *variant, const char *what, int err);

@@ -26,7 +26,9 @@
 
 #include "unwind/stack_beyond_copy.h"
 
-/* The copy's last bytes that must be unchanged in the live stack. */
+/* The copy's last bytes that must be unchanged in the live stack (all of
+ * a shorter copy: perf's copies of samples taken in a system call are
+ * often 4 KiB or less, down to a few hundred bytes). */
 #define OVERLAP_BYTES 256
 /* How far beyond the copy the live stack is read at most. */
 #define BEYOND_BYTES COL_STACK_BEYOND_MAX
@@ -87,30 +89,31 @@ int col_stack_beyond_copy(const struct col_capture *cap, size_t want, int fresh,
   size_t len = cap->stack_len;
   if (want > BEYOND_BYTES)
     want = BEYOND_BYTES;
-  if (len < OVERLAP_BYTES || len > COL_STACK_BEYOND_MAX_COPY || cap->tid <= 0)
+  if (len < 8 || len > COL_STACK_BEYOND_MAX_COPY || cap->tid <= 0)
     return 0;
-  const unsigned char *copy_tail = cap->stack + len - OVERLAP_BYTES;
-  uint64_t from = cap->regs.r[PERF_REG_X86_SP] + len - OVERLAP_BYTES;
-  memcpy(joined, cap->stack, len - OVERLAP_BYTES);
-  unsigned char *beyond = joined + len - OVERLAP_BYTES;
+  size_t overlap = len < OVERLAP_BYTES ? len : OVERLAP_BYTES;
+  const unsigned char *copy_tail = cap->stack + len - overlap;
+  uint64_t from = cap->regs.r[PERF_REG_X86_SP] + len - overlap;
+  memcpy(joined, cap->stack, len - overlap);
+  unsigned char *beyond = joined + len - overlap;
   /* The last reading first: where the copy's end still matches it, the
    * frames beyond are the same (a loop's samples, without a system call
    * each); else (or FRESH) the live stack; where that cannot be read (the
    * thread has ended), the last reading whatever it holds. */
-  size_t asked = OVERLAP_BYTES + want;
+  size_t asked = overlap + want;
   int whole = 0, from_kept = 1;
   size_t got = fresh ? 0 : kept_reading_at(cap->tid, from, beyond, asked, &whole);
-  int matched = got > OVERLAP_BYTES && memcmp(beyond, copy_tail, OVERLAP_BYTES) == 0;
+  int matched = got > overlap && memcmp(beyond, copy_tail, overlap) == 0;
   if (!matched || !whole) {
     size_t live = read_live(cap->tid, from, beyond, asked);
-    if (live > OVERLAP_BYTES) {
+    if (live > overlap) {
       got = live;
       from_kept = 0;
-      matched = memcmp(beyond, copy_tail, OVERLAP_BYTES) == 0;
+      matched = memcmp(beyond, copy_tail, overlap) == 0;
       if (matched)
         keep_reading(cap->tid, from, beyond, got, got < asked);
-    } else if ((got = kept_reading_at(cap->tid, from, beyond, asked, &whole)) > OVERLAP_BYTES) {
-      matched = memcmp(beyond, copy_tail, OVERLAP_BYTES) == 0; /* (the failed read may have written some) */
+    } else if ((got = kept_reading_at(cap->tid, from, beyond, asked, &whole)) > overlap) {
+      matched = memcmp(beyond, copy_tail, overlap) == 0; /* (the failed read may have written some) */
     } else {
       stats->unreadable++;
       return 0;
@@ -122,7 +125,7 @@ int col_stack_beyond_copy(const struct col_capture *cap, size_t want, int fresh,
   }
   *out = *cap;
   out->stack = joined;
-  out->stack_len = len - OVERLAP_BYTES + got;
+  out->stack_len = len - overlap + got;
   return COL_BEYOND_JOINED | (got < asked ? COL_BEYOND_STACK_ENDS : 0) |
          (from_kept ? COL_BEYOND_FROM_KEPT : 0);
 }
