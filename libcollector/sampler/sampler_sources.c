@@ -249,6 +249,22 @@ static void describe_counters(void)
                           "missing", events.counters_refused, strerror(events.counter_errno));
 }
 
+/* Requests the program could not post (the control page's 64 slots all
+ * taken, as in a fork storm where the sampler reads /proc for mappings):
+ * never a silent count.  Where perf events are refused a fork's news is
+ * how its child is found: 300 forks recorded 296 with "0 could not be". */
+static void describe_requests(void)
+{
+  uint64_t dropped = col_control != NULL ? __atomic_load_n(&col_control->dropped, __ATOMIC_RELAXED) : 0;
+  if (dropped == 0)
+    return;
+  col_log_final_warning(COL_WARN_TEXT, "%llu request(s) of the program's runtime were lost to a full control page "
+                        "(%d slots): forks' and execs' news among them, so up to that many descendants may be missing "
+                        "from the count below", (unsigned long long)dropped, COL_CONTROL_SLOTS);
+  col_status_add_note("%llu of the runtime's requests lost to a full control page (up to that many descendants "
+                      "not recorded)", (unsigned long long)dropped);
+}
+
 static void describe_descendants(void)
 {
   struct writers_figures writers;
@@ -260,7 +276,7 @@ static void describe_descendants(void)
 }
 
 static const struct sampler_source sources[] = {
-    {"the program's and GDB's requests (control page)", take_requests, NULL},
+    {"the program's and GDB's requests (control page)", take_requests, describe_requests},
     {"clock samples and the kernel's records (per-CPU rings)", take_ring_records, describe_clock},
     {"traced events (trace ring)", take_traced_events, sampler_trace_describe},
     {"counter overflows (in the per-CPU rings, taken with the clock's records)", NULL, describe_counters},
