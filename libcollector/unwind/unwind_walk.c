@@ -109,14 +109,21 @@ static size_t walk_beyond_copy(const struct col_capture *cap, uint64_t *pcs, siz
     }
     size_t m = 0;
     /* No memo: the next sample's copy does not reach what this walk read. */
-    if (col_walk_core(&joined, cached_rule, NULL, more, max, &m, NULL, NULL) != COL_WALK_DONE || m <= found) {
-      if (!(read & COL_BEYOND_FROM_KEPT) || fresh)
+    if (col_walk_core(&joined, cached_rule, NULL, more, max, &m, NULL, NULL) != COL_WALK_DONE) {
+      if (!(read & COL_BEYOND_FROM_KEPT) || fresh) {
+        stats.beyond_moved_on++; /* words that make no frame: not the sample's any more */
         break;
+      }
       fresh = 1; /* the same again over the live stack */
       continue;
     }
-    memcpy(pcs, more, m * sizeof *pcs);
-    found = m;
+    if (m > found) {
+      memcpy(pcs, more, m * sizeof *pcs);
+      found = m;
+    }
+    /* Cut again at the reading's end, with or without new frames (a frame
+     * larger than the reading: main's 20 KB of locals stayed cut after
+     * 4 KiB), read more. */
     if ((read & COL_BEYOND_STACK_ENDS) || m == max || more[m - 1] != ER_PC_TRUNCATED)
       break; /* the whole stack read, the frame limit, or a stack's end */
     want *= 4;
