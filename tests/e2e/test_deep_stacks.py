@@ -29,7 +29,7 @@ cases = [
     ("depth 2048", ["collector profile depth 2048"], "either"),
     ("default, outer frames with 10 KB of locals", [], None),
     ("default, 120 KB stacks", [], "cut at the stack copy's end"),
-    ("GPROFNG_MAX_CALL_STACK_DEPTH=2048", ["set environment GPROFNG_MAX_CALL_STACK_DEPTH=2048"], None),
+    ("GPROFNG_MAX_CALL_STACK_DEPTH=2048", ["set environment GPROFNG_MAX_CALL_STACK_DEPTH=2048"], "either"),
     ("stack 16k", ["collector profile stack 16k"], None),
     ("SP_COLLECTOR_STACKBUFSZ=20000", ["set environment SP_COLLECTOR_STACKBUFSZ=20000"], None),
     ("depth 300", ["collector profile stack 16k", "collector profile depth 300"],
