@@ -251,9 +251,13 @@ void col_experiment_finish(const char *why)
   note_openmp_waits();
   col_omp_trace_finish();
   col_log_final_sample("collector_close_experiment");
-  col_log_exit(col_end_without_exit, ended_early);
   col_modules_close();
+  /* The archive before the exit event: a reader that sees the experiment
+   * closed finds the objects' copies whole (a report run as soon as the
+   * exit event was there named the program's compute_phase after a libc
+   * function, its copy still being written). */
   col_experiment_archive();
+  col_log_exit(col_end_without_exit, ended_early);
   col_status_write(&col_cfg, "closed", why);
   col_log_close();
 }

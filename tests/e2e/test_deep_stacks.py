@@ -63,7 +63,9 @@ for n, (label, commands, cut) in enumerate(cases):
     if cut == "either":  # (GDB's end line names a limit that cut 1 % of the stacks or more; log.xml counts all)
         log = open(os.path.join(exp, "log.xml")).read()
         counted = re.search(r"(\d+) cut where the stack copy \(\d+ bytes\) ended", log)
-        check(failed <= 0.0205 and abs(main + truncated + failed - total) < 0.0005 and
+        # (a stack walked on past main may still be cut in the start code
+        # above it: main's and the cut's time then overlap)
+        check(failed <= 0.0205 and main + truncated + failed >= total - 0.0005 and
               (truncated == 0 or counted is not None and int(counted.group(1)) > 0),
               "%s: every stack reaches main or is cut and said (gprofng: main %.3f, <Truncated-stack> %.3f, unwind "
               "failed %.3f of %.3f s; GDB: %s)" % (label, main, truncated, failed, total, closing))
