@@ -70,7 +70,9 @@ for n, (label, commands, cut) in enumerate(cases):
               "%s: every stack reaches main or is cut and said (gprofng: main %.3f, <Truncated-stack> %.3f, unwind "
               "failed %.3f of %.3f s; GDB: %s)" % (label, main, truncated, failed, total, closing))
     elif cut is None:
-        check("cut" not in closing and truncated == 0 and failed <= 0.0205 and abs(main + failed - total) < 0.0005,
+        # (the dynamic loader before main, exit() after it: at most 2
+        # samples outside main, as a CI run under the filter had one)
+        check("cut" not in closing and truncated == 0 and failed <= 0.0205 and main + failed >= total - 0.0205,
               "%s: stacks whole (gprofng: no <Truncated-stack>, main %.3f of %.3f s, %.3f s unwind failed; GDB: %s)"
               % (label, main, total, failed, closing))
         summary, ours, _ = er_dump(exp)
