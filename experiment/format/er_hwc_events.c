@@ -68,11 +68,8 @@ const struct er_hwc_event *er_hwc_event_at(size_t i)
 
 const struct er_hwc_event *er_hwc_find_event(const char *name)
 {
-  const struct er_hwc_event *e;
-  for (size_t i = 0; (e = er_hwc_event_at(i)) != NULL; i++)
-    if (strcmp(e->name, name) == 0)
-      return e;
-  return NULL;
+  const struct er_hwc_event *e = er_hwc_find_any_event(name);
+  return e != NULL && (!e->hardware || er_hwc_have_pmu()) ? e : NULL;
 }
 
 const struct er_hwc_event *er_hwc_find_any_event(const char *name)

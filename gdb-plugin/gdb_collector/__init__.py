@@ -43,11 +43,9 @@ def _on_exited(event):
     _state.session.report_end_of_run(launched=_state.arming.armed, exit_code=getattr(event, "exit_code", None))
     # The collector stays enabled for the next run: a fixed name that now
     # exists would record nothing then, said only at that run's end.
-    taken = _state.settings.experiment_name and _state.arming.armed and \
-        _state.settings.problems_before_run()
+    taken = _state.settings.fixed_name_taken() if _state.arming.armed else None
     if taken:
-        say("collector: the next run is not recorded as it stands: %s (collector store experiment NAME).\n"
-            % "; ".join(taken))
+        say("collector: the next run is not recorded as it stands: %s (collector store experiment NAME).\n" % taken)
     sampler_children.reap_ended()
 
 

@@ -310,7 +310,7 @@ class Attacher:
         return closed_outside
 
 
-def _requested_pid():
+def requested_pid():
     """The PID GDB was asked to attach to on its command line (-p, --pid)."""
     try:
         with open("/proc/self/cmdline", "rb") as f:
@@ -336,11 +336,6 @@ def note_live_process(event=None):
         _pids_seen.add(pid)
 
 
-def requested_pid():
-    """The PID GDB was started to attach to (gdb -p PID), or None."""
-    return _requested_pid()
-
-
 def runtime_loaded_in(pid):
     """Whether process PID has the collector's runtime mapped (readable
     /proc/PID/maps: the same user, or root)."""
@@ -355,7 +350,14 @@ def diagnose_failed_attach():
     """When GDB was started with -p PID, never had that process, and the
     process exists, the attach failed: say why the kernel refused it and
     what to change.  None otherwise (then launch mode applies as usual)."""
-    pid = _requested_pid()
+    reason = failed_attach_reason()
+    return reason + " No experiment was started." if reason else None
+
+
+def failed_attach_reason():
+    """diagnose_failed_attach's sentence, without what it meant for
+    `collector enable` (`collector status` says it too)."""
+    pid = requested_pid()
     if pid is None or pid in _pids_seen or not os.path.exists("/proc/%d" % pid):
         return None
     if proc_status(pid).get("State", "").startswith("Z"):
@@ -364,7 +366,7 @@ def diagnose_failed_attach():
         # reasons below would mislead).
         others = len(os.listdir("/proc/%d/task" % pid)) - 1 if os.path.isdir("/proc/%d/task" % pid) else 0
         return ("GDB is not attached to process %d: its main thread has exited%s, and the kernel lets no "
-                "debugger attach to a process whose main thread is gone. No experiment was started."
+                "debugger attach to a process whose main thread is gone."
                 % (pid, " (%d other thread(s) still run)" % others if others > 0 else ""))
     reasons = []
     tracer = proc_status(pid).get("TracerPid", "0")
@@ -386,4 +388,4 @@ def diagnose_failed_attach():
     if not reasons:
         reasons.append("the kernel refused ptrace (see GDB's message above; CAP_SYS_PTRACE and "
                        "kernel.yama.ptrace_scope decide who may attach)")
-    return "GDB is not attached to process %d: %s. No experiment was started." % (pid, "; ".join(reasons))
+    return "GDB is not attached to process %d: %s." % (pid, "; ".join(reasons))

@@ -380,14 +380,14 @@ against the limit), read live from the process."""
                 say("  Writing stopped: %s; %s captured sample(s) not written.\n"
                           % (write_error_text(progress["write_errno"]), progress["samples_not_written"]))
         else:
-            refused = attach.diagnose_failed_attach()
+            refused = attach.failed_attach_reason()
             pid = attach.requested_pid()
             if refused and pid is not None and attach.runtime_loaded_in(pid):
                 # (a second GDB while the first records: "No experiment is
                 # active" read as nothing recording there)
                 say("No experiment is active in this GDB session. Process %d has the collector's runtime loaded: an "
                     "experiment may be recording there, started by another GDB session, which this one cannot ask: "
-                    "%s\n" % (pid, refused.replace(" No experiment was started.", "")))
+                    "%s\n" % (pid, refused))
             else:
                 say("No experiment is active.\n")
             last = state.session.status()

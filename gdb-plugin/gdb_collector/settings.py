@@ -186,6 +186,11 @@ class Settings:
             raise ValueError(problem)
         self.experiment_name = name
 
+    def fixed_name_taken(self):
+        """What stops the next run from recording under its fixed name (it
+        exists now), or None; None without a fixed name."""
+        return self._taken_name_problem(self.experiment_name) if self.experiment_name else None
+
     def _taken_name_problem(self, name):
         directory = self.experiment_directory()
         if os.path.isdir(directory) and native.next_experiment_name(directory, name) is None:

@@ -10,8 +10,8 @@ message that names the actual problem."""
 
 import errno
 import os
-import tempfile
 import re
+import tempfile
 
 _WHOLE = re.compile(r"[0-9]+\Z", re.ASCII)
 _DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?\Z|\.[0-9]+\Z", re.ASCII)

@@ -73,7 +73,7 @@ void sampler_trace_unmapped(int err)
   if (err == ENOMEM && limit > 0)
     snprintf(because, sizeof because, " (its address-space limit, ulimit -v, is %.0f MB: raise it by %.0f MB for "
              "the ring's least part, %.0f MB for the whole)", MB(limit),
-             MB(offsetof(struct col_trace_ring, slots) + COL_TRACE_SLOTS_LEAST * sizeof col_trace->slots[0]) + 1,
+             MB(col_trace_bytes(COL_TRACE_SLOTS_LEAST)) + 1,
              MB(sizeof *col_trace) + 1);
   snprintf(ring_in_program, sizeof ring_in_program, "%s recorded nothing: the program could not map the trace "
            "ring (%.1f MB): %s%s", kinds, MB(sizeof *col_trace), strerror(err), because);

@@ -52,9 +52,14 @@ static uint32_t slots_usable(const struct col_trace_ring *t)
   return n >= COL_TRACE_SLOTS_LEAST && n <= COL_TRACE_SLOTS ? n : COL_TRACE_SLOTS;
 }
 
+size_t col_trace_bytes(uint32_t slots)
+{
+  return offsetof(struct col_trace_ring, slots) + slots * sizeof col_trace->slots[0];
+}
+
 size_t col_trace_mapped_bytes(const struct col_trace_ring *t)
 {
-  return offsetof(struct col_trace_ring, slots) + slots_usable(t) * sizeof t->slots[0];
+  return col_trace_bytes(slots_usable(t));
 }
 
 /* The first SLOTS slots of a ring mapped at P: usable by every process of
@@ -81,7 +86,7 @@ int col_trace_attach(const char *status_path)
   void *p;
   int rc = col_shared_file_attach(path, sizeof *col_trace, TRACE_MAGIC, COL_SHARED_RESIDENT, &p);
   for (uint32_t slots = COL_TRACE_SLOTS / 2; rc == -ENOMEM && slots >= COL_TRACE_SLOTS_LEAST; slots /= 2) {
-    size_t bytes = offsetof(struct col_trace_ring, slots) + slots * sizeof col_trace->slots[0];
+    size_t bytes = col_trace_bytes(slots);
     rc = col_shared_file_attach(path, bytes, TRACE_MAGIC, COL_SHARED_RESIDENT, &p);
     if (rc == 0 && (rc = use_first_slots(p, slots)) != 0)
       munmap(p, bytes);

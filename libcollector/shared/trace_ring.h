@@ -168,6 +168,8 @@ static inline int col_trace_kind_on(const struct col_trace_ring *t, unsigned kin
  * process of the program uses that many from then on. */
 #define COL_TRACE_SLOTS_LEAST 16
 int col_trace_attach(const char *status_path);
+/* The bytes of a ring's first SLOTS slots, with all that comes before them. */
+size_t col_trace_bytes(uint32_t slots);
 /* The ring's bytes as the program maps them (less than the whole where
  * col_trace_attach could map only a part). */
 size_t col_trace_mapped_bytes(const struct col_trace_ring *t);

@@ -10,7 +10,6 @@
 #define COL_STACK_BEYOND_MAX_COPY ER_STACK_COPY_MAX
 
 struct col_stack_beyond_stats {
-  uint64_t completed;  /* cut stacks walked on to a farther end */
   uint64_t moved_on;   /* the copy's last bytes had changed: left cut */
   uint64_t unreadable; /* the thread's memory could not be read (it ended, or no right to) */
 };

@@ -6,10 +6,9 @@ never returns (the watchdog interrupts it and GDB restores the thread)."""
 
 import os
 import subprocess
-import shutil
 import time
 
-from harness import (Background, attach_gdb, check, cleanup, finish, program, skip_part, workdir)
+from harness import (Background, attach_gdb, check, cleanup, finish, program, skip_part, wait_closed, workdir)
 
 ALIVE = "echo gdb-still-works\\n"
 work = workdir()
@@ -43,24 +42,6 @@ check("GDB is not attached to process %d: it is already traced by process %d" % 
       "ptrace refused: the message names the tracer")
 check("gdb-still-works" in out, "ptrace refused: GDB goes on")
 parent.finish()
-
-# A process that records (GDB 1 enabled and detached), held by another
-# tracer: a GDB that cannot attach does not say that nothing records there.
-target = Background([program("sleeper"), "8"], cwd=work)
-out = attach_gdb(target.pid, ["collector enable", "detach"], cwd=work)
-holder = subprocess.Popen(["gdb", "-nx", "-batch", "-p", str(target.pid), "-ex", "shell sleep 4"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-time.sleep(1.5)
-out = attach_gdb(target.pid, ["collector status", ALIVE], cwd=work)
-print(out)
-check("No experiment is active in this GDB session. Process %d has the collector's runtime loaded" % target.pid in out
-      and "already traced by process %d" % holder.pid in out,
-      "a second GDB that cannot attach: the runtime is in the process, and why this GDB cannot ask it")
-holder.wait()
-target.finish()
-for name in os.listdir(work):
-    if name.endswith(".er"):
-        shutil.rmtree(os.path.join(work, name))  # (the next parts check that none is left)
 
 # The process ends while the runtime is being loaded: its watcher thread
 # calls _exit(5) as soon as libcollector.so is mapped.
@@ -137,5 +118,22 @@ check("gdb-still-works" in out, "GDB goes on after the watchdog")
 code, rest = target.finish()
 check(code == 0 and rest.strip().endswith("sleeper done"), "the process went on to its normal end (%s)" % code)
 os.unlink(script_path)
+
+# A process that records (GDB 1 enabled and detached), held by another
+# tracer: a GDB that cannot attach does not say that nothing records there.
+target = Background([program("sleeper"), "8"], cwd=work)
+out = attach_gdb(target.pid, ["collector enable", "detach"], cwd=work)
+holder = subprocess.Popen(["gdb", "-nx", "-batch", "-p", str(target.pid), "-ex", "shell sleep 4"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+time.sleep(1.5)
+out = attach_gdb(target.pid, ["collector status", ALIVE], cwd=work)
+print(out)
+check("No experiment is active in this GDB session. Process %d has the collector's runtime loaded" % target.pid in out
+      and "already traced by process %d" % holder.pid in out,
+      "a second GDB that cannot attach: the runtime is in the process, and why this GDB cannot ask it")
+holder.wait()
+target.finish()
+wait_closed(*(os.path.join(work, name) for name in os.listdir(work) if name.endswith(".er")))  # (before the cleanup)
+
 cleanup(work)
 finish()

@@ -70,7 +70,7 @@ int main(void)
 
   static unsigned char copy[8192];
   memcpy(copy, worker_pattern, sizeof copy);
-  struct col_stack_beyond_stats stats = {0, 0, 0};
+  struct col_stack_beyond_stats stats = {0, 0};
   struct col_capture cap = capture_of(copy, sizeof copy), joined;
   int got = col_stack_beyond_copy(&cap, 4096, 0, &joined, &stats);
   check(got == COL_BEYOND_JOINED && joined.stack_len == sizeof copy + 4096 &&

@@ -185,14 +185,15 @@ struct er_frame_omp2 {
 #define ER_PC_TRUNCATED ((uint64_t)-2)
 #define ER_PC_UNWIND_FAILED ((uint64_t)-3)
 
-/* The most frames a call stack holds: gprofng's collector's ceiling
- * (GPROFNG_MAX_CALL_STACK_DEPTH goes up to it).  A frame packet of that
- * many fits its 16-bit size; the readers keep up to this many per stack. */
 /* The id of a log.xml warning (cwarn) that gprofng shows with our own text:
  * its COL_WARN_APP_NOT_READY, printed "*** Collect: TEXT" (COL_WARN_NONE,
  * 200, is shown as "*** Collector Warning: No warning" whatever the text
  * says; an id it does not know as "Number N (TEXT)"). */
 #define ER_CWARN_TEXT 227
+
+/* The most frames a call stack holds: gprofng's collector's ceiling
+ * (GPROFNG_MAX_CALL_STACK_DEPTH goes up to it).  A frame packet of that
+ * many fits its 16-bit size; the readers keep up to this many per stack. */
 #define ER_MAX_STACK_DEPTH 2048
 #define ER_MIN_STACK_DEPTH 5
 /* The default: gprofng's collector's (its own testsuite expects synprog's
