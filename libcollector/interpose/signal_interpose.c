@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "core/thread_slot.h"
+#include "interpose/own_calls.h"
 #include "interpose/signal_guard.h"
 #include "interposed.h"
 
@@ -242,7 +243,12 @@ static void dispatch(int sig, siginfo_t *info, void *context)
 
 int col_signal_guard_start(void (*handler)(int, siginfo_t *, void *))
 {
-  real_sigaction = COL_REAL(sigaction);
+  /* libc's own: a sanitizer's sigaction (ThreadSanitizer's comes after
+   * ours) would hold the timer signal back to its own safe points, and
+   * the sample would read a stack that had moved on. */
+  real_sigaction = col_own_sigaction();
+  if (real_sigaction == NULL)
+    real_sigaction = COL_REAL(sigaction);
   recording_handler = handler;
   struct sigaction ours, before;
   memset(&ours, 0, sizeof ours);

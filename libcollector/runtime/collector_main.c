@@ -25,6 +25,7 @@
 #include "core/status_file.h"
 #include "interpose/descendant_carrier.h"
 #include "interpose/got_patch.h"
+#include "interpose/own_calls.h"
 #include "interpose/omp_marks.h"
 #include "interpose/runtime_hooks.h"
 #include "runtime/collection_state.h"
@@ -327,6 +328,7 @@ static void start_own_sampler(void)
 
 __attribute__((constructor)) static void col_init(void)
 {
+  col_own_calls_start();
   set_hooks();
   if (!col_config_load(&col_cfg)) {
     serve_as_descendant();

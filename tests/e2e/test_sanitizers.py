@@ -47,8 +47,11 @@ def check_profile(label, exp):
     summary, funcs, raw = er_dump(exp)
     check(summary.get("closed") == "yes" and summary.get("damaged_packets") == "0",
           "%s: the experiment is closed and undamaged" % label)
-    # churn runs 0.5 s of CPU: at 10 ms, about 50 samples
-    if not check(funcs.get("churn", (0, 0))[1] >= 0.2, "%s: the CPU profile holds churn (%s s)"
+    # churn runs 0.5 s of CPU: at 10 ms, 50 samples, each from a CPU-time
+    # clock (not lost to steal); inside the sanitizer's runtime too (a
+    # sample its sigaction held back to its own safe points was cut there:
+    # 0.05-0.28 s)
+    if not check(funcs.get("churn", (0, 0))[1] >= 0.4, "%s: the CPU profile holds churn (%s s)"
                  % (label, funcs.get("churn", (0, 0))[1])):
         print(raw)
 
