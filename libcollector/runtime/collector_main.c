@@ -33,6 +33,7 @@
 #include "core/hrtime.h"
 #include "runtime/data_sources.h"
 #include "runtime/job_forwarding.h"
+#include "runtime/never_sampled_frame.h"
 #include "runtime/outside_rank.h"
 #include "runtime/program_requests.h"
 #include "runtime/sampler_start.h"
@@ -192,6 +193,7 @@ static void serve_from_outside(enum col_start_how how)
              "page %.300s: %s", page, strerror(-rc));
     return;
   }
+  __atomic_store_n(&col_control->never_sampled_pc, col_never_sampled_frame(), __ATOMIC_RELEASE);
   col_state_own();
   col_state_set(COL_STATE_COLLECTING);
   /* OpenMP regions' bodies under the runtime's marker frame: the sampler

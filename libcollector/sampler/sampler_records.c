@@ -237,8 +237,7 @@ static void write_program_sample(const struct col_trace_event *e, const unsigned
     if (e->payload_len < sizeof end)
       return;
     memcpy(&end, e->payload, sizeof end);
-    if (col_control != NULL) /* (a short thread ends before its creator posts where it started) */
-      col_control_take_thread_starts(tails_on_thread_start);
+    sampler_take_thread_starts(); /* (a short thread ends before its creator posts where it started) */
     tails_on_measured_exit(e->tid, e->cpu, e->end, end.unsampled_ns);
     return;
   }
@@ -274,8 +273,8 @@ static void on_thread_record(const unsigned char *rec, uint16_t type, uint16_t s
   /* A short thread can end before its creator posts the function it
    * starts in (pthread_create returns after the thread ran): the posts
    * that came since the cycle's start, before its tail is placed. */
-  if (type == PERF_RECORD_EXIT && col_control != NULL)
-    col_control_take_thread_starts(tails_on_thread_start);
+  if (type == PERF_RECORD_EXIT)
+    sampler_take_thread_starts();
   if (type == PERF_RECORD_EXIT) { /* its counts are in its parent events' now */
     tails_on_thread_exit((pid_t)ids[1], cpu, t, sampler_counter_totals(totals, t) == 0 ? totals : NULL);
     offcpu_on_thread_exit((pid_t)ids[1]);

@@ -206,13 +206,21 @@ static void on_request(const struct col_control_record *r, void *unused)
     __atomic_store_n(&col_control->news_taken_tstamp, r->tstamp, __ATOMIC_RELEASE);
 }
 
+void sampler_take_thread_starts(void)
+{
+  if (col_control == NULL)
+    return;
+  tails_set_never_sampled_frame(__atomic_load_n(&col_control->never_sampled_pc, __ATOMIC_ACQUIRE));
+  col_control_take_thread_starts(tails_on_thread_start);
+}
+
 void sampler_take_requests(void)
 {
   if (col_control == NULL)
     return;
   int founder_open = sampler.started && !sampler.finished;
   if (founder_open)
-    col_control_take_thread_starts(tails_on_thread_start);
+    sampler_take_thread_starts();
   col_control_take(on_request, NULL);
   uint64_t stops = __atomic_load_n(&col_control->debugger_stops, __ATOMIC_ACQUIRE);
   if (founder_open && stops != sampler.stops_seen) {

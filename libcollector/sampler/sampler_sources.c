@@ -68,12 +68,21 @@ static void describe_tails(const char *ends, const char *unit, const char *how)
   struct tails_stats tails;
   tails_describe(&tails);
   col_log_comment("Thread tails: %llu thread(s); %llu sample(s) recorded at %s or the end for CPU time no full %s "
-                  "reached (each thread's %s, minus its samples), %llu of threads never sampled, at the function "
-                  "they started in; %llu of threads with no stack and no start function, %llu passed on to the "
+                  "reached (each thread's %s, minus its samples), %llu of threads never sampled, under "
+                  "<Thread-never-sampled> beneath the function they started in; %llu of threads with no stack and no start function, %llu passed on to the "
                   "next thread ending with a stack",
                   (unsigned long long)tails.threads_ended, (unsigned long long)tails.samples_added, ends, unit, how,
                   (unsigned long long)tails.at_start_function, (unsigned long long)tails.unattributed,
                   (unsigned long long)tails.passed_on);
+  /* Said where it changes the picture: a profile of threads shorter than
+   * the interval (a thread per request) is their start functions'. */
+  struct col_clock_figures clock;
+  col_clock_writer_describe(&clock);
+  if (tails.at_start_function > 0 && tails.at_start_function * 20 >= clock.ticks_appended)
+    col_status_add_note("%.0f %% of the CPU time was in threads that ended before their first sample: recorded "
+                        "under <Thread-never-sampled> beneath the functions they started in; a shorter interval "
+                        "samples them (collector profile timer hi: 1 ms, or down to 100u)",
+                        100.0 * (double)tails.at_start_function / (double)clock.ticks_appended);
 }
 
 static void describe_clock(void)

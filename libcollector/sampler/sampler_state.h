@@ -82,6 +82,10 @@ void sampler_drain_ring_records(int64_t newest);
 /* sampler_requests.c: the program's and GDB's requests on the control
  * page, its descendants' too (passed to their writers). */
 void sampler_take_requests(void);
+/* The threads the program posted it created, with the functions they
+ * start in, into the thread tails (and the program's frame for a thread no
+ * sample reached). */
+void sampler_take_thread_starts(void);
 struct col_control_record;
 /* sampler_held_requests.c: a descendant's request (or the new image's
  * after an exec) held; those up to time UPTO go to their writers (called

@@ -33,7 +33,9 @@
  * stacks, 30 lost samples of a 0.5 s run gave its last function 26 % of
  * the time instead of 20 %.  A thread never sampled gets
  * the function it started in (the runtime's pthread_create wrapper posts
- * it on the control page) as its stack.  Tried first: a probe event with a
+ * it on the control page) with the runtime's <Thread-never-sampled>
+ * pseudo-function beneath it (runtime/never_sampled_frame.c): the start
+ * function's inclusive time, none of it its own.  Tried first: a probe event with a
  * short period giving such threads a real stack; in this VM each timer
  * sample costs the program about 50 us, and the probe (4 per clock period)
  * made bench/workload 25 % slower at 1 ms.  A thread with neither (made
@@ -121,6 +123,7 @@ static uint64_t counter_interval[ER_HWC_MAX_COUNTERS];
 static uint64_t samples_in_counts[ER_HWC_MAX_COUNTERS]; /* samples of threads whose events the counts hold */
 static double tail_fed[ER_HWC_MAX_COUNTERS];
 static uint64_t random_state;
+static uint64_t never_sampled_pc; /* the program's <Thread-never-sampled>; 0: not known */
 static int64_t run_start;
 static int records_lost; /* the kernel lost records: a thread's first switch in may be among them */
 static tails_steal_estimate steal_estimate;
@@ -299,6 +302,11 @@ static void keep_stack(struct tail_thread *t, const uint64_t *pcs, size_t n)
     copy_stack(&t->spread[slot], pcs, n);
 }
 
+void tails_set_never_sampled_frame(uint64_t pc)
+{
+  never_sampled_pc = pc;
+}
+
 void tails_on_thread_start(pid_t tid, uint64_t start_pc)
 {
   struct tail_thread *t = thread_of(tid);
@@ -337,7 +345,13 @@ static void record_tail_sample(struct tail_thread *t, unsigned stream, uint32_t 
     return;
   }
   if (t->start_pc != 0) {
-    write_tail_packet(stream, t->tid, cpu, tstamp, &t->start_pc, 1);
+    /* (the start function as a caller: an address inside it, past its
+     * entry, as a return address would be) */
+    uint64_t pcs[2] = {never_sampled_pc, t->start_pc + 1};
+    if (never_sampled_pc != 0)
+      write_tail_packet(stream, t->tid, cpu, tstamp, pcs, 2);
+    else
+      write_tail_packet(stream, t->tid, cpu, tstamp, &t->start_pc, 1);
     tails_stats.at_start_function++;
     return;
   }

@@ -52,6 +52,10 @@ void tails_on_thread_exit(pid_t tid, uint32_t cpu, int64_t tstamp, const uint64_
 /* Counts read at a descendant's thread's end: theirs, not this
  * experiment's tails. */
 void tails_absorb_counters(const uint64_t *counter_totals);
+/* PC: the program's <Thread-never-sampled> pseudo-function, set beneath
+ * the start function of a thread no sample reached (0: the start
+ * function alone). */
+void tails_set_never_sampled_frame(uint64_t pc);
 /* The end: the counters' last growth, for thread TID. */
 void tails_finish_counters(pid_t tid, const uint64_t *counter_totals, int64_t tstamp);
 /* The end of the experiment: the tails of the threads still there. */

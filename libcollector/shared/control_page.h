@@ -88,6 +88,10 @@ struct col_control_page {
    * written; a fork's child, a new image: its route is there before its
    * samples, and a short program's mappings are read while it lives). */
   int64_t news_taken_tstamp;
+  /* Set by the founder's runtime: the address of its <Thread-never-sampled>
+   * pseudo-function (runtime/never_sampled_frame.c), the frame a thread's
+   * CPU time goes under when no sample reached it; 0: not known. */
+  uint64_t never_sampled_pc;
 };
 
 extern struct col_control_page *col_control;

@@ -34,6 +34,19 @@ def recorded(exp, label):
     return {name: incl for name, (excl, incl) in funcs.items()}, total
 
 
+def check_never_sampled(out, exp, label):
+    """Threads of 1 ms at 10 ms are almost never sampled: their time is
+    under <Thread-never-sampled>, beneath short_thread, which has none of
+    it as its own; GDB says how to sample them."""
+    funcs, _, _ = gprofng_functions(exp)
+    excl = {name: e for name, (e, i) in funcs.items()}
+    pseudo, own = excl.get("<Thread-never-sampled>", 0.0), excl.get("short_thread", 0.0)
+    check(pseudo > 0 and own <= 0.1 * pseudo, "%s: the unsampled threads' time under <Thread-never-sampled> "
+          "(%.3f s), not as their start function's own (%.3f s)" % (label, pseudo, own))
+    check("ended before their first sample" in out and "collector profile timer hi" in out,
+          "%s: GDB says how much ran in threads never sampled, and how to sample them" % label)
+
+
 def check_groups(out, exp, label, stolen):
     t = truth(out)
     check(t is not None, "%s: the program printed its truth" % label)
@@ -74,7 +87,10 @@ for rate, short_ms, count, extra in (("on", 1, 1000, []), ("hi", 1, 1000, []), (
     args = [MIX, str(count), "50", str(short_ms), "2", "%.2f" % (count * short_ms / 2000.0)]
     out = run_gdb(["collector profile timer %s" % rate] + extra + ["collector enable", "run"], args, cwd=work)
     print(out)
-    check_groups(out, os.path.join(work, next(experiments)), label, harness.LAST_RUN_STEAL)
+    exp = os.path.join(work, next(experiments))
+    check_groups(out, exp, label, harness.LAST_RUN_STEAL)
+    if rate == "on" and short_ms == 1 and not extra:
+        check_never_sampled(out, exp, label)
 
 steal_before = harness.steal_seconds()
 target = Background([MIX, "1000", "50", "1", "2", "0.5", "ready"], cwd=work)

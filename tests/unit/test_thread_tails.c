@@ -20,7 +20,8 @@
 #define PERIOD (10 * MS)
 
 static uint64_t packets, packets_at_start_fn, deepest, packets_at_early_fn;
-static uint64_t start_fn = 0x401000, early_fn = 0x402000;
+static uint64_t start_fn = 0x401000, early_fn = 0x402000, never_sampled_fn = 0x7f0000001000;
+static uint64_t packets_never_sampled; /* under the pseudo-function, the start function its caller */
 
 uint64_t col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
                                  size_t n)
@@ -28,6 +29,8 @@ uint64_t col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32
   packets += ticks;
   if (n == 1 && pcs[0] == start_fn)
     packets_at_start_fn++;
+  if (n == 2 && pcs[0] == never_sampled_fn && pcs[1] > start_fn && pcs[1] < start_fn + 16)
+    packets_never_sampled++;
   if (n > 0 && pcs[0] == early_fn)
     packets_at_early_fn += ticks;
   deepest = n > deepest ? n : deepest;
@@ -55,7 +58,7 @@ static int near(uint64_t got, uint64_t want)
 
 static void reset(void)
 {
-  packets = packets_at_start_fn = deepest = packets_at_early_fn = 0;
+  packets = packets_at_start_fn = deepest = packets_at_early_fn = packets_never_sampled = 0;
   memset(counter_packets, 0, sizeof counter_packets);
   memset(counter_events, 0, sizeof counter_events);
   tails_reset_stats();
@@ -93,6 +96,26 @@ static void short_threads(void)
   CHECK(near(packets, 1000));
   CHECK(packets_at_start_fn == packets);
   CHECK(stats().threads_ended == 10000);
+}
+
+/* The same where the program said where its <Thread-never-sampled> is:
+ * each tail sample under it, the start function as its caller (inclusive
+ * time, none of its own). */
+static void short_threads_under_pseudo_function(void)
+{
+  reset();
+  tails_init(PERIOD, 0);
+  tails_set_never_sampled_frame(never_sampled_fn);
+  int64_t t = 0;
+  for (pid_t tid = 1000; tid < 3000; tid++) {
+    tails_on_thread_start(tid, start_fn);
+    tails_on_switch(tid, 0, 0, t);
+    t += MS;
+    tails_on_thread_exit(tid, 0, t, NULL);
+  }
+  tails_set_never_sampled_frame(0);
+  CHECK(near(packets, 200));
+  CHECK(packets_never_sampled == packets && packets_at_start_fn == 0);
 }
 
 /* Threads of 35 ms with 3 samples (5 ms not reached each), switched out and
@@ -259,6 +282,7 @@ static void counter_tails(void)
 int main(void)
 {
   short_threads();
+  short_threads_under_pseudo_function();
   partly_sampled_threads();
   moved_progress();
   never_switched_at_the_end();
