@@ -20,6 +20,7 @@
 #include "interpose/real_calls.h"
 #include "interpose/runtime_hooks.h"
 #include "interpose/signal_guard.h"
+#include "interpose/tsan_frames.h"
 #include "runtime/collection_state.h"
 #include "control_page.h"
 #include "interposed.h"
@@ -98,7 +99,17 @@ static int create_seen_from_outside(pthread_create_fn real, pthread_t *thread, c
   return rc;
 }
 
+static int create_thread(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg);
+
 int col_wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+{
+  col_tsan_caller_enter(__builtin_return_address(0)); /* (the program's line, in its sanitizer's stacks) */
+  int rc = create_thread(thread, attr, start, arg);
+  col_tsan_caller_leave();
+  return rc;
+}
+
+static int create_thread(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
   pthread_create_fn real = COL_REAL(pthread_create);
   /* (the program samples itself for the sampler: each thread arms its own timer) */

@@ -26,6 +26,7 @@
 #include "interpose/descendant_carrier.h"
 #include "interpose/got_patch.h"
 #include "interpose/own_calls.h"
+#include "interpose/tsan_frames.h"
 #include "interpose/omp_marks.h"
 #include "interpose/runtime_hooks.h"
 #include "runtime/collection_state.h"
@@ -331,6 +332,7 @@ static void start_own_sampler(void)
 __attribute__((constructor)) static void col_init(void)
 {
   col_own_calls_start();
+  col_tsan_frames_find();
   set_hooks();
   if (!col_config_load(&col_cfg)) {
     serve_as_descendant();

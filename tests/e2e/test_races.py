@@ -60,6 +60,11 @@ if RACY is not None:
     check("%d data race(s) at 1 location(s)" % n in out and "no mutex held by either thread" in out,
           "the summary: one location; no mutex held at the racing accesses")
     check_gprofng_sync_events(os.path.join(work, "test.1.er"), 2 * n, "add_both", "RID>=1", "races' accesses")
+    # ThreadSanitizer's own report: the racing threads were created by
+    # main, at its line (our pthread_create wrapper stands between them)
+    created = re.findall(r"created by main thread at:\n((?:    #\d+ .*\n)+)", out)
+    check(created and all(re.search(r"#\d+ main \S*race_counter\.c:\d+", c) for c in created),
+          "ThreadSanitizer's report: the threads created by main at its line (%s)" % created[:1])
     # A heap block: the location is the block, with the stack that
     # allocated it; gprofng reads the allocation as one more event.
     out = run_gdb(["collector tha race", "collector enable", "run", "collector report races"], [RACY, "heap"], work,
