@@ -226,6 +226,8 @@ static void archive_object(const char *path, enum er_archive_mode mode, struct a
   int debug_fd = -1;
   if (!er_has_symtab(fd) && er_find_debug_file(path, build_id, debug_path, sizeof debug_path) == 0)
     debug_fd = er_open_regular_file(debug_path);
+  if (debug_fd < 0 && !er_has_symtab(fd) && !er_has_dynsym(fd) && r->unnamed++ == 0)
+    snprintf(r->first_unnamed, sizeof r->first_unnamed, "%s", path);
   if (mode == ER_ARCHIVE_COPY || debug_fd >= 0 || !system_object(path)) {
     int dirfd = archive_dir_fd(archives);
     int rc = dirfd < 0                                              ? dirfd

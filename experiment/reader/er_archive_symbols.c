@@ -42,14 +42,24 @@ static Elf_Scn *section_of_type(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
   return NULL;
 }
 
-int er_has_symtab(int fd)
+static int has_section_of_type(int fd, Elf64_Word type)
 {
   elf_version(EV_CURRENT);
   Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
   GElf_Shdr sh;
-  int has = elf != NULL && section_of_type(elf, SHT_SYMTAB, &sh) != NULL;
+  int has = elf != NULL && section_of_type(elf, type, &sh) != NULL;
   elf_end(elf);
   return has;
+}
+
+int er_has_symtab(int fd)
+{
+  return has_section_of_type(fd, SHT_SYMTAB);
+}
+
+int er_has_dynsym(int fd)
+{
+  return has_section_of_type(fd, SHT_DYNSYM);
 }
 
 /* The .gnu_debuglink file name of ELF, into OUT; 0, or -1. */

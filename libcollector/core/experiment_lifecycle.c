@@ -131,6 +131,12 @@ void col_experiment_archive(void)
                   "there, %u missing, %u failed",
                   er_archive_mode_name(col_cfg.archive_mode), r.objects - r.unlogged, r.copied, r.with_debug_symbols,
                   r.present, r.missing, r.failed);
+  if (r.unnamed > 0) { /* (gprofng puts all of such an object's code under one <static> name) */
+    col_log_comment("Archive: %u load object(s) without any symbol table (stripped, no separate debug info "
+                    "found), the first %s: their functions have no names", r.unnamed, r.first_unnamed);
+    col_status_add_note("%.200s has no symbol table (stripped): its functions have no names in the experiment; "
+                        "profile a build that keeps its symbols (Go: without -ldflags=-s)", r.first_unnamed);
+  }
   if (r.unlogged > 0)
     col_log_final_warning(COL_WARN_TEXT, "archive.log could not record %u of %u load object(s): %s", r.unlogged, r.objects,
                           strerror(r.log_errno));

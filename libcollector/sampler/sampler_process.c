@@ -246,8 +246,15 @@ static void finish(int program_gone)
     col_data_writers_flush();
   }
   if (!sampler.started) {
-    if (!sampler.start_failed) /* else the status file already says why */
-      col_status_write(&col_cfg, "error", "the program ended before it started (the exec did not happen)");
+    if (sampler.start_failed) /* the status file already says why */
+      return;
+    /* Perf events refused: the start is the runtime's word, which a
+     * program without it (statically linked) never says, though it ran. */
+    col_status_write(&col_cfg, "error", sampler.clock_in_program
+                                            ? "the collector's runtime never started in the program (perf events "
+                                              "are refused here, so the program samples itself, which needs the "
+                                              "runtime in it)"
+                                            : "the program ended before it started (the exec did not happen)");
     return;
   }
   col_recording_cost_measure(RUSAGE_SELF, CLOCK_PROCESS_CPUTIME_ID);

@@ -46,7 +46,21 @@ struct object_cfi {
   uint64_t bias;   /* run-time address minus ELF address */
   Elf *elf;
   Dwarf_CFI *cfi; /* NULL: no usable CFI (deleted file, JIT, ...) */
+  Dwarf *debug;   /* where CFI is .debug_frame's: it owns it */
 };
+
+/* OBJ's call frame information: .eh_frame, what the C and C++ toolchains
+ * write for unwinding; else .debug_frame (Go's linker writes only that:
+ * every stack of a Go program was <Stack-unwind-failed>). */
+static void open_cfi(struct object_cfi *obj)
+{
+  obj->cfi = dwarf_getcfi_elf(obj->elf);
+  if (obj->cfi != NULL)
+    return;
+  obj->debug = dwarf_begin_elf(obj->elf, DWARF_C_READ, NULL);
+  if (obj->debug != NULL)
+    obj->cfi = dwarf_getcfi(obj->debug);
+}
 
 static struct object_cfi objects[MAX_OBJECTS];
 static size_t n_objects;
@@ -119,7 +133,7 @@ static int find_object_cb(struct dl_phdr_info *info, size_t size, void *arg)
   else if (name[0] == '\0')
     obj->elf = open_object_file("/proc/self/exe", want->pc); /* the main program */
   if (obj->elf != NULL)
-    obj->cfi = dwarf_getcfi_elf(obj->elf);
+    open_cfi(obj);
   want->found = obj;
   return 1;
 }
@@ -172,7 +186,7 @@ static struct object_cfi *remote_object_for(uint64_t pc)
     obj->elf = open_object_file(m.name, pc);
   }
   if (obj->elf != NULL && bias_of(obj->elf, m.start, offset, &obj->bias) == 0)
-    obj->cfi = dwarf_getcfi_elf(obj->elf);
+    open_cfi(obj);
   return obj;
 }
 
@@ -345,6 +359,18 @@ static void compute_rule(uint64_t lookup_pc, struct col_frame_rule *rule)
 {
   rule->kind = COL_RULE_COMPLEX;
   struct object_cfi *obj = object_for(lookup_pc);
+  if (obj != NULL && obj->elf != NULL && obj->cfi == NULL) {
+    /* A file with no call frame information at all (a Go program built
+     * with -ldflags=-s, which drops .debug_frame): its code keeps frame
+     * pointers, walked as perf's fp mode does (a leaf that has not set
+     * up its frame yet loses its caller). */
+    rule->kind = COL_RULE_SIMPLE;
+    rule->cfa_base = COL_CFA_FROM_BP;
+    rule->cfa_offset = 16;
+    rule->bp = COL_BP_SAVED;
+    rule->bp_offset = -16;
+    return;
+  }
   if (obj == NULL || obj->cfi == NULL)
     return;
   Dwarf_Frame *frame;
@@ -410,7 +436,9 @@ void col_frame_rules_forget(void)
   memset(thread_memos, 0, sizeof thread_memos); /* made with the rules forgotten */
   objects_generation++;
   for (size_t i = 0; i < n_objects; i++) {
-    if (objects[i].cfi != NULL)
+    if (objects[i].debug != NULL)
+      dwarf_end(objects[i].debug); /* (its CFI with it) */
+    else if (objects[i].cfi != NULL)
       dwarf_cfi_end(objects[i].cfi);
     if (objects[i].elf != NULL)
       elf_end(objects[i].elf);

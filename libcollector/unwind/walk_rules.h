@@ -124,6 +124,13 @@ col_walk_core(const struct col_capture *cap, col_rule_source rules, void *arg, u
       bp_known = 1;
       unkept = 1; /* the memo cannot describe what the guess read */
     }
+    if (rule->cfa_base == COL_CFA_FROM_BP && bp == 0) {
+      /* The end of a frame-pointer chain (a Go goroutine's first frame,
+       * walked by frame pointers: its code has no unwind tables) */
+      end = COL_WALK_END_ZERO;
+      end_at = sp;
+      break;
+    }
     uint64_t cfa = (rule->cfa_base == COL_CFA_FROM_SP ? sp : bp) + (int64_t)rule->cfa_offset;
     if (cfa <= sp)
       return COL_WALK_NEEDS_LIBUNWIND; /* frames must move up the stack */

@@ -41,6 +41,8 @@ struct er_archive_result {
   unsigned failed;  /* copies that could not be made */
   unsigned with_debug_symbols; /* copies made with separate debug info's symbols folded in */
   unsigned unlogged; /* objects archive.log could not record (disk full) */
+  unsigned unnamed;  /* objects with no symbols at all, nor separate debug info: functions without names */
+  char first_unnamed[256]; /* the first of them */
   int log_errno;     /* why archive.log stopped; 0 when it did not */
 };
 

@@ -8,6 +8,8 @@
 
 /* Nonzero when the ELF file open on FD has a .symtab. */
 int er_has_symtab(int fd);
+/* Whether it has a dynamic symbol table (its exported functions' names). */
+int er_has_dynsym(int fd);
 /* The separate debug file of the object at PATH (BUILD_ID: its hex
  * build-id, or NULL): by build id under /usr/lib/debug/.build-id, else by
  * its .gnu_debuglink beside it, in .debug/ or under /usr/lib/debug.  0
