@@ -28,12 +28,13 @@ def variants():
         out.append(("jemalloc (linked)", program("alloc_crossing_jemalloc"), None))
     else:
         skip_part("jemalloc: alloc_crossing_jemalloc not built (Debian package libjemalloc-dev)")
-    for name, lib in (("tcmalloc", "libtcmalloc_minimal.so.4"), ("mimalloc", "libmimalloc.so.2")):
-        path = os.path.join(LIBDIR, lib)
-        if os.path.exists(path):
+    # (the soname each Debian release has: mimalloc 2 on Debian 12, 3 on 13)
+    for name, libs in (("tcmalloc", ["libtcmalloc_minimal.so.4"]), ("mimalloc", ["libmimalloc.so.2", "libmimalloc.so.3"])):
+        path = next((os.path.join(LIBDIR, lib) for lib in libs if os.path.exists(os.path.join(LIBDIR, lib))), None)
+        if path:
             out.append(("%s (preloaded)" % name, program("alloc_crossing"), path))
         else:
-            skip_part("%s: %s not installed (.ci/install-deps installs it)" % (name, path))
+            skip_part("%s: %s not installed (.ci/install-deps installs it)" % (name, " or ".join(libs)))
     return out
 
 
