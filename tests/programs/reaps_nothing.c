@@ -23,7 +23,7 @@
 /* PID's state letter and command name, from /proc/PID/stat; 0 if gone. */
 static char state_of(const char *pid, char *comm, size_t size)
 {
-  char path[64], line[512];
+  char path[300], line[512]; /* (a directory entry's name: up to 255 bytes) */
   snprintf(path, sizeof path, "/proc/%s/stat", pid);
   FILE *f = fopen(path, "r");
   if (f == NULL)
