@@ -73,6 +73,8 @@ static void note_forking_thread(void)
   forking_pid = getpid();
   forking_tid = (pid_t)gettid();
   forking_at = col_hrtime();
+  if (col_control != NULL && col_control_perf_refused() && col_state_collecting_anywhere())
+    __atomic_add_fetch(&col_control->forks_begun, 1, __ATOMIC_RELEASE); /* (its child says it began) */
 }
 
 static void count_fork_in_parent(void)

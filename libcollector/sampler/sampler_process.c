@@ -308,7 +308,9 @@ static void serve_descendants(void)
   /* The program's pidfd stays readable once it ended: in the set, every
    * wait returned at once (a sampler at 90 % of a CPU for minutes). */
   epoll_ctl(epoll_fd, EPOLL_CTL_DEL, pidfd, NULL);
-  while (writers_live() > 0 && !terminated) {
+  /* (perf events refused, a fork's news is its child's post: a daemon's
+   * grandchild speaks after its parent may have gone) */
+  while ((writers_live() > 0 || sampler_forks_in_flight()) && !terminated) {
     epoll_wait(epoll_fd, events, 64, CYCLE_MS);
     int64_t newest = sampler_ring_cutoff();
     sampler_take_requests(); /* the descendants' */

@@ -29,6 +29,10 @@
 #include "sampler_writers.h"
 #include "session_dir.h"
 
+/* How long a fork's child may take to say it began, after the last fork
+ * began (a loaded machine: its runtime's start runs before its post). */
+#define FORK_NEWS_WAIT_NS (2 * 1000000000LL)
+
 /* An exec or spawn request's text, "VARIANT:WHAT" (col_control_post_variant):
  * VARIANT into VARIANT, WHAT returned. */
 static const char *request_variant(const char *text, char *variant, size_t len)
@@ -56,6 +60,8 @@ static void handle_request(const struct col_control_record *r)
     spawns_end(r->pid, r->tid, r->tstamp);
     return;
   }
+  if (r->kind == COL_CTL_FORKED || r->kind == COL_CTL_FORKED_UNFOLLOWED)
+    sampler.forks_told++; /* (sampler_forks_in_flight) */
   if ((r->kind == COL_CTL_FORKED || r->kind == COL_CTL_EXECED) && sampler.clock_in_program) {
     int ppid = 0, ptid = 0;
     long long forked_at = 0;
@@ -204,6 +210,24 @@ static void on_request(const struct col_control_record *r, void *unused)
   int waited_for = r->kind == COL_CTL_EXEC_START || r->kind == COL_CTL_EXECED || r->kind == COL_CTL_FORKED;
   if (waited_for && r->tstamp > __atomic_load_n(&col_control->news_taken_tstamp, __ATOMIC_RELAXED))
     __atomic_store_n(&col_control->news_taken_tstamp, r->tstamp, __ATOMIC_RELEASE);
+}
+
+int sampler_forks_in_flight(void)
+{
+  static uint64_t last_begun;
+  static int64_t last_change;
+  if (col_control == NULL || !sampler.clock_in_program)
+    return 0;
+  uint64_t begun = __atomic_load_n(&col_control->forks_begun, __ATOMIC_ACQUIRE);
+  int64_t now = col_hrtime();
+  if (begun != last_begun) {
+    last_begun = begun;
+    last_change = now;
+  }
+  /* (a fork that failed, or a child killed before its runtime spoke, never
+   * says it began: waited for a while after the last fork began, not for
+   * ever) */
+  return (int64_t)(begun - sampler.forks_told) > 0 && now - last_change < FORK_NEWS_WAIT_NS;
 }
 
 void sampler_take_thread_starts(void)

@@ -28,6 +28,7 @@ struct sampler_state {
   char exec_what[128];
   uint64_t stops_seen;         /* GDB's stop counter, last seen */
   uint64_t lost_records, threads_seen;
+  uint64_t forks_told;         /* perf events refused: fork children that said they began */
   uint64_t lost_switch_records; /* of lost_records, from a ring that holds switches */
   uint64_t lost_switch_stacks;  /* samples at switches out (off-CPU stacks) lost: not in lost_records */
   int64_t last_record_at;
@@ -82,6 +83,9 @@ void sampler_drain_ring_records(int64_t newest);
 /* sampler_requests.c: the program's and GDB's requests on the control
  * page, its descendants' too (passed to their writers). */
 void sampler_take_requests(void);
+/* Perf events refused: a fork began whose child has not yet said so (the
+ * end waits for it, a while at most). */
+int sampler_forks_in_flight(void);
 /* The threads the program posted it created, with the functions they
  * start in, into the thread tails (and the program's frame for a thread no
  * sample reached). */

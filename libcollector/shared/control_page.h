@@ -92,6 +92,11 @@ struct col_control_page {
    * pseudo-function (runtime/never_sampled_frame.c), the frame a thread's
    * CPU time goes under when no sample reached it; 0: not known. */
   uint64_t never_sampled_pc;
+  /* Perf events refused: the forks the runtimes began (atomic), each
+   * child posting FORKED or FORKED_UNFOLLOWED at its start.  The sampler
+   * does not end while a fork's child has yet to say so (a daemon's
+   * grandchild, whose parent exits at once). */
+  uint64_t forks_begun;
 };
 
 extern struct col_control_page *col_control;

@@ -71,12 +71,16 @@ for n, (label, commands, cut) in enumerate(cases):
               "failed %.3f of %.3f s; GDB: %s)" % (label, main, truncated, failed, total, closing))
     elif cut is None:
         # (the dynamic loader before main, exit() after it: at most 2
-        # samples outside main, as a CI run under the filter had one)
-        check("cut" not in closing and truncated == 0 and failed <= 0.0205 and main + failed >= total - 0.0205,
+        # samples outside main, as a CI run under the filter had one.  The
+        # CPU samples are judged: GDB's end line counts every stack cut,
+        # off-CPU ones too, as the wait read from outside under the filter
+        # in a loaded CI run whose thread had gone on when the sampler read
+        # beyond the copy: "1% of call stacks cut", main 1.001 of 1.001 s)
+        check(truncated == 0 and failed <= 0.0205 and main + failed >= total - 0.0205,
               "%s: stacks whole (gprofng: no <Truncated-stack>, main %.3f of %.3f s, %.3f s unwind failed; GDB: %s)"
               % (label, main, total, failed, closing))
         summary, ours, _ = er_dump(exp)
-        check("<Truncated-stack>" not in ours and abs(ours.get("main", (0, 0))[1] - total) < 0.02,
+        check(ours.get("<Truncated-stack>", (0, 0))[1] == 0 and abs(ours.get("main", (0, 0))[1] - total) < 0.02,
               "%s: our reader has them whole too" % label)
     else:
         check(cut in closing and truncated > 0.3 * total,
