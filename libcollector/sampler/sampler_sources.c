@@ -78,11 +78,18 @@ static void describe_tails(const char *ends, const char *unit, const char *how)
    * the interval (a thread per request) is their start functions'. */
   struct col_clock_figures clock;
   col_clock_writer_describe(&clock);
-  if (tails.at_start_function > 0 && tails.at_start_function * 20 >= clock.ticks_appended)
-    col_status_add_note("%.0f %% of the CPU time was in threads that ended before their first sample: recorded "
-                        "under <Thread-never-sampled> beneath the functions they started in; a shorter interval "
-                        "samples them (collector profile timer hi: 1 ms, or down to 100u)",
-                        100.0 * (double)tails.at_start_function / (double)clock.ticks_appended);
+  if (tails.at_start_function == 0 || tails.at_start_function * 20 < clock.ticks_appended)
+    return;
+  /* How to get them sampled: a shorter interval, which the program's
+   * CPU-time timers cannot give (they fire at the kernel's tick). */
+  const char *more = sampler.clock_in_program ? "with perf events allowed, a shorter interval would sample them"
+                     : col_cfg.clock_interval_us > 1000 ? "a shorter interval samples them (collector profile timer "
+                                                          "hi: 1 ms, or down to 100u)"
+                                                        : "a shorter interval samples them (collector profile timer "
+                                                          "down to 100u)";
+  col_status_add_note("%.0f %% of the CPU time was in threads that ended before their first sample: recorded under "
+                      "<Thread-never-sampled> beneath the functions they started in; %s",
+                      100.0 * (double)tails.at_start_function / (double)clock.ticks_appended, more);
 }
 
 static void describe_clock(void)
