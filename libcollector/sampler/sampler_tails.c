@@ -238,8 +238,30 @@ void tails_on_clock_sample(const struct col_capture *cap, const uint64_t *pcs, s
   if (t == NULL)
     return;
   seen_at(t, cap->tstamp, 1);
-  t->samples++;
+  t->samples += cap->weight > 0 ? cap->weight : 1;
   keep_stack(t, pcs, n);
+}
+
+static int64_t on_cpu_from(const struct tail_thread *t, int64_t tstamp);
+static uint64_t own_time(uint32_t cpu, int64_t from, int64_t to);
+
+uint32_t tails_kernel_periods(pid_t tid, uint32_t cpu, int64_t tstamp)
+{
+  const struct tail_thread *t = *slot_of(tid);
+  uint64_t period = streams[0].sampled.period;
+  if (t == NULL || records_lost || period == 0)
+    return 0; /* (a lost switch record: its time on CPU is not known) */
+  uint64_t ran = t->cpu_ns;
+  if (t->on_cpu_since >= 0)
+    ran += own_time(cpu, t->on_cpu_since, tstamp);
+  else if (!t->switched)
+    ran += own_time(UINT32_MAX, on_cpu_from(t, tstamp), tstamp);
+  else
+    return 0; /* (off its CPU by the records: not known where it ran) */
+  uint64_t due = ran / period; /* periods it ran in all; this sample is one */
+  if (due <= t->samples + 1)
+    return 0;
+  return due - t->samples - 1 < 1000 ? (uint32_t)(due - t->samples - 1) : 1000;
 }
 
 void tails_on_program_sample(pid_t tid, const uint64_t *pcs, size_t n)
