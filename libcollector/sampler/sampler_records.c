@@ -554,6 +554,8 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size, i
     if (ring_kind == RING_SWITCHES) { /* else samples only: the tails recover their time */
       sampler.lost_switch_records += lost;
       tails_on_records_lost();
+    } else {
+      tails_on_samples_lost();
     }
   }
 }

@@ -98,6 +98,7 @@ struct tail_thread {
   int64_t first_seen;     /* its first timed record; INT64_MAX: none yet */
   int first_by_sample;    /* that record was a clock sample */
   uint64_t samples, cpu_ns;
+  uint64_t samples_lost_seen; /* samples_lost_count at its last clock sample */
   uint64_t start_pc; /* the function it started in, 0: unknown */
   uint64_t counter_samples[ER_HWC_MAX_COUNTERS];
   struct kept_stack recent[RECENT_STACKS];
@@ -124,6 +125,7 @@ static uint64_t samples_in_counts[ER_HWC_MAX_COUNTERS]; /* samples of threads wh
 static double tail_fed[ER_HWC_MAX_COUNTERS];
 static uint64_t random_state;
 static uint64_t never_sampled_pc; /* the program's <Thread-never-sampled>; 0: not known */
+static uint64_t samples_lost_count; /* losses of samples so far (tails_on_samples_lost) */
 static int64_t run_start;
 static int records_lost; /* the kernel lost records: a thread's first switch in may be among them */
 static tails_steal_estimate steal_estimate;
@@ -239,7 +241,13 @@ void tails_on_clock_sample(const struct col_capture *cap, const uint64_t *pcs, s
     return;
   seen_at(t, cap->tstamp, 1);
   t->samples += cap->weight > 0 ? cap->weight : 1;
+  t->samples_lost_seen = samples_lost_count;
   keep_stack(t, pcs, n);
+}
+
+void tails_on_samples_lost(void)
+{
+  samples_lost_count++;
 }
 
 static int64_t on_cpu_from(const struct tail_thread *t, int64_t tstamp);
@@ -249,8 +257,8 @@ uint32_t tails_kernel_periods(pid_t tid, uint32_t cpu, int64_t tstamp)
 {
   const struct tail_thread *t = *slot_of(tid);
   uint64_t period = streams[0].sampled.period;
-  if (t == NULL || records_lost || period == 0)
-    return 0; /* (a lost switch record: its time on CPU is not known) */
+  if (t == NULL || records_lost || period == 0 || t->samples_lost_seen != samples_lost_count)
+    return 0; /* (a lost switch record: its time on CPU is not known; lost samples: the tail's) */
   uint64_t ran = t->cpu_ns;
   if (t->on_cpu_since >= 0)
     ran += own_time(cpu, t->on_cpu_since, tstamp);

@@ -279,6 +279,32 @@ static void counter_tails(void)
   CHECK(stats().threads_ended == 2001);
 }
 
+/* Samples of user mode only (perf_event_paranoid >= 2): a thread that ran
+ * 35 ms with one sample taken at its end had two periods' samples dropped
+ * in the kernel: that sample stands for them too.  After a loss of samples
+ * (a full ring), none: the gap is the tail's. */
+static void kernel_periods(void)
+{
+  reset();
+  tails_init(PERIOD, 0);
+  pid_t tid = 31000;
+  tails_on_switch(tid, 0, 0, 0);
+  CHECK(tails_kernel_periods(tid, 0, 35 * MS) == 2);
+  struct col_capture cap;
+  memset(&cap, 0, sizeof cap);
+  uint64_t pcs[2] = {1, 2};
+  cap.tid = tid;
+  cap.tstamp = 35 * MS;
+  cap.weight = 3;
+  tails_on_clock_sample(&cap, pcs, 2);
+  CHECK(tails_kernel_periods(tid, 0, 45 * MS) == 0); /* one period since: the sample's own */
+  CHECK(tails_kernel_periods(tid, 0, 62 * MS) == 2);
+  tails_on_samples_lost();
+  CHECK(tails_kernel_periods(tid, 0, 90 * MS) == 0);
+  tails_on_thread_exit(tid, 0, 90 * MS, NULL);
+  CHECK(near(packets, 6)); /* the tail: 90 ms less the 30 the sample stood for */
+}
+
 int main(void)
 {
   short_threads();
@@ -289,5 +315,6 @@ int main(void)
   passed_on();
   counter_tails();
   missed_samples_spread();
+  kernel_periods();
   return TEST_EXIT();
 }
