@@ -99,6 +99,7 @@ struct tail_thread {
   int first_by_sample;    /* that record was a clock sample */
   uint64_t samples, cpu_ns;
   uint64_t samples_lost_seen; /* samples_lost_count at its last clock sample */
+  uint64_t periods_to_tail;   /* periods it ran across losses of samples: left to its tail */
   uint64_t start_pc; /* the function it started in, 0: unknown */
   uint64_t counter_samples[ER_HWC_MAX_COUNTERS];
   struct kept_stack recent[RECENT_STACKS];
@@ -255,10 +256,10 @@ static uint64_t own_time(uint32_t cpu, int64_t from, int64_t to);
 
 uint32_t tails_kernel_periods(pid_t tid, uint32_t cpu, int64_t tstamp)
 {
-  const struct tail_thread *t = *slot_of(tid);
+  struct tail_thread *t = *slot_of(tid);
   uint64_t period = streams[0].sampled.period;
-  if (t == NULL || records_lost || period == 0 || t->samples_lost_seen != samples_lost_count)
-    return 0; /* (a lost switch record: its time on CPU is not known; lost samples: the tail's) */
+  if (t == NULL || records_lost || period == 0)
+    return 0; /* (a lost switch record: its time on CPU is not known) */
   uint64_t ran = t->cpu_ns;
   if (t->on_cpu_since >= 0)
     ran += own_time(cpu, t->on_cpu_since, tstamp);
@@ -267,9 +268,14 @@ uint32_t tails_kernel_periods(pid_t tid, uint32_t cpu, int64_t tstamp)
   else
     return 0; /* (off its CPU by the records: not known where it ran) */
   uint64_t due = ran / period; /* periods it ran in all; this sample is one */
-  if (due <= t->samples + 1)
+  if (due <= t->samples + 1 + t->periods_to_tail)
     return 0;
-  return due - t->samples - 1 < 1000 ? (uint32_t)(due - t->samples - 1) : 1000;
+  uint64_t missed = due - t->samples - 1 - t->periods_to_tail;
+  if (t->samples_lost_seen != samples_lost_count) { /* samples lost since its last: theirs, for good */
+    t->periods_to_tail += missed;
+    return 0;
+  }
+  return missed < 1000 ? (uint32_t)missed : 1000;
 }
 
 void tails_on_program_sample(pid_t tid, const uint64_t *pcs, size_t n)

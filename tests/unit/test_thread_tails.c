@@ -301,8 +301,12 @@ static void kernel_periods(void)
   CHECK(tails_kernel_periods(tid, 0, 62 * MS) == 2);
   tails_on_samples_lost();
   CHECK(tails_kernel_periods(tid, 0, 90 * MS) == 0);
+  cap.tstamp = 90 * MS;
+  cap.weight = 1;
+  tails_on_clock_sample(&cap, pcs, 2);
+  CHECK(tails_kernel_periods(tid, 0, 105 * MS) == 0); /* the 5 periods across the loss stay the tail's */
   tails_on_thread_exit(tid, 0, 90 * MS, NULL);
-  CHECK(near(packets, 6)); /* the tail: 90 ms less the 30 the sample stood for */
+  CHECK(near(packets, 5)); /* the tail: 90 ms less the 40 the samples stood for */
 }
 
 int main(void)
