@@ -216,6 +216,8 @@ static void unpack_rule(uint64_t packed, struct col_frame_rule *r)
   r->bp = (packed >> 48) & 0xF;
   r->bp_offset = (int16_t)(packed >> 32);
   r->cfa_offset = (int32_t)packed;
+  r->bx = COL_BP_LOST; /* (not packed: this walk knows no RBX) */
+  r->bx_offset = 0;
 }
 
 static inline __attribute__((always_inline)) int shared_rule(uint64_t lookup_pc, struct col_frame_rule *out,
@@ -248,6 +250,7 @@ static size_t walk_here(uint64_t ip, uint64_t sp, uint64_t bp, uintptr_t top, ui
   cap.regs.r[PERF_REG_X86_IP] = ip;
   cap.regs.r[PERF_REG_X86_SP] = sp;
   cap.regs.r[PERF_REG_X86_BP] = bp;
+  cap.regs.r[PERF_REG_X86_BX] = 0; /* (not known here: a frame whose CFA is RBX-based ends the walk) */
   cap.stack = (const unsigned char *)(uintptr_t)sp; /* the live stack: the walk reads only inside it */
   cap.stack_len = top - (uintptr_t)sp;
   size_t n = 0;

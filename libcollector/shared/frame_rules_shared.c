@@ -99,6 +99,8 @@ int col_trace_published_rule(uint32_t space, uint64_t lookup_pc, struct col_fram
     out->bp = slot->bases >> 4;
     out->cfa_offset = slot->cfa_offset;
     out->bp_offset = slot->bp_offset;
+    out->bx = COL_BP_LOST; /* (not published: a program's own walk knows no RBX) */
+    out->bx_offset = 0;
     return 1;
   }
   return 0;

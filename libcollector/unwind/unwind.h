@@ -37,12 +37,16 @@ void col_unwind_reset_stats(void);
  * one: glibc's __restore_rt): the interrupted registers are in the
  * ucontext at the frame's SP. */
 enum col_rule_kind { COL_RULE_COMPLEX, COL_RULE_SIMPLE, COL_RULE_OUTERMOST, COL_RULE_SIGNAL };
-enum col_cfa_base { COL_CFA_FROM_SP, COL_CFA_FROM_BP };
-enum col_bp_rule { COL_BP_SAME, COL_BP_SAVED, COL_BP_LOST };
+/* FROM_BX: the dynamic linker's lazy-binding trampolines realign the
+ * stack and keep their frame in RBX (every sample under _dl_fixup was
+ * <Stack-unwind-failed>: most of an Open MPI 5 rank's start-up). */
+enum col_cfa_base { COL_CFA_FROM_SP, COL_CFA_FROM_BP, COL_CFA_FROM_BX };
+enum col_bp_rule { COL_BP_SAME, COL_BP_SAVED, COL_BP_LOST }; /* (RBX's too) */
 struct col_frame_rule {
-  unsigned char kind, cfa_base, bp; /* enums above */
-  int32_t cfa_offset;               /* CFA = base register + offset */
-  int32_t bp_offset;                /* COL_BP_SAVED: caller's RBP at CFA + offset */
+  unsigned char kind, cfa_base, bp, bx; /* enums above */
+  int32_t cfa_offset;                   /* CFA = base register + offset */
+  int32_t bp_offset;                    /* COL_BP_SAVED: caller's RBP at CFA + offset */
+  int32_t bx_offset;                    /* bx COL_BP_SAVED: caller's RBX at CFA + offset */
 };
 /* A frame's RBP where the capture's is not known: the frame at code
  * address LOOKUP_PC, whose SP is SP and whose CFA RULE computes from RBP.

@@ -33,6 +33,7 @@
 #include "unwind/unwind.h"
 #include "unwind/walk_rules.h"
 
+#define DWARF_REG_RBX 3
 #define DWARF_REG_RBP 6
 #define DWARF_REG_RSP 7
 #define DWARF_REG_RA 16
@@ -339,6 +340,8 @@ static void read_rule(Dwarf_Frame *frame, uint64_t pc, struct col_frame_rule *ru
     rule->cfa_base = COL_CFA_FROM_SP;
   else if (ops[0].number == DWARF_REG_RBP)
     rule->cfa_base = COL_CFA_FROM_BP;
+  else if (ops[0].number == DWARF_REG_RBX)
+    rule->cfa_base = COL_CFA_FROM_BX;
   else
     return;
   if (nops == 1 && ops[0].atom == DW_OP_bregx)
@@ -352,6 +355,13 @@ static void read_rule(Dwarf_Frame *frame, uint64_t pc, struct col_frame_rule *ru
     rule->bp = COL_BP_SAVED;
   else
     return;
+  /* RBX the same way, for the frames whose CFA is RBX-based above. */
+  if (dwarf_frame_register(frame, DWARF_REG_RBX, ops_mem, &ops, &nops) != 0)
+    rule->bx = COL_BP_LOST;
+  else if (nops == 0)
+    rule->bx = ops == NULL ? COL_BP_SAME : COL_BP_LOST;
+  else
+    rule->bx = cfa_relative_slot(ops, nops, &rule->bx_offset) ? COL_BP_SAVED : COL_BP_LOST;
   rule->kind = COL_RULE_SIMPLE;
 }
 

@@ -20,6 +20,7 @@ enum col_walk_result { COL_WALK_NEEDS_LIBUNWIND, COL_WALK_DONE };
  * from the frame's SP as the trampoline sees it (its struct ucontext:
  * uc_mcontext at 40, then the registers in <sys/ucontext.h>'s order). */
 #define COL_UC_RBP (40 + 10 * 8)
+#define COL_UC_RBX (40 + 11 * 8)
 #define COL_UC_RSP (40 + 15 * 8)
 #define COL_UC_RIP (40 + 16 * 8)
 
@@ -53,6 +54,12 @@ col_walk_core(const struct col_capture *cap, col_rule_source rules, void *arg, u
   uint64_t pc = cap->regs.r[PERF_REG_X86_IP], sp = cap->regs.r[PERF_REG_X86_SP];
   uint64_t bp = cap->regs.r[PERF_REG_X86_BP];
   int bp_known = guess == NULL;
+  /* RBX, for the rare frame whose CFA is RBX-based: where the current
+   * frame's value is (in BX, or in the stack at BX_SLOT where a frame
+   * below saved it), read only when such a frame needs it.  A capture
+   * without it (0: a traced call's registers) has it unknown. */
+  uint64_t bx = cap->regs.r[PERF_REG_X86_BX], bx_slot = 0;
+  enum { BX_VALUE, BX_IN_SLOT, BX_UNKNOWN } bx_where = bx != 0 ? BX_VALUE : BX_UNKNOWN;
   size_t n = 0;
   pcs[n++] = pc;
   uint64_t lookup = pc; /* the leaf's own PC, then each call site */
@@ -106,6 +113,8 @@ col_walk_core(const struct col_capture *cap, col_rule_source rules, void *arg, u
       if (got_ip < 0 || got_sp < 0 || rip == 0 || rsp <= sp)
         return COL_WALK_NEEDS_LIBUNWIND; /* (an alternate signal stack: the interrupted one is elsewhere) */
       bp_known = col_stack_word(cap, sp + COL_UC_RBP, &bp) == 1;
+      bx_where = BX_IN_SLOT;
+      bx_slot = sp + COL_UC_RBX;
       unkept = 1; /* the memo's checks assume return addresses */
       if (n == max - 1) {
         pcs[n++] = ER_PC_TRUNCATED;
@@ -124,6 +133,13 @@ col_walk_core(const struct col_capture *cap, col_rule_source rules, void *arg, u
       bp_known = 1;
       unkept = 1; /* the memo cannot describe what the guess read */
     }
+    if (rule->cfa_base == COL_CFA_FROM_BX) {
+      if (bx_where == BX_IN_SLOT && col_stack_word(cap, bx_slot, &bx) == 1)
+        bx_where = BX_VALUE;
+      if (bx_where != BX_VALUE)
+        return COL_WALK_NEEDS_LIBUNWIND;
+      unkept = 1; /* the memo describes RBP-based frames only */
+    }
     if (rule->cfa_base == COL_CFA_FROM_BP && bp == 0) {
       /* The end of a frame-pointer chain (a Go goroutine's first frame,
        * walked by frame pointers: its code has no unwind tables) */
@@ -131,7 +147,16 @@ col_walk_core(const struct col_capture *cap, col_rule_source rules, void *arg, u
       end_at = sp;
       break;
     }
-    uint64_t cfa = (rule->cfa_base == COL_CFA_FROM_SP ? sp : bp) + (int64_t)rule->cfa_offset;
+    uint64_t cfa = (rule->cfa_base == COL_CFA_FROM_SP   ? sp
+                    : rule->cfa_base == COL_CFA_FROM_BP ? bp
+                                                        : bx) +
+                   (int64_t)rule->cfa_offset;
+    if (rule->bx == COL_BP_SAVED) { /* the caller's RBX: where this frame saved it */
+      bx_where = BX_IN_SLOT;
+      bx_slot = cfa + (int64_t)rule->bx_offset;
+    } else if (rule->bx == COL_BP_LOST) {
+      bx_where = BX_UNKNOWN;
+    }
     if (cfa <= sp)
       return COL_WALK_NEEDS_LIBUNWIND; /* frames must move up the stack */
     uint64_t ra;
