@@ -277,6 +277,12 @@ static int map_ring(int fd, size_t data_bytes, int holds_switches, int holds_sam
   return sampler_n_rings++;
 }
 
+/* FD's records into ring RING (made on FD itself, or another's): 0 or -1. */
+static int output_into(int fd, int ring)
+{
+  return sampler_rings[ring].fd == fd || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, sampler_rings[ring].fd) == 0 ? 0 : -1;
+}
+
 /* FD's output (an event of KIND on CPU): its CPU's ring of that kind, made
  * on FD when there is none yet.  A switch ring that cannot be mapped
  * (beyond the locked memory allowed) leaves the switches in the samples
@@ -291,10 +297,7 @@ static int connect_output(int fd, int cpu, int kind)
     if (stack_ring_of_cpu[cpu] < 0)
       stack_ring_of_cpu[cpu] = map_ring(fd, sampler_ring_data_bytes, 0, 0, 1);
     if (stack_ring_of_cpu[cpu] >= 0)
-      return sampler_rings[stack_ring_of_cpu[cpu]].fd == fd ||
-                     ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, sampler_rings[stack_ring_of_cpu[cpu]].fd) == 0
-                 ? 0
-                 : -1;
+      return output_into(fd, stack_ring_of_cpu[cpu]);
     kind = EVENT_CLOCK;
   }
   if (kind == EVENT_TASKS) {
@@ -303,15 +306,12 @@ static int connect_output(int fd, int cpu, int kind)
         (task_ring_of_cpu[cpu] = map_ring(fd, TASK_RING_PAGES * (size_t)sysconf(_SC_PAGESIZE), 1, 0, 0)) >= 0)
       sampler_rings[task_ring_of_cpu[cpu]].holds_tasks = 1;
     if (task_ring_of_cpu[cpu] >= 0)
-      return sampler_rings[task_ring_of_cpu[cpu]].fd == fd ||
-                     ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, sampler_rings[task_ring_of_cpu[cpu]].fd) == 0
-                 ? 0
-                 : -1;
+      return output_into(fd, task_ring_of_cpu[cpu]);
     kind = EVENT_SWITCHES;
   }
   int *ring_of = kind == EVENT_SWITCHES ? switch_ring_of_cpu : ring_of_cpu;
   if (ring_of[cpu] >= 0)
-    return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, sampler_rings[ring_of[cpu]].fd) == 0 ? 0 : -1;
+    return output_into(fd, ring_of[cpu]);
   if (kind == EVENT_SWITCHES) {
     ring_of[cpu] = map_ring(fd, SWITCH_RING_PAGES * (size_t)sysconf(_SC_PAGESIZE), 1, 0, 0);
     if (ring_of[cpu] >= 0)

@@ -80,19 +80,25 @@ static void sample(pid_t tid, size_t depth)
   tails_on_clock_sample(&cap, pcs, depth);
 }
 
+/* COUNT threads of 1 ms from FIRST, each started in start_fn, never sampled. */
+static void run_short_threads(pid_t first, int count)
+{
+  int64_t t = 0;
+  for (pid_t tid = first; tid < first + count; tid++) {
+    tails_on_thread_start(tid, start_fn);
+    tails_on_switch(tid, 0, 0, t);
+    t += MS;
+    tails_on_thread_exit(tid, 0, t, NULL);
+  }
+}
+
 /* 10000 threads of 1 ms, never sampled: 1000 samples, at their start
  * function (what the runtime posted). */
 static void short_threads(void)
 {
   reset();
   tails_init(PERIOD, 0);
-  int64_t t = 0;
-  for (pid_t tid = 1000; tid < 11000; tid++) {
-    tails_on_thread_start(tid, start_fn);
-    tails_on_switch(tid, 0, 0, t);
-    t += MS;
-    tails_on_thread_exit(tid, 0, t, NULL);
-  }
+  run_short_threads(1000, 10000);
   CHECK(near(packets, 1000));
   CHECK(packets_at_start_fn == packets);
   CHECK(stats().threads_ended == 10000);
@@ -106,13 +112,7 @@ static void short_threads_under_pseudo_function(void)
   reset();
   tails_init(PERIOD, 0);
   tails_set_never_sampled_frame(never_sampled_fn);
-  int64_t t = 0;
-  for (pid_t tid = 1000; tid < 3000; tid++) {
-    tails_on_thread_start(tid, start_fn);
-    tails_on_switch(tid, 0, 0, t);
-    t += MS;
-    tails_on_thread_exit(tid, 0, t, NULL);
-  }
+  run_short_threads(1000, 2000);
   tails_set_never_sampled_frame(0);
   CHECK(near(packets, 200));
   CHECK(packets_never_sampled == packets && packets_at_start_fn == 0);
