@@ -143,8 +143,7 @@ int sampler_counter_of_event(uint64_t id)
 }
 
 static int ring_of_cpu[SAMPLER_MAX_CPUS];        /* samples */
-static int switch_ring_of_cpu[SAMPLER_MAX_CPUS]; /* switches */
-static int task_ring_of_cpu[SAMPLER_MAX_CPUS];   /* exits, execs, mappings */
+static int switch_ring_of_cpu[SAMPLER_MAX_CPUS]; /* switches, exits, mappings */
 static int stack_ring_of_cpu[SAMPLER_MAX_CPUS];  /* samples at switches out (off-CPU stacks) */
 static pid_t launched; /* launch: the process given events */
 static pid_t *known_tids; /* attach: the threads given events */
@@ -170,23 +169,15 @@ static size_t ring_pages(void)
   return pages;
 }
 
-/* What an event brings: the records of threads' exits, mappings and
- * execs; of their switches (neither with samples); the switch-out samples
- * (off-CPU stacks); the clock's samples; or (0 and up) that counter's
- * samples (the same sample layout: one parser). */
-#define EVENT_TASKS (-4)
+/* What an event brings: the records of threads' switches and exits,
+ * mappings and execs (no samples); the clock's samples; or (0 and up)
+ * that counter's samples (the same sample layout: one parser). */
 #define EVENT_SWITCH_STACKS (-3)
 #define EVENT_SWITCHES (-2)
 #define EVENT_CLOCK (-1)
 /* 256 KiB: about 6000 switch records.  64 KiB lost 2600 records of 1000
  * threads of 1 ms beside two CPU hogs and another test suite (load 11). */
 #define SWITCH_RING_PAGES 64
-/* 64 KiB: threads' exits, execs and mappings, apart from the switches: a
- * program switching hundreds of thousands of times a second (MPI ranks
- * yielding in a barrier, three on two CPUs) filled the switch rings, and
- * a rank whose exec or mappings were among the lost records was not
- * recorded at all. */
-#define TASK_RING_PAGES 16
 
 static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec, int counter)
 {
@@ -227,16 +218,12 @@ static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec, int
   }
   attr.config = PERF_COUNT_SW_DUMMY; /* records only, no samples */
   attr.sample_period = 0;
-  if (counter == EVENT_TASKS) {
-    attr.task = 1;      /* each thread's exit (PERF_RECORD_EXIT) */
-    attr.comm = 1;
-    attr.comm_exec = 1; /* an exec is a COMM record with MISC_COMM_EXEC */
-    attr.mmap = 1;      /* executable mappings, as MMAP2 records */
-    attr.mmap2 = 1;
-    attr.wakeup_watermark = (uint32_t)(TASK_RING_PAGES * (size_t)sysconf(_SC_PAGESIZE) / 2);
-    return (int)syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-  }
-  attr.context_switch = 1; /* each thread's CPU time, for its tail */
+  attr.context_switch = 1;       /* each thread's CPU time, for its tail */
+  attr.task = 1;                 /* each thread's exit (PERF_RECORD_EXIT) */
+  attr.comm = 1;
+  attr.comm_exec = 1;            /* an exec is a COMM record with MISC_COMM_EXEC */
+  attr.mmap = 1;                 /* executable mappings, as MMAP2 records */
+  attr.mmap2 = 1;
   /* Woken at half full (either ring): fewer wake-ups (each costs more
    * than a sample's unwinding here), half a ring of slack (~30 ms of
    * samples at 1 ms per thread). */
@@ -273,7 +260,7 @@ static int map_ring(int fd, size_t data_bytes, int holds_switches, int holds_sam
   if (ring == MAP_FAILED)
     return -1;
   sampler_rings[sampler_n_rings] =
-      (struct sampler_ring){fd, ring, bytes, holds_switches, holds_samples, holds_switch_stacks, 0};
+      (struct sampler_ring){fd, ring, bytes, holds_switches, holds_samples, holds_switch_stacks};
   return sampler_n_rings++;
 }
 
@@ -300,15 +287,6 @@ static int connect_output(int fd, int cpu, int kind)
       return output_into(fd, stack_ring_of_cpu[cpu]);
     kind = EVENT_CLOCK;
   }
-  if (kind == EVENT_TASKS) {
-    /* A ring of their own (where it cannot be mapped, the switches'). */
-    if (task_ring_of_cpu[cpu] < 0 &&
-        (task_ring_of_cpu[cpu] = map_ring(fd, TASK_RING_PAGES * (size_t)sysconf(_SC_PAGESIZE), 1, 0, 0)) >= 0)
-      sampler_rings[task_ring_of_cpu[cpu]].holds_tasks = 1;
-    if (task_ring_of_cpu[cpu] >= 0)
-      return output_into(fd, task_ring_of_cpu[cpu]);
-    kind = EVENT_SWITCHES;
-  }
   int *ring_of = kind == EVENT_SWITCHES ? switch_ring_of_cpu : ring_of_cpu;
   if (ring_of[cpu] >= 0)
     return output_into(fd, ring_of[cpu]);
@@ -333,7 +311,7 @@ static void prepare(void)
 {
   sampler_ring_data_bytes = ring_pages() * (size_t)sysconf(_SC_PAGESIZE);
   for (int i = 0; i < SAMPLER_MAX_CPUS; i++)
-    ring_of_cpu[i] = switch_ring_of_cpu[i] = task_ring_of_cpu[i] = stack_ring_of_cpu[i] = -1;
+    ring_of_cpu[i] = switch_ring_of_cpu[i] = stack_ring_of_cpu[i] = -1;
 }
 
 /* The counters' events of PID on CPU, into the CPU's ring (after the
@@ -405,18 +383,11 @@ static int open_on_every_cpu(pid_t pid, int from_exec, int *last_errno)
 {
   int opened = 0;
   for (int cpu = 0; cpu < cpu_count(); cpu++) {
-    int fd = open_event_allowed(pid, cpu, from_exec, EVENT_TASKS);
+    int fd = open_event_allowed(pid, cpu, from_exec, EVENT_SWITCHES);
     if (fd < 0) {
       *last_errno = errno;
       if (errno == ESRCH)
         return opened;
-      continue;
-    }
-    if (keep_event(fd, cpu, EVENT_TASKS, last_errno) != 0)
-      continue;
-    fd = open_event_allowed(pid, cpu, from_exec, EVENT_SWITCHES);
-    if (fd < 0) {
-      *last_errno = errno;
       continue;
     }
     if (keep_event(fd, cpu, EVENT_SWITCHES, last_errno) != 0)

@@ -7,7 +7,7 @@
 #include <sys/types.h>
 
 #define SAMPLER_MAX_CPUS 1024
-#define SAMPLER_MAX_RINGS (4 * SAMPLER_MAX_CPUS) /* samples, switches, exits and mappings, switch-out stacks */
+#define SAMPLER_MAX_RINGS (3 * SAMPLER_MAX_CPUS) /* samples, switches and mappings, switch-out stacks */
 
 /* Two rings per CPU: the samples (clock and counters, each with its stack
  * copy), and the threads' switches, exits, mappings and execs, so that a
@@ -22,8 +22,6 @@ struct sampler_ring {
   int holds_samples;  /* both: the switch ring could not be mapped */
   int holds_switch_stacks; /* the samples at switches out (off-CPU stacks), kept apart: their loss
                               costs those stacks, not clock samples */
-  int holds_tasks; /* threads' exits, execs and mappings, apart from the switches (with holds_switches:
-                      a loss there is counted with theirs) */
 };
 /* What a record lost in a ring may have been (sampler_on_record). */
 enum sampler_ring_kind { RING_SAMPLES = 0, RING_SWITCHES = 1, RING_SWITCH_STACKS = 2 };

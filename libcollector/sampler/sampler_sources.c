@@ -115,23 +115,17 @@ static void describe_clock(void)
     describe_tails("thread ends", "interval", "CPU time read by the thread itself at its end");
     return;
   }
-  int sample_rings = 0, switch_rings = 0, task_rings = 0; /* a ring of each kind per CPU, or fewer holding more */
-  size_t switch_ring_bytes = 0, task_ring_bytes = 0, page = (size_t)sysconf(_SC_PAGESIZE);
+  int sample_rings = 0, switch_rings = 0; /* a ring of each kind per CPU, or one holding both */
+  size_t switch_ring_bytes = 0;
   for (int i = 0; i < sampler_n_rings; i++) {
     sample_rings += sampler_rings[i].holds_samples;
-    if (sampler_rings[i].holds_tasks) {
-      task_rings++;
-      task_ring_bytes = sampler_rings[i].bytes - page;
-    } else if (!sampler_rings[i].holds_samples && sampler_rings[i].holds_switches) {
+    if (!sampler_rings[i].holds_samples && sampler_rings[i].holds_switches) {
       switch_rings++;
-      switch_ring_bytes = sampler_rings[i].bytes - page;
+      switch_ring_bytes = sampler_rings[i].bytes - (size_t)sysconf(_SC_PAGESIZE);
     }
   }
-  char switch_text[160] = "switches and mappings in the same rings";
-  if (switch_rings > 0 && task_rings > 0)
-    snprintf(switch_text, sizeof switch_text, "%d of %zu KiB for the threads' switches, %d of %zu KiB for their "
-             "exits, execs and mappings", switch_rings, switch_ring_bytes / 1024, task_rings, task_ring_bytes / 1024);
-  else if (switch_rings > 0)
+  char switch_text[96] = "switches and mappings in the same rings";
+  if (switch_rings > 0)
     snprintf(switch_text, sizeof switch_text, "%d of %zu KiB for the threads' switches and mappings", switch_rings,
              switch_ring_bytes / 1024);
   col_log_comment("Clock profiling: sampler process %d outside the program (perf_event task-clock, %d ring(s) of "
