@@ -8,8 +8,8 @@ and the children's known work in the right shares, spawns back to back
 import os
 import re
 
-from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, gprofng_functions, program, run_gdb,
-                     sampling_seconds, wait_closed, workdir)
+from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, gprofng_functions, perf_events_refused,
+                     program, run_gdb, sampling_seconds, wait_closed, workdir)
 
 
 DESC = program("descendants")
@@ -97,7 +97,11 @@ for expected in ("_f1.er", "_f2.er", "_f2_x1.er", "_x1.er", "_x2.er", "_x3.er"):
 check(not any(n.startswith("_f3") for n in names), "each kind: no spawn call is named as a fork (%s)" % names)
 with open(os.path.join(founder, "log.xml")) as f:
     events = re.findall(r'<event kind="desc_start"[^>]*variant="([^"]*)" lineage="([^"]*)"', f.read())
-check(events == [("fork", "_f1"), ("fork", "_f2"), ("system", "_x1"), ("popen", "_x2"), ("posix_spawn", "_x3")],
+# (where perf events are refused, a vfork child's start is known when its
+# new image speaks, after its parent went on: in a CI run its desc_start
+# came 3 us after system()'s, so only the set is asked there)
+in_order = [("fork", "_f1"), ("fork", "_f2"), ("system", "_x1"), ("popen", "_x2"), ("posix_spawn", "_x3")]
+check(events == in_order or (perf_events_refused() and sorted(events) == sorted(in_order)),
       "each kind: the founder's log records each descendant's start with its call and lineage (%s)" % events)
 funcs, total, raw = gprofng_functions(founder)
 print(raw)
