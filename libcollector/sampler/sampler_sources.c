@@ -69,7 +69,8 @@ static void describe_tails(const char *ends, const char *unit, const char *how)
   tails_describe(&tails);
   col_log_comment("Thread tails: %llu thread(s); %llu sample(s) recorded at %s or the end for CPU time no full %s "
                   "reached (each thread's %s, minus its samples), %llu of threads never sampled, under "
-                  "<Thread-never-sampled> beneath the function they started in; %llu of threads with no stack and no start function, %llu passed on to the "
+                  "<Thread-never-sampled> beneath the function they started in; %llu of threads with no stack "
+                  "and no start function, %llu passed on to the "
                   "next thread ending with a stack",
                   (unsigned long long)tails.threads_ended, (unsigned long long)tails.samples_added, ends, unit, how,
                   (unsigned long long)tails.at_start_function, (unsigned long long)tails.unattributed,

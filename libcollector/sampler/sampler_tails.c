@@ -251,33 +251,6 @@ void tails_on_samples_lost(void)
   samples_lost_count++;
 }
 
-static int64_t on_cpu_from(const struct tail_thread *t, int64_t tstamp);
-static uint64_t own_time(uint32_t cpu, int64_t from, int64_t to);
-
-uint32_t tails_kernel_periods(pid_t tid, uint32_t cpu, int64_t tstamp)
-{
-  struct tail_thread *t = *slot_of(tid);
-  uint64_t period = streams[0].sampled.period;
-  if (t == NULL || records_lost || period == 0)
-    return 0; /* (a lost switch record: its time on CPU is not known) */
-  uint64_t ran = t->cpu_ns;
-  if (t->on_cpu_since >= 0)
-    ran += own_time(cpu, t->on_cpu_since, tstamp);
-  else if (!t->switched)
-    ran += own_time(UINT32_MAX, on_cpu_from(t, tstamp), tstamp);
-  else
-    return 0; /* (off its CPU by the records: not known where it ran) */
-  uint64_t due = ran / period; /* periods it ran in all; this sample is one */
-  if (due <= t->samples + 1 + t->periods_to_tail)
-    return 0;
-  uint64_t missed = due - t->samples - 1 - t->periods_to_tail;
-  if (t->samples_lost_seen != samples_lost_count) { /* samples lost since its last: theirs, for good */
-    t->periods_to_tail += missed;
-    return 0;
-  }
-  return missed < 1000 ? (uint32_t)missed : 1000;
-}
-
 void tails_on_program_sample(pid_t tid, const uint64_t *pcs, size_t n)
 {
   struct tail_thread *t = thread_of(tid);
@@ -438,15 +411,40 @@ static uint64_t own_time(uint32_t cpu, int64_t from, int64_t to)
   return stolen < ns ? ns - stolen : 0;
 }
 
+/* T's time on CPU up to TSTAMP not in its cpu_ns yet: the interval in
+ * progress, or, never switched, all of it (0: off its CPU). */
+static uint64_t uncounted_until(const struct tail_thread *t, uint32_t cpu, int64_t tstamp)
+{
+  if (t->on_cpu_since >= 0)
+    return own_time(cpu, t->on_cpu_since, tstamp);
+  return !t->switched ? own_time(UINT32_MAX, on_cpu_from(t, tstamp), tstamp) : 0;
+}
+
 /* T's time on CPU (if it is known) ends at TSTAMP. */
 static void count_until(struct tail_thread *t, uint32_t cpu, int64_t tstamp)
 {
-  if (t->on_cpu_since >= 0)
-    t->cpu_ns += own_time(cpu, t->on_cpu_since, tstamp);
-  else if (!t->switched)
-    t->cpu_ns += own_time(UINT32_MAX, on_cpu_from(t, tstamp), tstamp);
+  t->cpu_ns += uncounted_until(t, cpu, tstamp);
   t->on_cpu_since = -1;
   t->switched = 1;
+}
+
+uint32_t tails_kernel_periods(pid_t tid, uint32_t cpu, int64_t tstamp)
+{
+  struct tail_thread *t = *slot_of(tid);
+  uint64_t period = streams[0].sampled.period;
+  if (t == NULL || records_lost || period == 0)
+    return 0; /* (a lost switch record: its time on CPU is not known) */
+  if (t->on_cpu_since < 0 && t->switched)
+    return 0; /* (off its CPU by the records: not known where it ran) */
+  uint64_t due = (t->cpu_ns + uncounted_until(t, cpu, tstamp)) / period; /* periods it ran; this sample is one */
+  if (due <= t->samples + 1 + t->periods_to_tail)
+    return 0;
+  uint64_t missed = due - t->samples - 1 - t->periods_to_tail;
+  if (t->samples_lost_seen != samples_lost_count) { /* samples lost since its last: theirs, for good */
+    t->periods_to_tail += missed;
+    return 0;
+  }
+  return missed < 1000 ? (uint32_t)missed : 1000;
 }
 
 void tails_on_switch(pid_t tid, int out, uint32_t cpu, int64_t tstamp)
