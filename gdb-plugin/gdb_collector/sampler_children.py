@@ -74,6 +74,25 @@ def _reap(pid, block_s=0.0):
     return True
 
 
+def any_running():
+    """True when a sampler process that is GDB's child still runs, known
+    here or not yet (one gdbcol-launch started before the program's exec
+    tells its status only when it has one)."""
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return False
+    for task in tasks:
+        try:
+            with open("/proc/self/task/%s/children" % task) as f:
+                pids = f.read().split()
+        except OSError:
+            continue
+        if any(_ours(int(pid)) and process_alive(pid) for pid in pids):
+            return True
+    return False
+
+
 def reap_ended(*_):
     """Reaps every known sampler process that has ended (an event handler)."""
     for pid in list(_children):

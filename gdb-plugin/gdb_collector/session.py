@@ -338,6 +338,10 @@ class Session:
         st = self.status()
         program = _program_path() if launched else ""
         static = bool(program) and statically_linked(program)
+        if static and (not st or _report_key(st) == self.last_reported) and sampler_children.any_running():
+            # the sampler process gdbcol-launch started beside it may not
+            # have told its status yet (a program of a few ms): wait for it
+            st = self.wait_until_closed()
         if static:
             # The sampler process may still have sampled it from outside
             # (then its experiment is reported below): said either way,
