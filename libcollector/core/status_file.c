@@ -164,7 +164,7 @@ static void write_status(void *p)
 }
 
 uint64_t col_status_answer;
-char col_status_note[512];
+char col_status_note[2048];
 
 void col_status_add_note(const char *fmt, ...)
 {

@@ -15,7 +15,7 @@ void col_status_write(const struct col_config *cfg, const char *state, const cha
 extern uint64_t col_status_answer;
 /* What the user gets less of, said in the status file (note=) for GDB's
  * closing line: a trace ring or control page that could not be made. */
-extern char col_status_note[512];
+extern char col_status_note[2048];
 /* One more such point, after those already there ("; " between them). */
 void col_status_add_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The figures only the side that records knows: in the program, the CPU

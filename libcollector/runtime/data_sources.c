@@ -163,12 +163,7 @@ static void wait_for_sampler(const int64_t *field, int64_t at_least)
   pid_t sampler = col_trace->sampler_pid;
   if (sampler > 0)
     kill(sampler, COL_TRACE_WAKE_SIGNAL);
-  struct timespec ms = {0, 1000000};
-  for (int i = 0; i < SAMPLER_WAIT_MS && __atomic_load_n(field, __ATOMIC_ACQUIRE) < at_least; i++) {
-    if (sampler > 0 && i % 100 == 99 && kill(sampler, 0) != 0 && errno == ESRCH)
-      return;
-    nanosleep(&ms, NULL);
-  }
+  col_control_wait_for(field, at_least, SAMPLER_WAIT_MS, sampler);
 }
 
 static void wait_for_experiment(void)

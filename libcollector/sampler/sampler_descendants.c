@@ -84,10 +84,10 @@ void descendants_unfollowed(const char *command)
   add_name(program);
 }
 
-void descendants_on_sample(pid_t pid)
+void descendants_on_sample(pid_t pid, uint64_t periods)
 {
   if (is_descendant(pid))
-    figures.samples++;
+    figures.samples += periods;
 }
 
 void descendants_on_exec(pid_t pid, const char *comm)
@@ -132,11 +132,17 @@ void descendants_warn(void)
                                 "in it, which a child that clears its environment or a raw clone() does not carry");
     return;
   }
-  col_log_final_warning(COL_WARN_TEXT, "%llu descendant process(es) ran (%s) and used about %.2f s of CPU (%llu sample(s)); "
-                        "they are not recorded (%s)",
-                        (unsigned long long)figures.seen, n_names ? programs : "no exec",
-                        (double)figures.samples * (double)col_cfg.clock_interval_us / 1e6,
-                        (unsigned long long)figures.samples,
-                        col_cfg.descendants[0] != '\0' && strcmp(col_cfg.descendants, "off") == 0
-                            ? "collector descendants off" : "their writer process could not start");
+  double sampled_s = (double)figures.samples * (double)col_cfg.clock_interval_us / 1e6;
+  char cpu[160];
+  if (figures.children_cpu_ms >= 0 && (double)figures.children_cpu_ms / 1000.0 > sampled_s)
+    /* (more than the samples say: a process shorter than the interval
+     * may take none) */
+    snprintf(cpu, sizeof cpu, "%.2f s of CPU as the kernel counts the children the program waited for (%llu "
+             "sample(s) of theirs)",
+             (double)figures.children_cpu_ms / 1000.0, (unsigned long long)figures.samples);
+  else
+    snprintf(cpu, sizeof cpu, "about %.2f s of CPU (%llu sample(s))", sampled_s, (unsigned long long)figures.samples);
+  col_log_final_warning(COL_WARN_TEXT, "%llu descendant process(es) ran (%s) and used %s; they are not recorded (%s)",
+                        (unsigned long long)figures.seen, n_names ? programs : "no exec", cpu,
+                        off ? "collector descendants off" : "their writer process could not start");
 }

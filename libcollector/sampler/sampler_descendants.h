@@ -8,8 +8,9 @@
 
 /* A PERF_RECORD_FORK: a new thread or (PID == TID, PID != PPID) process. */
 void descendants_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp);
-/* A sample of process PID: counted when it is a descendant. */
-void descendants_on_sample(pid_t pid);
+/* A clock sample of process PID worth PERIODS clock periods: counted when
+ * it is a descendant. */
+void descendants_on_sample(pid_t pid, uint64_t periods);
 /* A descendant nobody could follow, running COMMAND (perf events refused:
  * a spawn whose child carried no runtime). */
 void descendants_unfollowed(const char *command);

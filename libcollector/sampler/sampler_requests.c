@@ -245,7 +245,10 @@ void sampler_take_requests(void)
   int founder_open = sampler.started && !sampler.finished;
   if (founder_open)
     sampler_take_thread_starts();
+  int64_t news_before = __atomic_load_n(&col_control->news_taken_tstamp, __ATOMIC_RELAXED);
   col_control_take(on_request, NULL);
+  if (__atomic_load_n(&col_control->news_taken_tstamp, __ATOMIC_RELAXED) != news_before)
+    col_control_wake_waiters(); /* the processes waiting for their news to be taken */
   uint64_t stops = __atomic_load_n(&col_control->debugger_stops, __ATOMIC_ACQUIRE);
   if (founder_open && stops != sampler.stops_seen) {
     sampler.stops_seen = stops;

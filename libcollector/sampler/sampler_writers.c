@@ -151,6 +151,8 @@ int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, enum desce
                                                  : (parent != NULL ? &parent->forks : &founder_forks);
   char letter = kind == DESCENDANT_SPAWN ? 'x' : kind == DESCENDANT_CLONE ? 'C' : 'f';
   snprintf(lineage, lineage_len, "%.*s_%c%u", (int)sizeof parent->lineage - 16, base, letter, ++*counter);
+  if (kind == DESCENDANT_FORK)
+    figures.forks++; /* (seen: recorded, or counted as failed) */
   struct route *r = new_route(pid, lineage);
   if (r == NULL)
     return -1;

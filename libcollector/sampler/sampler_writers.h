@@ -89,6 +89,7 @@ unsigned writers_end_gone(void);
  * one (its new image recorded as _x1.er).  A writer's process starts from 0. */
 struct writers_figures {
   unsigned started, failed;
+  unsigned forks; /* fork()s' children seen (DESCENDANT_FORK), recorded or not */
   int founder_exec;
 };
 void writers_describe(struct writers_figures *out);

@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <linux/futex.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/hrtime.h"
@@ -97,8 +100,11 @@ static int post(enum col_control_kind kind, const char *text, int err, int count
     return -ENODEV;
   struct ring_view v = requests_of(c);
   struct col_control_record *r = counted ? col_ring_reserve(&v) : col_ring_try_reserve(&v, 0);
-  if (r == NULL)
+  if (r == NULL) {
+    if (counted && (unsigned)kind < COL_CTL_KINDS)
+      __atomic_fetch_add(&c->dropped_of_kind[kind], 1, __ATOMIC_RELAXED);
     return -ENOSPC;
+  }
   r->kind = kind;
   r->tstamp = col_hrtime();
   r->err = err;
@@ -109,6 +115,37 @@ static int post(enum col_control_kind kind, const char *text, int err, int count
   r->text[n] = '\0';
   col_ring_mark_ready(r);
   return 0;
+}
+
+/* (a recheck's period where a wake is missed: a sampler that stored the
+ * field before the waiter read the word wakes nobody, and one that is
+ * gone never wakes) */
+#define WAIT_SLICE_MS 10
+
+void col_control_wait_for(const int64_t *field, int64_t at_least, int limit_ms, pid_t sampler)
+{
+  struct col_control_page *c = col_control;
+  if (c == NULL)
+    return;
+  int64_t deadline = col_hrtime() + (int64_t)limit_ms * 1000000;
+  for (int slices = 0;; slices++) {
+    uint32_t seq = __atomic_load_n(&c->waiters_seq, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(field, __ATOMIC_ACQUIRE) >= at_least || col_hrtime() >= deadline)
+      return;
+    if (sampler > 0 && slices % 10 == 9 && kill(sampler, 0) != 0 && errno == ESRCH)
+      return;
+    struct timespec slice = {0, WAIT_SLICE_MS * 1000000L};
+    syscall(SYS_futex, &c->waiters_seq, FUTEX_WAIT, seq, &slice, NULL, 0); /* (shared: not FUTEX_PRIVATE) */
+  }
+}
+
+void col_control_wake_waiters(void)
+{
+  struct col_control_page *c = col_control;
+  if (c == NULL)
+    return;
+  __atomic_add_fetch(&c->waiters_seq, 1, __ATOMIC_RELEASE);
+  syscall(SYS_futex, &c->waiters_seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 int col_control_post(enum col_control_kind kind, const char *text, int err)

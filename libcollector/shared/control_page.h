@@ -32,7 +32,8 @@ enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_C
                         COL_CTL_FORKED /* a fork's child: "PPID PTID" (the parent, its forking thread) */,
                         COL_CTL_EXECED /* a new image's runtime: "PPID COMM" (its parent, the new program) */,
                         COL_CTL_BLOCKED_THREADS /* after an attach: err threads block the timer signal (said) */,
-                        COL_CTL_CHILDREN_CPU /* at the program's end: its waited-for descendants' CPU, "MS" */ };
+                        COL_CTL_CHILDREN_CPU /* at the program's end: its waited-for descendants' CPU, "MS" */,
+                        COL_CTL_KINDS /* (their number, plus one) */ };
 /* What an MPI launcher's runtime did for the ranks on other nodes
  * (runtime/job_forwarding.c). */
 enum col_job_forwarding { COL_JOB_FORWARDED, COL_JOB_NEEDS_EXPORTS, COL_JOB_NO_SETTINGS, COL_JOB_NO_ROOM };
@@ -97,6 +98,20 @@ struct col_control_page {
    * does not end while a fork's child has yet to say so (a daemon's
    * grandchild, whose parent exits at once). */
   uint64_t forks_begun;
+  /* The posts refused, by kind (atomic): what a storm's loss was, for the
+   * words that say it (a descendant's end is also its exit; a fork's news
+   * may be all that finds its child). */
+  uint64_t dropped_of_kind[COL_CTL_KINDS];
+  /* The fork() children whose runtime began while descendants are
+   * followed (atomic), each adding one in its fork handler: against the
+   * forks the sampler saw, what a storm lost (the kernel's fork records,
+   * or the children's news) is counted, never silent. */
+  uint64_t forked_children;
+  /* A futex word the sampler bumps, waking every waiter, each time it moves
+   * news_taken_tstamp or experiment_run_tstamp: a process waiting for
+   * either sleeps until then (before, each polled every millisecond, and
+   * the 2000 children of a fork storm, all waiting, took both CPUs). */
+  uint32_t waiters_seq;
 };
 
 extern struct col_control_page *col_control;
@@ -121,6 +136,12 @@ int col_control_create(const char *status_path);
 int col_control_attach(const char *status_path);
 /* A new thread TID starting in START (pthread_create, outside mode). */
 void col_control_post_thread_start(pid_t tid, uint64_t start);
+/* Until *FIELD (a field of the page) is AT_LEAST or more, up to LIMIT_MS,
+ * asleep between the sampler's wakes; SAMPLER (when > 0) checked now and
+ * then, not waited for once gone. */
+void col_control_wait_for(const int64_t *field, int64_t at_least, int limit_ms, pid_t sampler);
+/* The sampler process, having moved a field waited for: every waiter wakes. */
+void col_control_wake_waiters(void);
 /* The sampler process: FN for every thread start posted, in order. */
 size_t col_control_take_thread_starts(void (*fn)(pid_t tid, uint64_t start));
 /* Async-signal-safe.  0, or -ENOSPC when the ring is full (counted). */
