@@ -34,12 +34,26 @@ if shutil.which("perl") is None or shutil.which("make") is None:
 PASS_SIGNALS = "handle SIGHUP SIGPROF SIGALRM SIGCHLD SIGUSR1 SIGUSR2 nostop noprint pass"
 
 
+def names_sharing_an_address(exp):
+    """The functions gprofng lists under one address with more than one
+    name (before: pthread_mutex_trylock twice in mttest, once from the
+    dynamic symbols, once from the debug info folded into the copy)."""
+    listing = subprocess.run(["gprofng", "display", "text", "-metrics", "name:address", "-func", exp],
+                             capture_output=True, text=True).stdout
+    names = {}
+    for line in listing.splitlines():
+        m = re.match(r"\s*(.+?)\s+(\d+:0x[0-9a-f]+)\s*$", line)
+        if m and not m.group(1).startswith("<"):
+            names.setdefault(m.group(2), []).append(m.group(1))
+    return {address: n for address, n in names.items() if len(n) > 1}
+
+
 def run_program(name):
     """Builds NAME as the testsuite's Makefile does (gcc -g -O0, as its
     x86_64 table), records it under GDB at default settings, lists its
     functions with gprofng as the testsuite does and judges that list with
     its check_results.pl.  Returns (passed, the judgement, gprofng's function
-    list with its total)."""
+    list with its total, the names that share an address)."""
     source = os.path.join(DISPLAY, name)
     work = workdir()
     built = subprocess.run(["make", "-s", "-f", os.path.join(source, "Makefile"), "srcdir=" + source, "CC=gcc",
@@ -67,19 +81,21 @@ def run_program(name):
         verdict = open(os.path.join(work, "diff.out")).read()
     print(verdict)
     functions = gprofng_functions(exp)
+    shared = names_sharing_an_address(exp)
     passed = judged.returncode == 0
     if passed:
         cleanup(work)
     else:
         print("experiment left for inspection in", work)
-    return passed, verdict, functions
+    return passed, verdict, functions, shared
 
 
 for name in ("synprog", "mttest"):
-    passed, verdict, (funcs, total, _) = run_program(name)
+    passed, verdict, (funcs, total, _), shared = run_program(name)
     failing = [line for line in verdict.splitlines() if line.startswith("X|") and "Compare" not in line]
     check(passed, "%s: every row of gprofng's own check passes (%s)" % (name, "; ".join(failing) or "all rows"))
     failed = funcs.get("<Stack-unwind-failed>", (0, 0))[1]
     check(total > 0 and failed <= 0.01 * total, "%s: <Stack-unwind-failed> holds %.3f s of %.3f s (at most 1 %%)"
           % (name, failed, total))
+    check(not shared, "%s: gprofng lists each function once, under one name (%s)" % (name, shared or "so"))
 finish()
