@@ -290,6 +290,35 @@ static struct held_unload {
   int64_t tstamp;
 } held[HELD_UNLOADS];
 
+/* Read from /proc, a new mapping is stamped at the earliest time it can
+ * have been made: the previous reading, or a later unload at its address
+ * (a dlclose's word), never a moment it was not yet there to be sampled.
+ * Stamped when read, a library sampled and gone between two readings took
+ * the next one's name at its address (a loop of two libraries dlopened and
+ * dlclosed at one address, perf events refused). */
+static int64_t last_scan_rel;
+#define RECENT_UNLOADS 64
+static struct recent_unload {
+  uint64_t start;
+  int64_t rel;
+} recent_unloads[RECENT_UNLOADS];
+static unsigned n_recent_unloads;
+
+static void note_unload(uint64_t start, int64_t rel)
+{
+  recent_unloads[n_recent_unloads++ % RECENT_UNLOADS] = (struct recent_unload){start, rel};
+}
+
+static int64_t earliest_new_at(uint64_t start, int64_t now_rel)
+{
+  int64_t at = last_scan_rel;
+  unsigned n = n_recent_unloads < RECENT_UNLOADS ? n_recent_unloads : RECENT_UNLOADS;
+  for (unsigned k = 0; k < n; k++)
+    if (recent_unloads[k].start == start && recent_unloads[k].rel + 1 > at)
+      at = recent_unloads[k].rel + 1; /* (after it: at one time stamp gprofng may order the map first) */
+  return at < now_rel ? at : now_rel;
+}
+
 /* The mapping at START made before TSTAMP is closed then; one made later
  * has already closed it (col_modules_add). */
 static void apply_unload(uint64_t start, int64_t tstamp)
@@ -301,6 +330,7 @@ static void apply_unload(uint64_t start, int64_t tstamp)
         er_format_tstamp(ts, sizeof ts, tstamp - run_tstamp);
         map_record("<event kind=\"unmap\" tstamp=\"%s\" vaddr=\"0x%016llX\"/>\n", ts, (unsigned long long)start);
       }
+      note_unload(start, tstamp - run_tstamp);
       remove_mapping(i);
       return;
     }
@@ -374,16 +404,19 @@ int col_modules_rescan(void)
   size_t i = 0, j = 0;
   while (i < n_current || j < n_previous) {
     if (j == n_previous || (i < n_current && current[i].start < previous[j].start)) {
+      current[i].rel = earliest_new_at(current[i].start, rel); /* (new at its address) */
       if (current[i].listed)
-        record_map(i, rel);
+        record_map(i, current[i].rel);
       changed |= (current[i].modes & 4) != 0;
       i++;
     } else if (i == n_current || previous[j].start < current[i].start || !same_mapping(&current[i], &previous[j])) {
       if (previous[j].listed)
         map_record("<event kind=\"unmap\" tstamp=\"%s\" vaddr=\"0x%016llX\"/>\n", ts,
                        (unsigned long long)previous[j].start);
+      note_unload(previous[j].start, rel);
       changed |= (previous[j].modes & 4) != 0;
       if (i < n_current && previous[j].start == current[i].start) {
+        current[i].rel = rel; /* (after the one it replaced, whose end is now) */
         if (current[i].listed)
           record_map(i, rel);
         changed |= (current[i].modes & 4) != 0;
@@ -391,9 +424,11 @@ int col_modules_rescan(void)
       }
       j++;
     } else {
+      current[i].rel = previous[j].rel;
       i++, j++;
     }
   }
+  last_scan_rel = rel;
   return changed;
 }
 
@@ -404,6 +439,8 @@ int col_modules_open(int expdir_fd, int64_t run)
     return rc;
   run_tstamp = run;
   n_objects = 0;
+  last_scan_rel = 0;
+  n_recent_unloads = 0;
   if (keep_known) {
     keep_known = 0;
     for (size_t i = 0; i < n_current; i++)

@@ -244,6 +244,15 @@ static void clock_for_sampler_stop(void)
   col_clock_stop_all_here();
 }
 
+void col_sources_unloading(void)
+{
+  if (col_trace == NULL || !clock_for_sampler_wanted())
+    return;
+  int64_t asked_at = col_hrtime();
+  if (col_control_post(COL_CTL_UNLOADING, "", 0) == 0)
+    wait_for_sampler(&col_control->news_taken_tstamp, asked_at);
+}
+
 void col_sources_exec_starting(int64_t asked_at)
 {
   if (col_trace != NULL && clock_for_sampler_wanted())

@@ -25,6 +25,10 @@ void col_sources_forked_child(pid_t ppid, pid_t ptid, int64_t forked_at);
  * its samples were read against the new image's mappings in one
  * clean-clone CI run of e2e.exec under the no-perf filter). */
 void col_sources_exec_starting(int64_t asked_at);
+/* Perf events refused, before a dlclose: until the sampler has taken the
+ * samples before it and read the mappings while its object is still there
+ * (no kernel record of the mapping tells when it was made). */
+void col_sources_unloading(void);
 /* A thread made by clone() starts, its stack ending at STACK_TOP (the
  * program samples itself for the sampler process): nonzero when it must
  * report its end (col_sources_thread_stop). */

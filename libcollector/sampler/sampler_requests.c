@@ -20,6 +20,7 @@
 #include "core/status_file.h"
 #include "core/target.h"
 #include "core/thread_slot.h"
+#include "unwind/unwind.h"
 #include "control_page.h"
 #include "sampler_descendants.h"
 #include "sampler_events.h"
@@ -126,6 +127,14 @@ static void handle_request(const struct col_control_record *r)
   case COL_CTL_JOB_FORWARDING:
     sampler_apply_request(r);
     break;
+  case COL_CTL_UNLOADING:
+    /* The object still mapped (its caller waits): read first, so that its
+     * samples, taken next, unwind and name in it (module_map.c stamps it
+     * from the previous reading on). */
+    if (sampler.clock_in_program && !sampler.exec_pending && col_modules_rescan())
+      col_unwind_forget_modules();
+    sampler_take_trace(SAMPLER_ALL_RECORDS);
+    break;
   case COL_CTL_EXEC_START:
     /* The program's own exec ends the experiment; what the old image left
      * in the rings is written first.  The new image is recorded as _x1.er
@@ -207,7 +216,8 @@ static void on_request(const struct col_control_record *r, void *unused)
   handle_request(r);
   /* Taken, whatever became of it: where perf events are refused the
    * process waits for this (control_page.h). */
-  int waited_for = r->kind == COL_CTL_EXEC_START || r->kind == COL_CTL_EXECED || r->kind == COL_CTL_FORKED;
+  int waited_for = r->kind == COL_CTL_EXEC_START || r->kind == COL_CTL_EXECED || r->kind == COL_CTL_FORKED ||
+                   r->kind == COL_CTL_UNLOADING;
   if (waited_for && r->tstamp > __atomic_load_n(&col_control->news_taken_tstamp, __ATOMIC_RELAXED))
     __atomic_store_n(&col_control->news_taken_tstamp, r->tstamp, __ATOMIC_RELEASE);
 }

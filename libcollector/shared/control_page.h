@@ -33,6 +33,8 @@ enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_C
                         COL_CTL_EXECED /* a new image's runtime: "PPID COMM" (its parent, the new program) */,
                         COL_CTL_BLOCKED_THREADS /* after an attach: err threads block the timer signal (said) */,
                         COL_CTL_CHILDREN_CPU /* at the program's end: its waited-for descendants' CPU, "MS" */,
+                        COL_CTL_UNLOADING /* perf events refused: a dlclose is about to run, its caller waiting
+                                             until the samples before it are taken and the mappings read */,
                         COL_CTL_KINDS /* (their number, plus one) */ };
 /* What an MPI launcher's runtime did for the ranks on other nodes
  * (runtime/job_forwarding.c). */
