@@ -11,7 +11,8 @@ import re
 
 import harness
 
-from harness import (Background, attach_gdb, check, cleanup, clock_source_said, er_dump, finish, gprofng_functions, program, run_gdb,
+from harness import (Background, attach_gdb, check, cleanup, clock_source_said, er_dump, finish, gprofng_functions,
+                     gprofng_text, program, run_gdb,
                      shared_workdir, skip_part, unprivileged_prefix, wait_closed)
 
 MIX = program("thread_mix")
@@ -112,11 +113,30 @@ out = run_gdb(["collector enable", "run"], args, cwd=work)
 print(out)
 t_profiled = truth(out)
 check(t_profiled is not None and "short_threads=2000" in out, "2000 threads: the program ran them all and reported")
-if t_profiled:
-    incl, total = recorded(os.path.join(work, next(experiments)), "2000 threads")
-    capture = incl.get("short_thread", 0.0) / t_profiled[0]
-    check(0.95 <= capture <= 1.05, "2000 threads: %.3f of their CPU recorded (%.3f s of %.3f s)"
-          % (capture, incl.get("short_thread", 0.0), t_profiled[0]))
+stolen = harness.LAST_RUN_STEAL
+if t_profiled and stolen > 0.25 * t_profiled[0]:
+    next(experiments)
+    skip_part("2000 threads: their CPU judged where the host took %.2f s of the machine's CPU during the run (over "
+              "a quarter of the threads' %.2f s: its bursts, not the collector, decide; as check_groups)"
+              % (stolen, t_profiled[0]))
+elif t_profiled:
+    exp = os.path.join(work, next(experiments))
+    incl, total = recorded(exp, "2000 threads")
+    # By thread: all but the main thread (Thread 1).  A thread's own clock
+    # counts its birth too, the kernel's work in clone3 before its start
+    # function (a CI run under 5 s of host steal: 0.28 s of 4.27 there,
+    # alone at the root as perf has it), so under short_thread a little
+    # less is asked.
+    threads = gprofng_text(exp, "-metrics", "e.totalcpu", "-threads")
+    per_thread = {m.group(2): float(m.group(1))
+                  for m in re.finditer(r"^\s*([0-9.]+)\s+(<Total>|Process \d+, Thread \d+)\s*$", threads, re.M)}
+    theirs = per_thread.get("<Total>", 0.0) - per_thread.get("Process 1, Thread 1", 0.0)
+    capture = theirs / t_profiled[0]
+    check(0.95 <= capture <= 1.05, "2000 threads: %.3f of their CPU recorded in them (%.3f s of %.3f s)"
+          % (capture, theirs, t_profiled[0]))
+    under = incl.get("short_thread", 0.0) / t_profiled[0]
+    check(0.90 <= under <= 1.05, "2000 threads: %.3f of their CPU under short_thread (%.3f s of %.3f s)"
+          % (under, incl.get("short_thread", 0.0), t_profiled[0]))
 cleanup(work)
 
 prefix = unprivileged_prefix()
@@ -132,6 +152,10 @@ if prefix:
           "ordinary user: sampled by the sampler process, no signals")
     incl, _ = recorded(os.path.join(work, "test.1.er"), "ordinary user, 256 threads")
     capture = incl.get("long_thread", 0.0) / t[1] if t else 0
-    check(capture >= 0.97, "ordinary user, 256 threads: %.3f of their CPU recorded" % capture)
+    if t and harness.LAST_RUN_STEAL > 0.25 * t[1]:
+        skip_part("ordinary user, 256 threads: their CPU judged where the host took %.2f s of the machine's CPU "
+                  "during the run (over a quarter of the threads' %.2f s)" % (harness.LAST_RUN_STEAL, t[1]))
+    else:
+        check(capture >= 0.97, "ordinary user, 256 threads: %.3f of their CPU recorded" % capture)
     cleanup(work)
 finish()
