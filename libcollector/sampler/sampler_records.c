@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
-#include <asm/perf_regs.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,18 +108,6 @@ static void on_mapping(const unsigned char *rec, uint16_t size)
     col_unwind_forget_modules();
 }
 
-/* A thread stopped at a breakpoint (GDB's int3) leaves its CPU with its
- * instruction pointer one past the trap: past a one-byte function such as
- * the dynamic loader's _dl_debug_state (GDB's breakpoint at every load)
- * it is in no function's frame rules, and its off-CPU time went to
- * "<static>@0x2061" with no callers.  There the byte before is the trap's. */
-static void leaf_before_trap(struct col_capture *cap)
-{
-  uint64_t ip = cap->regs.r[PERF_REG_X86_IP];
-  if (ip > 0 && col_frame_rule_for(ip)->kind == COL_RULE_COMPLEX && col_frame_rule_for(ip - 1)->kind != COL_RULE_COMPLEX)
-    cap->regs.r[PERF_REG_X86_IP] = ip - 1;
-}
-
 /* A clock sample is written (unless it came after the end asked for) and
  * counted for its thread's tail. */
 static void on_sample(const unsigned char *rec, uint16_t size)
@@ -142,7 +129,6 @@ static void on_sample(const unsigned char *rec, uint16_t size)
   if (cap.tstamp >= sampler.closing_at)
     return; /* after the end asked for, or the program's exec: neither written nor counted in tails */
   if (sampler_event_samples_switches(cap.event_id)) { /* where a thread left its CPU: no CPU time */
-    leaf_before_trap(&cap);
     offcpu_on_stack(cap.tid, cap.tstamp, pcs, col_unwind_uncounted(&cap, pcs, ER_MAX_STACK_DEPTH + 1));
     return;
   }
