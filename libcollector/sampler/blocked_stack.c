@@ -313,7 +313,8 @@ void blocked_stack_read(pid_t pid, pid_t tid, int with_stack, uint64_t *pcs, siz
   struct col_capture cap;
   memset(&cap, 0, sizeof cap);
   cap.tid = tid;
-  cap.regs.r[PERF_REG_X86_IP] = pc;
+  /* (a stop: GDB's breakpoint may have left it one past its trap) */
+  cap.regs.r[PERF_REG_X86_IP] = out->state == BLOCKED_STOPPED ? col_pc_before_trap(pc) : pc;
   cap.regs.r[PERF_REG_X86_SP] = sp;
   cap.stack = stack;
   cap.stack_len = read_memory(pid, sp, stack, want);

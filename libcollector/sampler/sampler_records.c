@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <asm/perf_regs.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,8 @@ static void on_sample(const unsigned char *rec, uint16_t size)
   if (cap.tstamp >= sampler.closing_at)
     return; /* after the end asked for, or the program's exec: neither written nor counted in tails */
   if (sampler_event_samples_switches(cap.event_id)) { /* where a thread left its CPU: no CPU time */
+    /* (at a breakpoint: one past the trap, col_pc_before_trap) */
+    cap.regs.r[PERF_REG_X86_IP] = col_pc_before_trap(cap.regs.r[PERF_REG_X86_IP]);
     offcpu_on_stack(cap.tid, cap.tstamp, pcs, col_unwind_uncounted(&cap, pcs, ER_MAX_STACK_DEPTH + 1));
     return;
   }

@@ -65,6 +65,11 @@ int col_walk_completes(const struct col_capture *cap);
 typedef int (*col_rule_source)(uint64_t lookup_pc, struct col_frame_rule *out, void *arg);
 /* The rule at LOOKUP_PC (a leaf PC or a call site), cached. */
 const struct col_frame_rule *col_frame_rule_for(uint64_t lookup_pc);
+/* The leaf PC of a thread stopped on a breakpoint: one byte back where PC
+ * has no frame rule and that byte has (a trap leaves PC one past its int3:
+ * past GDB's breakpoint on the loader's one-byte _dl_debug_state, in no
+ * function); else PC. */
+uint64_t col_pc_before_trap(uint64_t pc);
 void col_frame_rules_forget(void);
 /* Thread TID's last walk (walk_rules.h), kept with the rules it was made
  * with: forgetting them forgets it. */

@@ -421,6 +421,13 @@ const struct col_frame_rule *col_frame_rule_for(uint64_t lookup_pc)
   return &rule_cache[slot].rule;
 }
 
+uint64_t col_pc_before_trap(uint64_t pc)
+{
+  if (pc > 0 && col_frame_rule_for(pc)->kind == COL_RULE_COMPLEX && col_frame_rule_for(pc - 1)->kind != COL_RULE_COMPLEX)
+    return pc - 1;
+  return pc;
+}
+
 /* The last walks of the threads sampled, by thread id (a thread whose
  * slot another took walks every frame: nothing is wrong, only slower). */
 #define THREAD_MEMOS 64

@@ -257,6 +257,25 @@ rows = gprofng_rows(gprofng_text(held, "-metrics", "i.stop:i.sleep", "-functions
 check(HOLD <= rows.get("sleep_phase", [0, 0])[0] <= HOLD + 0.5 and rows.get("sleep_phase", [0, 0])[1] < HOLD,
       "gprofng: sleep_phase's Stopped %.3f s, its Sleep %.3f s (the program slept 0.3 s)"
       % tuple(rows.get("sleep_phase", [0, 0])))
+# GDB's stops at the dynamic loader's load events (its breakpoint on the
+# one-byte _dl_debug_state) leave the thread's pc one past the trap: named
+# after the function, never "<static>@0x2061" in no function (before).
+# With perf events the experiment starts at the exec, before those stops.
+ldd = subprocess.run(["ldd", PROGRAM], capture_output=True, text=True).stdout
+loader_path = re.search(r"(/\S*ld-linux\S*)", ldd)
+loader = subprocess.run(["nm", "-D", "--defined-only", loader_path.group(1)], capture_output=True,
+                        text=True).stdout if loader_path else ""
+debug_state = re.search(r"^([0-9a-f]+) T _dl_debug_state(@@\S+)?$", loader, re.M)
+if perf_events_refused():
+    skip_part("GDB's stops at the loader's load events named (perf events refused: the experiment starts in the "
+              "program's constructors, after them)")
+elif debug_state is None:
+    skip_part("GDB's stops at the loader's load events named (no _dl_debug_state in the loader's symbols here)")
+else:
+    past = "<static>@0x%x " % (int(debug_state.group(1), 16) + 1)
+    listing = gprofng_text(held, "-metrics", "name", "-functions")
+    check(past not in listing and "_dl_debug_state" in listing,
+          "GDB's stops at the loader's load events are named _dl_debug_state (not %s)" % past.strip())
 
 # Waits in page faults (page_faults.c: userfaultfd holds a fault on a data
 # page, then on a code page, half a second each): Fault time where the
