@@ -89,8 +89,7 @@ int col_wrap_dlclose(void *handle)
   if (!col_collecting())
     return COL_REAL(dlclose)(handle);
   struct code_starts before, after;
-  if (col_outside() && col_control_perf_refused())
-    col_sources_unloading();
+  col_sources_unloading(); /* (waits only where perf events are refused) */
   walk(&before);
   int rc = COL_REAL(dlclose)(handle);
   int err = errno;

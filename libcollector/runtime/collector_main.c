@@ -77,11 +77,12 @@ static void note_forking_thread(void)
     __atomic_add_fetch(&col_control->forks_begun, 1, __ATOMIC_RELEASE); /* (its child says it began) */
 }
 
-/* A vfork's child, before its exec: one of the forked children the
- * sampler counts against its fork records (control_page.h), once however
- * many execs it tries (execvp's path search).  (The parent's memory: the
- * pid kept is the child's, harmless to the parent.) */
-static void count_vfork_child(void)
+/* A fork's child, in its fork handler, or a vfork's, before its exec: one
+ * of the forked children the sampler counts against its fork records
+ * (control_page.h), once however many execs a vfork's child tries
+ * (execvp's path search).  (A vfork's child writes the parent's memory:
+ * the pid kept is the child's, harmless to the parent.) */
+static void count_forked_child(void)
 {
   static pid_t counted;
   pid_t self = getpid();
@@ -247,8 +248,7 @@ static void forked_child(void)
   if (col_carrier_active && col_state_collecting_anywhere()) {
     col_state_own();
     col_is_descendant = 1;
-    if (col_control != NULL)
-      __atomic_add_fetch(&col_control->forked_children, 1, __ATOMIC_RELAXED);
+    count_forked_child();
     if (col_control_perf_refused()) /* what the kernel's fork record would say; its own timer */
       col_sources_forked_child(forking_pid, forking_tid, forking_at);
   } else if (col_control_perf_refused() && col_state_collecting_anywhere()) {
@@ -507,7 +507,7 @@ int col_exec_starting(const char *variant, const char *what)
     return 0;
   }
   if (!col_state_owned_here() && col_state_collecting_anywhere() && col_carrier_active)
-    count_vfork_child();
+    count_forked_child();
   if (!col_collecting() || col_in_runtime_call())
     return 0;
   if (col_outside()) {
