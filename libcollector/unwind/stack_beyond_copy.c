@@ -16,9 +16,12 @@
  *
  * The sampler reads samples up to a cycle late; a thread (or process) that
  * has ended by then cannot be read (a run as an ordinary user lost its
- * last 5 of 96).  Each thread's last reading is kept (its first
- * KEPT_BYTES), and serves where the live stack cannot be read, under the
- * same check: the copy's last bytes equal to it at their address. */
+ * last 5 of 96).  Each thread's last reading is kept, with up to
+ * KEPT_BELOW bytes of its copy before it (a last sample taken deeper than
+ * the ones before, in printf at a program's end, has its copy's end
+ * below where their readings began: 1 run in 3 cut that sample), and
+ * serves where the live stack cannot be read, under the same check: the
+ * copy's last bytes equal to it at their address. */
 #define _GNU_SOURCE
 #include <asm/perf_regs.h>
 #include <string.h>
@@ -39,7 +42,8 @@ static unsigned char joined[COL_STACK_BEYOND_MAX_COPY + OVERLAP_BYTES + BEYOND_B
  * FROM on (LEN of them; ENDED: the stack ends there), in a table indexed
  * by thread id. */
 #define KEPT_THREADS 64
-#define KEPT_BYTES (32 * 1024)
+#define KEPT_BELOW (8 * 1024)
+#define KEPT_BYTES (KEPT_BELOW + 32 * 1024)
 static struct kept_reading {
   pid_t tid;
   uint32_t len;
@@ -110,8 +114,10 @@ int col_stack_beyond_copy(const struct col_capture *cap, size_t want, int fresh,
       got = live;
       from_kept = 0;
       matched = memcmp(beyond, copy_tail, overlap) == 0;
-      if (matched)
-        keep_reading(cap->tid, from, beyond, got, got < asked);
+      if (matched) {
+        size_t below = len - overlap < KEPT_BELOW ? len - overlap : KEPT_BELOW;
+        keep_reading(cap->tid, from - below, beyond - below, below + got, got < asked);
+      }
     } else if ((got = kept_reading_at(cap->tid, from, beyond, asked, &whole)) > overlap) {
       matched = memcmp(beyond, copy_tail, overlap) == 0; /* (the failed read may have written some) */
     } else {

@@ -64,8 +64,10 @@ for n, (label, commands, cut) in enumerate(cases):
         log = open(os.path.join(exp, "log.xml")).read()
         counted = re.search(r"(\d+) cut where the stack copy \(\d+ bytes\) ended", log)
         # (a stack walked on past main may still be cut in the start code
-        # above it: main's and the cut's time then overlap)
-        check(failed <= 0.0205 and main + truncated + failed >= total - 0.0005 and
+        # above it: main's and the cut's time then overlap; at most 2
+        # samples outside main: the loader before it, exit() after it, as
+        # a clean-clone CI run had one in the exit handlers)
+        check(failed <= 0.0205 and main + truncated + failed >= total - 0.0205 and
               (truncated == 0 or counted is not None and int(counted.group(1)) > 0),
               "%s: every stack reaches main or is cut and said (gprofng: main %.3f, <Truncated-stack> %.3f, unwind "
               "failed %.3f of %.3f s; GDB: %s)" % (label, main, truncated, failed, total, closing))
