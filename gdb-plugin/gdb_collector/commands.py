@@ -143,9 +143,18 @@ directory" says otherwise.  Collection stays enabled for later runs until
         outcome = state.attacher.start(state.settings, state.session.status_path)
         st = state.session.status()
         if outcome < 0 or st.get("state") == "error":
-            raise gdb.GdbError("collector enable: no experiment in process %d: %s"
+            begun = ""
+            if state.attacher.start_error and st.get("experiment"):
+                # The sampler process had begun the experiment when the
+                # runtime could not join it (its control page, under an
+                # address-space limit): closed with nothing in it, said here
+                # once (before, also at the program's end as if recorded).
+                st = state.session.wait_until_closed()
+                state.session.mark_reported(st)
+                begun = " (the experiment %s it had begun holds no data)" % st.get("experiment")
+            raise gdb.GdbError("collector enable: no experiment in process %d: %s%s"
                                % (pid, state.attacher.start_error or st.get("detail") or
-                                  "the runtime did not start"))
+                                  "the runtime did not start", begun))
         # Later runs of the program are recorded too, as in launch mode; this
         # also keeps the runtime's signals passing through GDB.
         state.arming.arm(state.settings, state.session.status_path)

@@ -562,13 +562,12 @@ void col_close_experiment(const char *why)
   col_sources_stop();
   if (col_outside()) {
     tell_children_cpu();
-    /* the sampler process ends it; the founder's end waits for room (a
-     * fork storm's children, whose ends went so too, held the sampler back:
-     * the kernel's rings lost 300 000 records) */
+    /* the sampler process ends it; the founder's end in its slot of its
+     * own (a descendant's end lost to a full page is also its exit) */
     if (col_is_descendant)
       col_control_post(COL_CTL_CLOSE, why, 0);
     else
-      col_control_post_waiting(COL_CTL_CLOSE, why, 0);
+      col_control_post_founder_end(why);
     return;
   }
   /* The runtime's thread drains, writes the closing records and closes the

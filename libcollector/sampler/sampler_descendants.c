@@ -112,6 +112,12 @@ void descendants_children_cpu(int64_t ms)
   figures.children_cpu_ms = ms;
 }
 
+int64_t descendants_kernel_cpu_over_samples(const struct descendants_figures *f)
+{
+  int64_t sampled_ms = (int64_t)(f->samples * (uint64_t)col_cfg.clock_interval_us / 1000);
+  return f->children_cpu_ms > sampled_ms ? f->children_cpu_ms : -1;
+}
+
 void descendants_warn(void)
 {
   if (figures.seen == 0)
@@ -125,7 +131,7 @@ void descendants_warn(void)
     if (figures.children_cpu_ms >= 0)
       snprintf(cpu, sizeof cpu, " and used %.2f s of CPU (as the kernel counts the children the program waited "
                "for)", (double)figures.children_cpu_ms / 1000.0);
-    col_log_final_warning(COL_WARN_TEXT, "%llu descendant process(es) ran (%s)%s; they are not recorded: %s",
+    col_log_final_warning(COL_WARN_TEXT, "%llu or more descendant process(es) ran (%s)%s; they are not recorded: %s",
                           (unsigned long long)figures.seen, n_names ? programs : "no exec", cpu,
                           off ? "collector descendants off"
                               : "the kernel refused perf events, so a process is followed by the collector's runtime "
@@ -134,12 +140,11 @@ void descendants_warn(void)
   }
   double sampled_s = (double)figures.samples * (double)col_cfg.clock_interval_us / 1e6;
   char cpu[160];
-  if (figures.children_cpu_ms >= 0 && (double)figures.children_cpu_ms / 1000.0 > sampled_s)
-    /* (more than the samples say: a process shorter than the interval
-     * may take none) */
+  int64_t kernel_ms = descendants_kernel_cpu_over_samples(&figures);
+  if (kernel_ms >= 0)
     snprintf(cpu, sizeof cpu, "%.2f s of CPU as the kernel counts the children the program waited for (%llu "
              "sample(s) of theirs)",
-             (double)figures.children_cpu_ms / 1000.0, (unsigned long long)figures.samples);
+             (double)kernel_ms / 1000.0, (unsigned long long)figures.samples);
   else
     snprintf(cpu, sizeof cpu, "about %.2f s of CPU (%llu sample(s))", sampled_s, (unsigned long long)figures.samples);
   col_log_final_warning(COL_WARN_TEXT, "%llu descendant process(es) ran (%s) and used %s; they are not recorded (%s)",

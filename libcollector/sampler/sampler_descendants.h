@@ -28,6 +28,10 @@ struct descendants_figures {
  * (the kernel's sum, at the program's end). */
 void descendants_children_cpu(int64_t ms);
 void descendants_describe(struct descendants_figures *out);
+/* The kernel's sum for the children waited for where it is more than
+ * their samples say (each misses what the other counts: a process
+ * shorter than the interval may take no sample), else -1. */
+int64_t descendants_kernel_cpu_over_samples(const struct descendants_figures *f);
 void descendants_reset_figures(void);
 
 #endif

@@ -206,10 +206,8 @@ static void status_figures(struct col_status_figures *out)
   out->records_lost = sampler.lost_records;
   out->descendants_seen = unrecorded.seen;
   out->descendant_samples = unrecorded.samples;
-  /* (the larger of the kernel's sum for the children waited for and
-   * their samples: each misses what the other counts) */
-  int64_t sampled_ms = (int64_t)(unrecorded.samples * (uint64_t)col_cfg.clock_interval_us / 1000);
-  out->descendant_cpu_ms = unrecorded.children_cpu_ms > sampled_ms ? unrecorded.children_cpu_ms : 0;
+  int64_t kernel_ms = descendants_kernel_cpu_over_samples(&unrecorded);
+  out->descendant_cpu_ms = kernel_ms > 0 ? kernel_ms : 0;
   out->descendant_experiments = descendant_experiments;
   out->exec_followed = writers.founder_exec;
 }

@@ -37,7 +37,7 @@ SAME_OFFSET(dropped);
 SAME_OFFSET(debugger_stops);
 SAME_OFFSET(status_asked);
 
-#define CONTROL_MAGIC 0x67646263746c3032ULL /* "gdbctl02": the layout of shared/control_page.h */
+#define CONTROL_MAGIC 0x67646263746c3033ULL /* "gdbctl03": the layout of shared/control_page.h */
 
 struct col_control_page *col_control;
 char col_control_file[PATH_MAX + 16]; /* the sampler process's, for the status file */
@@ -91,20 +91,8 @@ static struct ring_view starts_of(struct col_control_page *c)
                             sizeof c->starts[0], COL_THREAD_STARTS};
 }
 
-/* KIND's record into a free slot: 0, -ENODEV without a page, -ENOSPC when
- * every slot is taken (counted as dropped where COUNTED). */
-static int post(enum col_control_kind kind, const char *text, int err, int counted)
+static void fill(struct col_control_record *r, enum col_control_kind kind, const char *text, int err)
 {
-  struct col_control_page *c = col_control;
-  if (c == NULL)
-    return -ENODEV;
-  struct ring_view v = requests_of(c);
-  struct col_control_record *r = counted ? col_ring_reserve(&v) : col_ring_try_reserve(&v, 0);
-  if (r == NULL) {
-    if (counted && (unsigned)kind < COL_CTL_KINDS)
-      __atomic_fetch_add(&c->dropped_of_kind[kind], 1, __ATOMIC_RELAXED);
-    return -ENOSPC;
-  }
   r->kind = kind;
   r->tstamp = col_hrtime();
   r->err = err;
@@ -113,8 +101,34 @@ static int post(enum col_control_kind kind, const char *text, int err, int count
   size_t n = text != NULL ? strnlen(text, sizeof r->text - 1) : 0;
   memcpy(r->text, text != NULL ? text : "", n);
   r->text[n] = '\0';
+}
+
+/* KIND's record into a free slot: 0, -ENODEV without a page, -ENOSPC when
+ * every slot is taken (counted as dropped). */
+static int post(enum col_control_kind kind, const char *text, int err)
+{
+  struct col_control_page *c = col_control;
+  if (c == NULL)
+    return -ENODEV;
+  struct ring_view v = requests_of(c);
+  struct col_control_record *r = col_ring_reserve(&v);
+  if (r == NULL) {
+    if ((unsigned)kind < COL_CTL_KINDS)
+      __atomic_fetch_add(&c->dropped_of_kind[kind], 1, __ATOMIC_RELAXED);
+    return -ENOSPC;
+  }
+  fill(r, kind, text, err);
   col_ring_mark_ready(r);
   return 0;
+}
+
+void col_control_post_founder_end(const char *why)
+{
+  struct col_control_page *c = col_control;
+  if (c == NULL)
+    return;
+  fill(&c->founder_end, COL_CTL_CLOSE, why, 0);
+  __atomic_store_n(&c->founder_end.ready, 1, __ATOMIC_RELEASE);
 }
 
 /* (a recheck's period where a wake is missed: a sampler that stored the
@@ -150,25 +164,7 @@ void col_control_wake_waiters(void)
 
 int col_control_post(enum col_control_kind kind, const char *text, int err)
 {
-  return post(kind, text, err, 1);
-}
-
-/* A wait that ran out (the sampler gone or stuck): no more waits in this
- * process until a post finds room again. */
-static int control_stalled;
-
-int col_control_post_waiting(enum col_control_kind kind, const char *text, int err)
-{
-  int rc = post(kind, text, err, 0); /* (each try that finds no room is not a record lost) */
-  int waited = 0;
-  for (; rc == -ENOSPC && waited < COL_CONTROL_WAIT_MS && !__atomic_load_n(&control_stalled, __ATOMIC_RELAXED);
-       waited++) {
-    struct timespec ms = {0, 1000000};
-    nanosleep(&ms, NULL);
-    rc = post(kind, text, err, 0);
-  }
-  __atomic_store_n(&control_stalled, rc == -ENOSPC, __ATOMIC_RELAXED);
-  return rc == -ENOSPC ? post(kind, text, err, 1) : rc; /* (the last try counted) */
+  return post(kind, text, err);
 }
 
 int col_control_post_variant(enum col_control_kind kind, const char *variant, const char *what, int err)
@@ -201,7 +197,15 @@ size_t col_control_take(void (*fn)(const struct col_control_record *r, void *arg
     return 0;
   struct ring_view v = requests_of(col_control);
   struct request_taker t = {fn, arg};
-  return col_ring_take(&v, take_request, &t);
+  size_t taken = col_ring_take(&v, take_request, &t);
+  /* (after the ring: what the founder posted before its end comes first) */
+  struct col_control_record *end = &col_control->founder_end;
+  if (__atomic_load_n(&end->ready, __ATOMIC_ACQUIRE)) {
+    fn(end, arg);
+    __atomic_store_n(&end->ready, 0, __ATOMIC_RELEASE);
+    taken++;
+  }
+  return taken;
 }
 
 void col_control_post_thread_start(pid_t tid, uint64_t start)

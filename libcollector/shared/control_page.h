@@ -114,6 +114,12 @@ struct col_control_page {
    * either sleeps until then (before, each polled every millisecond, and
    * the 2000 children of a fork storm, all waiting, took both CPUs). */
   uint32_t waiters_seq;
+  /* The founder's end request, in a slot of its own (ready: posted, not
+   * yet taken): a fork storm's children, whose news and ends fill the 64
+   * slots, must never crowd it out.  Before, it waited up to 2 s for a
+   * free slot; in a loaded CI run the sampler took none in that time and
+   * the founder's experiment said it was killed. */
+  struct col_control_record founder_end;
 };
 
 extern struct col_control_page *col_control;
@@ -148,16 +154,9 @@ void col_control_wake_waiters(void);
 size_t col_control_take_thread_starts(void (*fn)(pid_t tid, uint64_t start));
 /* Async-signal-safe.  0, or -ENOSPC when the ring is full (counted). */
 int col_control_post(enum col_control_kind kind, const char *text, int err);
-/* The same for a request that must not be lost (the program's end):
- * where the page's slots are all taken, waits
- * for the sampler to take some, a millisecond at a time, up to
- * COL_CONTROL_WAIT_MS, and not again in this process once a wait ran out
- * until a post finds room.  A fork storm filled the 64 slots, and the
- * founder's end request was dropped: its experiment said it was killed.
- * (Not for a fork's news: 300 children waiting so held the sampler back,
- * and the kernel's rings lost 300 000 records.) */
-#define COL_CONTROL_WAIT_MS 2000
-int col_control_post_waiting(enum col_control_kind kind, const char *text, int err);
+/* The founder's end (COL_CTL_CLOSE, WHY), in its own slot: never lost,
+ * taken after the requests before it (col_control_take). */
+void col_control_post_founder_end(const char *why);
 /* The same with "VARIANT:WHAT" as the text (exec, spawn); safe in a child
  * between fork and exec. */
 int col_control_post_variant(enum col_control_kind kind, const char *variant, const char *what, int err);

@@ -25,6 +25,7 @@
 #define _GNU_SOURCE
 #include <asm/perf_regs.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 
 #include "unwind/stack_beyond_copy.h"
@@ -50,10 +51,27 @@ static struct kept_reading {
   int ended;
   uint64_t from;
   unsigned char bytes[KEPT_BYTES];
-} kept[KEPT_THREADS];
+} *kept;
+
+/* The table (2.5 MB) is mapped at its first use, in the process that
+ * walks stacks (the sampler, or the runtime's own writer thread), not in
+ * every program the runtime is loaded into: as bss it took that much of
+ * a program's address space (ulimit -v) whether used or not. */
+static int have_kept_table(void)
+{
+  if (kept == NULL) {
+    void *table = mmap(NULL, KEPT_THREADS * sizeof *kept, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (table == MAP_FAILED)
+      return 0;
+    kept = table;
+  }
+  return 1;
+}
 
 static void keep_reading(pid_t tid, uint64_t from, const unsigned char *bytes, size_t len, int ended)
 {
+  if (!have_kept_table())
+    return;
   struct kept_reading *k = &kept[(unsigned)tid % KEPT_THREADS];
   k->tid = tid;
   k->from = from;
@@ -67,8 +85,10 @@ static void keep_reading(pid_t tid, uint64_t from, const unsigned char *bytes, s
  * (LEN, or all there was up to the stack's end). */
 static size_t kept_reading_at(pid_t tid, uint64_t from, void *buf, size_t len, int *whole)
 {
-  const struct kept_reading *k = &kept[(unsigned)tid % KEPT_THREADS];
   *whole = 0;
+  if (kept == NULL)
+    return 0;
+  const struct kept_reading *k = &kept[(unsigned)tid % KEPT_THREADS];
   if (k->tid != tid || from < k->from || from - k->from >= k->len)
     return 0;
   size_t have = k->len - (size_t)(from - k->from);
