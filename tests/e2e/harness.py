@@ -415,8 +415,10 @@ def gprofng_text(path, *args):
 
 
 # A frame of -leaks: "NAME + 0xOFFSET", and from gprofng 2.44 on, where the
-# object has line numbers, ", line N in \"FILE\"" after it.
-FRAME_END = r' \+ 0x[0-9A-Fa-f]+(?:, line \d+ in "[^"\n]*")?\n'
+# object has line numbers, ", line N in \"FILE\"" after it, or ", line N in
+# alternate source context \"(unknown)\" <-- FILE:LINE" (an inlined body:
+# our malloc wrapper's, Debian 13)
+FRAME_END = r' \+ 0x[0-9A-Fa-f]+(?:, line \d+ in [^\n]*)?\n'
 
 
 def gprofng_leaks(path):
