@@ -342,10 +342,12 @@ class Session:
         st = self.status()
         program = _program_path() if launched else ""
         static = bool(program) and statically_linked(program)
-        if static and (not st or _report_key(st) == self.last_reported) and sampler_children.any_running():
+        if static and (not st or _report_key(st) == self.last_reported):
             # the sampler process gdbcol-launch started beside it may not
-            # have told its status yet (a program of a few ms): wait for it
-            st = self.wait_until_closed()
+            # have told its status yet (a program of a few ms): wait for it;
+            # one that ended since the read above told it then (1 run in 4
+            # missed it: its status read before it wrote, it gone after)
+            st = self.wait_until_closed() if sampler_children.any_running() else self.status()
         if static:
             # The sampler process may still have sampled it from outside
             # (then its experiment is reported below): said either way,

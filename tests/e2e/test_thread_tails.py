@@ -122,7 +122,10 @@ if t_profiled and stolen > 0.25 * t_profiled[0]:
 elif t_profiled:
     exp = os.path.join(work, next(experiments))
     incl, total = recorded(exp, "2000 threads")
-    # By thread: all but the main thread (Thread 1).  A thread's own clock
+    # By thread: all but the main thread, the one of most CPU (0.5 s against
+    # 2 ms each; gprofng numbers threads as their first packets come, and
+    # where perf events are refused a short thread's came before the main
+    # thread's in a CI run: Thread 1 was not main).  A thread's own clock
     # counts its birth too, the kernel's work in clone3 before its start
     # function (a CI run under 5 s of host steal: 0.28 s of 4.27 there,
     # alone at the root as perf has it), so under short_thread a little
@@ -130,7 +133,8 @@ elif t_profiled:
     threads = gprofng_text(exp, "-metrics", "e.totalcpu", "-threads")
     per_thread = {m.group(2): float(m.group(1))
                   for m in re.finditer(r"^\s*([0-9.]+)\s+(<Total>|Process \d+, Thread \d+)\s*$", threads, re.M)}
-    theirs = per_thread.get("<Total>", 0.0) - per_thread.get("Process 1, Thread 1", 0.0)
+    main_thread = max([cpu for name, cpu in per_thread.items() if name != "<Total>"] or [0.0])
+    theirs = per_thread.get("<Total>", 0.0) - main_thread
     capture = theirs / t_profiled[0]
     check(0.95 <= capture <= 1.05, "2000 threads: %.3f of their CPU recorded in them (%.3f s of %.3f s)"
           % (capture, theirs, t_profiled[0]))
