@@ -365,6 +365,22 @@ static void read_rule(Dwarf_Frame *frame, uint64_t pc, struct col_frame_rule *ru
   rule->kind = COL_RULE_SIMPLE;
 }
 
+/* The dynamic loader's entry code (its _start, then _dl_start_user,
+ * which calls the constructors through _dl_init) is assembly with no CFI:
+ * a sample in a constructor ended under <Stack-unwind-failed> (our
+ * runtime's own start, 1 sample in 52 of a Rust program in a CI run).
+ * Nothing calls an object's entry point: where an ELF address within the
+ * first bytes from it has no CFI, the frame is the outermost one, as a
+ * program's _start says in its CFI. */
+#define ENTRY_CODE_BYTES 128
+static int in_entry_code(const struct object_cfi *obj, uint64_t elf_address)
+{
+  GElf_Ehdr header;
+  if (obj->elf == NULL || gelf_getehdr(obj->elf, &header) == NULL || header.e_entry == 0)
+    return 0;
+  return elf_address >= header.e_entry && elf_address < header.e_entry + ENTRY_CODE_BYTES;
+}
+
 static void compute_rule(uint64_t lookup_pc, struct col_frame_rule *rule)
 {
   rule->kind = COL_RULE_COMPLEX;
@@ -384,8 +400,11 @@ static void compute_rule(uint64_t lookup_pc, struct col_frame_rule *rule)
   if (obj == NULL || obj->cfi == NULL)
     return;
   Dwarf_Frame *frame;
-  if (dwarf_cfi_addrframe(obj->cfi, lookup_pc - obj->bias, &frame) != 0)
+  if (dwarf_cfi_addrframe(obj->cfi, lookup_pc - obj->bias, &frame) != 0) {
+    if (in_entry_code(obj, lookup_pc - obj->bias))
+      rule->kind = COL_RULE_OUTERMOST;
     return;
+  }
   read_rule(frame, lookup_pc, rule);
   free(frame);
 }
