@@ -23,13 +23,15 @@
 #include "er_pprof.h"
 #include "er_states_report.h"
 #include "er_timeline.h"
+#include "er/er_span.h"
 #include "er_race_report.h"
 
 #define DEFAULT_ROWS 25
 
 static void usage(FILE *out)
 {
-  fputs("usage: gdbcol-report [--metric NAME] [--limit N] [--no-inline] [--mode user|machine] [VIEW] EXPERIMENT.er\n"
+  fputs("usage: gdbcol-report [--metric NAME] [--limit N] [--no-inline] [--mode user|machine]\n"
+        "                     [--between N M | --since-stop N] [VIEW] EXPERIMENT.er\n"
         "views (one; the default is the function table):\n"
         "  --callers FUNC        the functions that call FUNC, and what those calls account for\n"
         "  --callees FUNC        the functions FUNC calls\n"
@@ -53,6 +55,9 @@ static void usage(FILE *out)
         "                        samples, markers for sample points, pauses, waits, I/O, allocations\n"
         "--metric: cpu (clock profiling, the default) or a counter's name (hwprofile)\n"
         "--no-inline: no frames for inlined functions (gprofng shows none)\n"
+        "--between N M: only what ran between sample points N and M (log.xml's ids: 0 is the\n"
+        "        experiment's start; M may be end)\n"
+        "--since-stop N: only what ran since the GDB stop before the N-th (the current one)\n"
         "--mode: an OpenMP program's stacks as its source shows them (user, the default: libgomp's\n"
         "        frames out, workers under the region's call, waits as <OMP-...> frames), or the\n"
         "        native ones (machine)\n",
@@ -311,6 +316,7 @@ int main(int argc, char **argv)
   const char *metric = NULL, *view = "functions", *argument = NULL, *path = NULL;
   size_t rows = DEFAULT_ROWS;
   int with_inlined = 1;
+  long span_from = -1, span_to = -1, since_stop = -1; /* (-1: not asked) */
   enum er_view_mode mode = ER_VIEW_USER;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -323,7 +329,28 @@ int main(int argc, char **argv)
       usage(stderr);
       return 2;
     }
-    if (strcmp(a, "--metric") == 0) {
+    if (strcmp(a, "--between") == 0 || strcmp(a, "--since-stop") == 0) {
+      int between = strcmp(a, "--between") == 0;
+      if (i + (between ? 2 : 1) >= argc) {
+        fprintf(stderr, "gdbcol-report: %s needs %s\n", a, between ? "two sample points" : "a stop's number");
+        return 2;
+      }
+      char *end1, *end2 = "";
+      long first = strtol(argv[++i], &end1, 10), second = -1;
+      if (between && strcmp(argv[i + 1], "end") != 0)
+        second = strtol(argv[i + 1], &end2, 10);
+      if (between)
+        i++;
+      if (*end1 != '\0' || *end2 != '\0' || first < 0 || (between ? second < -1 : first < 1)) {
+        fprintf(stderr, "gdbcol-report: %s takes %s\n", a, between ? "two sample point numbers (0 or more; the second "
+                "may be end)" : "a stop's number (1 or more)");
+        return 2;
+      }
+      if (between)
+        span_from = first, span_to = second;
+      else
+        since_stop = first;
+    } else if (strcmp(a, "--metric") == 0) {
       metric = argv[++i];
     } else if (strcmp(a, "--limit") == 0) {
       char *end;
@@ -378,6 +405,18 @@ int main(int argc, char **argv)
   if (er_experiment_open(path, &exp, err, sizeof err) != 0) {
     fprintf(stderr, "gdbcol-report: %s: %s\n", path, err);
     return 1;
+  }
+  struct er_span span = {0, 0, ""};
+  if (span_from >= 0 || since_stop >= 0) {
+    int got = since_stop >= 0 ? er_span_since_stop(&exp, (unsigned long)since_stop, &span, err, sizeof err)
+                              : er_span_between(&exp, span_from, span_to, &span, err, sizeof err);
+    if (got != 0) {
+      fprintf(stderr, "gdbcol-report: %s: %s\n", path, err);
+      er_experiment_close(&exp);
+      return 1;
+    }
+    er_experiment_keep_span(&exp, &span);
+    printf("Only what ran %s.\n", span.what);
   }
   struct er_names *names = er_names_open(&exp);
   if (strcmp(view, "races") == 0 && names != NULL) {

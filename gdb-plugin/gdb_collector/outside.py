@@ -51,6 +51,11 @@ class ControlPage:
             struct.pack_into("<Q", page, at, (count + 1) % (1 << 64))
         self._with_page(bump)
 
+    def stops(self):
+        """GDB's stops counted on the page since the experiment began, or
+        None without a page."""
+        return self._with_page(lambda page: struct.unpack_from("<Q", page, native.layout()["control.debugger_stops"])[0])
+
     def ask_status(self):
         """Asks the sampler process for a status file current to now (it
         drains its rings first); the number to wait for in the file's

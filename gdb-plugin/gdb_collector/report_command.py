@@ -18,7 +18,7 @@ OPTIONS = ("metric", "limit", "mode")
 USAGE = ("collector report [EXPERIMENT.er] [functions | callers FUNC | callees FUNC | threads | processes | mpi | omp | "
          "deadlocks | races | states | "
          "flamegraph FILE.svg | folded FILE | html FILE.html | pprof FILE.pb.gz | firefox FILE.json] [metric cpu|COUNTER] [limit N] [mode user|machine] "
-         "[noinline]")
+         "[noinline] [since last-stop | between N M]")
 REPORT_TIMEOUT_S = 600
 
 
@@ -26,6 +26,7 @@ class ReportCommand(_Subcommand):
     """Show where the time (or a counter's events) went in an experiment.
 
 Usage: collector report [EXPERIMENT.er] [VIEW] [metric cpu|COUNTER] [limit N] [mode user|machine] [noinline]
+                        [since last-stop | between N M]
 
 Without EXPERIMENT.er, the experiment this GDB session recorded last (the
 running one as recorded so far).  VIEW is one of:
@@ -75,6 +76,12 @@ user (the default) as its source shows them, without libgomp's frames,
 each worker thread's under the call of its parallel region, each wait as
 a frame of its own (<OMP-implicit_barrier>, <OMP-critical_section_wait>,
 ...); machine: the native stacks, libgomp's frames included.
+since last-stop: only what the program did since GDB's previous stop (at
+a breakpoint, the cost of the `continue` that reached it): each GDB stop
+is a sample point (collector dbxsample, on by default).
+between N M: only what ran between sample points N and M, as log.xml
+numbers them (0: the experiment's start; M may be end); gprofng's
+samples N+1 to M are the same span.
 Functions the debug info says are inlined show as frames of their own,
 as perf shows them; noinline leaves them out, as gprofng does.
 Function names come from the load objects' symbol tables and their
@@ -88,7 +95,7 @@ separate debug info (install libc6-dbg for the C library's internal names)."""
 
     def invoke(self, arg, from_tty):
         words = gdb.string_to_argv(arg)
-        path, options, i = None, [], 0
+        path, options, i, since_stop = None, [], 0, False
         while i < len(words):
             word = words[i]
             if word in VIEWS_WITH_VALUE + OPTIONS:
@@ -104,6 +111,20 @@ separate debug info (install libc6-dbg for the C library's internal names)."""
             elif word == "noinline":
                 options.append("--no-inline")
                 i += 1
+            elif word == "since":
+                if i + 1 >= len(words) or words[i + 1] != "last-stop":
+                    raise gdb.GdbError("collector report since: takes last-stop (collector report since last-stop).\n"
+                                       "Usage: %s" % USAGE)
+                since_stop = True
+                i += 2
+            elif word == "between":
+                if i + 2 >= len(words) or not words[i + 1].isdigit() or not (words[i + 2].isdigit() or
+                                                                           words[i + 2] == "end"):
+                    raise gdb.GdbError("collector report between: takes two sample points, N M (numbers as "
+                                       "log.xml gives them, 0 for the experiment's start; M may be end).\n"
+                                       "Usage: %s" % USAGE)
+                options += ["--between", words[i + 1], words[i + 2]]
+                i += 3
             elif word in VIEWS_ALONE:
                 if word != "functions":
                     options.append("--" + word)
@@ -126,6 +147,8 @@ separate debug info (install libc6-dbg for the C library's internal names)."""
                                    "collector report DIRECTORY/test.1.er")
         if not os.path.isdir(path):
             raise gdb.GdbError("collector report: %s is not an experiment directory." % path)
+        if since_stop:
+            options += ["--since-stop", str(self._stops_so_far(path))]
         try:
             done = subprocess.run([self.report_path] + options + [path], capture_output=True, text=True,
                                   timeout=REPORT_TIMEOUT_S, stdin=subprocess.DEVNULL, errors="replace")
@@ -135,6 +158,21 @@ separate debug info (install libc6-dbg for the C library's internal names)."""
         if done.returncode != 0:
             message = done.stderr.strip().replace("gdbcol-report: ", "")
             raise gdb.GdbError("collector report: %s" % (message or "failed (exit status %d)" % done.returncode))
+
+    def _stops_so_far(self, path):
+        """The number of GDB's stops the experiment at PATH counted, the
+        current one included (since last-stop needs it recording, stopped)."""
+        active = self.state.session.active_experiment()
+        if not active or os.path.realpath(active.get("experiment", "")) != os.path.realpath(path):
+            raise gdb.GdbError("collector report since last-stop: needs the program stopped in GDB with the "
+                               "experiment recording (between N M takes any experiment's sample points).")
+        stops = self.state.stop_samples.stops_so_far(active)
+        if not stops:
+            raise gdb.GdbError("collector report since last-stop: no stop of GDB's is among the experiment's sample "
+                               "points yet (collector dbxsample %s)."
+                               % ("on: the program has not stopped since the experiment began"
+                                  if self.state.stop_samples.enabled else "is off: turn it on"))
+        return stops
 
     def complete(self, text, word):
         words = gdb.string_to_argv(text)
@@ -146,5 +184,8 @@ separate debug info (install libc6-dbg for the C library's internal names)."""
             return [m for m in ("user", "machine") if m.startswith(word or "")]
         if words and words[-1] in ("callers", "callees", "metric", "limit"):
             return gdb.COMPLETE_NONE
-        keywords = [w for w in VIEWS_ALONE + VIEWS_WITH_VALUE + OPTIONS + ("noinline",) if w.startswith(word or "")]
+        if words and words[-1] == "since":
+            return ["last-stop"] if "last-stop".startswith(word or "") else []
+        keywords = [w for w in VIEWS_ALONE + VIEWS_WITH_VALUE + OPTIONS + ("noinline", "since", "between")
+                    if w.startswith(word or "")]
         return keywords if keywords or not word else gdb.COMPLETE_FILENAME

@@ -36,3 +36,16 @@ class StopSamples:
             inferior.write_memory(address, ((count + 1) % (1 << 64)).to_bytes(8, "little"))
         except gdb.MemoryError:
             pass
+
+    def stops_so_far(self, active):
+        """The stops counted for the experiment ACTIVE (a status) since it
+        began, the current one included; None where they cannot be read."""
+        if outside.sampled_outside(active):
+            return outside.ControlPage(active).stops()
+        address = self.state.attacher.exported_address("gdbcol_debugger_stops")
+        if not address:
+            return None
+        try:
+            return int.from_bytes(bytes(gdb.selected_inferior().read_memory(address, 8)), "little")
+        except gdb.MemoryError:
+            return None

@@ -1,0 +1,70 @@
+"""The cost of a `continue`: `collector report since last-stop` at a
+breakpoint shows only what the program did since GDB's previous stop, and
+`collector report between N M` what ran between two sample points (each
+GDB stop is one: dbxsample).  phases runs phase_one (0.3 s of CPU),
+stops at marker_one, runs phase_two (0.5 s), stops at marker_two, then
+phase_three (0.2 s); its own clocks are the truth.  At marker_one the span
+is the run so far (phase_one); at marker_two only phase_two, none of
+phase_one; after the run, between the two stops' sample points again
+phase_two alone, in another view (threads) as well.  Bad input is
+refused with the accepted forms."""
+
+import os
+import re
+
+from harness import check, cleanup, finish, program, run_gdb, workdir
+
+work = workdir()
+out = run_gdb(["break marker_one", "break marker_two", "collector enable", "run",
+               "collector report since last-stop",
+               "echo ==== second stop\\n", "continue",
+               "collector report since last-stop",
+               "echo ==== the end\\n", "continue",
+               "collector report between 2 1",
+               "collector report since yesterday"],
+              [program("phases")], cwd=work)
+print(out)
+# The two stops' sample points, as log.xml numbers them (periodic points
+# come between), then the span between them read again after the run.
+exp = os.path.join(work, "test.1.er")
+stops = re.findall(r'<event kind="sample" tstamp="[0-9.]+" id="(\d+)" label="gdb_stop"', open(os.path.join(exp, "log.xml")).read())
+check(len(stops) == 2, "each stop is a sample point (%s)" % stops)
+later = run_gdb(["collector report %s between %s %s" % (exp, stops[0], stops[1]),
+                 "echo ==== threads\\n",
+                 "collector report %s threads between %s %s" % (exp, stops[0], stops[1])],
+                [program("phases")], cwd=work) if len(stops) == 2 else ""
+print(later)
+truth = re.search(r"phase_one=([0-9.]+) phase_two=([0-9.]+) phase_three=([0-9.]+)", out)
+check(truth is not None, "the program ran its three phases")
+first, second, end = (out.split("==== second stop") + ["", ""])[:2] + [out.split("==== the end")[-1]]
+second = second.split("==== the end")[0]
+
+
+def seconds(text, function):
+    """The inclusive seconds of FUNCTION in a functions view in TEXT."""
+    m = re.search(r"^\s*[0-9.]+\s+[0-9.]+\s+([0-9.]+)\s+[0-9.]+\s+%s\s*$" % re.escape(function), text, re.M)
+    return float(m.group(1)) if m else 0.0
+
+
+if truth:
+    one, two = float(truth.group(1)), float(truth.group(2))
+    # 10 ms samples: 30 and 50 of them; a phase within 4 samples' worth
+    check("Only what ran since the experiment began" in first and abs(seconds(first, "phase_one") - one) <= 0.04
+          and seconds(first, "phase_two") == 0,
+          "first stop: the run so far, phase_one %.3f s of %.3f" % (seconds(first, "phase_one"), one))
+    check("Only what ran since the last stop" in second and abs(seconds(second, "phase_two") - two) <= 0.05 and
+          seconds(second, "phase_one") <= 0.01,
+          "second stop: since the first, phase_two %.3f s of %.3f, phase_one %.3f s"
+          % (seconds(second, "phase_two"), two, seconds(second, "phase_one")))
+    functions, threads = (later.split("==== threads") + [""])[:2]
+    check("(gdb_stop" in functions and abs(seconds(functions, "phase_two") - two) <= 0.05 and
+          seconds(functions, "phase_one") <= 0.01 and seconds(functions, "phase_three") == 0,
+          "after the run: between the two stops' points, phase_two alone (%.3f s)" % seconds(functions, "phase_two"))
+    total = re.search(r"^\s*([0-9.]+)\s+[0-9.]+\s+\d+\s+\d+\s*$", threads, re.M)  # (one thread: its row)
+    check("Only what ran between sample points" in threads and total is not None and
+          abs(float(total.group(1)) - two) <= 0.05,
+          "the threads view takes the span too (%s)" % (total.group(1) if total else threads[-300:]))
+check("the first must come before the second" in out, "between 2 1: refused, saying why")
+check("since: takes last-stop" in out, "since yesterday: refused with the accepted form")
+cleanup(work)
+finish()
