@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "er/er_gdb_layout.h"
 #include "er/er_mpi_calls.h"
 
 static int64_t point_time(const struct er_experiment *exp, long point)
@@ -37,12 +38,12 @@ int er_span_between(const struct er_experiment *exp, long from_point, long to_po
   return 0;
 }
 
-/* The N-th sample point labelled "gdb_stop" (1-based), or -1. */
+/* The N-th sample point of a GDB stop (1-based), or -1. */
 static long stop_point(const struct er_experiment *exp, unsigned long n)
 {
   unsigned long seen = 0;
   for (size_t i = 0; i < exp->n_sample_events; i++)
-    if (strcmp(exp->sample_labels[i], "gdb_stop") == 0 && ++seen == n)
+    if (strncmp(exp->sample_labels[i], ER_STOP_LABEL_PREFIX, strlen(ER_STOP_LABEL_PREFIX)) == 0 && ++seen == n)
       return (long)i;
   return -1;
 }

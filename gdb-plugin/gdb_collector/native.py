@@ -56,6 +56,7 @@ def load(path):
     lib.gdbcol_hwc_preset.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_data_kind.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]
     lib.gdbcol_mpi_name.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+    lib.gdbcol_stop_label_prefix.argtypes = [ctypes.c_char_p, ctypes.c_int]
     lib.gdbcol_layout.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_long)]
     lib.gdbcol_setting_default.argtypes = [ctypes.c_char_p]
     lib.gdbcol_setting_default.restype = ctypes.c_long
@@ -254,6 +255,13 @@ def mpi_names():
     while _lib.gdbcol_mpi_name(len(names), out, len(out)) == 0:
         names.append(out.value.decode())
     return names[0], names[1], tuple(names[2:])
+
+
+def stop_label_prefix():
+    """What a GDB stop's sample point label begins with (er_gdb_layout.h)."""
+    out = ctypes.create_string_buffer(64)
+    _lib.gdbcol_stop_label_prefix(out, len(out))
+    return out.value.decode()
 
 
 def timer_signal():

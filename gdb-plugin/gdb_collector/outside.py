@@ -44,8 +44,12 @@ class ControlPage:
         finally:
             os.close(fd)
 
-    def add_stop(self):
+    def add_stop(self, label):
+        """GDB stopped the program: LABEL (bytes, its field's size) where,
+        then the count the sampler watches."""
         def bump(page):
+            where = native.layout()["control.stop_label"]
+            page[where:where + len(label)] = label
             at = native.layout()["control.debugger_stops"]
             count = struct.unpack_from("<Q", page, at)[0]
             struct.pack_into("<Q", page, at, (count + 1) % (1 << 64))

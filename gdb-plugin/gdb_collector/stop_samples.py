@@ -7,10 +7,35 @@ write, and the runtime thread records the sample on its first cycle
 after the process resumes.  The whole process was frozen in between, so
 the sample's resource usage is the usage at the stop."""
 
+import os
+
 import gdb
 
-from . import outside
+from . import native, outside
 from .inferior_calls import CallSession
+
+
+def stop_label(event):
+    """The stop's sample point label, NUL-padded to its field: "gdb_stop",
+    then what stopped the program and where ("gdb_stop breakpoint 1 in
+    marker_one at phases.c:27"), as far as GDB can say it."""
+    words = [native.stop_label_prefix()]
+    try:
+        if isinstance(event, gdb.BreakpointEvent):
+            words.append("breakpoint " + ",".join(str(b.number) for b in event.breakpoints))
+        elif isinstance(event, gdb.SignalEvent):
+            words.append("signal " + event.stop_signal)
+        frame = gdb.selected_frame()
+        if frame.name():
+            words.append("in " + frame.name())
+        sal = frame.find_sal()
+        if sal.symtab is not None and sal.line:
+            words.append("at %s:%d" % (os.path.basename(sal.symtab.filename), sal.line))
+    except (gdb.error, RuntimeError):
+        pass  # (no frame: the label says the stop only)
+    size = native.layout()["stop_label.size"]
+    text = " ".join(words).encode("utf-8", "surrogateescape")[:size - 1]
+    return text + b"\0" * (size - len(text))
 
 
 class StopSamples:
@@ -24,14 +49,18 @@ class StopSamples:
         active = self.state.session.active_experiment()
         if not active:
             return
+        label = stop_label(event)
         if outside.sampled_outside(active):
-            outside.ControlPage(active).add_stop()
+            outside.ControlPage(active).add_stop(label)
             return
         address = self.state.attacher.exported_address("gdbcol_debugger_stops")
         if not address:
             return
         inferior = gdb.selected_inferior()
         try:
+            label_at = self.state.attacher.exported_address("gdbcol_debugger_stop_label")
+            if label_at:  # (before the count: the runtime reads it when the count moves)
+                inferior.write_memory(label_at, label)
             count = int.from_bytes(bytes(inferior.read_memory(address, 8)), "little")
             inferior.write_memory(address, ((count + 1) % (1 << 64)).to_bytes(8, "little"))
         except gdb.MemoryError:

@@ -231,6 +231,15 @@ int gdbcol_mpi_name(int i, char *out, int len)
   return 0;
 }
 
+/* What every label of a GDB stop's sample point begins with, into OUT. */
+int gdbcol_stop_label_prefix(char *out, int len)
+{
+  if (len <= 0)
+    return -1;
+  snprintf(out, (size_t)len, "%s", ER_STOP_LABEL_PREFIX);
+  return 0;
+}
+
 /* The runtime's timer signal, which GDB passes to the program unseen. */
 int gdbcol_timer_signal(void)
 {
@@ -249,6 +258,7 @@ int gdbcol_layout(int i, char *name, int len, long *offset)
       AT("control", struct er_control_head, read_index),
       AT("control", struct er_control_head, debugger_stops),
       AT("control", struct er_control_head, status_asked),
+      AT("control", struct er_control_head, stop_label),
       AT("progress", struct er_progress, profile_packets),
       AT("progress", struct er_progress, sample_points),
       AT("progress", struct er_progress, data_bytes),
@@ -257,6 +267,7 @@ int gdbcol_layout(int i, char *name, int len, long *offset)
       AT("progress", struct er_progress, write_errno),
       AT("progress", struct er_progress, samples_not_written),
       {"progress.size", sizeof(struct er_progress)},
+      {"stop_label.size", ER_STOP_LABEL_BYTES},
   };
 #undef AT
   if (i < 0 || (size_t)i >= sizeof entries / sizeof entries[0] || len <= 0)

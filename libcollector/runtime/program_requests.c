@@ -3,6 +3,8 @@
  * labelled sample.  Posted on the control page when the sampler process
  * writes the experiment, applied here (core/experiment_control.c) when the
  * program samples itself. */
+#include <string.h>
+
 #include "core/config.h"
 #include "core/experiment_control.h"
 #include "core/experiment_log.h"
@@ -14,6 +16,9 @@
 #include "control_page.h"
 
 volatile uint64_t gdbcol_debugger_stops;
+/* Where GDB stopped, written before it adds to the count (a sample point's
+ * label, er_gdb_layout.h). */
+char gdbcol_debugger_stop_label[ER_STOP_LABEL_BYTES];
 
 static uint64_t stops_seen;
 
@@ -85,6 +90,9 @@ void col_control_note_stops(void)
   uint64_t now = gdbcol_debugger_stops;
   if (now != stops_seen) {
     stops_seen = now;
-    col_sample("gdb_stop");
+    char label[ER_STOP_LABEL_BYTES];
+    memcpy(label, gdbcol_debugger_stop_label, sizeof label);
+    label[sizeof label - 1] = '\0';
+    col_sample(strncmp(label, ER_STOP_LABEL_PREFIX, strlen(ER_STOP_LABEL_PREFIX)) == 0 ? label : ER_STOP_LABEL_PREFIX);
   }
 }

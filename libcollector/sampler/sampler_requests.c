@@ -262,7 +262,11 @@ void sampler_take_requests(void)
   uint64_t stops = __atomic_load_n(&col_control->debugger_stops, __ATOMIC_ACQUIRE);
   if (founder_open && stops != sampler.stops_seen) {
     sampler.stops_seen = stops;
-    col_log_sample("gdb_stop");
+    char label[ER_STOP_LABEL_BYTES];
+    memcpy(label, col_control->stop_label, sizeof label); /* (GDB wrote it before the count) */
+    label[sizeof label - 1] = '\0';
+    col_log_sample(strncmp(label, ER_STOP_LABEL_PREFIX, strlen(ER_STOP_LABEL_PREFIX)) == 0 ? label
+                                                                                           : ER_STOP_LABEL_PREFIX);
   }
 }
 

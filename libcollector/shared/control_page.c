@@ -36,8 +36,9 @@ SAME_OFFSET(read_index);
 SAME_OFFSET(dropped);
 SAME_OFFSET(debugger_stops);
 SAME_OFFSET(status_asked);
+SAME_OFFSET(stop_label);
 
-#define CONTROL_MAGIC 0x67646263746c3033ULL /* "gdbctl03": the layout of shared/control_page.h */
+#define CONTROL_MAGIC 0x67646263746c3034ULL /* "gdbctl04": the layout of shared/control_page.h */
 
 struct col_control_page *col_control;
 char col_control_file[PATH_MAX + 16]; /* the sampler process's, for the status file */

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "er/er_gdb_layout.h"
+
 enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_CTL_CLOSE, COL_CTL_EXEC_START,
                         COL_CTL_EXEC_FAILED, COL_CTL_STATUS_FILE, COL_CTL_SPAWN, COL_CTL_SPAWN_DONE,
                         COL_CTL_INTERPOSED /* after an attach: "SLOTS OBJECTS UNREADABLE FIRST-UNREADABLE" */,
@@ -63,6 +65,7 @@ struct col_control_page {
   uint64_t dropped;                 /* posts refused: the ring was full */
   uint64_t debugger_stops;          /* GDB adds one at each stop (dbxsample) */
   uint64_t status_asked;            /* GDB adds one to ask for a status current to now (collector status) */
+  char stop_label[ER_STOP_LABEL_BYTES]; /* where GDB stopped: the stop's sample point label */
   struct col_control_record slots[COL_CONTROL_SLOTS];
   uint64_t starts_written, starts_read, starts_dropped; /* atomic */
   struct col_thread_start starts[COL_THREAD_STARTS];

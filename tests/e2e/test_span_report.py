@@ -1,7 +1,8 @@
 """The cost of a `continue`: `collector report since last-stop` at a
 breakpoint shows only what the program did since GDB's previous stop, and
 `collector report between N M` what ran between two sample points (each
-GDB stop is one: dbxsample).  phases runs phase_one (0.3 s of CPU),
+GDB stop is one, labelled with the breakpoint, function and line:
+dbxsample).  phases runs phase_one (0.3 s of CPU),
 stops at marker_one, runs phase_two (0.5 s), stops at marker_two, then
 phase_three (0.2 s); its own clocks are the truth.  At marker_one the span
 is the run so far (phase_one); at marker_two only phase_two, none of
@@ -27,8 +28,13 @@ print(out)
 # The two stops' sample points, as log.xml numbers them (periodic points
 # come between), then the span between them read again after the run.
 exp = os.path.join(work, "test.1.er")
-stops = re.findall(r'<event kind="sample" tstamp="[0-9.]+" id="(\d+)" label="gdb_stop"', open(os.path.join(exp, "log.xml")).read())
-check(len(stops) == 2, "each stop is a sample point (%s)" % stops)
+points = re.findall(r'<event kind="sample" tstamp="[0-9.]+" id="(\d+)" label="(gdb_stop[^"]*)"',
+                    open(os.path.join(exp, "log.xml")).read())
+stops = [point for point, _ in points]
+labels = [label for _, label in points]
+check(len(points) == 2 and re.match(r"gdb_stop breakpoint 1 in marker_one at phases\.c:\d+$", labels[0]) and
+      re.match(r"gdb_stop breakpoint 2 in marker_two at phases\.c:\d+$", labels[1]),
+      "each stop is a sample point, labelled with the breakpoint, function and line (%s)" % points)
 later = run_gdb(["collector report %s between %s %s" % (exp, stops[0], stops[1]),
                  "echo ==== threads\\n",
                  "collector report %s threads between %s %s" % (exp, stops[0], stops[1])],

@@ -13,6 +13,11 @@
  * source uses: GDB is told to pass it without stopping (gdbcol_timer_signal). */
 #define ER_RUNTIME_TIMER_SIGNAL 61
 
+/* A GDB stop's sample point label, its NUL included; every such label
+ * begins with ER_STOP_LABEL_PREFIX (the reader finds the stops by it). */
+#define ER_STOP_LABEL_BYTES 112
+#define ER_STOP_LABEL_PREFIX "gdb_stop"
+
 /* The first words of the control page (struct col_control_page). */
 struct er_control_head {
   uint64_t magic;
@@ -20,6 +25,9 @@ struct er_control_head {
   uint64_t dropped;
   uint64_t debugger_stops; /* GDB adds one at each stop (dbxsample) */
   uint64_t status_asked;   /* GDB adds one to ask for a status current to now */
+  /* Where GDB stopped, written before it adds to debugger_stops: the
+   * stop's sample point label ("gdb_stop breakpoint 1 in f at x.c:12") */
+  char stop_label[ER_STOP_LABEL_BYTES];
 };
 
 /* The runtime's counters (exported as gdbcol_progress), read by

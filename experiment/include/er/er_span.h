@@ -23,8 +23,8 @@ struct er_span {
 int er_span_between(const struct er_experiment *exp, long from_point, long to_point, struct er_span *span, char *err,
                     size_t err_len);
 /* Since the stop before GDB's STOPS-th (the current stop; GDB counts them
- * from the experiment's start), each stop a sample point labelled
- * "gdb_stop": from the (STOPS-1)-th (the experiment's start where that
+ * from the experiment's start), each stop a sample point whose label
+ * begins with ER_STOP_LABEL_PREFIX: from the (STOPS-1)-th (the experiment's start where that
  * is 0) up to the STOPS-th where it is recorded yet, else the end. */
 int er_span_since_stop(const struct er_experiment *exp, unsigned long stops, struct er_span *span, char *err,
                        size_t err_len);
