@@ -28,6 +28,10 @@
 
 #define DEFAULT_ROWS 25
 
+/* How the hints name the options: as typed to gdbcol-report, or inside
+ * GDB (--within-gdb: `collector report ... limit N`). */
+static int within_gdb;
+
 static void usage(FILE *out)
 {
   fputs("usage: gdbcol-report [--metric NAME] [--limit N] [--no-inline] [--mode user|machine]\n"
@@ -99,7 +103,8 @@ static void functions_view(const struct er_profile *p, size_t rows, const struct
   for (size_t i = 0; i < p->n_functions && i < rows; i++)
     print_row(p, p->functions[i].excl, p->functions[i].incl, p->functions[i].name, 1);
   if (p->n_functions > rows)
-    printf("(%zu more function(s); --limit N shows more)\n", p->n_functions - rows);
+    printf("(%zu more function(s); %s shows more)\n", p->n_functions - rows,
+           within_gdb ? "collector report limit N" : "--limit N");
   char **paths;
   size_t n = er_names_debug_info_found(names, &paths);
   for (size_t i = 0; i < n; i++) {
@@ -372,6 +377,8 @@ int main(int argc, char **argv)
       argument = argv[++i];
     } else if (strcmp(a, "--no-inline") == 0) {
       with_inlined = 0;
+    } else if (strcmp(a, "--within-gdb") == 0) {
+      within_gdb = 1;
     } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--processes") == 0 || strcmp(a, "--mpi") == 0 ||
                strcmp(a, "--omp") == 0 || strcmp(a, "--deadlocks") == 0 || strcmp(a, "--races") == 0 ||
                strcmp(a, "--states") == 0) {

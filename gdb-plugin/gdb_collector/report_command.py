@@ -150,7 +150,7 @@ separate debug info (install libc6-dbg for the C library's internal names)."""
         if since_stop:
             options += ["--since-stop", str(self._stops_so_far(path))]
         try:
-            done = subprocess.run([self.report_path] + options + [path], capture_output=True, text=True,
+            done = subprocess.run([self.report_path, "--within-gdb"] + options + [path], capture_output=True, text=True,
                                   timeout=REPORT_TIMEOUT_S, stdin=subprocess.DEVNULL, errors="replace")
         except (OSError, subprocess.TimeoutExpired) as e:
             raise gdb.GdbError("collector report: the report could not run (%s)." % e)

@@ -8,7 +8,8 @@ phase_three (0.2 s); its own clocks are the truth.  At marker_one the span
 is the run so far (phase_one); at marker_two only phase_two, none of
 phase_one; after the run, between the two stops' sample points again
 phase_two alone, in another view (threads) as well.  Bad input is
-refused with the accepted forms."""
+refused with the accepted forms; the table's hint for more rows names
+GDB's syntax (limit N)."""
 
 import os
 import re
@@ -37,7 +38,9 @@ check(len(points) == 2 and re.match(r"gdb_stop breakpoint 1 in marker_one at pha
       "each stop is a sample point, labelled with the breakpoint, function and line (%s)" % points)
 later = run_gdb(["collector report %s between %s %s" % (exp, stops[0], stops[1]),
                  "echo ==== threads\\n",
-                 "collector report %s threads between %s %s" % (exp, stops[0], stops[1])],
+                 "collector report %s threads between %s %s" % (exp, stops[0], stops[1]),
+                 "echo ==== limit\\n",
+                 "collector report %s limit 2" % exp],
                 [program("phases")], cwd=work) if len(stops) == 2 else ""
 print(later)
 truth = re.search(r"phase_one=([0-9.]+) phase_two=([0-9.]+) phase_three=([0-9.]+)", out)
@@ -63,6 +66,9 @@ if truth:
           "second stop: since the first, phase_two %.3f s of %.3f, phase_one %.3f s"
           % (seconds(second, "phase_two"), two, seconds(second, "phase_one")))
     functions, threads = (later.split("==== threads") + [""])[:2]
+    limited = (later.split("==== limit") + [""])[1]
+    check(re.search(r"\(\d+ more function\(s\); collector report limit N shows more\)", limited) is not None,
+          "inside GDB the hint names GDB's syntax (limit N, not --limit)")
     check("(gdb_stop" in functions and abs(seconds(functions, "phase_two") - two) <= 0.05 and
           seconds(functions, "phase_one") <= 0.01 and seconds(functions, "phase_three") == 0,
           "after the run: between the two stops' points, phase_two alone (%.3f s)" % seconds(functions, "phase_two"))
