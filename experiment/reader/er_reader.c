@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "er/er_fileutil.h"
+#include "er_room.h"
 #include "er/er_offcpu.h"
 #include "er/er_format.h"
 #include "er/er_omp.h"
@@ -41,7 +42,10 @@ static int64_t parse_tstamp(const char *text)
 
 static void push_string(char ***list, size_t *n, char *s)
 {
-  *list = realloc(*list, (*n + 1) * sizeof **list);
+  if (s == NULL || er_room_for(list, *n, sizeof **list) != 0) {
+    free(s);
+    return;
+  }
   (*list)[(*n)++] = s;
 }
 
@@ -55,9 +59,15 @@ static void add_sample_event(struct er_experiment *exp, xmlNode *el)
 {
   char v[4096];
   size_t n = exp->n_sample_events;
-  exp->sample_tstamps = realloc(exp->sample_tstamps, (n + 1) * sizeof *exp->sample_tstamps);
+  char *label = strdup(er_xml_attr(el, "label", v, sizeof v) ? v : "");
+  if (label == NULL || er_room_for(&exp->sample_tstamps, n, sizeof *exp->sample_tstamps) != 0 ||
+      er_room_for(&exp->sample_labels, n, sizeof *exp->sample_labels) != 0) {
+    free(label);
+    exp->damaged_packets++; /* (out of memory: the numbers are not to be trusted) */
+    return;
+  }
   exp->sample_tstamps[n] = tstamp_of(el);
-  push_string(&exp->sample_labels, &n, strdup(er_xml_attr(el, "label", v, sizeof v) ? v : ""));
+  exp->sample_labels[n] = label;
   exp->n_sample_events++;
 }
 
@@ -81,7 +91,11 @@ static void parse_log_element(void *ctx, xmlNode *el)
     c.tag = er_xml_attr(el, "tag", v, sizeof v) ? (uint32_t)strtoul(v, NULL, 10) : 0;
     c.interval = er_xml_attr(el, "interval", v, sizeof v) ? strtoull(v, NULL, 10) : 0;
     c.name = strdup(er_xml_attr(el, "hwcname", name, sizeof name) ? name : "?");
-    exp->counters = realloc(exp->counters, (exp->n_counters + 1) * sizeof *exp->counters);
+    if (c.name == NULL || er_room_for(&exp->counters, exp->n_counters, sizeof *exp->counters) != 0) {
+      free(c.name);
+      exp->damaged_packets++; /* (out of memory) */
+      return;
+    }
     exp->counters[exp->n_counters++] = c;
     exp->declared[ER_KIND_HWC] = 1;
   } else if (er_xml_is(el, "profile", NULL)) {
@@ -135,7 +149,10 @@ static void parse_log_element(void *ctx, xmlNode *el)
   } else if (er_xml_is(el, "event", "sample")) {
     add_sample_event(exp, el);
   } else if (er_xml_is(el, "event", "pause")) {
-    exp->pauses = realloc(exp->pauses, (exp->n_pauses + 1) * sizeof *exp->pauses);
+    if (er_room_for(&exp->pauses, exp->n_pauses, sizeof *exp->pauses) != 0) {
+      exp->damaged_packets++; /* (out of memory) */
+      return;
+    }
     exp->pauses[exp->n_pauses].start = tstamp_of(el);
     exp->pauses[exp->n_pauses++].end = -1;
   } else if (er_xml_is(el, "event", "resume")) {
@@ -165,7 +182,11 @@ static void parse_map_element(void *ctx, xmlNode *el)
       seg.modes = (unsigned)strtoul(v, NULL, 0);
     seg.tstamp = tstamp_of(el);
     seg.name = strdup(er_xml_attr(el, "name", v, sizeof v) ? v : "");
-    exp->segments = realloc(exp->segments, (exp->n_segments + 1) * sizeof *exp->segments);
+    if (seg.name == NULL || er_room_for(&exp->segments, exp->n_segments, sizeof *exp->segments) != 0) {
+      free(seg.name);
+      exp->damaged_packets++; /* (out of memory) */
+      return;
+    }
     exp->segments[exp->n_segments++] = seg;
   } else if (er_xml_is(el, "event", "map") && er_xml_attr(el, "object", v, sizeof v) && strcmp(v, "function") == 0) {
     struct er_code_region region = {0};
@@ -174,12 +195,10 @@ static void parse_map_element(void *ctx, xmlNode *el)
     if (er_xml_attr(el, "size", v, sizeof v))
       region.size = strtoull(v, NULL, 0);
     region.name = strdup(er_xml_attr(el, "name", v, sizeof v) ? v : "");
-    struct er_code_region *more = realloc(exp->code_regions, (exp->n_code_regions + 1) * sizeof *more);
-    if (more == NULL || region.name == NULL) {
+    if (region.name == NULL || er_room_for(&exp->code_regions, exp->n_code_regions, sizeof *exp->code_regions) != 0) {
       free(region.name);
       return;
     }
-    exp->code_regions = more;
     exp->code_regions[exp->n_code_regions++] = region;
   } else if (er_xml_is(el, "event", "unmap")) {
     if (!er_xml_attr(el, "vaddr", v, sizeof v))
@@ -257,8 +276,12 @@ static void collect_frame(const unsigned char *p, uint16_t type, uint16_t size, 
     }
   }
   st.pcs = malloc(st.n * 8 + 8);
+  if (st.pcs == NULL || er_room_for(&exp->stacks, exp->n_stacks, sizeof *exp->stacks) != 0) {
+    free(st.pcs);
+    exp->damaged_packets++; /* (out of memory) */
+    return;
+  }
   memcpy(st.pcs, p + head.hsize + sizeof info, st.n * 8);
-  exp->stacks = realloc(exp->stacks, (exp->n_stacks + 1) * sizeof *exp->stacks);
   exp->stacks[exp->n_stacks++] = st;
 }
 
@@ -279,15 +302,17 @@ static void collect_clock(const unsigned char *p, uint16_t type, uint16_t size, 
      * what reads CPU samples reads only those. */
     if (s.reason == ER_OFFCPU_NONE || s.reason >= ER_OFFCPU_REASONS)
       s.reason = ER_OFFCPU_BLOCKED;
-    struct er_clock_sample *grown = realloc(exp->offcpu, (exp->n_offcpu + 1) * sizeof *grown);
-    if (grown != NULL) {
-      exp->offcpu = grown;
+    if (er_room_for(&exp->offcpu, exp->n_offcpu, sizeof *exp->offcpu) != 0)
+      exp->damaged_packets++; /* (out of memory) */
+    else
       exp->offcpu[exp->n_offcpu++] = s;
-    }
     return;
   }
   s.reason = ER_OFFCPU_NONE;
-  exp->clock = realloc(exp->clock, (exp->n_clock + 1) * sizeof *exp->clock);
+  if (er_room_for(&exp->clock, exp->n_clock, sizeof *exp->clock) != 0) {
+    exp->damaged_packets++; /* (out of memory) */
+    return;
+  }
   exp->clock[exp->n_clock++] = s;
 }
 
@@ -310,7 +335,10 @@ static void collect_sync(const unsigned char *p, uint16_t type, uint16_t size, v
     return;
   }
   struct er_sync_wait w = {pk.thrid, pk.srqst, pk.tstamp, pk.frinfo, pk.sobj};
-  exp->waits = realloc(exp->waits, (exp->n_waits + 1) * sizeof *exp->waits);
+  if (er_room_for(&exp->waits, exp->n_waits, sizeof *exp->waits) != 0) {
+    exp->damaged_packets++; /* (out of memory) */
+    return;
+  }
   exp->waits[exp->n_waits++] = w;
 }
 
@@ -335,7 +363,11 @@ static void collect_io(const unsigned char *p, uint16_t type, uint16_t size, voi
   const char *name = (const char *)p + name_at;
   struct er_io_call c = {pk.thrid, pk.iorqst, pk.tstamp, pk.frinfo, pk.iotype, pk.iofd, pk.iofd_original,
                          pk.ionbyte, name[0] != '\0' ? strdup(name) : NULL};
-  exp->io_calls = realloc(exp->io_calls, (exp->n_io_calls + 1) * sizeof *exp->io_calls);
+  if (er_room_for(&exp->io_calls, exp->n_io_calls, sizeof *exp->io_calls) != 0) {
+    free(c.name);
+    exp->damaged_packets++; /* (out of memory) */
+    return;
+  }
   exp->io_calls[exp->n_io_calls++] = c;
 }
 
@@ -355,8 +387,10 @@ static void collect_heap(const unsigned char *p, uint16_t type, uint16_t size, v
     return;
   }
   struct er_heap_event h = {pk.thrid, pk.tstamp, pk.frinfo, pk.htype, pk.hsize, pk.hvaddr, pk.hovaddr};
-  if (exp->n_heap_events % 1024 == 0)
-    exp->heap_events = realloc(exp->heap_events, (exp->n_heap_events + 1024) * sizeof *exp->heap_events);
+  if (er_room_for(&exp->heap_events, exp->n_heap_events, sizeof *exp->heap_events) != 0) {
+    exp->damaged_packets++; /* (out of memory) */
+    return;
+  }
   exp->heap_events[exp->n_heap_events++] = h;
 }
 
@@ -372,8 +406,10 @@ static void collect_hwc(const unsigned char *p, uint16_t type, uint16_t size, vo
   }
   memcpy(&pk, p, sizeof pk);
   struct er_hwc_sample s = {pk.thrid, pk.tstamp, pk.frinfo, pk.hwctag, pk.hwcint};
-  if (exp->n_hwc_samples % 1024 == 0)
-    exp->hwc_samples = realloc(exp->hwc_samples, (exp->n_hwc_samples + 1024) * sizeof *exp->hwc_samples);
+  if (er_room_for(&exp->hwc_samples, exp->n_hwc_samples, sizeof *exp->hwc_samples) != 0) {
+    exp->damaged_packets++; /* (out of memory) */
+    return;
+  }
   exp->hwc_samples[exp->n_hwc_samples++] = s;
 }
 
