@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "core/runtime_calls.h"
-#include "libc_condvar.h"
+#include "core/libc_condvar.h"
 
 /* A caller whose call has not started after this long (the runtime
  * thread is gone or hung) gives up; one already running is waited for. */

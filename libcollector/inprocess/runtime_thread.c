@@ -50,7 +50,7 @@
 #include "inprocess/threads.h"
 #include "unwind/clock_perf.h"
 #include "unwind/unwind.h"
-#include "libc_condvar.h"
+#include "core/libc_condvar.h"
 #include "er/er_fileutil.h"
 #include "er/er_format.h"
 

@@ -36,7 +36,7 @@
 #include "interposed.h"
 #include "interposed_list.h"
 #include "trace_record.h"
-#include "libc_condvar.h"
+#include "core/libc_condvar.h"
 
 /* The table's functions (interposed_table.c), found by the hash of their
  * name: this walk runs over every relocation of every object, and again

@@ -4,9 +4,10 @@ the files of any binary we build, and no include circle between headers.
 Calls: each object file's defined and undefined symbols (nm), per target.
 A file that uses a function or variable another file of the same binary
 defines depends on it; a circle is a strongly connected group of two files
-or more.  Only the project's own names count (col_, gdbcol_, er_,
-sampler_, session_, writers_, tails_, spawns_, trace_): the C library's
-functions the runtime interposes (open, malloc) are not dependencies.
+or more.  Every name counts but those the C library, libm, MPI and
+OpenMP runtimes define (the runtime's wrappers of open, malloc,
+MPI_Send): a list of prefixes (col_, er_, sampler_, ...) missed offcpu_,
+descendants_, blocked_ and sampling_.
 Includes: every "..." include of the project's headers, resolved as the
 build resolves them."""
 
@@ -18,8 +19,22 @@ import sys
 
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("GDBCOL_BUILD", os.path.join(SOURCE, "build"))
-OWN = ("col_", "gdbcol_", "er_", "sampler_", "session_", "writers_", "tails_", "spawns_", "trace_")
 failures = []
+
+
+def system_names():
+    """The names the C library and the MPI and OpenMP runtimes define: the
+    runtime's wrappers of theirs (open, malloc, MPI_Send) are not
+    dependencies between our files."""
+    names = set()
+    for lib in ["/lib/x86_64-linux-gnu/libc.so.6", "/lib/x86_64-linux-gnu/libm.so.6"] + \
+            glob.glob("/usr/lib/x86_64-linux-gnu/libmpi*.so*") + glob.glob("/usr/lib/x86_64-linux-gnu/libgomp.so*"):
+        out = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True).stdout
+        names.update(line.split()[-1].split("@")[0] for line in out.splitlines() if line.strip())
+    return names
+
+
+SYSTEM_NAMES = system_names()
 
 
 def circles(edges):
@@ -93,7 +108,7 @@ def check_target(target_dir):
     for o, (_, used) in table.items():
         for s in used:
             d = owner.get(s)
-            if d is not None and d != o and s.startswith(OWN):
+            if d is not None and d != o and s not in SYSTEM_NAMES:
                 edges[o].add(d)
                 why.setdefault((o, d), []).append(s)
     name = lambda p: os.path.relpath(p, target_dir).replace(".c.o", ".c")
@@ -129,6 +144,41 @@ for h in includes:
     includes[h] &= set(includes)
 for group in circles(includes):
     failures.append("include circle: " + ", ".join(os.path.relpath(g, SOURCE) for g in group))
+
+# libcollector/README.md: core/, shared/ and unwind/ (linked into both the
+# runtime and the sampler process) include nothing from the folders of one
+# binary alone, and call nothing those define.
+SHARED_DIRS = ("core", "shared", "unwind")
+ONE_BINARY_DIRS = ("runtime", "inprocess", "interpose", "sampler")
+lib = os.path.join(SOURCE, "libcollector")
+for d in SHARED_DIRS:
+    for f in sorted(glob.glob(os.path.join(lib, d, "*.[ch]"))):
+        for inc in re.findall(r'#include "([^"]+)"', open(f, errors="replace").read()):
+            for base in [os.path.dirname(f), lib] + [os.path.join(lib, x) for x in ("shared", "interpose", "sampler")]:
+                target = os.path.normpath(os.path.join(base, inc))
+                if os.path.exists(target):
+                    where = os.path.relpath(target, lib).split(os.sep)[0]
+                    if where in ONE_BINARY_DIRS:
+                        failures.append("%s includes %s: libcollector/README.md keeps %s/ free of %s/"
+                                        % (os.path.relpath(f, SOURCE), inc, d, where))
+                    break
+for target_dir in targets:
+    objects = target_objects(target_dir)
+    folder = lambda o: os.path.relpath(o, target_dir).split(os.sep)[0]
+    table = {o: symbols(o) for o in objects}
+    owner = {}
+    for o, (defined, _) in table.items():
+        for sym in defined:
+            owner.setdefault(sym, o)
+    for o, (_, used) in table.items():
+        if folder(o) not in SHARED_DIRS:
+            continue
+        for sym in sorted(used):
+            d = owner.get(sym)
+            if d is not None and folder(d) in ONE_BINARY_DIRS and sym not in SYSTEM_NAMES:
+                failures.append("%s: %s calls %s, defined in %s (libcollector/README.md: the folders both binaries "
+                                "link call nothing one binary defines)" % (os.path.basename(target_dir),
+                                os.path.relpath(o, target_dir), sym, os.path.relpath(d, target_dir)))
 
 print("%d binaries' objects and %d headers checked" % (checked, len(headers)))
 for f in failures:
