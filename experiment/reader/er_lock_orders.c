@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "er/er_reader.h"
+#include "er_reader_parts.h"
 #include "er/er_tha.h"
 
 void er_collect_lock_order(const unsigned char *p, uint16_t type, uint16_t size, void *arg)

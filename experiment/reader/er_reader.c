@@ -1,6 +1,7 @@
 /* Experiment reader; see er/er_reader.h. */
 #define _GNU_SOURCE
 #include "er/er_reader.h"
+#include "er_reader_parts.h"
 #include "er/er_mpi_calls.h"
 
 #include <errno.h>

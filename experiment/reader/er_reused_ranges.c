@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "er/er_reader.h"
+#include "er_reader_parts.h"
 #include "er_pc_tag.h"
 
 static int is_code(const struct er_segment *s)

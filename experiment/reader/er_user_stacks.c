@@ -8,6 +8,7 @@
 
 #include "er/er_format.h"
 #include "er/er_reader.h"
+#include "er_reader_parts.h"
 
 void er_collect_user_stack(struct er_experiment *exp, const unsigned char *p, uint16_t size)
 {

@@ -197,22 +197,9 @@ const struct er_code_region *er_experiment_code_region(const struct er_experimen
 /* The segment PC ran in: the last one mapped there, or for a PC tagged by
  * er_experiment_resolve_reused_ranges, the one it was tagged with. */
 const struct er_segment *er_experiment_segment(const struct er_experiment *exp, uint64_t pc);
-/* er_reused_ranges.c: where an address range held one load object after
- * another, the packets of an earlier one get stacks of their own whose
- * addresses there are tagged with their segment (done by
- * er_experiment_open).  er_pc_address: the address of a PC, tagged or not;
- * er_pc_segment_tag: a tagged PC's segment, else NULL. */
-void er_experiment_resolve_reused_ranges(struct er_experiment *exp);
-/* A lock order packet of synctrace (er_lock_orders.c), kept. */
-void er_collect_lock_order(const unsigned char *packet, uint16_t type, uint16_t size, void *exp);
-/* A data race packet of synctrace (er_lock_orders.c), kept. */
-void er_collect_race(const unsigned char *packet, uint16_t type, uint16_t size, void *exp);
-/* A UID packet of data.frameinfo (er_user_stacks.c), kept. */
-void er_collect_user_stack(struct er_experiment *exp, const unsigned char *packet, uint16_t size);
-/* Each stack's user-mode stack found by its uid (a uid with no UID packet
- * leaves none); the user stacks sorted. */
-void er_experiment_resolve_user_stacks(struct er_experiment *exp);
-void er_free_user_stacks(struct er_experiment *exp);
+/* A PC's address, tagged or not (er_reused_ranges.c tags the PCs of a
+ * load object an address range held before another); a tagged PC's
+ * segment, else NULL. */
 uint64_t er_pc_address(uint64_t pc);
 const struct er_segment *er_pc_segment_tag(const struct er_experiment *exp, uint64_t pc);
 
