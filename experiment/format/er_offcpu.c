@@ -12,7 +12,12 @@ static const char *const lock_calls[] = {
     "pthread_rwlock_wrlock", "pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_clockrdlock",
     "pthread_rwlock_clockwrlock", "pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_clockwait",
     "sem_wait", "sem_timedwait", "sem_clockwait", "pthread_join", "pthread_timedjoin_np", "pthread_clockjoin_np",
-    "pthread_barrier_wait", "lll_lock_wait", "lll_lock_wait_private", "flock", "lockf", NULL};
+    "pthread_barrier_wait", "lll_lock_wait", "lll_lock_wait_private", "flock", "lockf",
+    /* glibc's internal names under them (a sem_clockwait is
+     * __new_sem_wait_slow64 then __futex_abstimed_wait_common: Python's
+     * threading.Lock read as "blocked") */
+    "new_sem_wait", "new_sem_wait_slow", "new_sem_wait_slow64", "new_sem_clockwait", "futex_abstimed_wait_common",
+    "futex_abstimed_wait_common64", "futex_lock_pi64", NULL};
 static const char *const sleep_calls[] = {
     "nanosleep", "clock_nanosleep", "usleep", "sleep", "pause", "sigsuspend", "sigwait", "sigwaitinfo",
     "sigtimedwait", "wait", "waitpid", "wait3", "wait4", "waitid", NULL};
@@ -43,7 +48,7 @@ enum er_offcpu_reason er_offcpu_reason_of_function(const char *name)
     name++;
   if (strncmp(name, "libc_", 5) == 0)
     name += 5;
-  size_t len = strcspn(name, "@"); /* read@GLIBC_2.2.5 */
+  size_t len = strcspn(name, "@."); /* read@GLIBC_2.2.5, a compiler's clone: f.constprop.0, f.isra.0 */
   if (listed(lock_calls, name, len))
     return ER_OFFCPU_LOCK;
   if (listed(io_calls, name, len))

@@ -15,6 +15,10 @@ int main(void)
   CHECK(er_offcpu_reason_of_function("__clock_nanosleep") == ER_OFFCPU_SLEEP);
   CHECK(er_offcpu_reason_of_function("__GI___lll_lock_wait") == ER_OFFCPU_LOCK);
   CHECK(er_offcpu_reason_of_function("pthread_cond_wait") == ER_OFFCPU_LOCK);
+  /* Python's threading.Lock: sem_clockwait's insides, a compiler's clone */
+  CHECK(er_offcpu_reason_of_function("__futex_abstimed_wait_common") == ER_OFFCPU_LOCK);
+  CHECK(er_offcpu_reason_of_function("__new_sem_wait_slow64.constprop.0") == ER_OFFCPU_LOCK);
+  CHECK(er_offcpu_reason_of_function("read.part.0") == ER_OFFCPU_IO);
   CHECK(er_offcpu_reason_of_function("getdents64") == ER_OFFCPU_IO);
   /* A name the table does not know says nothing (look further up). */
   CHECK(er_offcpu_reason_of_function("reader_loop") == ER_OFFCPU_NONE);
