@@ -6,6 +6,7 @@ commands' warnings and errors.
     test_control.py [process]    process: sampled from outside the program"""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -29,9 +30,13 @@ exp = os.path.join(work, "test.1.er")
 summary, funcs, raw = er_dump(exp)
 print(raw)
 labels = [line.split(": ", 1)[1] for line in raw.splitlines() if line.startswith("sample ")]
-# Each GDB stop (dbxsample, on by default) adds gdb_stop: two stops here.
-check(labels.count("gdb_stop") == 2, "a sample at each of the 2 GDB stops (%d)" % labels.count("gdb_stop"))
-requested = [label for label in labels if label not in ("periodic", "gdb_stop")]  # those fall anywhere
+# Each GDB stop (dbxsample, on by default) adds a point labelled gdb_stop,
+# where it stopped after it ("gdb_stop breakpoint 1 in work_thirty at
+# split_work.c:33"): two stops here.
+stops = [label for label in labels if label.startswith("gdb_stop")]
+check(len(stops) == 2 and all(re.match(r"gdb_stop breakpoint \d+ in work_\w+ at split_work\.c:\d+$", label)
+                              for label in stops), "a sample at each of the 2 GDB stops, saying where (%s)" % stops)
+requested = [label for label in labels if label != "periodic" and not label.startswith("gdb_stop")]  # anywhere
 check(requested == ["collector_open_experiment", "first_stop", "collector_pause(collector pause)",
                     "collector_resume", "after_resume", "collector_close_experiment"],
       "sample labels in order: %s" % requested)
