@@ -7,14 +7,15 @@ stops at marker_one, runs phase_two (0.5 s), stops at marker_two, then
 phase_three (0.2 s); its own clocks are the truth.  At marker_one the span
 is the run so far (phase_one); at marker_two only phase_two, none of
 phase_one; after the run, between the two stops' sample points again
-phase_two alone, in another view (threads) as well.  Bad input is
+phase_two alone, in another view (threads) as well, and in gprofng's
+samples N+1 to M.  Bad input is
 refused with the accepted forms; the table's hint for more rows names
 GDB's syntax (limit N)."""
 
 import os
 import re
 
-from harness import check, cleanup, finish, program, run_gdb, workdir
+from harness import check, cleanup, finish, gprofng_text, program, run_gdb, workdir
 
 work = workdir()
 out = run_gdb(["break marker_one", "break marker_two", "collector enable", "run",
@@ -66,6 +67,16 @@ if truth:
           "second stop: since the first, phase_two %.3f s of %.3f, phase_one %.3f s"
           % (seconds(second, "phase_two"), two, seconds(second, "phase_one")))
     functions, threads = (later.split("==== threads") + [""])[:2]
+    # gprofng numbers the spans between points: its samples N+1 to M are
+    # ours between points N and M
+    theirs = gprofng_text(exp, "-sample_select", "%d-%s" % (int(stops[0]) + 1, stops[1]), "-metrics", "i.totalcpu",
+                          "-functions") if len(stops) == 2 else ""
+    m = re.search(r"^\s*([0-9.]+)\s+phase_two\s*$", theirs, re.M)
+    check(m is not None and abs(float(m.group(1)) - seconds(functions, "phase_two")) <= 0.011 and
+          "phase_one" not in theirs,
+          "gprofng's samples %s+1 to %s hold the same span (phase_two %s s)" % (stops[0] if stops else "?",
+                                                                             stops[1] if stops else "?",
+                                                                             m.group(1) if m else None))
     limited = (later.split("==== limit") + [""])[1]
     check(re.search(r"\(\d+ more function\(s\); collector report limit N shows more\)", limited) is not None,
           "inside GDB the hint names GDB's syntax (limit N, not --limit)")
