@@ -423,7 +423,9 @@ int main(int argc, char **argv)
       return 1;
     }
     er_experiment_keep_span(&exp, &span);
-    printf("Only what ran %s.\n", span.what);
+    /* (said on stderr where the view itself goes to stdout: folded stacks
+     * read by another tool) */
+    fprintf(argument != NULL && strcmp(argument, "-") == 0 ? stderr : stdout, "Only what ran %s.\n", span.what);
   }
   struct er_names *names = er_names_open(&exp);
   if (strcmp(view, "races") == 0 && names != NULL) {

@@ -41,7 +41,9 @@ later = run_gdb(["collector report %s between %s %s" % (exp, stops[0], stops[1])
                  "echo ==== threads\\n",
                  "collector report %s threads between %s %s" % (exp, stops[0], stops[1]),
                  "echo ==== limit\\n",
-                 "collector report %s limit 2" % exp],
+                 "collector report %s limit 2" % exp,
+                 "collector report %s folded %s between %s %s" % (exp, os.path.join(work, "span.folded"), stops[0],
+                                                                 stops[1])],
                 [program("phases")], cwd=work) if len(stops) == 2 else ""
 print(later)
 truth = re.search(r"phase_one=([0-9.]+) phase_two=([0-9.]+) phase_three=([0-9.]+)", out)
@@ -72,11 +74,20 @@ if truth:
     theirs = gprofng_text(exp, "-sample_select", "%d-%s" % (int(stops[0]) + 1, stops[1]), "-metrics", "i.totalcpu",
                           "-functions") if len(stops) == 2 else ""
     m = re.search(r"^\s*([0-9.]+)\s+phase_two\s*$", theirs, re.M)
-    check(m is not None and abs(float(m.group(1)) - seconds(functions, "phase_two")) <= 0.011 and
+    # (within 2 samples: where a sample near a point falls, by its time
+    # stamp, gprofng and our reader may decide apart: 0.490 against 0.510
+    # in one run under the filter)
+    check(m is not None and abs(float(m.group(1)) - seconds(functions, "phase_two")) <= 0.0205 and
           "phase_one" not in theirs,
           "gprofng's samples %s+1 to %s hold the same span (phase_two %s s)" % (stops[0] if stops else "?",
                                                                              stops[1] if stops else "?",
                                                                              m.group(1) if m else None))
+    folded = os.path.join(work, "span.folded")
+    lines = open(folded).read().splitlines() if os.path.exists(folded) else []
+    ticks = sum(int(line.rsplit(" ", 1)[1]) for line in lines if " " in line)
+    check(lines and all(";" in line or line.count(" ") == 1 for line in lines) and
+          abs(ticks * 0.01 - seconds(functions, "phase_two")) <= 0.011 and not any("phase_one" in l for l in lines),
+          "folded stacks of the span: %d ticks, only folded lines, none of phase_one" % ticks)
     limited = (later.split("==== limit") + [""])[1]
     check(re.search(r"\(\d+ more function\(s\); collector report limit N shows more\)", limited) is not None,
           "inside GDB the hint names GDB's syntax (limit N, not --limit)")
