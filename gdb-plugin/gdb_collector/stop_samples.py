@@ -53,28 +53,32 @@ class StopSamples:
         if outside.sampled_outside(active):
             outside.ControlPage(active).add_stop(label)
             return
-        address = self.state.attacher.exported_address("gdbcol_debugger_stops")
-        if not address:
+        address, count = self._runtime_count()
+        if count is None:
             return
         inferior = gdb.selected_inferior()
         try:
             label_at = self.state.attacher.exported_address("gdbcol_debugger_stop_label")
             if label_at:  # (before the count: the runtime reads it when the count moves)
                 inferior.write_memory(label_at, label)
-            count = int.from_bytes(bytes(inferior.read_memory(address, 8)), "little")
             inferior.write_memory(address, ((count + 1) % (1 << 64)).to_bytes(8, "little"))
         except gdb.MemoryError:
             pass
+
+    def _runtime_count(self):
+        """Where the runtime sampling itself keeps GDB's stop count, and the
+        count; (address, None) where it cannot be read."""
+        address = self.state.attacher.exported_address("gdbcol_debugger_stops")
+        if not address:
+            return address, None
+        try:
+            return address, int.from_bytes(bytes(gdb.selected_inferior().read_memory(address, 8)), "little")
+        except gdb.MemoryError:
+            return address, None
 
     def stops_so_far(self, active):
         """The stops counted for the experiment ACTIVE (a status) since it
         began, the current one included; None where they cannot be read."""
         if outside.sampled_outside(active):
             return outside.ControlPage(active).stops()
-        address = self.state.attacher.exported_address("gdbcol_debugger_stops")
-        if not address:
-            return None
-        try:
-            return int.from_bytes(bytes(gdb.selected_inferior().read_memory(address, 8)), "little")
-        except gdb.MemoryError:
-            return None
+        return self._runtime_count()[1]

@@ -3,8 +3,6 @@
  * labelled sample.  Posted on the control page when the sampler process
  * writes the experiment, applied here (core/experiment_control.c) when the
  * program samples itself. */
-#include <string.h>
-
 #include "core/config.h"
 #include "core/experiment_control.h"
 #include "core/experiment_log.h"
@@ -91,8 +89,6 @@ void col_control_note_stops(void)
   if (now != stops_seen) {
     stops_seen = now;
     char label[ER_STOP_LABEL_BYTES];
-    memcpy(label, gdbcol_debugger_stop_label, sizeof label);
-    label[sizeof label - 1] = '\0';
-    col_sample(strncmp(label, ER_STOP_LABEL_PREFIX, strlen(ER_STOP_LABEL_PREFIX)) == 0 ? label : ER_STOP_LABEL_PREFIX);
+    col_sample(col_stop_label(gdbcol_debugger_stop_label, label));
   }
 }

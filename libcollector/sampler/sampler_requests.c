@@ -263,10 +263,7 @@ void sampler_take_requests(void)
   if (founder_open && stops != sampler.stops_seen) {
     sampler.stops_seen = stops;
     char label[ER_STOP_LABEL_BYTES];
-    memcpy(label, col_control->stop_label, sizeof label); /* (GDB wrote it before the count) */
-    label[sizeof label - 1] = '\0';
-    col_log_sample(strncmp(label, ER_STOP_LABEL_PREFIX, strlen(ER_STOP_LABEL_PREFIX)) == 0 ? label
-                                                                                           : ER_STOP_LABEL_PREFIX);
+    col_log_sample(col_stop_label(col_control->stop_label, label)); /* (GDB wrote it before the count) */
   }
 }
 

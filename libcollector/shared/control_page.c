@@ -123,6 +123,13 @@ static int post(enum col_control_kind kind, const char *text, int err)
   return 0;
 }
 
+const char *col_stop_label(const char *wrote, char copy[ER_STOP_LABEL_BYTES])
+{
+  memcpy(copy, wrote, ER_STOP_LABEL_BYTES);
+  copy[ER_STOP_LABEL_BYTES - 1] = '\0';
+  return strncmp(copy, ER_STOP_LABEL_PREFIX, strlen(ER_STOP_LABEL_PREFIX)) == 0 ? copy : ER_STOP_LABEL_PREFIX;
+}
+
 void col_control_post_founder_end(const char *why)
 {
   struct col_control_page *c = col_control;

@@ -157,6 +157,11 @@ void col_control_wake_waiters(void);
 size_t col_control_take_thread_starts(void (*fn)(pid_t tid, uint64_t start));
 /* Async-signal-safe.  0, or -ENOSPC when the ring is full (counted). */
 int col_control_post(enum col_control_kind kind, const char *text, int err);
+/* The sample point label of a GDB stop from the field GDB WROTE it in
+ * (the page's stop_label, or the runtime's own where it samples itself),
+ * copied into COPY and ended there; the bare prefix where the field does
+ * not hold one of GDB's labels. */
+const char *col_stop_label(const char *wrote, char copy[ER_STOP_LABEL_BYTES]);
 /* The founder's end (COL_CTL_CLOSE, WHY), in its own slot: never lost,
  * taken after the requests before it (col_control_take). */
 void col_control_post_founder_end(const char *why);
