@@ -69,6 +69,37 @@ static size_t read_maps(void)
   return len < 0 ? 0 : (size_t)len;
 }
 
+/* A hot patcher (UCX's memory hooks, in every Open MPI or MPICH rank built
+ * with UCX) makes a page of a library's code writable, writes a jump, and
+ * makes it executable again: the kernel splits the code mapping around the
+ * page, and its record, or /proc's lines, show the pieces.  They are still
+ * that file's code at its place: one mapping for naming and unwinding
+ * (taken as new, the page unmapped the whole library's code: every later
+ * sample in the C library was <Unknown> in gprofng and every walk through
+ * it <Stack-unwind-failed>). */
+static int same_file_place(const struct mapping *m, const char *m_name, uint64_t start, uint64_t offset,
+                           unsigned long inode, const char *name)
+{
+  return inode != 0 && m->inode == inode && (m->modes & 4) && offset - m->offset == start - m->start &&
+         strcmp(m_name, name) == 0;
+}
+
+/* /proc's next line continues M's code: its piece just after it. */
+static int continues_code(const struct mapping *m, const char *m_name, uint64_t start, uint64_t offset,
+                          unsigned long inode, const char *name, int executable)
+{
+  return executable && m->end == start && same_file_place(m, m_name, start, offset, inode, name);
+}
+
+static const struct mapping *mapping_at(uint64_t addr);
+
+/* A record of a piece of M's code (a change of its protection). */
+static int piece_of_code(const struct mapping *m, uint64_t start, uint64_t end, uint64_t offset, unsigned modes,
+                         unsigned long inode, const char *name)
+{
+  return m != NULL && (modes & 4) && end <= m->end && same_file_place(m, names[m - current], start, offset, inode, name);
+}
+
 static void parse_maps(void)
 {
   n_current = 0;
@@ -81,6 +112,13 @@ static void parse_maps(void)
     int path_at = 0;
     if (sscanf(line, "%llx-%llx %7s %llx %*s %lu %n", &start, &end, perms, &offset, &inode, &path_at) < 5)
       continue;
+    const char *path = path_at ? line + path_at : "";
+    if (n_current > 0 && continues_code(&current[n_current - 1], names[n_current - 1], start, offset, inode, path,
+                                        perms[2] == 'x')) {
+      current[n_current - 1].end = end;
+      current[n_current - 1].modes &= perms[1] == 'w' ? ~2u : ~0u;
+      continue;
+    }
     struct mapping *m = &current[n_current];
     m->start = start;
     m->end = end;
@@ -88,7 +126,6 @@ static void parse_maps(void)
     m->inode = inode;
     m->modes = (perms[0] == 'r' ? 1u : 0) | (perms[1] == 'w' ? 2u : 0) | (perms[2] == 'x' ? 4u : 0) |
                (perms[3] == 's' ? 8u : 0);
-    const char *path = path_at ? line + path_at : "";
     snprintf(names[n_current], sizeof names[n_current], "%s", path);
     m->named = path[0] == '/' || strcmp(path, "[vdso]") == 0;
     m->listed = m->named && !runtime_object(path);
@@ -215,6 +252,8 @@ int col_modules_add(uint64_t start, uint64_t end, uint64_t offset, unsigned mode
                     const char *name, int64_t tstamp)
 {
   apply_held_until(tstamp - 1); /* the unloads before this mapping */
+  if (piece_of_code(mapping_at(start), start, end, offset, modes, inode, name))
+    return 0;
   int replaced = 0;
   for (size_t i = 0; i < n_current;)
     if (current[i].start < end && start < current[i].end) {
@@ -363,8 +402,6 @@ void col_modules_settle(int64_t drained_to)
 {
   apply_held_until(drained_to);
 }
-
-static const struct mapping *mapping_at(uint64_t addr);
 
 /* One of the runtime's libraries that a new stack runs in is the
  * program's too (it dlopened it, or the runtime's code ran there for it):
