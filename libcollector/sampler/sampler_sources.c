@@ -61,6 +61,28 @@ static const char *events_opened(void)
              : "events on every thread at the attach, inherited by threads created later";
 }
 
+/* Where the kernel samples user mode only, the periods that ended in
+ * its system calls are dropped; the tails put them on the thread's next
+ * sample, in its own code: the total is right, its place is where the
+ * thread went on, not where it called the kernel (an MPI rank spinning in
+ * sched_yield inside MPI_Barrier had a third of that CPU time recorded in
+ * MPI, the rest on its computation after).  Said where it is 5 % or more. */
+static void describe_kernel_periods(uint64_t periods, uint64_t ticks)
+{
+  if (!sampler_exclude_kernel || periods == 0)
+    return;
+  double seconds = (double)periods * col_cfg.clock_interval_us / 1e6;
+  col_log_comment("Kernel time: %llu period(s) (%.3f s) of CPU time that ended in the kernel, whose samples it "
+                  "drops in user-mode-only sampling, recorded on each thread's next sample, where it ran its own "
+                  "code again", (unsigned long long)periods, seconds);
+  if (periods * 20 < ticks)
+    return;
+  col_status_add_note("%.0f %% of the CPU time (%.2f s) ran in the kernel (system calls, page faults), which it "
+                      "samples only with kernel.perf_event_paranoid 1 or less, or CAP_PERFMON: recorded where each "
+                      "thread next ran its own code, not where it entered the kernel",
+                      100.0 * (double)periods / (double)ticks, seconds);
+}
+
 /* The thread tails (sampler_tails.c): at ENDS, for CPU time no full UNIT
  * reached, each thread's CPU time from HOW, minus its samples. */
 static void describe_tails(const char *ends, const char *unit, const char *how)
@@ -75,10 +97,11 @@ static void describe_tails(const char *ends, const char *unit, const char *how)
                   (unsigned long long)tails.threads_ended, (unsigned long long)tails.samples_added, ends, unit, how,
                   (unsigned long long)tails.at_start_function, (unsigned long long)tails.unattributed,
                   (unsigned long long)tails.passed_on);
-  /* Said where it changes the picture: a profile of threads shorter than
-   * the interval (a thread per request) is their start functions'. */
   struct col_clock_figures clock;
   col_clock_writer_describe(&clock);
+  describe_kernel_periods(tails.kernel_periods, clock.ticks_appended);
+  /* Said where it changes the picture: a profile of threads shorter than
+   * the interval (a thread per request) is their start functions'. */
   if (tails.at_start_function == 0 || tails.at_start_function * 20 < clock.ticks_appended)
     return;
   /* How to get them sampled: a shorter interval, which the program's

@@ -444,7 +444,9 @@ uint32_t tails_kernel_periods(pid_t tid, uint32_t cpu, int64_t tstamp)
     t->periods_to_tail += missed;
     return 0;
   }
-  return missed < 1000 ? (uint32_t)missed : 1000;
+  missed = missed < 1000 ? missed : 1000;
+  tails_stats.kernel_periods += missed;
+  return (uint32_t)missed;
 }
 
 void tails_on_switch(pid_t tid, int out, uint32_t cpu, int64_t tstamp)

@@ -82,6 +82,7 @@ void tails_finish(int64_t tstamp);
 struct tails_stats {
   uint64_t threads_ended, samples_added, at_start_function, unattributed, passed_on;
   uint64_t counter_reads, counter_samples_added;
+  uint64_t kernel_periods; /* periods put on a sample for its thread's system calls (tails_kernel_periods) */
 };
 void tails_describe(struct tails_stats *out);
 /* All 0 again (each case of the unit tests starts over). */

@@ -270,8 +270,19 @@ def check_work(name, launcher, options):
         # (the samples the rank had: where perf events are refused, a
         # quarter of 1 ms's, and the bound what that many allow)
         rank_exp = os.path.join(cwd, "test.1.er", "M_r%d.er" % rank)
-        every = sampled_every_s(er_dump(rank_exp)[0]["comments"], 0.001) if os.path.isdir(rank_exp) else 0.001
+        comments = er_dump(rank_exp)[0]["comments"] if os.path.isdir(rank_exp) else []
+        every = sampled_every_s(comments, 0.001)
         bound = sampling_seconds(truth[rank], every)
+        if any("user mode only" in c for c in comments):
+            # The spin in MPI_Barrier is sched_yield's, the kernel's time:
+            # its samples dropped, their periods are recorded where the
+            # rank next ran its own code (test_kernel_time.py), and said.
+            check(abs(cpu_in_mpi - truth[rank]) <= bound or any(c.startswith("Kernel time: ") for c in comments),
+                  "%s rank %d: %.3f s of CPU in MPI calls of %.3f measured, the rest said to be the kernel's"
+                  % (label, rank, cpu_in_mpi, truth[rank]))
+            skip_part("%s rank %d: CPU in MPI calls, much of it in system calls, which the kernel samples in user "
+                      "mode only here (kernel.perf_event_paranoid 2 or more, not root)" % (label, rank))
+            continue
         check(abs(cpu_in_mpi - truth[rank]) <= bound,
               "%s rank %d: %.3f s of CPU in MPI calls, the rank measured %.3f (bound %.3f)"
               % (label, rank, cpu_in_mpi, truth[rank], bound))
