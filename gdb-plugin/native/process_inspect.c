@@ -20,10 +20,10 @@
 
 #include "process_inspect.h"
 
-/* Calls FN for every file-backed mapping of PID: (start, offset, path,
- * executable).  Returns -1 when the process cannot be read (gone, or not
- * ours). */
-typedef int (*mapping_fn)(uint64_t start, uint64_t offset, const char *path, int exec, void *arg);
+/* Calls FN for every file-backed mapping of PID: (start, end, offset,
+ * path, executable).  Returns -1 when the process cannot be read (gone, or
+ * not ours). */
+typedef int (*mapping_fn)(uint64_t start, uint64_t end, uint64_t offset, const char *path, int exec, void *arg);
 
 static int for_each_mapping(int pid, mapping_fn fn, void *arg)
 {
@@ -42,7 +42,7 @@ static int for_each_mapping(int pid, mapping_fn fn, void *arg)
     char *path = line + path_at;
     path[strcspn(path, "\n")] = '\0';
     if (path[0] == '/')
-      stop = fn(start, offset, path, perms[2] == 'x', arg);
+      stop = fn(start, end, offset, path, perms[2] == 'x', arg);
   }
   fclose(f);
   return 0;
@@ -60,8 +60,9 @@ struct libc_scan {
   size_t len;
 };
 
-static int classify(uint64_t start, uint64_t offset, const char *path, int exec, void *arg)
+static int classify(uint64_t start, uint64_t end, uint64_t offset, const char *path, int exec, void *arg)
 {
+  (void)start, (void)end, (void)offset, (void)exec;
   struct libc_scan *scan = arg;
   const char *name = base_name(path);
   if (strncmp(name, "libc.so.6", 9) == 0 || (strncmp(name, "libc-2.", 7) == 0 && strstr(name, ".so"))) {
@@ -101,15 +102,16 @@ int gdbcol_process_kind(int pid, char *libc_path, char *loader_path, int len)
 struct find_object {
   const char *path;
   int found;
-  uint64_t start, offset; /* of the executable mapping */
+  uint64_t start, end, offset; /* of the executable mapping */
 };
 
-static int find_text_mapping(uint64_t start, uint64_t offset, const char *path, int exec, void *arg)
+static int find_text_mapping(uint64_t start, uint64_t end, uint64_t offset, const char *path, int exec, void *arg)
 {
   struct find_object *want = arg;
   if (exec && strcmp(path, want->path) == 0) {
     want->found = 1;
     want->start = start;
+    want->end = end;
     want->offset = offset;
     return 1;
   }
@@ -119,7 +121,7 @@ static int find_text_mapping(uint64_t start, uint64_t offset, const char *path, 
 int gdbcol_process_has_object(int pid, const char *path)
 {
   char real[PATH_MAX];
-  struct find_object want = {realpath(path, real) ? real : path, 0, 0, 0};
+  struct find_object want = {realpath(path, real) ? real : path, 0, 0, 0, 0};
   return for_each_mapping(pid, find_text_mapping, &want) == 0 && want.found;
 }
 
@@ -180,15 +182,32 @@ static int read_symbol(Elf *elf, const char *name, uint64_t *value)
   return found ? 0 : -1;
 }
 
+/* The file mapped at WANT: the mapping itself where this process may open
+ * it (/proc/PID/map_files, root's), else by its path in the process's own
+ * root.  /proc/PID/maps prints paths as seen from the reader's root: for a
+ * process in another mount namespace (a container's, or a chroot's
+ * unshared one) the path may not name that file from either root, or name
+ * another (the C library of the debugger's side, whose symbols would be
+ * at other addresses). */
+static int open_mapped_file(int pid, const struct find_object *want)
+{
+  char file[PATH_MAX + 64];
+  snprintf(file, sizeof file, "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)want->start,
+           (unsigned long long)want->end);
+  int fd = open(file, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0)
+    return fd;
+  snprintf(file, sizeof file, "/proc/%d/root%s", pid, want->path);
+  return open(file, O_RDONLY | O_CLOEXEC);
+}
+
 uint64_t gdbcol_process_symbol(int pid, const char *object_path, const char *name)
 {
   char real[PATH_MAX];
-  struct find_object want = {realpath(object_path, real) ? real : object_path, 0, 0, 0};
+  struct find_object want = {realpath(object_path, real) ? real : object_path, 0, 0, 0, 0};
   if (for_each_mapping(pid, find_text_mapping, &want) != 0 || !want.found)
     return 0;
-  char file[PATH_MAX + 32];
-  snprintf(file, sizeof file, "/proc/%d/root%s", pid, want.path);
-  int fd = open(file, O_RDONLY | O_CLOEXEC);
+  int fd = open_mapped_file(pid, &want);
   if (fd < 0)
     return 0;
   elf_version(EV_CURRENT);
