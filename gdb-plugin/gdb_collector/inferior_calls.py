@@ -96,7 +96,27 @@ class ThreadReport:
         self.reason = reason
 
 
-def examine_thread(thread, blocked, library_paths, own_paths=()):
+def code_ranges(pid, paths):
+    """The executable mappings of PATHS in process PID, from the kernel's
+    map: GDB may not know the process's libraries (a process in another
+    mount namespace: GDB showed its frames as `?? ()`, the thread stopped
+    inside free() looked safe, and the loader's malloc in it waited for
+    the arena lock it held itself)."""
+    ranges = []
+    try:
+        with open("/proc/%d/maps" % pid, "rb") as f:
+            for line in f:
+                fields = line.split(None, 5)
+                if len(fields) == 6 and fields[1][2:3] == b"x" and \
+                        _real(os.fsdecode(fields[5].rstrip(b"\n"))) in paths:
+                    lo, hi = fields[0].split(b"-")
+                    ranges.append((int(lo, 16), int(hi, 16)))
+    except (OSError, ValueError):
+        pass
+    return ranges
+
+
+def examine_thread(thread, blocked, library_paths, own_paths=(), library_ranges=()):
     """Looks at THREAD's frames (the caller restores the selected thread);
     BLOCKED: the kernel says it sits in one of HARMLESS_SYSCALLS.  A frame
     in OWN_PATHS (the collector's runtime) makes the thread unsafe like a
@@ -113,7 +133,7 @@ def examine_thread(thread, blocked, library_paths, own_paths=()):
         except gdb.error:
             break
         where = _real(gdb.solib_name(pc))
-        in_library = where in library_paths
+        in_library = where in library_paths or any(lo <= pc < hi for lo, hi in library_ranges)
         if where in own_paths:
             in_runtime, leading = True, False
             outermost_unsafe = index
@@ -148,6 +168,7 @@ class CallSession:
         self.pid = pid
         self.library_paths = set(_real(p) for p in library_paths if p)
         self.own_paths = set(_real(p) for p in own_paths if p)
+        self.library_ranges = code_ranges(pid, self.library_paths)
         self.timeout = timeout
         self.settings = GdbSettings()
         self._saved_signals = {}
@@ -236,7 +257,8 @@ class CallSession:
                        for t in gdb.selected_inferior().threads()}
             reports = []
             for thread in sorted(blocked, key=lambda t: (not blocked[t], t.num)):
-                report = examine_thread(thread, blocked[thread], self.library_paths, self.own_paths)
+                report = examine_thread(thread, blocked[thread], self.library_paths, self.own_paths,
+                                        self.library_ranges)
                 reports.append(report)
                 if report.safe:
                     thread.switch()
