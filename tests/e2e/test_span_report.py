@@ -74,14 +74,15 @@ if truth:
     theirs = gprofng_text(exp, "-sample_select", "%d-%s" % (int(stops[0]) + 1, stops[1]), "-metrics", "i.totalcpu",
                           "-functions") if len(stops) == 2 else ""
     m = re.search(r"^\s*([0-9.]+)\s+phase_two\s*$", theirs, re.M)
+    before = re.search(r"^\s*([0-9.]+)\s+phase_one\s*$", theirs, re.M)
     # (within 2 samples: where a sample near a point falls, by its time
     # stamp, gprofng and our reader may decide apart: 0.490 against 0.510
-    # in one run under the filter)
+    # in one run under the filter, and one sample of phase_one in another)
     check(m is not None and abs(float(m.group(1)) - seconds(functions, "phase_two")) <= 0.0205 and
-          "phase_one" not in theirs,
-          "gprofng's samples %s+1 to %s hold the same span (phase_two %s s)" % (stops[0] if stops else "?",
-                                                                             stops[1] if stops else "?",
-                                                                             m.group(1) if m else None))
+          (before is None or float(before.group(1)) <= 0.0105),
+          "gprofng's samples %s+1 to %s hold the same span (phase_two %s s, phase_one %s)"
+          % (stops[0] if stops else "?", stops[1] if stops else "?", m.group(1) if m else None,
+             before.group(1) if before else 0))
     folded = os.path.join(work, "span.folded")
     lines = open(folded).read().splitlines() if os.path.exists(folded) else []
     ticks = sum(int(line.rsplit(" ", 1)[1]) for line in lines if " " in line)
