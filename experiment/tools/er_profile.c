@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "er/er_data_kinds.h"
 #include "er/er_format.h"
+#include "er/er_heap_book.h"
+#include "er/er_offcpu.h"
 #include "er/er_omp.h"
 
 /* Value per stack id, in a small open-addressing table. */
@@ -106,11 +109,22 @@ static size_t function_index(struct er_profile *p, struct name_index *ix, const 
 
 #define MAX_INLINED 16
 
+/* The collector's runtime, whose wrapper is the leaf of every traced
+ * call's stack: named by its symbol (malloc, as gprofng names it), never
+ * by the helpers its debug info says are inlined there (heap_idle). */
+static int in_runtime(const struct er_experiment *exp, uint64_t pc)
+{
+  const struct er_segment *seg = er_experiment_segment(exp, pc);
+  const char *file = seg != NULL && seg->name != NULL ? strrchr(seg->name, '/') : NULL;
+  return file != NULL && strcmp(file, "/" ER_RUNTIME_FILE) == 0;
+}
+
 /* One distinct stack into the profile: its functions root first (with the
  * functions inlined at each frame, when asked), each function's inclusive
  * value once however often it recurs. */
-static int add_stack(struct er_profile *p, struct name_index *ix, struct er_names *names, const struct er_stack *st,
-                     double value, int with_inlined, enum er_view_mode mode)
+static int add_stack(struct er_profile *p, struct name_index *ix, struct er_names *names,
+                     const struct er_experiment *exp, const struct er_stack *st, double value, int with_inlined,
+                     enum er_view_mode mode)
 {
   struct er_profile_stack *more = realloc(p->stacks, (p->n_stacks + 1) * sizeof *more);
   if (more == NULL)
@@ -135,7 +149,7 @@ static int add_stack(struct er_profile *p, struct name_index *ix, struct er_name
   for (size_t i = n; i-- > 0;) {
     const char *frames[MAX_INLINED];
     size_t k = 0;
-    if (with_inlined)
+    if (with_inlined && !in_runtime(exp, pcs[i]))
       k = er_names_frames(names, pcs[i], frames, MAX_INLINED);
     if (k == 0)
       frames[k++] = er_names_function(names, pcs[i]);
@@ -170,27 +184,173 @@ static int by_exclusive(const void *a, const void *b)
   return strcmp(x->name, y->name);
 }
 
-/* The metric's samples as (stack id, value) sums; the metric's label. */
+/* Each event of a metric goes to its stack's sum and its thread's. */
+static int count_event(struct er_profile *p, struct sums *sums, uint64_t frinfo, uint64_t thrid, double value)
+{
+  if (sums_add(sums, frinfo, value) != 0)
+    return -1;
+  p->samples += 1;
+  size_t t = 0;
+  while (t < p->n_threads && p->threads[t].thrid != thrid)
+    t++;
+  if (t == p->n_threads) {
+    struct er_profile_thread *more = realloc(p->threads, (p->n_threads + 1) * sizeof *more);
+    if (more == NULL)
+      return -1;
+    p->threads = more;
+    p->threads[p->n_threads++] = (struct er_profile_thread){thrid, 0, 0};
+  }
+  p->threads[t].value += value;
+  p->threads[t].events += 1;
+  return 0;
+}
+
+/* ---- the metrics: one table, each with what it needs and how it sums ---- */
+
+enum reason_set { ALL_REASONS = -1 };
+
+static int clock_metric(const struct er_experiment *exp, int reason, struct er_profile *p, struct sums *sums)
+{
+  const struct er_clock_sample *samples = reason == ER_OFFCPU_NONE ? exp->clock : exp->offcpu;
+  size_t n = reason == ER_OFFCPU_NONE ? exp->n_clock : exp->n_offcpu;
+  for (size_t i = 0; i < n; i++)
+    if ((reason == ER_OFFCPU_NONE || reason == ALL_REASONS || (int)samples[i].reason == reason) &&
+        count_event(p, sums, samples[i].frinfo, samples[i].thrid, samples[i].ntick * (exp->ptimer_us / 1e6)) != 0)
+      return -1;
+  return 0;
+}
+
+/* On and off the CPU: each thread's wall-clock time (offcpu profiling). */
+static int wall_metric(const struct er_experiment *exp, int arg, struct er_profile *p, struct sums *sums)
+{
+  (void)arg;
+  return clock_metric(exp, ER_OFFCPU_NONE, p, sums) != 0 || clock_metric(exp, ALL_REASONS, p, sums) != 0 ? -1 : 0;
+}
+
+static int sync_metric(const struct er_experiment *exp, int arg, struct er_profile *p, struct sums *sums)
+{
+  (void)arg;
+  for (size_t i = 0; i < exp->n_waits; i++) {
+    const struct er_sync_wait *w = &exp->waits[i];
+    if (count_event(p, sums, w->frinfo, w->thrid, (double)(w->end - w->start) / 1e9) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+enum io_value { IO_TIME, IO_BYTES };
+
+static int io_metric(const struct er_experiment *exp, int what, struct er_profile *p, struct sums *sums)
+{
+  for (size_t i = 0; i < exp->n_io_calls; i++) {
+    const struct er_io_call *c = &exp->io_calls[i];
+    double v = what == IO_TIME ? (double)(c->end - c->start) / 1e9 : c->nbytes > 0 ? (double)c->nbytes : 0;
+    if ((what == IO_TIME || v > 0) && count_event(p, sums, c->frinfo, c->thrid, v) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+enum heap_value { HEAP_BYTES, HEAP_ALLOCATIONS, HEAP_LEAKED_BYTES };
+
+static int heap_metric(const struct er_experiment *exp, int what, struct er_profile *p, struct sums *sums)
+{
+  unsigned char *leaked = NULL;
+  struct er_heap_book book;
+  if (what == HEAP_LEAKED_BYTES &&
+      ((leaked = malloc(exp->n_heap_events + 1)) == NULL || er_heap_leaks(exp, leaked, &book) != 0)) {
+    free(leaked);
+    return -1;
+  }
+  int rc = 0;
+  for (size_t i = 0; i < exp->n_heap_events && rc == 0; i++) {
+    const struct er_heap_event *h = &exp->heap_events[i];
+    if (er_heap_allocates(h) && (leaked == NULL || leaked[i]))
+      rc = count_event(p, sums, h->frinfo, h->thrid, what == HEAP_ALLOCATIONS ? 1 : (double)h->size);
+  }
+  free(leaked);
+  return rc;
+}
+
+static int has_clock(const struct er_experiment *exp)
+{
+  return exp->ptimer_us > 0;
+}
+
+static int has_offcpu(const struct er_experiment *exp)
+{
+  return exp->ptimer_us > 0 && (exp->numstates >= ER_NUMSTATES || exp->n_offcpu > 0);
+}
+
+static int has_sync(const struct er_experiment *exp)
+{
+  return exp->declared[ER_KIND_SYNC];
+}
+
+static int has_io(const struct er_experiment *exp)
+{
+  return exp->declared[ER_KIND_IO];
+}
+
+static int has_heap(const struct er_experiment *exp)
+{
+  return exp->declared[ER_KIND_HEAP];
+}
+
+static const struct metric {
+  const char *name, *title, *unit;
+  double per_count; /* one count of folded stacks, in the unit (0: the clock's tick) */
+  int (*present)(const struct er_experiment *exp);
+  int (*gather)(const struct er_experiment *exp, int arg, struct er_profile *p, struct sums *sums);
+  int arg;
+} metrics[] = {
+  {"cpu", "Total CPU Time", "sec.", 0, has_clock, clock_metric, ER_OFFCPU_NONE},
+  {"wall", "Wall Time (on and off CPU)", "sec.", 0, has_offcpu, wall_metric, 0},
+  {"offcpu", "Off-CPU Time", "sec.", 0, has_offcpu, clock_metric, ALL_REASONS},
+  {"offcpu.waitcpu", "Off-CPU Time waiting for a CPU", "sec.", 0, has_offcpu, clock_metric, ER_OFFCPU_RUNNABLE},
+  {"offcpu.sleep", "Off-CPU Time sleeping", "sec.", 0, has_offcpu, clock_metric, ER_OFFCPU_SLEEP},
+  {"offcpu.io", "Off-CPU Time in I/O", "sec.", 0, has_offcpu, clock_metric, ER_OFFCPU_IO},
+  {"offcpu.lock", "Off-CPU Time on a lock", "sec.", 0, has_offcpu, clock_metric, ER_OFFCPU_LOCK},
+  {"offcpu.blocked", "Off-CPU Time blocked otherwise", "sec.", 0, has_offcpu, clock_metric, ER_OFFCPU_BLOCKED},
+  {"offcpu.stopped", "Off-CPU Time stopped", "sec.", 0, has_offcpu, clock_metric, ER_OFFCPU_STOPPED},
+  {"sync", "Sync Wait Time", "sec.", 1e-6, has_sync, sync_metric, 0},
+  {"io", "I/O Time", "sec.", 1e-6, has_io, io_metric, IO_TIME},
+  {"io.bytes", "I/O Bytes", "bytes", 1, has_io, io_metric, IO_BYTES},
+  {"heap", "Bytes Allocated", "bytes", 1, has_heap, heap_metric, HEAP_BYTES},
+  {"heap.allocations", "Allocations", "count", 1, has_heap, heap_metric, HEAP_ALLOCATIONS},
+  {"heap.leaks", "Bytes Leaked", "bytes", 1, has_heap, heap_metric, HEAP_LEAKED_BYTES},
+};
+#define N_METRICS (sizeof metrics / sizeof metrics[0])
+
+size_t er_profile_metrics(const struct er_experiment *exp, const char **names, size_t room)
+{
+  size_t n = 0;
+  for (size_t m = 0; m < N_METRICS; m++)
+    if (metrics[m].present(exp) && n < room)
+      names[n++] = metrics[m].name;
+  for (size_t c = 0; c < exp->n_counters && n < room; c++)
+    names[n++] = exp->counters[c].name;
+  return n;
+}
+
+/* The metric's events as (stack id, value) sums; the metric's label. */
 static int gather(const struct er_experiment *exp, const char *metric, struct er_profile *p, struct sums *sums,
                   char *err, size_t err_len)
 {
   if (metric == NULL && exp->ptimer_us <= 0 && exp->n_counters > 0)
     metric = exp->counters[0].name; /* counters only: the first is the default metric */
-  if (metric == NULL || strcmp(metric, "cpu") == 0) {
-    if (exp->ptimer_us <= 0) {
-      snprintf(err, err_len, "the experiment has no clock profile (it was recorded without collector profile)");
-      return -1;
-    }
-    snprintf(p->metric, sizeof p->metric, "Total CPU Time");
-    snprintf(p->unit, sizeof p->unit, "sec.");
-    p->per_count = exp->ptimer_us / 1e6;
-    for (size_t i = 0; i < exp->n_clock; i++) {
-      const struct er_clock_sample *s = &exp->clock[i];
-      if (sums_add(sums, s->frinfo, s->ntick * (exp->ptimer_us / 1e6)) != 0)
-        return -1;
-      p->samples += 1;
-    }
-    return 0;
+  if (metric == NULL)
+    metric = "cpu";
+  for (size_t m = 0; m < N_METRICS; m++) {
+    if (strcmp(metrics[m].name, metric) != 0)
+      continue;
+    if (!metrics[m].present(exp))
+      break;
+    snprintf(p->metric, sizeof p->metric, "%s", metrics[m].title);
+    snprintf(p->unit, sizeof p->unit, "%s", metrics[m].unit);
+    p->per_count = metrics[m].per_count > 0 ? metrics[m].per_count : exp->ptimer_us / 1e6;
+    p->counted = metrics[m].per_count > 0 ? "events" : "samples"; /* (the clock's metrics count ticks) */
+    return metrics[m].gather(exp, metrics[m].arg, p, sums);
   }
   for (size_t c = 0; c < exp->n_counters; c++) {
     if (strcmp(exp->counters[c].name, metric) != 0)
@@ -198,18 +358,21 @@ static int gather(const struct er_experiment *exp, const char *metric, struct er
     snprintf(p->metric, sizeof p->metric, "%s", metric);
     snprintf(p->unit, sizeof p->unit, "events");
     p->per_count = 1;
+    p->counted = "samples";
     for (size_t i = 0; i < exp->n_hwc_samples; i++) {
       const struct er_hwc_sample *s = &exp->hwc_samples[i];
-      if (s->tag == exp->counters[c].tag && sums_add(sums, s->frinfo, (double)s->interval) != 0)
+      if (s->tag == exp->counters[c].tag && count_event(p, sums, s->frinfo, s->thrid, (double)s->interval) != 0)
         return -1;
-      p->samples += s->tag == exp->counters[c].tag;
     }
     return 0;
   }
-  size_t at = (size_t)snprintf(err, err_len, "no metric \"%s\" in this experiment; it has:%s", metric,
-                               exp->ptimer_us > 0 ? " cpu" : "");
-  for (size_t c = 0; c < exp->n_counters && at < err_len; c++)
-    at += (size_t)snprintf(err + at, err_len - at, " %s", exp->counters[c].name);
+  const char *names[N_METRICS + 64];
+  size_t n = er_profile_metrics(exp, names, sizeof names / sizeof names[0]);
+  size_t at = (size_t)snprintf(err, err_len, "no metric \"%s\" in this experiment; it has:", metric);
+  for (size_t i = 0; i < n && at < err_len; i++)
+    at += (size_t)snprintf(err + at, err_len - at, " %s", names[i]);
+  if (n == 0 && at < err_len)
+    snprintf(err + at, err_len - at, " none");
   return -1;
 }
 
@@ -228,7 +391,7 @@ int er_profile_build(const struct er_experiment *exp, struct er_names *names, co
     if (!s->used)
       continue;
     p->total += s->value;
-    if (add_stack(p, &ix, names, er_experiment_stack(exp, s->frinfo), s->value, with_inlined, mode) != 0) {
+    if (add_stack(p, &ix, names, exp, er_experiment_stack(exp, s->frinfo), s->value, with_inlined, mode) != 0) {
       free(sums.slots);
       free(ix.slots);
       snprintf(err, err_len, "out of memory");
@@ -295,5 +458,6 @@ void er_profile_free(struct er_profile *p)
     free(p->stacks[s].functions);
   free(p->functions);
   free(p->stacks);
+  free(p->threads);
   memset(p, 0, sizeof *p);
 }

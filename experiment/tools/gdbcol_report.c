@@ -57,7 +57,12 @@ static void usage(FILE *out)
         "  --pprof FILE          pprof's profile.proto, gzip-compressed: every metric as a sample type\n"
         "  --firefox FILE        the Firefox Profiler's format: a track per thread, CPU and off-CPU\n"
         "                        samples, markers for sample points, pauses, waits, I/O, allocations\n"
-        "--metric: cpu (clock profiling, the default) or a counter's name (hwprofile)\n"
+        "--metric: what the views sum (the experiment's own are listed where one is missing):\n"
+        "        cpu (clock profiling, the default); wall, offcpu, offcpu.waitcpu, offcpu.sleep,\n"
+        "        offcpu.io, offcpu.lock, offcpu.blocked, offcpu.stopped (collector profile offcpu);\n"
+        "        sync (synctrace: wait time); io, io.bytes (iotrace: time, bytes); heap,\n"
+        "        heap.allocations, heap.leaks (heaptrace: bytes, calls, bytes never freed); a\n"
+        "        counter's name (hwprofile)\n"
         "--no-inline: no frames for inlined functions (gprofng shows none)\n"
         "--between N M: only what ran between sample points N and M (log.xml's ids: 0 is the\n"
         "        experiment's start; M may be end)\n"
@@ -161,61 +166,22 @@ static int neighbours_view(const struct er_profile *p, const char *name, int cal
   return 0;
 }
 
-static int threads_view(const struct er_experiment *exp, const struct er_profile *p)
+static int by_thread_value(const void *a, const void *b)
 {
-  struct thread_total {
-    uint64_t thrid;
-    double value, samples;
-  } *t = NULL;
-  size_t n = 0;
-  int cpu = strcmp(p->unit, "sec.") == 0;
-  size_t count = cpu ? exp->n_clock : exp->n_hwc_samples;
-  for (size_t i = 0; i < count; i++) {
-    uint64_t thrid;
-    double v;
-    if (cpu) {
-      thrid = exp->clock[i].thrid;
-      v = exp->clock[i].ntick * (exp->ptimer_us / 1e6);
-    } else {
-      const struct er_hwc_sample *s = &exp->hwc_samples[i];
-      size_t c = 0;
-      while (c < exp->n_counters && exp->counters[c].tag != s->tag)
-        c++;
-      if (c == exp->n_counters || strcmp(exp->counters[c].name, p->metric) != 0)
-        continue;
-      thrid = s->thrid;
-      v = (double)s->interval;
-    }
-    size_t k = 0;
-    while (k < n && t[k].thrid != thrid)
-      k++;
-    if (k == n) {
-      struct thread_total *more = realloc(t, (n + 1) * sizeof *more);
-      if (more == NULL) {
-        free(t);
-        return 1;
-      }
-      t = more;
-      t[n++] = (struct thread_total){thrid, 0, 0};
-    }
-    t[k].value += v;
-    t[k].samples++;
+  double x = ((const struct er_profile_thread *)a)->value, y = ((const struct er_profile_thread *)b)->value;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void threads_view(struct er_profile *p)
+{
+  printf("Threads by %s (%zu thread(s)):\n", p->metric, p->n_threads);
+  printf("%10s %6s  %8s  Thread\n", p->unit, "%", p->counted);
+  qsort(p->threads, p->n_threads, sizeof *p->threads, by_thread_value);
+  for (size_t k = 0; k < p->n_threads; k++) {
+    print_value(p, p->threads[k].value);
+    printf(" %6.2f  %8.0f  %llu\n", 100 * p->threads[k].value / (p->total > 0 ? p->total : 1), p->threads[k].events,
+           (unsigned long long)p->threads[k].thrid);
   }
-  printf("Threads by %s (%zu thread(s)):\n", p->metric, n);
-  printf("%10s %6s  %8s  Thread\n", p->unit, "%", "samples");
-  for (size_t a = 1; a < n; a++) /* by value, largest first */
-    for (size_t b = a; b > 0 && t[b - 1].value < t[b].value; b--) {
-      struct thread_total x = t[b - 1];
-      t[b - 1] = t[b];
-      t[b] = x;
-    }
-  for (size_t k = 0; k < n; k++) {
-    print_value(p, t[k].value);
-    printf(" %6.2f  %8.0f  %llu\n", 100 * t[k].value / (p->total > 0 ? p->total : 1), t[k].samples,
-           (unsigned long long)t[k].thrid);
-  }
-  free(t);
-  return 0;
 }
 
 /* The experiment and each descendant's (NAME.er directories inside it,
@@ -232,7 +198,7 @@ static void process_line(const char *path, const char *label, const char *metric
   struct er_profile p;
   if (names != NULL && er_profile_build(&exp, names, metric, 1, ER_VIEW_USER, &p, err, sizeof err) == 0) {
     print_value(&p, p.total);
-    printf(" %s  %8.0f samples  %s\n", p.unit, p.samples, label);
+    printf(" %s  %8.0f %s  %s\n", p.unit, p.samples, p.counted, label);
     er_profile_free(&p);
   } else {
     printf("%17s  %s\n", "(no such data)", label);
@@ -485,13 +451,15 @@ int main(int argc, char **argv)
   if (strcmp(view, "functions") == 0) {
     printf("Experiment %s: ", path);
     print_value(&p, p.total);
-    printf(" %s of %s in %.0f sample(s)%s\n", p.unit, p.metric, p.samples,
+    /* ("0.020 sec. of Total CPU Time", "300 Allocations") */
+    printf(" %s%s%s in %.0f %s%s\n", strcmp(p.unit, "count") == 0 ? "" : p.unit,
+           strcmp(p.unit, "count") == 0 ? "" : " of ", p.metric, p.samples, p.counted,
            exp.has_exit ? "" : " (still recording, or ended without its exit event: as recorded so far)");
     functions_view(&p, rows, names);
   } else if (strcmp(view, "callers") == 0 || strcmp(view, "callees") == 0) {
     rc = neighbours_view(&p, argument, strcmp(view, "callers") == 0, rows);
   } else if (strcmp(view, "threads") == 0) {
-    rc = threads_view(&exp, &p);
+    threads_view(&p);
   } else {
     char title[4200];
     snprintf(title, sizeof title, "%s: %s", path, p.metric);

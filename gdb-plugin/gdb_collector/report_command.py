@@ -17,15 +17,15 @@ VIEWS_ALONE = ("functions", "threads", "processes", "mpi", "omp", "deadlocks", "
 OPTIONS = ("metric", "limit", "mode")
 USAGE = ("collector report [EXPERIMENT.er] [functions | callers FUNC | callees FUNC | threads | processes | mpi | omp | "
          "deadlocks | races | states | "
-         "flamegraph FILE.svg | folded FILE | html FILE.html | pprof FILE.pb.gz | firefox FILE.json] [metric cpu|COUNTER] [limit N] [mode user|machine] "
+         "flamegraph FILE.svg | folded FILE | html FILE.html | pprof FILE.pb.gz | firefox FILE.json] [metric NAME] [limit N] [mode user|machine] "
          "[noinline] [since last-stop | between N M]")
 REPORT_TIMEOUT_S = 600
 
 
 class ReportCommand(_Subcommand):
-    """Show where the time (or a counter's events) went in an experiment.
+    """Show where the time (or the bytes, waits, a counter's events) went in an experiment.
 
-Usage: collector report [EXPERIMENT.er] [VIEW] [metric cpu|COUNTER] [limit N] [mode user|machine] [noinline]
+Usage: collector report [EXPERIMENT.er] [VIEW] [metric NAME] [limit N] [mode user|machine] [noinline]
                         [since last-stop | between N M]
 
 Without EXPERIMENT.er, the experiment this GDB session recorded last (the
@@ -70,7 +70,20 @@ running one as recorded so far).  VIEW is one of:
                      a track per thread, CPU and off-CPU samples (its CPU
                      graph shows the waits idle), markers for sample
                      points, pauses, waits, I/O calls, allocations
-metric: cpu (clock profiling, the default) or a counter of hwprofile.
+metric: what the function table, callers, callees, threads, flame graph,
+folded stacks and HTML page sum (a name the experiment lacks is refused
+with the list of those it has):
+  cpu                CPU time (clock profiling; the default)
+  wall, offcpu       wall-clock time on and off the CPU, off-CPU time
+                     (collector profile offcpu on); offcpu.waitcpu,
+                     offcpu.sleep, offcpu.io, offcpu.lock, offcpu.blocked,
+                     offcpu.stopped: off-CPU time for one reason
+  sync               time waiting on locks, conditions, joins (synctrace)
+  io, io.bytes       time in I/O calls, bytes read and written (iotrace)
+  heap, heap.allocations, heap.leaks
+                     bytes allocated, allocation calls, bytes never freed
+                     (heaptrace), by the stacks that allocated them
+  COUNTER            a counter's events (hwprofile), by its name
 mode: how an OpenMP program's stacks are drawn, as gprofng's -viewmode:
 user (the default) as its source shows them, without libgomp's frames,
 each worker thread's under the call of its parallel region, each wait as

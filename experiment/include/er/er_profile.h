@@ -15,6 +15,12 @@ struct er_profile_function {
   double excl, incl;
 };
 
+/* A thread's share of the metric, and how many events gave it. */
+struct er_profile_thread {
+  uint64_t thrid;
+  double value, events;
+};
+
 /* A distinct call stack and the metric summed over its samples. */
 struct er_profile_stack {
   size_t *functions; /* indexes into functions[], root first */
@@ -23,14 +29,17 @@ struct er_profile_stack {
 };
 
 struct er_profile {
-  char metric[96]; /* "Total CPU Time", or the counter's name */
-  char unit[16];   /* "sec." or "events" */
+  char metric[96]; /* "Total CPU Time", "Bytes Allocated", ... or the counter's name */
+  char unit[16];   /* "sec.", "bytes", "count" or "events" */
   double total, samples;
+  const char *counted; /* what SAMPLES counts: "samples" (clock, counters) or "events" (traced calls) */
   double per_count; /* the value of one count in folded stacks: a clock tick's seconds, or 1 event */
   struct er_profile_function *functions; /* by exclusive value, largest first */
   size_t n_functions;
   struct er_profile_stack *stacks;
   size_t n_stacks;
+  struct er_profile_thread *threads; /* in the order first seen */
+  size_t n_threads;
 };
 
 /* Whose stacks an OpenMP program's samples are drawn with (gprofng's
@@ -39,8 +48,15 @@ struct er_profile {
  * pseudo-function named after it), or machine mode, the native stacks. */
 enum er_view_mode { ER_VIEW_USER, ER_VIEW_MACHINE };
 
-/* METRIC: NULL or "cpu" for clock profiling, else a counter's name as
- * log.xml declares it.  WITH_INLINED: the functions the debug info says
+/* The metrics EXP has, by the names METRIC takes, into NAMES (at most
+ * ROOM); their count.  cpu (clock profiling); wall, offcpu and
+ * offcpu.REASON (collector profile offcpu: waitcpu, sleep, io, lock,
+ * blocked, stopped); sync (synctrace's wait time); io and io.bytes
+ * (iotrace); heap, heap.allocations and heap.leaks (heaptrace: bytes,
+ * calls, bytes never freed); each counter by its name (hwprofile). */
+size_t er_profile_metrics(const struct er_experiment *exp, const char **names, size_t room);
+/* METRIC: one of er_profile_metrics' names; NULL: cpu, or the first
+ * counter of a counters-only experiment.  WITH_INLINED: the functions the debug info says
  * are inlined at a frame are frames of their own (as perf shows them).
  * MODE: for the samples that have a user-mode stack (OpenMP).  0, or -1
  * with ERR (no such data: the metrics the experiment has are named). */
