@@ -177,11 +177,13 @@ def prefix_beside(pid, prefix):
     process in another one (its setns is refused: "could not open as an
     executable file: Operation not permitted").  So GDB enters the
     program's namespace (as root, with its root and working directory),
-    then becomes nobody."""
+    then becomes nobody; what PREFIX adds after as_user.py's part (the
+    filter that refuses perf events) follows."""
     if not prefix or prefix[0] != "unshare":
         return prefix
+    tail = list(prefix[prefix.index("--") + 1:]) if "--" in prefix else []
     return (["nsenter", "-t", str(pid), "-m", "-r", "-w",
-             "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+             "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + tail)
 
 
 def shared_workdir():
@@ -295,8 +297,11 @@ def stop_attach_target(target, busy):
 
 def attach_gdb(pid, commands, cwd, timeout=120, prefix=()):
     """`gdb -batch -p PID` with collector.gdb and one -ex per command; PREFIX
-    runs GDB as another user (unprivileged_prefix)."""
-    cmd = list(prefix) + no_perf_prefix() + ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB, "-p", str(pid)]
+    runs GDB as another user (unprivileged_prefix), in PID's mount
+    namespace (prefix_beside: in one of its own, GDB as nobody could not
+    read the program's files and showed its frames as `?? ()`, Debian 13)."""
+    cmd = list(prefix_beside(pid, prefix)) + no_perf_prefix() + ["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB, "-p",
+                                                                 str(pid)]
     for c in commands:
         cmd += ["-ex", c]
     env = _user_env()

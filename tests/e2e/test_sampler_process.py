@@ -11,7 +11,7 @@ user mode only, locked memory within perf_event_mlock_kb)."""
 import os
 import re
 
-from harness import (Background, attach_gdb, check, cleanup, clock_source_said, perf_events_refused, er_dump, finish, gprofng_functions, prefix_beside,
+from harness import (Background, attach_gdb, check, cleanup, clock_source_said, perf_events_refused, er_dump, finish, gprofng_functions,
                      program, run_gdb, shared_workdir, true_cpu_seconds, unprivileged_prefix, wait_closed)
 
 PROCESS = "set environment GDBCOL_CLOCK_SOURCE=process"
@@ -64,7 +64,7 @@ def single_threaded_attach(work, name, label, prefix=()):
     thread; the program stays single-threaded and GDB's detach leaves it
     recording."""
     target = Background([program("single_thread"), "2.5", "ready"], cwd=work, prefix=prefix)
-    out = attach_gdb(target.pid, ["collector enable", "detach"], cwd=work, prefix=prefix_beside(target.pid, prefix))
+    out = attach_gdb(target.pid, ["collector enable", "detach"], cwd=work, prefix=prefix)
     print(out)
     check("recording %s" % os.path.join(work, name) in out, "%s: collector enable records %s" % (label, name))
     status, rest = target.finish()
