@@ -131,6 +131,8 @@ static void parse_log_element(void *ctx, xmlNode *el)
     exp->has_run = 1;
     exp->has_exit = 0; /* an exit must follow the last run */
     exp->run_tstamp = tstamp_of(el);
+    const char *when = er_xml_attr(el, "time", v, sizeof v);
+    exp->run_time = when != NULL ? strtoll(when, NULL, 10) : 0;
   } else if (er_xml_is(el, "event", "exit") || er_xml_is(el, "event", "exec_start")) {
     /* An exec ends the experiment as normally as an exit (§3). */
     exp->has_exit = 1;

@@ -325,8 +325,11 @@ static void write_meta(FILE *out, const struct firefox *f)
           "\"interval\":%.3f,\"preprocessedProfileVersion\":%d,\"processType\":0,\"product\":",
           f->exp->ptimer_us / 1000.0, FORMAT_VERSION);
   json_string(out, f->exp->path);
-  fputs(",\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\",\"threadCPUDelta\":\"\xc2\xb5s\"},"
-        "\"startTime\":0,\"symbolicated\":true,\"pausedRanges\":[],\"version\":24,"
+  /* (the run's wall-clock start, in ms since 1970: 0 showed the profile
+   * as taken on 1 January 1970) */
+  fprintf(out, ",\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\",\"threadCPUDelta\":\"\xc2\xb5s\"},"
+        "\"startTime\":%.0f,", (double)f->exp->run_time * 1000.0);
+  fputs("\"symbolicated\":true,\"pausedRanges\":[],\"version\":24,"
         "\"usesOnlyOneStackType\":true,\"sourceCodeIsNotOnSearchfox\":true,\"markerSchema\":["
         "{\"name\":\"Allocation\",\"display\":[\"marker-chart\",\"marker-table\"],"
         "\"tooltipLabel\":\"Allocation of {marker.data.bytes}\",\"tableLabel\":\"{marker.data.bytes}\","

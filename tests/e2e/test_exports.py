@@ -116,6 +116,10 @@ if doc is not None:
     check(meta["preprocessedProfileVersion"] == 66 and any(c["color"] == "grey" for c in meta["categories"]) and
           meta["sampleUnits"]["threadCPUDelta"] == "\u00b5s",
           "firefox: processed format 66, a grey category, CPU deltas in microseconds")
+    # (the run's wall-clock start: the experiment was made minutes ago)
+    made = os.stat(os.path.join(exp, "log.xml")).st_mtime * 1000.0
+    check(made - 3600e3 <= meta["startTime"] <= made + 1e3,
+          "firefox: meta.startTime is the run's start (%.0f ms, log.xml written at %.0f)" % (meta["startTime"], made))
     strings = shared["stringArray"]
     funcs = check_table(shared["funcTable"], ["name", "isJS", "relevantForJS", "resource", "source", "lineNumber",
                                               "columnNumber", "originalLocation"], "functions")

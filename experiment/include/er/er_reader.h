@@ -128,7 +128,7 @@ struct er_experiment {
   int ended_killed;  /* the end came without the program's exit (killed, crashed) */
   int ended_sampler_died; /* its writer died; GDB marked the end at the last record */
   char *ended_early;      /* why the collection ended while the program ran on, or NULL */
-  int64_t run_tstamp;
+  int64_t run_tstamp, run_time; /* the run's clock reading; its wall-clock second (0: not said) */
   size_t n_sample_events;
   char **sample_labels; /* label of each sample event, in order */
   int64_t *sample_tstamps; /* and its time, relative to the run event */
