@@ -54,8 +54,15 @@ print(out)
 storm = re.search(r"(\d+) descendant experiment\(s\) beside it", out)
 missing = re.search(r"(\d+) of the runtime's requests lost to a full control page", out)
 recorded = int(storm.group(1)) if storm else 0
+# (the kernel's ring may drop a few records of the storm where the machine
+# is loaded: 8 in a Debian 13 suite run; said in GDB's count, and not the
+# founder's end, which comes from its own slot)
+lost = re.search(r"written, (\d+) lost", out)
+storm_summary = er_dump(os.path.join(work, "storm.er"))[0] if os.path.isdir(os.path.join(work, "storm.er")) else {}
 check("children=300" in out and "collector: experiment %s closed (" % os.path.join(work, "storm.er") in out and
-      " 0 lost" in out, "300 forks: the founder's end told, no record lost")
+      lost is not None and storm_summary.get("ended_by") == "exit",
+      "300 forks: the founder's end told (%s), what the kernel lost said (%s)"
+      % (storm_summary.get("ended_by"), lost and lost.group(0)))
 # Where perf events are refused, a child is found by its fork's news: one
 # that could not be posted is said (GDB and log.xml), never a silent count.
 check(recorded == 300 or (missing is not None and recorded + int(missing.group(1)) >= 300),
