@@ -109,6 +109,57 @@ static size_t function_index(struct er_profile *p, struct name_index *ix, const 
 
 #define MAX_INLINED 16
 
+/* Distinct function sequences: open addressing on their hash, the stack's
+ * index + 1 (0: empty), grown at half full. */
+struct stack_index {
+  size_t *slots;
+  size_t room;
+};
+
+static uint64_t hash_functions(const struct er_profile_stack *s)
+{
+  uint64_t h = 1469598103934665603ULL ^ s->depth;
+  for (size_t d = 0; d < s->depth; d++)
+    h = (h ^ s->functions[d]) * 1099511628211ULL;
+  return h;
+}
+
+static int same_functions(const struct er_profile_stack *a, const struct er_profile_stack *b)
+{
+  return a->depth == b->depth && memcmp(a->functions, b->functions, a->depth * sizeof *a->functions) == 0;
+}
+
+static int stack_index_grow(struct er_profile *p, struct stack_index *sx)
+{
+  size_t room = sx->room ? sx->room * 2 : 1024;
+  size_t *slots = calloc(room, sizeof *slots);
+  if (slots == NULL)
+    return -1;
+  for (size_t i = 0; i < p->n_stacks; i++) {
+    size_t k = (size_t)hash_functions(&p->stacks[i]) & (room - 1);
+    while (slots[k] != 0)
+      k = (k + 1) & (room - 1);
+    slots[k] = i + 1;
+  }
+  free(sx->slots);
+  sx->slots = slots, sx->room = room;
+  return 0;
+}
+
+/* The index of the stack already in P that names S's functions, else
+ * p->n_stacks (S is new: indexed as that); (size_t)-1 out of memory. */
+static size_t same_stack_index(struct er_profile *p, struct stack_index *sx, const struct er_profile_stack *s)
+{
+  if (2 * (p->n_stacks + 1) > sx->room && stack_index_grow(p, sx) != 0)
+    return (size_t)-1;
+  size_t k = (size_t)hash_functions(s) & (sx->room - 1);
+  for (; sx->slots[k] != 0; k = (k + 1) & (sx->room - 1))
+    if (same_functions(&p->stacks[sx->slots[k] - 1], s))
+      return sx->slots[k] - 1;
+  sx->slots[k] = p->n_stacks + 1;
+  return p->n_stacks;
+}
+
 /* The collector's runtime, whose wrapper is the leaf of every traced
  * call's stack: named by its symbol (malloc, as gprofng names it), never
  * by the helpers its debug info says are inlined there (heap_idle). */
@@ -122,7 +173,7 @@ static int in_runtime(const struct er_experiment *exp, uint64_t pc)
 /* One distinct stack into the profile: its functions root first (with the
  * functions inlined at each frame, when asked), each function's inclusive
  * value once however often it recurs. */
-static int add_stack(struct er_profile *p, struct name_index *ix, struct er_names *names,
+static int add_stack(struct er_profile *p, struct name_index *ix, struct stack_index *sx, struct er_names *names,
                      const struct er_experiment *exp, const struct er_stack *st, double value, int with_inlined,
                      enum er_view_mode mode)
 {
@@ -168,6 +219,17 @@ static int add_stack(struct er_profile *p, struct name_index *ix, struct er_name
       p->functions[s->functions[i]].incl += value;
   }
   p->functions[s->functions[s->depth - 1]].excl += value;
+  /* Stacks that differ only in their PCs name the same functions: one
+   * stack of the profile (folded files had a line per PC path: 393 lines
+   * for 39 stacks). */
+  size_t same = same_stack_index(p, sx, s);
+  if (same == (size_t)-1)
+    return -1;
+  if (same != p->n_stacks) {
+    p->stacks[same].value += value;
+    free(s->functions);
+    return 0;
+  }
   p->n_stacks++;
   return 0;
 }
@@ -382,6 +444,7 @@ int er_profile_build(const struct er_experiment *exp, struct er_names *names, co
   memset(p, 0, sizeof *p);
   struct sums sums = {0};
   struct name_index ix = {0};
+  struct stack_index sx = {0};
   if (gather(exp, metric, p, &sums, err, err_len) != 0) {
     free(sums.slots);
     return -1;
@@ -391,15 +454,17 @@ int er_profile_build(const struct er_experiment *exp, struct er_names *names, co
     if (!s->used)
       continue;
     p->total += s->value;
-    if (add_stack(p, &ix, names, exp, er_experiment_stack(exp, s->frinfo), s->value, with_inlined, mode) != 0) {
+    if (add_stack(p, &ix, &sx, names, exp, er_experiment_stack(exp, s->frinfo), s->value, with_inlined, mode) != 0) {
       free(sums.slots);
       free(ix.slots);
+      free(sx.slots);
       snprintf(err, err_len, "out of memory");
       return -1;
     }
   }
   free(sums.slots);
   free(ix.slots);
+  free(sx.slots);
   /* Sorted, with each stack's function indexes renumbered to match. */
   size_t *by_rank = malloc((p->n_functions + 1) * sizeof *by_rank), *rank = malloc((p->n_functions + 1) * sizeof *rank);
   struct er_profile_function *sorted = malloc((p->n_functions + 1) * sizeof *sorted);

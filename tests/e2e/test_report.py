@@ -73,6 +73,9 @@ folded = subprocess.run([REPORT, "--folded", "-", exp], capture_output=True, tex
 counts = [int(line.rsplit(" ", 1)[1]) for line in folded.splitlines() if line.strip()]
 check(sum(counts) == int(summary.get("ticks", "-1")) and any(line.startswith("_start;") for line in folded.splitlines()),
       "folded stacks: %d counts for %s clock ticks, root first" % (sum(counts), summary.get("ticks")))
+paths = [line.rsplit(" ", 1)[0] for line in folded.splitlines() if line.strip()]
+check(len(paths) == len(set(paths)), "folded stacks: one line per distinct stack (%d lines, %d stacks)"
+      % (len(paths), len(set(paths))))
 
 # A flame graph and an HTML page, from GDB.
 svg, page = os.path.join(work, "flame.svg"), os.path.join(work, "report.html")
