@@ -34,7 +34,7 @@
 
 /* profile.proto's field numbers. */
 enum { PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4, PROFILE_FUNCTION = 5,
-       PROFILE_STRING = 6, PROFILE_DURATION = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
+       PROFILE_STRING = 6, PROFILE_TIME = 9, PROFILE_DURATION = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
        PROFILE_DEFAULT_TYPE = 14 };
 
 struct sample {
@@ -187,6 +187,15 @@ static uint64_t mapping_id(const struct pprof *p, uint64_t pc)
   return seg == NULL || !code_segment(seg) ? 0 : (uint64_t)(seg - p->exp->segments) + 1;
 }
 
+/* The run's length: to its exit, else to its last sample point. */
+static uint64_t run_duration_ns(const struct er_experiment *exp)
+{
+  int64_t end = exp->exit_tstamp;
+  for (size_t i = 0; end <= 0 && i < exp->n_sample_events; i++)
+    end = exp->sample_tstamps[i] > end ? exp->sample_tstamps[i] : end;
+  return end > 0 ? (uint64_t)end : 0;
+}
+
 /* The profile message: samples (locations made as their stacks need
  * them), then mappings, locations, functions and the strings. */
 static void encode(struct pprof *p, struct pb_buffer *out)
@@ -251,6 +260,10 @@ static void encode(struct pprof *p, struct pb_buffer *out)
     pb_varint_field_nonzero(&m, 3, p->functions.key[i]);
     pb_message_field(out, PROFILE_FUNCTION, &m);
   }
+  /* When the run began (wall clock) and how long it ran: pprof's -top
+   * header, Pyroscope's and Parca's time axis. */
+  pb_varint_field_nonzero(out, PROFILE_TIME, p->exp->run_time > 0 ? (uint64_t)p->exp->run_time * 1000000000ULL : 0);
+  pb_varint_field_nonzero(out, PROFILE_DURATION, run_duration_ns(p->exp));
   if (p->exp->ptimer_us > 0) {
     pb_reset(&m);
     pb_varint_field(&m, 1, string_index(p, "cpu"));

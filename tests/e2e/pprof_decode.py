@@ -57,7 +57,7 @@ def read_profile(path):
     """The profile as a dict: strings, sample_types [(type, unit)],
     samples [(location ids, values)], mappings {id: dict}, locations
     {id: (mapping id, address, [function ids])}, functions {id: name},
-    period, period_type, default_sample_type."""
+    period, period_type, default_sample_type, time_nanos, duration_nanos."""
     with gzip.open(path, "rb") as f:
         data = f.read()
     top = fields(data)
@@ -66,7 +66,8 @@ def read_profile(path):
         raise ValueError("string_table must start with the empty string")
     s = lambda i: strings[i] if 0 <= i < len(strings) else None
     profile = {"strings": strings, "sample_types": [], "samples": [], "mappings": {}, "locations": {},
-               "functions": {}, "period": 0, "period_type": None, "default_sample_type": None}
+               "functions": {}, "period": 0, "period_type": None, "default_sample_type": None,
+               "time_nanos": 0, "duration_nanos": 0}
     for number, value in top:
         if number == 1:
             f = dict(fields(value))
@@ -91,6 +92,10 @@ def read_profile(path):
         elif number == 5:
             f = dict(fields(value))
             profile["functions"][f.get(1, 0)] = s(f.get(2, 0))
+        elif number == 9:
+            profile["time_nanos"] = value
+        elif number == 10:
+            profile["duration_nanos"] = value
         elif number == 11:
             f = dict(fields(value))
             profile["period_type"] = (s(f.get(1, 0)), s(f.get(2, 0)))

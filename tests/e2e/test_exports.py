@@ -51,6 +51,12 @@ if profile is not None:
           "its sample types: samples, cpu (the default), off-CPU time by reason, synchronization waits (%s)" % types)
     summary, _, _ = er_dump(exp)
     period = int(summary["ptimer_us"]) * 1000
+    # (the run's wall-clock start and its length, to its exit)
+    made_ns = os.stat(os.path.join(exp, "log.xml")).st_mtime * 1e9
+    check(made_ns - 3600e9 <= profile["time_nanos"] <= made_ns + 1e9 and
+          abs(profile["duration_nanos"] / 1e9 - float(summary.get("exit_seconds", -1))) < 0.001,
+          "pprof: time_nanos the run's start, duration_nanos its length (%d, %.3f s; exit at %s s)"
+          % (profile["time_nanos"], profile["duration_nanos"] / 1e9, summary.get("exit_seconds")))
     check(profile["period"] == period and totals["samples"] == int(summary["ticks"]) and
           totals["cpu"] == int(summary["ticks"]) * period,
           "CPU: %d samples, %d ns: the experiment's %s ticks of %d ns" % (totals["samples"], totals["cpu"],
