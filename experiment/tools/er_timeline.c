@@ -6,7 +6,8 @@
  * and the function it was in.  Sample points are thin lines, pauses grey
  * bands.  The page's script zooms the time axis with the wheel (around
  * the pointer), pans by dragging, and writes the axis' labels for the
- * range in view; without it the whole run shows. */
+ * range in view, the lanes as wide as the page allows; without it the
+ * whole run shows, 1000 units wide. */
 #include "er_timeline.h"
 
 #include <stdint.h>
@@ -157,26 +158,37 @@ int er_timeline_html(FILE *out, const struct er_experiment *exp, struct er_names
     fprintf(out, ") at %.3f s</title></line>\n", (double)exp->sample_tstamps[i] / 1e9);
   }
   fprintf(out, "</svg>\n<g id=\"axis\" transform=\"translate(%d,%d)\"></g>\n</svg>\n", LABEL_WIDTH, height - 20);
-  /* The script: zoom and pan change the lanes' viewBox; the axis' labels
-   * follow the range in view (seconds from the run's start). */
+  /* The script: the lanes take the box's width less the labels' (they
+   * were 1000 units wide whatever the page's, the box's right part
+   * empty); zoom and pan change their viewBox; the axis' labels are
+   * placed on that width (placed on the lanes' bounding box, which grows
+   * with the zoom, "22.793 s" stood where the lanes showed 37.3 s).  A
+   * page address ending in #zoom=START,WIDTH (fractions of the run)
+   * opens on that range. */
   fprintf(out,
           "<script>\n(function () {\n"
           "  var svg = document.getElementById('timeline'), lanes = document.getElementById('lanes');\n"
-          "  var axis = document.getElementById('axis'), full = %d, h = %d, dur = +svg.dataset.duration;\n"
+          "  var axis = document.getElementById('axis'), full = %d, h = %d, label = %d, dur = +svg.dataset.duration;\n"
           "  var x0 = 0, w = full, drag = null;\n"
+          "  var asked = /zoom=([0-9.]+),([0-9.]+)/.exec(location.hash);\n"
+          "  if (asked) { w = Math.min(full, Math.max(full / 100000, full * +asked[2]));\n"
+          "               x0 = Math.min(full - w, Math.max(0, full * +asked[1])); }\n"
+          "  function width() { var r = svg.getBoundingClientRect(); return Math.max(100, (r.width || full + label) - label); }\n"
           "  function draw() {\n"
+          "    var px = width();\n"
+          "    lanes.setAttribute('width', px);\n"
           "    lanes.setAttribute('viewBox', x0 + ' 0 ' + w + ' ' + h);\n"
           "    while (axis.firstChild) axis.removeChild(axis.firstChild);\n"
-          "    var px = lanes.getBoundingClientRect().width || full;\n"
           "    for (var i = 0; i <= 10; i++) {\n"
           "      var t = document.createElementNS('http://www.w3.org/2000/svg', 'text');\n"
           "      t.setAttribute('x', i * px / 10); t.setAttribute('y', 14); t.setAttribute('font-size', 11);\n"
+          "      t.setAttribute('text-anchor', i == 0 ? 'start' : i == 10 ? 'end' : 'middle');\n"
           "      t.setAttribute('class', 'tick');\n"
           "      t.textContent = ((x0 + i * w / 10) / full * dur / 1e9).toFixed(3) + ' s';\n"
           "      axis.appendChild(t);\n"
           "    }\n"
           "  }\n"
-          "  function at(ev) { var r = lanes.getBoundingClientRect(); return x0 + (ev.clientX - r.left) / r.width * w; }\n"
+          "  function at(ev) { var r = svg.getBoundingClientRect(); return x0 + (ev.clientX - r.left - label) / width() * w; }\n"
           "  svg.addEventListener('wheel', function (ev) {\n"
           "    ev.preventDefault(); var c = at(ev), k = ev.deltaY < 0 ? 0.8 : 1.25;\n"
           "    w = Math.min(full, Math.max(full / 100000, w * k)); x0 = Math.min(full - w, Math.max(0, c - (c - x0) * k));\n"
@@ -185,13 +197,14 @@ int er_timeline_html(FILE *out, const struct er_experiment *exp, struct er_names
           "  svg.addEventListener('mousedown', function (ev) { drag = {x: ev.clientX, x0: x0}; });\n"
           "  window.addEventListener('mouseup', function () { drag = null; });\n"
           "  window.addEventListener('mousemove', function (ev) {\n"
-          "    if (!drag) return; var r = lanes.getBoundingClientRect();\n"
-          "    x0 = Math.min(full - w, Math.max(0, drag.x0 - (ev.clientX - drag.x) / r.width * w)); draw();\n"
+          "    if (!drag) return;\n"
+          "    x0 = Math.min(full - w, Math.max(0, drag.x0 - (ev.clientX - drag.x) / width() * w)); draw();\n"
           "  });\n"
           "  svg.addEventListener('dblclick', function () { x0 = 0; w = full; draw(); });\n"
+          "  window.addEventListener('resize', draw);\n"
           "  draw();\n"
           "})();\n</script>\n",
-          WIDTH, height);
+          WIDTH, height, LABEL_WIDTH);
   free(track_of);
   free(first);
   free(order);

@@ -135,6 +135,23 @@ def check_timeline(exp, label):
     check(len(tracks) == 2 and {"on a CPU", "sleeping", "in I/O", "waiting on a lock"} <= states and len(ticks) == 11,
           "%s: the HTML timeline in headless Chromium: %d track(s), states %s, %d axis label(s) from its script"
           % (label, len(tracks), sorted(states), len(ticks)))
+    # Zoomed to the run's middle half in a 1400-pixel window: the lanes
+    # take the box's width (they were 1000 whatever the page), the axis'
+    # labels span them and name the range in view (placed on a width that
+    # grew with the zoom, they named times the lanes did not show).
+    dom = subprocess.run(base + ["--window-size=1400,900", "--dump-dom", "file://" + page + "#zoom=0.25,0.5"],
+                         capture_output=True, text=True, timeout=120).stdout
+    lanes = re.search(r'<svg id="lanes" [^>]*width="([0-9.]+)"', dom)
+    duration = re.search(r'data-duration="([0-9.]+)"', dom)
+    placed = [(float(x), float(v)) for x, v in re.findall(r'<text x="([0-9.]+)"[^>]*class="tick"[^>]*>([0-9.]+) s</text>',
+                                                          dom)]
+    ok = lanes is not None and duration is not None and len(placed) == 11
+    if ok:
+        width, seconds = float(lanes.group(1)), float(duration.group(1)) / 1e9
+        ok = (width > 1000 and placed[0][0] == 0 and abs(placed[-1][0] - width) < 0.01 and
+              abs(placed[0][1] - 0.25 * seconds) <= 0.001 and abs(placed[-1][1] - 0.75 * seconds) <= 0.001)
+    check(ok, "%s: zoomed to the middle half, the lanes fill the box and the axis names that half (%s, %s)"
+          % (label, lanes and lanes.group(0), placed[:1] + placed[-1:]))
 
 
 # At launch (the suite's user: root in CI, where the kernel gives stacks).
