@@ -174,8 +174,8 @@ static int in_runtime(const struct er_experiment *exp, uint64_t pc)
  * functions inlined at each frame, when asked), each function's inclusive
  * value once however often it recurs. */
 static int add_stack(struct er_profile *p, struct name_index *ix, struct stack_index *sx, struct er_names *names,
-                     const struct er_experiment *exp, const struct er_stack *st, double value, int with_inlined,
-                     enum er_view_mode mode)
+                     const struct er_experiment *exp, const struct er_stack *st, const char *root, double value,
+                     int with_inlined, enum er_view_mode mode)
 {
   struct er_profile_stack *more = realloc(p->stacks, (p->n_stacks + 1) * sizeof *more);
   if (more == NULL)
@@ -189,11 +189,13 @@ static int add_stack(struct er_profile *p, struct name_index *ix, struct stack_i
   const char *pseudo = user ? er_omp_state_pseudo_function(st->omp_state) : NULL;
   const uint64_t *pcs = user ? st->user_pcs : st != NULL ? st->pcs : NULL;
   size_t n = user ? st->user_n : st != NULL ? st->n : 0;
-  s->functions = malloc((n * (with_inlined ? MAX_INLINED : 1) + 2) * sizeof *s->functions);
+  s->functions = malloc((n * (with_inlined ? MAX_INLINED : 1) + 3) * sizeof *s->functions);
   if (s->functions == NULL)
     return -1;
   s->value = value;
   s->depth = 0;
+  if (root != NULL) /* its process, where the profile holds several */
+    s->functions[s->depth++] = function_index(p, ix, root);
   if (n == 0 && pseudo == NULL) { /* a packet whose stack is missing: counted, as gprofng counts it, under <Unknown> */
     s->functions[s->depth++] = function_index(p, ix, "<Unknown>");
   }
@@ -441,30 +443,67 @@ static int gather(const struct er_experiment *exp, const char *metric, struct er
 int er_profile_build(const struct er_experiment *exp, struct er_names *names, const char *metric,
                      int with_inlined, enum er_view_mode mode, struct er_profile *p, char *err, size_t err_len)
 {
-  memset(p, 0, sizeof *p);
+  const struct er_profile_part part = {exp, names, NULL};
+  return er_profile_build_parts(&part, 1, metric, with_inlined, mode, p, err, err_len);
+}
+
+/* PART's events of METRIC into P's stacks (under its root frame, if any). */
+static int add_part(struct er_profile *p, struct name_index *ix, struct stack_index *sx, const struct er_profile_part *part,
+                    const char *metric, int with_inlined, enum er_view_mode mode, char *err, size_t err_len)
+{
   struct sums sums = {0};
-  struct name_index ix = {0};
-  struct stack_index sx = {0};
-  if (gather(exp, metric, p, &sums, err, err_len) != 0) {
+  struct er_profile taken = *p; /* (gather writes the metric's label: the first part's is kept) */
+  int gathered = gather(part->exp, metric, &taken, &sums, err, err_len);
+  p->samples = taken.samples, p->threads = taken.threads, p->n_threads = taken.n_threads; /* (grown by it) */
+  if (gathered != 0) {
     free(sums.slots);
     return -1;
   }
-  for (size_t i = 0; i < sums.room; i++) {
+  if (p->metric[0] == '\0') {
+    memcpy(p->metric, taken.metric, sizeof p->metric);
+    memcpy(p->unit, taken.unit, sizeof p->unit);
+    p->per_count = taken.per_count;
+    p->counted = taken.counted;
+  }
+  int rc = 0;
+  for (size_t i = 0; i < sums.room && rc == 0; i++) {
     const struct stack_sum *s = &sums.slots[i];
     if (!s->used)
       continue;
     p->total += s->value;
-    if (add_stack(p, &ix, &sx, names, exp, er_experiment_stack(exp, s->frinfo), s->value, with_inlined, mode) != 0) {
-      free(sums.slots);
-      free(ix.slots);
-      free(sx.slots);
+    rc = add_stack(p, ix, sx, part->names, part->exp, er_experiment_stack(part->exp, s->frinfo), part->root, s->value,
+                   with_inlined, mode);
+    if (rc != 0)
       snprintf(err, err_len, "out of memory");
-      return -1;
-    }
   }
   free(sums.slots);
+  return rc;
+}
+
+int er_profile_build_parts(const struct er_profile_part *parts, size_t n_parts, const char *metric, int with_inlined,
+                           enum er_view_mode mode, struct er_profile *p, char *err, size_t err_len)
+{
+  memset(p, 0, sizeof *p);
+  struct name_index ix = {0};
+  struct stack_index sx = {0};
+  size_t added = 0;
+  char first_err[512] = "";
+  for (size_t k = 0; k < n_parts; k++) {
+    if (add_part(p, &ix, &sx, &parts[k], metric, with_inlined, mode, err, err_len) == 0) {
+      added++;
+    } else if (strcmp(err, "out of memory") == 0) {
+      free(ix.slots), free(sx.slots);
+      return -1;
+    } else if (first_err[0] == '\0') {
+      snprintf(first_err, sizeof first_err, "%s", err); /* a part without the metric: left out */
+    }
+  }
   free(ix.slots);
   free(sx.slots);
+  if (added == 0) {
+    snprintf(err, err_len, "%s", first_err);
+    return -1;
+  }
   /* Sorted, with each stack's function indexes renumbered to match. */
   size_t *by_rank = malloc((p->n_functions + 1) * sizeof *by_rank), *rank = malloc((p->n_functions + 1) * sizeof *rank);
   struct er_profile_function *sorted = malloc((p->n_functions + 1) * sizeof *sorted);

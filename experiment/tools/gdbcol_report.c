@@ -207,14 +207,14 @@ static void process_line(const char *path, const char *label, const char *metric
   er_experiment_close(&exp);
 }
 
-static void processes_view(const char *path, const char *metric, const char *label, int depth)
+/* The descendants' experiments directly inside PATH (NAME.er directories
+ * as gprofng names them: _f1.er, _x1.er, M_r0.er), sorted; their count. */
+static size_t descendants_of(const char *path, char ***out)
 {
-  char indented[512];
-  snprintf(indented, sizeof indented, "%*s%s", depth * 2, "", label);
-  process_line(path, indented, metric);
+  *out = NULL;
   DIR *dir = opendir(path);
   if (dir == NULL)
-    return;
+    return 0;
   struct dirent *d;
   char **children = NULL;
   size_t n = 0;
@@ -223,10 +223,15 @@ static void processes_view(const char *path, const char *metric, const char *lab
     int descendant = d->d_name[0] == '_' || strncmp(d->d_name, ER_RANK_PREFIX, strlen(ER_RANK_PREFIX)) == 0;
     if (descendant && len > 3 && strcmp(d->d_name + len - 3, ".er") == 0) {
       char **more = realloc(children, (n + 1) * sizeof *more);
-      if (more == NULL)
+      char *name = strdup(d->d_name);
+      if (more == NULL || name == NULL) {
+        free(name);
+        if (more != NULL)
+          children = more;
         break;
+      }
       children = more;
-      children[n++] = strdup(d->d_name);
+      children[n++] = name;
     }
   }
   closedir(dir);
@@ -236,13 +241,66 @@ static void processes_view(const char *path, const char *metric, const char *lab
       children[b - 1] = children[b];
       children[b] = x;
     }
+  *out = children;
+  return n;
+}
+
+static void processes_view(const char *path, const char *metric, const char *label, int depth)
+{
+  char indented[512];
+  snprintf(indented, sizeof indented, "%*s%s", depth * 2, "", label);
+  process_line(path, indented, metric);
+  char **children;
+  size_t n = descendants_of(path, &children);
   for (size_t i = 0; i < n; i++) {
     char child[4096];
-    if (children[i] != NULL && snprintf(child, sizeof child, "%s/%s", path, children[i]) < (int)sizeof child)
+    if (snprintf(child, sizeof child, "%s/%s", path, children[i]) < (int)sizeof child)
       processes_view(child, metric, children[i], depth + 1);
     free(children[i]);
   }
   free(children);
+}
+
+/* The experiment and its descendants', each opened with its names, for
+ * the pictures and exports: every process of the run, each under a root
+ * frame naming its experiment where there are several. */
+#define MAX_PROCESSES 4096
+struct process_set {
+  struct er_experiment exps[MAX_PROCESSES];
+  struct er_names *names[MAX_PROCESSES];
+  char *labels[MAX_PROCESSES];
+  struct er_profile_part parts[MAX_PROCESSES];
+  size_t n;
+};
+
+static void add_descendants(struct process_set *set, const char *path)
+{
+  char **children;
+  size_t n = descendants_of(path, &children);
+  for (size_t i = 0; i < n; i++) {
+    char child[4096];
+    char err[256];
+    if (set->n < MAX_PROCESSES && snprintf(child, sizeof child, "%s/%s", path, children[i]) < (int)sizeof child &&
+        er_experiment_open(child, &set->exps[set->n], err, sizeof err) == 0) {
+      set->names[set->n] = er_names_open(&set->exps[set->n]);
+      set->labels[set->n] = children[i];
+      children[i] = NULL;
+      set->n++;
+      add_descendants(set, child);
+    }
+    free(children[i]);
+  }
+  free(children);
+}
+
+static void close_descendants(struct process_set *set)
+{
+  for (size_t i = 1; i < set->n; i++) { /* (the first is the caller's own) */
+    er_names_close(set->names[i]);
+    er_experiment_close(&set->exps[i]);
+    free(set->labels[i]);
+  }
+  free(set);
 }
 
 /* PATH, created for a picture or an export ("-": stdout), never over an
@@ -440,8 +498,26 @@ int main(int argc, char **argv)
     er_experiment_close(&exp);
     return omp_rc;
   }
+  /* The pictures and folded stacks hold every process of the run; the
+   * tables, the experiment's own (as gprofng reads it). */
+  int picture = strcmp(view, "folded") == 0 || strcmp(view, "flamegraph") == 0 || strcmp(view, "html") == 0;
+  struct process_set *set = picture ? calloc(1, sizeof *set) : NULL;
   struct er_profile p;
-  if (names == NULL || er_profile_build(&exp, names, metric, with_inlined, mode, &p, err, sizeof err) != 0) {
+  int built = -1;
+  if (names != NULL && set != NULL && span.what[0] == '\0') {
+    set->exps[0] = exp, set->names[0] = names, set->n = 1;
+    const char *base = strrchr(path, '/');
+    set->labels[0] = (char *)(base != NULL && base[1] != '\0' ? base + 1 : path);
+    add_descendants(set, path);
+    for (size_t i = 0; i < set->n; i++)
+      set->parts[i] = (struct er_profile_part){&set->exps[i], set->names[i], set->n > 1 ? set->labels[i] : NULL};
+    built = er_profile_build_parts(set->parts, set->n, metric, with_inlined, mode, &p, err, sizeof err);
+  } else if (names != NULL) {
+    built = er_profile_build(&exp, names, metric, with_inlined, mode, &p, err, sizeof err);
+  }
+  if (set != NULL)
+    close_descendants(set);
+  if (built != 0) {
     fprintf(stderr, "gdbcol-report: %s: %s\n", path, names == NULL ? "out of memory" : err);
     er_names_close(names);
     er_experiment_close(&exp);

@@ -44,6 +44,20 @@ child = funcs.get("child_work", (0, 0))[1]
 # what sampling allows (harness.Z standard deviations).
 bound = sampling_seconds(1.0, 0.01)
 check(abs(child - 1.0) <= bound, "50 forks: child_work has %.3f s of the children's 1.000 s (+- %.2f)" % (child, bound))
+# The folded stacks hold every process, each under its experiment's name,
+# with each one's clock ticks (they held the founder's alone).
+folded = run_gdb(["collector report %s folded -" % founder], ["/bin/true"], cwd=work)
+per_root = {}
+for line in folded.splitlines():
+    m = re.match(r"^(test\.1\.er|_f\d+\.er);\S.* (\d+)$", line)
+    if m:
+        per_root[m.group(1)] = per_root.get(m.group(1), 0) + int(m.group(2))
+ticks = {name: int(er_dump(os.path.join(founder, name))[0].get("ticks", 0))
+         for name in names if os.path.isdir(os.path.join(founder, name))}
+ticks["test.1.er"] = int(er_dump(founder)[0].get("ticks", 0))
+want = {k: v for k, v in ticks.items() if v > 0}
+check(per_root == want, "50 forks: folded stacks hold every process's ticks under its experiment's name (%d roots; "
+      "differing: %s)" % (len(per_root), sorted(set(per_root.items()) ^ set(want.items()))[:4]))
 
 # 300 children of 5 ms: more news than the control page's 64 slots hold.
 # The founder's end must not be lost among them (before: "closed at its

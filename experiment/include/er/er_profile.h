@@ -62,6 +62,16 @@ size_t er_profile_metrics(const struct er_experiment *exp, const char **names, s
  * with ERR (no such data: the metrics the experiment has are named). */
 int er_profile_build(const struct er_experiment *exp, struct er_names *names, const char *metric, int with_inlined,
                      enum er_view_mode mode, struct er_profile *profile, char *err, size_t err_len);
+/* Several processes' experiments in one profile (exports of a run with
+ * descendants): each part's stacks under its ROOT frame (NULL: none).
+ * Parts without METRIC are left out; -1 with ERR where none has it. */
+struct er_profile_part {
+  const struct er_experiment *exp;
+  struct er_names *names;
+  const char *root;
+};
+int er_profile_build_parts(const struct er_profile_part *parts, size_t n_parts, const char *metric, int with_inlined,
+                           enum er_view_mode mode, struct er_profile *profile, char *err, size_t err_len);
 /* The index of the function NAME, or -1. */
 long er_profile_find(const struct er_profile *profile, const char *name);
 /* Into VALUES (one per function): what each function's calls to FUNC
