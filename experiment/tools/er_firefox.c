@@ -51,6 +51,7 @@ enum marker_kind { MARK_SAMPLE_POINT, MARK_PAUSE, MARK_SYNC, MARK_IO, MARK_ALLOC
 
 struct thread {
   uint64_t tid;
+  size_t process; /* its experiment's index among the run's */
   struct sample *samples;
   size_t n_samples, samples_room;
   struct marker *markers;
@@ -65,8 +66,10 @@ struct pair_table {
 };
 
 struct firefox {
-  const struct er_experiment *exp;
+  const struct er_experiment *exp; /* the process being collected */
   struct er_names *names;
+  size_t process;                  /* its index */
+  int64_t base_tstamp;             /* the first process's run: time 0 of every track */
   struct er_strings strings;
   /* The shared tables: functions by name, frames by (function, inline
    * depth), stacks by (prefix, frame). */
@@ -188,21 +191,30 @@ static struct thread *thread_of(struct firefox *f, uint64_t tid)
   struct thread *t = &f->threads[f->n_threads++];
   memset(t, 0, sizeof *t);
   t->tid = tid;
+  t->process = f->process;
   return t;
 }
 
-/* The process's id: its lowest thread id (its first thread's, at launch). */
-static uint64_t process_id(const struct firefox *f)
+/* Process PROCESS's id: its lowest thread id (its first thread's, at
+ * launch); 0 where none of its threads was seen. */
+static uint64_t process_id(const struct firefox *f, size_t process)
 {
-  uint64_t pid = f->n_threads > 0 ? f->threads[0].tid : 0;
+  uint64_t pid = 0;
   for (size_t i = 0; i < f->n_threads; i++)
-    pid = f->threads[i].tid < pid ? f->threads[i].tid : pid;
+    if (f->threads[i].process == process && (pid == 0 || f->threads[i].tid < pid))
+      pid = f->threads[i].tid;
   return pid;
 }
 
 static double ms(const struct firefox *f, int64_t tstamp)
 {
-  return (double)(tstamp - f->exp->run_tstamp) / 1e6;
+  return (double)(tstamp - f->base_tstamp) / 1e6;
+}
+
+/* A time relative to the collected process's run, on the common axis. */
+static double run_ms(const struct firefox *f, int64_t relative)
+{
+  return ms(f, f->exp->run_tstamp + relative);
 }
 
 static void add_sample(struct firefox *f, uint64_t tid, double time_ms, uint64_t frinfo, int64_t weight, int64_t cpu_us)
@@ -242,14 +254,14 @@ static void collect(struct firefox *f)
     if (s->ntick > 1)
       add_sample(f, s->thrid, end - tick_ms, s->frinfo, s->ntick - 1, 0);
   }
-  uint64_t first = process_id(f); /* the process's markers go on its first thread */
-  for (size_t i = 0; i < exp->n_sample_events; i++)
-    add_marker(f, first, (struct marker){exp->sample_tstamps[i] / 1e6, 0, 0, er_strings_intern(&f->strings, "Sample point"),
+  uint64_t first = process_id(f, f->process); /* the process's markers go on its first thread */
+  for (size_t i = 0; first != 0 && i < exp->n_sample_events; i++)
+    add_marker(f, first, (struct marker){run_ms(f, exp->sample_tstamps[i]), 0, 0, er_strings_intern(&f->strings, "Sample point"),
                                          MARK_SAMPLE_POINT,
                                          er_strings_intern(&f->strings, exp->sample_labels[i] ? exp->sample_labels[i] : ""), 0});
-  for (size_t i = 0; i < exp->n_pauses; i++)
-    add_marker(f, first, (struct marker){exp->pauses[i].start / 1e6,
-                                         (exp->pauses[i].end < 0 ? exp->exit_tstamp : exp->pauses[i].end) / 1e6, 1,
+  for (size_t i = 0; first != 0 && i < exp->n_pauses; i++)
+    add_marker(f, first, (struct marker){run_ms(f, exp->pauses[i].start),
+                                         run_ms(f, exp->pauses[i].end < 0 ? exp->exit_tstamp : exp->pauses[i].end), 1,
                                          er_strings_intern(&f->strings, "Paused"), MARK_PAUSE, 0, 0});
   char text[64];
   for (size_t i = 0; i < exp->n_waits; i++) {
@@ -462,19 +474,34 @@ static void write_thread(FILE *out, struct thread *t, int main_thread, uint64_t 
   fputc('}', out);
 }
 
+/* The program a process ran: the first object it mapped, by its base name. */
+static const char *program_of(const struct er_experiment *exp)
+{
+  const char *process = exp->n_segments > 0 && exp->segments[0].name != NULL ? exp->segments[0].name : "program";
+  const char *base = strrchr(process, '/');
+  return base != NULL ? base + 1 : process;
+}
+
 int er_firefox_write(FILE *out, const struct er_experiment *exp, struct er_names *names, char *err, size_t err_len)
+{
+  return er_firefox_write_all(out, &exp, &names, 1, err, err_len);
+}
+
+int er_firefox_write_all(FILE *out, const struct er_experiment *const *exps, struct er_names *const *names,
+                         size_t n_processes, char *err, size_t err_len)
 {
   struct firefox f;
   memset(&f, 0, sizeof f);
-  f.exp = exp;
-  f.names = names;
-  collect(&f);
+  f.base_tstamp = exps[0]->run_tstamp;
+  for (size_t k = 0; k < n_processes; k++) {
+    f.exp = exps[k], f.names = names[k], f.process = k;
+    er_id_table_free(&f.leaf_ids); /* (stack ids are each experiment's own) */
+    memset(&f.leaf_ids, 0, sizeof f.leaf_ids);
+    f.n_leaves = 0;
+    collect(&f);
+  }
+  f.exp = exps[0], f.names = names[0];
   int rc = 0;
-  /* The process, named after the program (the first object mapped). */
-  uint64_t pid = process_id(&f);
-  const char *process = exp->n_segments > 0 && exp->segments[0].name != NULL ? exp->segments[0].name : "program";
-  const char *base = strrchr(process, '/');
-  process = base != NULL ? base + 1 : process;
   fputc('{', out);
   write_meta(out, &f);
   fputs("\"libs\":[],", out);
@@ -483,9 +510,12 @@ int er_firefox_write(FILE *out, const struct er_experiment *exp, struct er_names
   size_t threads_len = 0;
   FILE *threads = open_memstream(&threads_json, &threads_len);
   for (size_t i = 0; threads != NULL && i < f.n_threads; i++) {
+    /* Each process named after its program, its id its first thread's. */
+    size_t k = f.threads[i].process;
+    uint64_t pid = process_id(&f, k);
     if (i)
       fputc(',', threads);
-    write_thread(threads, &f.threads[i], f.threads[i].tid == pid, pid, process);
+    write_thread(threads, &f.threads[i], f.threads[i].tid == pid, pid, program_of(exps[k]));
   }
   if (threads == NULL || fclose(threads) != 0) {
     snprintf(err, err_len, "out of memory");

@@ -293,6 +293,20 @@ static void add_descendants(struct process_set *set, const char *path)
   free(children);
 }
 
+/* EXP (PATH's, open with NAMES) and its descendants' experiments: NULL
+ * out of memory. */
+static struct process_set *open_process_set(const char *path, const struct er_experiment *exp, struct er_names *names)
+{
+  struct process_set *set = calloc(1, sizeof *set);
+  if (set == NULL)
+    return NULL;
+  set->exps[0] = *exp, set->names[0] = names, set->n = 1;
+  const char *base = strrchr(path, '/');
+  set->labels[0] = (char *)(base != NULL && base[1] != '\0' ? base + 1 : path);
+  add_descendants(set, path);
+  return set;
+}
+
 static void close_descendants(struct process_set *set)
 {
   for (size_t i = 1; i < set->n; i++) { /* (the first is the caller's own) */
@@ -467,9 +481,18 @@ int main(int argc, char **argv)
   if ((strcmp(view, "pprof") == 0 || strcmp(view, "firefox") == 0) && names != NULL) {
     int pprof = strcmp(view, "pprof") == 0;
     FILE *out = create_output(argument);
+    /* (the Firefox Profiler shows every process of the run, each with its
+     * threads; a span is the founder's) */
+    struct process_set *set = !pprof && out != NULL && span.what[0] == '\0' ? open_process_set(path, &exp, names) : NULL;
+    const struct er_experiment *exps[MAX_PROCESSES];
+    for (size_t i = 0; set != NULL && i < set->n; i++)
+      exps[i] = &set->exps[i];
     int rc = out == NULL ? (err[0] = '\0', -1)
              : pprof     ? er_pprof_write(out, &exp, names, err, sizeof err)
-                         : er_firefox_write(out, &exp, names, err, sizeof err);
+             : set != NULL ? er_firefox_write_all(out, exps, set->names, set->n, err, sizeof err)
+                           : er_firefox_write(out, &exp, names, err, sizeof err);
+    if (set != NULL)
+      close_descendants(set);
     if (out != NULL && out != stdout && fclose(out) != 0 && rc == 0)
       rc = -1, snprintf(err, sizeof err, "cannot write %s: %s", argument, strerror(errno));
     if (rc != 0 && out != NULL && out != stdout)
@@ -501,14 +524,10 @@ int main(int argc, char **argv)
   /* The pictures and folded stacks hold every process of the run; the
    * tables, the experiment's own (as gprofng reads it). */
   int picture = strcmp(view, "folded") == 0 || strcmp(view, "flamegraph") == 0 || strcmp(view, "html") == 0;
-  struct process_set *set = picture ? calloc(1, sizeof *set) : NULL;
+  struct process_set *set = picture && names != NULL && span.what[0] == '\0' ? open_process_set(path, &exp, names) : NULL;
   struct er_profile p;
   int built = -1;
-  if (names != NULL && set != NULL && span.what[0] == '\0') {
-    set->exps[0] = exp, set->names[0] = names, set->n = 1;
-    const char *base = strrchr(path, '/');
-    set->labels[0] = (char *)(base != NULL && base[1] != '\0' ? base + 1 : path);
-    add_descendants(set, path);
+  if (set != NULL) {
     for (size_t i = 0; i < set->n; i++)
       set->parts[i] = (struct er_profile_part){&set->exps[i], set->names[i], set->n > 1 ? set->labels[i] : NULL};
     built = er_profile_build_parts(set->parts, set->n, metric, with_inlined, mode, &p, err, sizeof err);

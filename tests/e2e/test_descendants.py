@@ -5,6 +5,7 @@ and the children's known work in the right shares, spawns back to back
 (posix_spawn, pidfd_spawn), make -j2 and gcc -O2 -c, whose CPU is in cc1
 (exec'd by gcc 12, spawned by gcc 14)."""
 
+import json
 import os
 import re
 
@@ -55,6 +56,19 @@ for line in folded.splitlines():
 ticks = {name: int(er_dump(os.path.join(founder, name))[0].get("ticks", 0))
          for name in names if os.path.isdir(os.path.join(founder, name))}
 ticks["test.1.er"] = int(er_dump(founder)[0].get("ticks", 0))
+# The Firefox Profiler's file: every process with its threads, named after
+# its program, its pid its first thread's (it held the founder's alone).
+ff = os.path.join(work, "run.json")
+run_gdb(["collector report %s firefox %s" % (founder, ff)], ["/bin/true"], cwd=work)
+try:
+    threads = json.load(open(ff))["threads"]
+except (OSError, ValueError, KeyError):
+    threads = []
+pids = {t["pid"] for t in threads}
+check(len(pids) >= len([v for v in ticks.values() if v > 0]) and len(pids) > 40 and
+      all(t["processName"] == "descendants" for t in threads),
+      "50 forks: the Firefox file holds a process for each one sampled (%d processes, %d sampled)"
+      % (len(pids), len([v for v in ticks.values() if v > 0])))
 want = {k: v for k, v in ticks.items() if v > 0}
 check(per_root == want, "50 forks: folded stacks hold every process's ticks under its experiment's name (%d roots; "
       "differing: %s)" % (len(per_root), sorted(set(per_root.items()) ^ set(want.items()))[:4]))
