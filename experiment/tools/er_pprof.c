@@ -24,6 +24,7 @@
 
 #include "er/er_archive.h"
 #include "er/er_format.h"
+#include "er/er_heap_book.h"
 #include "er/er_hwc_events.h"
 #include "er/er_offcpu.h"
 #include "er_intern.h"
@@ -154,7 +155,7 @@ static void collect(struct pprof *p)
     int objects = add_type(p, "alloc-objects", "count"), space = add_type(p, "alloc-space", "bytes");
     for (size_t i = 0; i < exp->n_heap_events; i++) {
       const struct er_heap_event *e = &exp->heap_events[i];
-      if (e->htype != ER_HEAP_MALLOC && e->htype != ER_HEAP_REALLOC && e->htype != ER_HEAP_MMAP)
+      if (!er_heap_allocates(e)) /* (a failed one allocated nothing: gprofng's count, the report's) */
         continue;
       add(p, e->frinfo, objects, 1);
       add(p, e->frinfo, space, (int64_t)e->size);
