@@ -8,6 +8,7 @@
 #define ER_FORMAT_H
 
 #include <stdint.h>
+#include "er/er_stack_packets.h"
 
 /* Packet kinds (§5.2).  Apart from EMPTY, FRAME and CLOSED these are keys
  * into the <profpckt kind=…> descriptors that log.xml declares. */
@@ -145,63 +146,11 @@ _Static_assert(__builtin_offsetof(struct er_io_packet, iofname) == 80, "IOFNAME 
 #define ER_MSTATE_LINUX_CPU 10
 #define ER_MSTATE_USER 0 /* LMS_USER: what gprofng's OpenMP Work counts (§5.4) */
 
-/* Frame packet, kind 11 (§6.1): this header, then info records. */
-struct er_frame_packet {
-  uint16_t tsize;
-  uint16_t type;
-  uint32_t hsize; /* 16: where the info records start */
-  uint64_t uid;   /* the FRINFO value data packets refer to */
-} __attribute__((packed));
-
-/* A user-mode stack (§6.1b): the PCs (leaf first) follow.  An OMP2_INFO
- * record names it by UID. */
-struct er_uid_packet {
-  uint16_t tsize;
-  uint16_t type;  /* ER_PKT_UID */
-  uint32_t flags; /* 0 */
-  uint64_t uid;
-} __attribute__((packed));
-
-struct er_frame_info {
-  uint32_t hsize; /* record size including this header */
-  uint32_t kind;  /* ER_FRAME_INFO_*, bit 31 = compressed */
-  uint64_t uid;   /* stack uid */
-} __attribute__((packed));
-
-#define ER_FRAME_INFO_STACK 1u
-#define ER_FRAME_INFO_OMP2 5u /* the sample's OpenMP state (§6.1a) */
-#define ER_FRAME_INFO_COMPRESSED 0x80000000u
-
-/* After the stack record of an OpenMP thread's frame packet (§6.1a). */
-struct er_frame_omp2 {
-  uint32_t hsize;     /* 24 */
-  uint32_t kind;      /* ER_FRAME_INFO_OMP2 */
-  uint32_t omp_state; /* enum er_omp_state */
-  uint32_t pad;
-  uint64_t uid;       /* the user-mode stack's uid, 0: none */
-} __attribute__((packed));
-
-/* Markers in the last slot of a stack (§6.2). */
-#define ER_PC_TRUNCATED ((uint64_t)-2)
-#define ER_PC_UNWIND_FAILED ((uint64_t)-3)
-
 /* The id of a log.xml warning (cwarn) that gprofng shows with our own text:
  * its COL_WARN_APP_NOT_READY, printed "*** Collect: TEXT" (COL_WARN_NONE,
  * 200, is shown as "*** Collector Warning: No warning" whatever the text
  * says; an id it does not know as "Number N (TEXT)"). */
 #define ER_CWARN_TEXT 227
-
-/* The most frames a call stack holds: gprofng's collector's ceiling
- * (GPROFNG_MAX_CALL_STACK_DEPTH goes up to it).  A frame packet of that
- * many fits its 16-bit size; the readers keep up to this many per stack. */
-#define ER_MAX_STACK_DEPTH 2048
-#define ER_MIN_STACK_DEPTH 5
-/* The default: gprofng's collector's (its own testsuite expects synprog's
- * 500-deep recursion cut), unless the user asks for a larger stack copy
- * (typed, or dbx's SP_COLLECTOR_STACKBUFSZ, "to support deeper stacks"):
- * then ER_MAX_STACK_DEPTH, since a 400-deep recursion cut at 256 frames
- * with a 64 KiB copy is not what was asked (settings.py). */
-#define ER_DEFAULT_STACK_DEPTH 256
 
 /* overview record, 64-bit layout, 504 bytes (§7). */
 struct er_timespec_pair {
