@@ -32,31 +32,61 @@
  * GDB (--within-gdb: `collector report ... limit N`). */
 static int within_gdb;
 
+/* The views, in one table: the options here, and `collector report`'s
+ * words in GDB (the plugin reads them with --list-views). */
+static const struct report_view {
+  const char *name;
+  const char *value; /* what it takes after it (FUNC, FILE), or NULL */
+  const char *help;  /* lines of its description */
+} views[] = {
+    {"functions", NULL, "the functions by exclusive value, with inclusive value (the default)"},
+    {"callers", "FUNC", "the functions that call FUNC, and what those calls account for"},
+    {"callees", "FUNC", "the functions FUNC calls"},
+    {"threads", NULL, "each thread's share"},
+    {"processes", NULL, "the experiment and its descendants' experiments (MPI ranks too)"},
+    {"mpi", NULL, "MPI calls per rank (time, MPI %, messages, bytes), per function, and\n"
+                  "who sent how much to whom: a job's experiment or one rank's"},
+    {"races", NULL, "data races ThreadSanitizer found (collector tha race): each race's two\n"
+                    "accesses, their threads and stacks, and the variable"},
+    {"deadlocks", NULL, "potential deadlocks: each cycle of lock orders (collector tha\n"
+                        "deadlock), with the threads, locks and stacks of its orders"},
+    {"states", NULL, "where each thread's wall-clock time went (collector profile offcpu):\n"
+                     "on a CPU, waiting for one, asleep, in I/O, on a lock; per function"},
+    {"omp", NULL, "OpenMP: time per state (work, barriers, idle, waits), OpenMP Work,\n"
+                  "Wait and Overhead per parallel region and per function"},
+    {"folded", "FILE", "folded stacks (FlameGraph, speedscope, inferno) of every process; - for stdout"},
+    {"flamegraph", "FILE", "an interactive SVG flame graph of every process"},
+    {"html", "FILE", "an HTML page: the function table, the flame graph, the threads' timeline"},
+    {"pprof", "FILE", "pprof's profile.proto, gzip-compressed: every metric as a sample type"},
+    {"firefox", "FILE", "the Firefox Profiler's format: every process, a track per thread, CPU\n"
+                        "and off-CPU samples, markers for sample points, pauses, waits, I/O, allocations"},
+};
+#define N_VIEWS (sizeof views / sizeof views[0])
+
+static const struct report_view *view_named(const char *option)
+{
+  for (size_t v = 0; v < N_VIEWS; v++)
+    if (strncmp(option, "--", 2) == 0 && strcmp(option + 2, views[v].name) == 0)
+      return &views[v];
+  return NULL;
+}
+
 static void usage(FILE *out)
 {
   fputs("usage: gdbcol-report [--metric NAME] [--limit N] [--no-inline] [--mode user|machine]\n"
         "                     [--between N M | --since-stop N] [VIEW] EXPERIMENT.er\n"
-        "views (one; the default is the function table):\n"
-        "  --callers FUNC        the functions that call FUNC, and what those calls account for\n"
-        "  --callees FUNC        the functions FUNC calls\n"
-        "  --threads             each thread's share\n"
-        "  --processes           the experiment and its descendants' experiments (MPI ranks too)\n"
-        "  --mpi                 MPI calls per rank (time, MPI %, messages, bytes), per function, and\n"
-        "                        who sent how much to whom: a job's experiment or one rank's\n"
-        "  --races               data races ThreadSanitizer found (collector tha race): each race's two\n"
-        "                        accesses, their threads and stacks, and the variable\n"
-        "  --deadlocks           potential deadlocks: each cycle of lock orders (collector tha\n"
-        "                        deadlock), with the threads, locks and stacks of its orders\n"
-        "  --states              where each thread's wall-clock time went (collector profile offcpu):\n"
-        "                        on a CPU, waiting for one, asleep, in I/O, on a lock; per function\n"
-        "  --omp                 OpenMP: time per state (work, barriers, idle, waits), OpenMP Work,\n"
-        "                        Wait and Overhead per parallel region and per function\n"
-        "  --folded FILE         folded stacks (FlameGraph, speedscope, inferno); - for stdout\n"
-        "  --flamegraph FILE     an interactive SVG flame graph\n"
-        "  --html FILE           an HTML page: the function table and the flame graph\n"
-        "  --pprof FILE          pprof's profile.proto, gzip-compressed: every metric as a sample type\n"
-        "  --firefox FILE        the Firefox Profiler's format: a track per thread, CPU and off-CPU\n"
-        "                        samples, markers for sample points, pauses, waits, I/O, allocations\n"
+        "views (one; the default is the function table):\n", out);
+  for (size_t v = 0; v < N_VIEWS; v++) {
+    char head[40];
+    snprintf(head, sizeof head, "--%s%s%s", views[v].name, views[v].value ? " " : "", views[v].value ? views[v].value : "");
+    fprintf(out, "  %-20s", head);
+    for (const char *line = views[v].help; *line;) {
+      size_t len = strcspn(line, "\n");
+      fprintf(out, "%s%.*s\n", line == views[v].help ? "  " : "                        ", (int)len, line);
+      line += len + (line[len] == '\n');
+    }
+  }
+  fputs(
         "--metric: what the views sum (the experiment's own are listed where one is missing):\n"
         "        cpu (clock profiling, the default); wall, offcpu, offcpu.waitcpu, offcpu.sleep,\n"
         "        offcpu.io, offcpu.lock, offcpu.blocked, offcpu.stopped (collector profile offcpu);\n"
@@ -363,10 +393,9 @@ int main(int argc, char **argv)
   enum er_view_mode mode = ER_VIEW_USER;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
+    const struct report_view *named = view_named(a);
     int takes = strcmp(a, "--metric") == 0 || strcmp(a, "--limit") == 0 || strcmp(a, "--mode") == 0 ||
-                strcmp(a, "--callers") == 0 ||
-                strcmp(a, "--callees") == 0 || strcmp(a, "--folded") == 0 || strcmp(a, "--flamegraph") == 0 ||
-                strcmp(a, "--html") == 0 || strcmp(a, "--pprof") == 0 || strcmp(a, "--firefox") == 0;
+                (named != NULL && named->value != NULL);
     if (takes && i + 1 >= argc) {
       fprintf(stderr, "gdbcol-report: %s needs a value\n", a);
       usage(stderr);
@@ -417,10 +446,13 @@ int main(int argc, char **argv)
       with_inlined = 0;
     } else if (strcmp(a, "--within-gdb") == 0) {
       within_gdb = 1;
-    } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--processes") == 0 || strcmp(a, "--mpi") == 0 ||
-               strcmp(a, "--omp") == 0 || strcmp(a, "--deadlocks") == 0 || strcmp(a, "--races") == 0 ||
-               strcmp(a, "--states") == 0) {
-      view = a + 2;
+    } else if (named != NULL) {
+      view = named->name;
+    } else if (strcmp(a, "--list-views") == 0) {
+      /* for `collector report`: each view's name and what it takes */
+      for (size_t v = 0; v < N_VIEWS; v++)
+        printf("%s %s\n", views[v].name, views[v].value ? views[v].value : "-");
+      return 0;
     } else if (strcmp(a, "--help") == 0) {
       usage(stdout);
       return 0;

@@ -12,9 +12,8 @@ from . import outside
 from .commands import _Subcommand, current_status
 from .text import say
 
-VIEWS_WITH_VALUE = ("callers", "callees", "flamegraph", "folded", "html", "pprof", "firefox")
-VIEWS_ALONE = ("functions", "threads", "processes", "mpi", "omp", "deadlocks", "races", "states")
 OPTIONS = ("metric", "limit", "mode")
+FILE_VIEWS = ("flamegraph", "folded", "html")  # (a relative file is GDB's working directory's)
 USAGE = ("collector report [EXPERIMENT.er] [functions | callers FUNC | callees FUNC | threads | processes | mpi | omp | "
          "deadlocks | races | states | "
          "flamegraph FILE.svg | folded FILE | html FILE.html | pprof FILE.pb.gz | firefox FILE.json] [metric NAME] [limit N] [mode user|machine] "
@@ -105,19 +104,34 @@ separate debug info (install libc6-dbg for the C library's internal names)."""
     def __init__(self, state, report_path):
         super().__init__(state)
         self.report_path = report_path
+        self._views = None
+
+    def views(self):
+        """(views alone, views that take a value): gdbcol-report's own table
+        of views (--list-views), read once."""
+        if self._views is None:
+            try:
+                listed = subprocess.run([self.report_path, "--list-views"], capture_output=True, text=True,
+                                        timeout=30, stdin=subprocess.DEVNULL).stdout.split("\n")
+            except (OSError, subprocess.TimeoutExpired) as e:
+                raise gdb.GdbError("collector report: the report could not run (%s)." % e)
+            pairs = [line.split() for line in listed if len(line.split()) == 2]
+            self._views = (tuple(n for n, v in pairs if v == "-"), tuple(n for n, v in pairs if v != "-"))
+        return self._views
 
     def invoke(self, arg, from_tty):
         words = gdb.string_to_argv(arg)
+        views_alone, views_with_value = self.views()
         path, options, i, since_stop = None, [], 0, False
         while i < len(words):
             word = words[i]
-            if word in VIEWS_WITH_VALUE + OPTIONS:
+            if word in views_with_value + OPTIONS:
                 if i + 1 >= len(words):
                     raise gdb.GdbError("collector report %s: needs a %s.\nUsage: %s"
                                        % (word, "function name" if word in ("callers", "callees") else
-                                          "file name" if word in VIEWS_WITH_VALUE else "value", USAGE))
+                                          "file name" if word in views_with_value else "value", USAGE))
                 value = words[i + 1]
-                if word in ("flamegraph", "folded", "html") and value != "-":
+                if word in FILE_VIEWS and value != "-":
                     value = os.path.abspath(os.path.expanduser(value))
                 options += ["--" + word, value]
                 i += 2
@@ -138,7 +152,7 @@ separate debug info (install libc6-dbg for the C library's internal names)."""
                                        "Usage: %s" % USAGE)
                 options += ["--between", words[i + 1], words[i + 2]]
                 i += 3
-            elif word in VIEWS_ALONE:
+            elif word in views_alone:
                 if word != "functions":
                     options.append("--" + word)
                 i += 1
@@ -199,6 +213,10 @@ separate debug info (install libc6-dbg for the C library's internal names)."""
             return gdb.COMPLETE_NONE
         if words and words[-1] == "since":
             return ["last-stop"] if "last-stop".startswith(word or "") else []
-        keywords = [w for w in VIEWS_ALONE + VIEWS_WITH_VALUE + OPTIONS + ("noinline", "since", "between")
+        try:
+            views = sum(self.views(), ())
+        except gdb.GdbError:
+            views = ()
+        keywords = [w for w in views + OPTIONS + ("noinline", "since", "between")
                     if w.startswith(word or "")]
         return keywords if keywords or not word else gdb.COMPLETE_FILENAME
