@@ -290,6 +290,22 @@ size_t er_names_frames(struct er_names *n, uint64_t pc, const char **frames, siz
   return count;
 }
 
+int er_names_line(struct er_names *n, uint64_t pc, const char **file, int *line)
+{
+  const struct er_segment *seg = marker_name(pc) == NULL ? er_experiment_segment(n->exp, pc) : NULL;
+  struct loaded_object *o = seg != NULL ? object_of(n, seg->name) : NULL;
+  uint64_t vaddr;
+  if (o == NULL || o->mod == NULL ||
+      er_elf_offset_to_vaddr(o->elf, seg->foffset + (er_pc_address(pc) - seg->vaddr), &vaddr) != 0)
+    return -1;
+  Dwfl_Line *at = dwfl_module_getsrc(o->mod, vaddr + o->bias);
+  const char *src = at != NULL ? dwfl_lineinfo(at, NULL, line, NULL, NULL, NULL) : NULL;
+  if (src == NULL || *line <= 0)
+    return -1;
+  *file = src;
+  return 0;
+}
+
 size_t er_names_debug_info_found(const struct er_names *n, char ***paths)
 {
   size_t count = 0;

@@ -239,17 +239,30 @@ static void encode(struct pprof *p, struct pb_buffer *out)
     pb_varint_field(&m, 10, 1); /* has_inline_frames */
     pb_message_field(out, PROFILE_MAPPING, &m);
   }
+  /* Each function's source file: its first location's that has a line. */
+  uint64_t *function_file = calloc(p->locations.n * MAX_INLINED + 1, sizeof *function_file);
   for (size_t i = 0; i < p->locations.n; i++) {
-    const char *frames[MAX_INLINED];
+    const char *frames[MAX_INLINED], *file = NULL;
     uint64_t pc = p->locations.key[i];
     size_t n = er_names_frames(p->names, pc, frames, MAX_INLINED);
+    int at_line = 0;
+    if (er_names_line(p->names, pc, &file, &at_line) != 0)
+      at_line = 0;
     pb_reset(&m);
     pb_varint_field(&m, 1, i + 1);
     pb_varint_field_nonzero(&m, 2, pc == ER_PC_TRUNCATED || pc == ER_PC_UNWIND_FAILED ? 0 : mapping_id(p, pc));
     pb_varint_field_nonzero(&m, 3, pc == ER_PC_TRUNCATED || pc == ER_PC_UNWIND_FAILED ? 0 : pc);
     for (size_t k = 0; k < n; k++) {
+      uint64_t function = function_id(p, frames[k]);
       pb_reset(&line);
-      pb_varint_field(&line, 1, function_id(p, frames[k]));
+      pb_varint_field(&line, 1, function);
+      /* (the PC's line is its innermost function's, listed first) */
+      if (k == 0 && at_line > 0) {
+        pb_varint_field(&line, 2, (uint64_t)at_line);
+        if (function_file != NULL && function > 0 && function <= p->locations.n * MAX_INLINED &&
+            function_file[function] == 0)
+          function_file[function] = string_index(p, file);
+      }
       pb_message_field(&m, 4, &line);
     }
     pb_message_field(out, PROFILE_LOCATION, &m);
@@ -259,8 +272,11 @@ static void encode(struct pprof *p, struct pb_buffer *out)
     pb_varint_field(&m, 1, i + 1);
     pb_varint_field_nonzero(&m, 2, p->functions.key[i]);
     pb_varint_field_nonzero(&m, 3, p->functions.key[i]);
+    if (function_file != NULL && i + 1 <= p->locations.n * MAX_INLINED)
+      pb_varint_field_nonzero(&m, 4, function_file[i + 1]);
     pb_message_field(out, PROFILE_FUNCTION, &m);
   }
+  free(function_file);
   /* When the run began (wall clock) and how long it ran: pprof's -top
    * header, Pyroscope's and Parca's time axis. */
   pb_varint_field_nonzero(out, PROFILE_TIME, p->exp->run_time > 0 ? (uint64_t)p->exp->run_time * 1000000000ULL : 0);

@@ -57,7 +57,9 @@ def read_profile(path):
     """The profile as a dict: strings, sample_types [(type, unit)],
     samples [(location ids, values)], mappings {id: dict}, locations
     {id: (mapping id, address, [function ids])}, functions {id: name},
-    period, period_type, default_sample_type, time_nanos, duration_nanos."""
+    period, period_type, default_sample_type, time_nanos, duration_nanos;
+    location_lines {id: [line of each of its Line entries]}, function_files
+    {id: file name}."""
     with gzip.open(path, "rb") as f:
         data = f.read()
     top = fields(data)
@@ -67,7 +69,7 @@ def read_profile(path):
     s = lambda i: strings[i] if 0 <= i < len(strings) else None
     profile = {"strings": strings, "sample_types": [], "samples": [], "mappings": {}, "locations": {},
                "functions": {}, "period": 0, "period_type": None, "default_sample_type": None,
-               "time_nanos": 0, "duration_nanos": 0}
+               "time_nanos": 0, "duration_nanos": 0, "location_lines": {}, "function_files": {}}
     for number, value in top:
         if number == 1:
             f = dict(fields(value))
@@ -89,9 +91,11 @@ def read_profile(path):
             f = dict(lf)
             functions = [dict(fields(v)).get(1, 0) for n, v in lf if n == 4]
             profile["locations"][f.get(1, 0)] = (f.get(2, 0), f.get(3, 0), functions)
+            profile["location_lines"][f.get(1, 0)] = [dict(fields(v)).get(2, 0) for n, v in lf if n == 4]
         elif number == 5:
             f = dict(fields(value))
             profile["functions"][f.get(1, 0)] = s(f.get(2, 0))
+            profile["function_files"][f.get(1, 0)] = s(f.get(4, 0))
         elif number == 9:
             profile["time_nanos"] = value
         elif number == 10:

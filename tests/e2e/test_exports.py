@@ -51,6 +51,15 @@ if profile is not None:
           "its sample types: samples, cpu (the default), off-CPU time by reason, synchronization waits (%s)" % types)
     summary, _, _ = er_dump(exp)
     period = int(summary["ptimer_us"]) * 1000
+    # Source lines from the program's debug info: main's file, and a line
+    # for each location whose innermost function is main (pprof -lines).
+    main_ids = [fid for fid, name in profile["functions"].items() if name == "main"]
+    main_lines = [lines[0] for lid, lines in profile["location_lines"].items()
+                  if lines and profile["locations"][lid][2][:1] == main_ids[:1]]
+    check(len(main_ids) == 1 and (profile["function_files"].get(main_ids[0]) or "").endswith("offcpu_mix.c") and
+          main_lines and all(line > 0 for line in main_lines),
+          "pprof: main's source file and lines (%s, lines %s)"
+          % (main_ids and profile["function_files"].get(main_ids[0]), main_lines[:5]))
     # (the run's wall-clock start and its length, to its exit)
     made_ns = os.stat(os.path.join(exp, "log.xml")).st_mtime * 1e9
     check(made_ns - 3600e9 <= profile["time_nanos"] <= made_ns + 1e9 and

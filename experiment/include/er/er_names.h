@@ -31,6 +31,9 @@ size_t er_names_frames(struct er_names *names, uint64_t pc, const char **frames,
 /* The global variable at data address ADDR, "name (file)" or
  * "name+OFFSET (file)", into OUT; NULL when no load object's symbols name
  * one there (heap, stack, a stripped object). */
+/* The source file and line of PC, from the debug info's line table (the
+ * file valid until er_names_close); 0, or -1 where none says. */
+int er_names_line(struct er_names *names, uint64_t pc, const char **file, int *line);
 const char *er_names_data(struct er_names *names, uint64_t addr, char *out, size_t len);
 /* The load objects named from separate debug info so far: *PATHS (free
  * the array, not its strings) and their count. */
