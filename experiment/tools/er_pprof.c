@@ -6,8 +6,8 @@
  * ("samples"/count, "cpu"/nanoseconds), off-CPU time by reason
  * (nanoseconds), each counter (its events), synchronization waits
  * (nanoseconds, count), I/O calls (count, bytes, nanoseconds), allocations
- * (count, bytes).  A sample is one call stack with its value of every
- * type (events of one stack summed); a location is one code address, its
+ * (count, bytes).  A sample is one call stack in one thread (its "tid"
+ * label) with its value of every type (events summed); a location is one code address, its
  * lines the functions the debug info says are inlined there, innermost
  * first, as profile.proto orders them; a mapping is a load object's
  * executable segment with its build id, read from the file. */
@@ -39,14 +39,15 @@ enum { PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE
        PROFILE_DEFAULT_TYPE = 14 };
 
 struct sample {
-  int64_t values[MAX_TYPES]; /* its stack: sample_ids' key of its id */
+  uint64_t frinfo, thread; /* its stack and its thread (a "tid" label) */
+  int64_t values[MAX_TYPES];
 };
 
 struct pprof {
   const struct er_experiment *exp;
   struct er_names *names;
   struct er_strings strings;
-  struct er_id_table sample_ids;   /* samples by stack (frinfo) */
+  struct er_index_map sample_at;   /* samples by (stack, thread) */
   struct er_id_table locations;    /* by address: location i + 1's is key[i] */
   struct er_id_table functions;    /* by name: function i + 1's is key[i], a string index */
   uint64_t type[MAX_TYPES], unit[MAX_TYPES]; /* string indexes */
@@ -69,26 +70,43 @@ static int add_type(struct pprof *p, const char *type, const char *unit)
   return (int)p->n_types++;
 }
 
-/* The sample of stack FRINFO (made on first use); NULL when out of memory. */
-static struct sample *sample_of(struct pprof *p, uint64_t frinfo)
+struct sample_key {
+  const struct pprof *p;
+  uint64_t frinfo, thread;
+};
+
+static int same_sample(const void *arg, uint64_t index)
 {
-  long id = er_id_of(&p->sample_ids, frinfo);
-  if (id < 0)
+  const struct sample_key *k = arg;
+  return k->p->samples[index].frinfo == k->frinfo && k->p->samples[index].thread == k->thread;
+}
+
+/* The sample of stack FRINFO in thread THREAD (made on first use); NULL
+ * when out of memory. */
+static struct sample *sample_of(struct pprof *p, uint64_t frinfo, uint64_t thread)
+{
+  struct sample_key key = {p, frinfo, thread};
+  uint64_t hash = (frinfo * 0x9E3779B97F4A7C15ULL ^ (thread + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL) >> 1;
+  int found;
+  long slot = er_index_map_find(&p->sample_at, hash, same_sample, &key, &found);
+  if (slot < 0)
     return NULL;
-  if ((size_t)id < p->n_samples)
-    return &p->samples[id];
-  struct sample *more = er_grown(p->samples, &p->samples_room, p->n_samples, sizeof *more); /* the next id */
+  if (found)
+    return &p->samples[p->sample_at.values[slot]];
+  struct sample *more = er_grown(p->samples, &p->samples_room, p->n_samples, sizeof *more);
   if (more == NULL)
     return NULL;
   p->samples = more;
-  struct sample *s = &p->samples[p->n_samples++];
+  struct sample *s = &p->samples[p->n_samples];
   memset(s, 0, sizeof *s);
+  s->frinfo = frinfo, s->thread = thread;
+  er_index_map_put(&p->sample_at, slot, hash, p->n_samples++);
   return s;
 }
 
-static void add(struct pprof *p, uint64_t frinfo, int type, int64_t value)
+static void add(struct pprof *p, uint64_t frinfo, uint64_t thread, int type, int64_t value)
 {
-  struct sample *s = type >= 0 ? sample_of(p, frinfo) : NULL;
+  struct sample *s = type >= 0 ? sample_of(p, frinfo, thread) : NULL;
   if (s != NULL)
     s->values[type] += value;
 }
@@ -113,8 +131,8 @@ static void collect(struct pprof *p)
   if (exp->ptimer_us > 0) {
     int samples = add_type(p, "samples", "count"), cpu = add_type(p, "cpu", "nanoseconds");
     for (size_t i = 0; i < exp->n_clock; i++) {
-      add(p, exp->clock[i].frinfo, samples, exp->clock[i].ntick);
-      add(p, exp->clock[i].frinfo, cpu, exp->clock[i].ntick * tick_ns);
+      add(p, exp->clock[i].frinfo, exp->clock[i].thrid, samples, exp->clock[i].ntick);
+      add(p, exp->clock[i].frinfo, exp->clock[i].thrid, cpu, exp->clock[i].ntick * tick_ns);
     }
   }
   if (exp->numstates >= ER_NUMSTATES) {
@@ -127,28 +145,28 @@ static void collect(struct pprof *p)
     for (int r = ER_OFFCPU_RUNNABLE; r < ER_OFFCPU_REASONS; r++)
       off[r] = r <= ER_OFFCPU_BLOCKED || present[r] ? add_type(p, names[r], "nanoseconds") : -1;
     for (size_t i = 0; i < exp->n_offcpu; i++)
-      add(p, exp->offcpu[i].frinfo, off[exp->offcpu[i].reason], exp->offcpu[i].ntick * tick_ns);
+      add(p, exp->offcpu[i].frinfo, exp->offcpu[i].thrid, off[exp->offcpu[i].reason], exp->offcpu[i].ntick * tick_ns);
   }
   for (size_t c = 0; c < exp->n_counters; c++) {
     int t = add_type(p, exp->counters[c].name, "events");
     for (size_t i = 0; i < exp->n_hwc_samples; i++)
       if (exp->hwc_samples[i].tag == exp->counters[c].tag)
-        add(p, exp->hwc_samples[i].frinfo, t, (int64_t)exp->hwc_samples[i].interval);
+        add(p, exp->hwc_samples[i].frinfo, exp->hwc_samples[i].thrid, t, (int64_t)exp->hwc_samples[i].interval);
   }
   if (exp->declared[ER_KIND_SYNC]) {
     int wait = add_type(p, "sync-wait", "nanoseconds"), count = add_type(p, "sync-waits", "count");
     for (size_t i = 0; i < exp->n_waits; i++) {
-      add(p, exp->waits[i].frinfo, wait, exp->waits[i].end - exp->waits[i].start);
-      add(p, exp->waits[i].frinfo, count, 1);
+      add(p, exp->waits[i].frinfo, exp->waits[i].thrid, wait, exp->waits[i].end - exp->waits[i].start);
+      add(p, exp->waits[i].frinfo, exp->waits[i].thrid, count, 1);
     }
   }
   if (exp->declared[ER_KIND_IO]) {
     int calls = add_type(p, "io-calls", "count"), bytes = add_type(p, "io-bytes", "bytes");
     int time = add_type(p, "io-time", "nanoseconds");
     for (size_t i = 0; i < exp->n_io_calls; i++) {
-      add(p, exp->io_calls[i].frinfo, calls, 1);
-      add(p, exp->io_calls[i].frinfo, bytes, exp->io_calls[i].nbytes > 0 ? exp->io_calls[i].nbytes : 0);
-      add(p, exp->io_calls[i].frinfo, time, exp->io_calls[i].end - exp->io_calls[i].start);
+      add(p, exp->io_calls[i].frinfo, exp->io_calls[i].thrid, calls, 1);
+      add(p, exp->io_calls[i].frinfo, exp->io_calls[i].thrid, bytes, exp->io_calls[i].nbytes > 0 ? exp->io_calls[i].nbytes : 0);
+      add(p, exp->io_calls[i].frinfo, exp->io_calls[i].thrid, time, exp->io_calls[i].end - exp->io_calls[i].start);
     }
   }
   if (exp->declared[ER_KIND_HEAP]) {
@@ -157,8 +175,8 @@ static void collect(struct pprof *p)
       const struct er_heap_event *e = &exp->heap_events[i];
       if (!er_heap_allocates(e)) /* (a failed one allocated nothing: gprofng's count, the report's) */
         continue;
-      add(p, e->frinfo, objects, 1);
-      add(p, e->frinfo, space, (int64_t)e->size);
+      add(p, e->frinfo, e->thrid, objects, 1);
+      add(p, e->frinfo, e->thrid, space, (int64_t)e->size);
     }
   }
 }
@@ -201,7 +219,8 @@ static uint64_t run_duration_ns(const struct er_experiment *exp)
  * them), then mappings, locations, functions and the strings. */
 static void encode(struct pprof *p, struct pb_buffer *out)
 {
-  struct pb_buffer m = {0}, line = {0};
+  struct pb_buffer m = {0}, line = {0}, label = {0};
+  uint64_t tid_key = string_index(p, "tid");
   for (size_t t = 0; t < p->n_types; t++) {
     pb_reset(&m);
     pb_varint_field_nonzero(&m, 1, p->type[t]);
@@ -211,7 +230,7 @@ static void encode(struct pprof *p, struct pb_buffer *out)
   uint64_t ids[ER_MAX_STACK_DEPTH + 2];
   uint64_t values[MAX_TYPES];
   for (size_t i = 0; i < p->n_samples; i++) {
-    const struct er_stack *st = er_experiment_stack(p->exp, p->sample_ids.key[i]);
+    const struct er_stack *st = er_experiment_stack(p->exp, p->samples[i].frinfo);
     size_t n = 0;
     for (size_t k = 0; st != NULL && k < st->n && n < sizeof ids / sizeof ids[0]; k++)
       ids[n++] = location_id(p, st->pcs[k]);
@@ -220,6 +239,10 @@ static void encode(struct pprof *p, struct pb_buffer *out)
     pb_reset(&m);
     pb_packed_field(&m, 1, ids, n);
     pb_packed_field(&m, 2, values, p->n_types);
+    pb_reset(&label); /* its thread (pprof -tagfocus tid=N, Pyroscope's and Parca's thread filter) */
+    pb_varint_field(&label, 1, tid_key);
+    pb_varint_field(&label, 3, p->samples[i].thread);
+    pb_message_field(&m, 3, &label);
     pb_message_field(out, PROFILE_SAMPLE, &m);
   }
   for (size_t s = 0; s < p->exp->n_segments; s++) {
@@ -293,6 +316,7 @@ static void encode(struct pprof *p, struct pb_buffer *out)
     pb_string_field(out, PROFILE_STRING, p->strings.text[i]);
   pb_free(&m);
   pb_free(&line);
+  pb_free(&label);
 }
 
 /* B, gzip-compressed, into OUT (through a descriptor of its own: closing
@@ -330,7 +354,7 @@ int er_pprof_write(FILE *out_file, const struct er_experiment *exp, struct er_na
   pb_free(&out);
   er_strings_free(&p.strings);
   free(p.samples);
-  er_id_table_free(&p.sample_ids);
+  er_index_map_free(&p.sample_at);
   er_id_table_free(&p.locations);
   er_id_table_free(&p.functions);
   return rc;

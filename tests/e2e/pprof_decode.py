@@ -59,7 +59,8 @@ def read_profile(path):
     {id: (mapping id, address, [function ids])}, functions {id: name},
     period, period_type, default_sample_type, time_nanos, duration_nanos;
     location_lines {id: [line of each of its Line entries]}, function_files
-    {id: file name}."""
+    {id: file name}; sample_labels, one {key string index: num or string
+    index} per sample."""
     with gzip.open(path, "rb") as f:
         data = f.read()
     top = fields(data)
@@ -69,19 +70,24 @@ def read_profile(path):
     s = lambda i: strings[i] if 0 <= i < len(strings) else None
     profile = {"strings": strings, "sample_types": [], "samples": [], "mappings": {}, "locations": {},
                "functions": {}, "period": 0, "period_type": None, "default_sample_type": None,
-               "time_nanos": 0, "duration_nanos": 0, "location_lines": {}, "function_files": {}}
+               "time_nanos": 0, "duration_nanos": 0, "location_lines": {}, "function_files": {},
+               "sample_labels": []}
     for number, value in top:
         if number == 1:
             f = dict(fields(value))
             profile["sample_types"].append((s(f.get(1, 0)), s(f.get(2, 0))))
         elif number == 2:
-            ids, values = [], []
+            ids, values, labels = [], [], {}
             for n, v in fields(value):
                 if n == 1:
                     ids += _packed(v)
                 elif n == 2:
                     values += [_signed(x) for x in _packed(v)]
+                elif n == 3:
+                    label = dict(fields(v))
+                    labels[label.get(1, 0)] = label.get(3, label.get(2))
             profile["samples"].append((ids, values))
+            profile["sample_labels"].append(labels)
         elif number == 3:
             f = dict(fields(value))
             profile["mappings"][f.get(1, 0)] = {"start": f.get(2, 0), "limit": f.get(3, 0), "offset": f.get(4, 0),

@@ -60,6 +60,20 @@ if profile is not None:
           main_lines and all(line > 0 for line in main_lines),
           "pprof: main's source file and lines (%s, lines %s)"
           % (main_ids and profile["function_files"].get(main_ids[0]), main_lines[:5]))
+    # Each sample in its thread (a "tid" label): each thread's CPU as our
+    # reader counts it.
+    tid_key = profile["strings"].index("tid") if "tid" in profile["strings"] else -1
+    cpu_at = [t for t, _ in profile["sample_types"]].index("cpu")
+    per_tid = {}
+    for (ids, values), labels in zip(profile["samples"], profile["sample_labels"]):
+        per_tid[labels.get(tid_key)] = per_tid.get(labels.get(tid_key), 0) + values[cpu_at]
+    _, _, dumped = er_dump(exp)
+    ours = {int(m.group(1)): float(m.group(2)) for m in re.finditer(r"^thread (\d+): \d+ samples ([0-9.]+) s$",
+                                                                    dumped, re.M)}
+    check(len(per_tid) >= 2 and None not in per_tid and
+          all(abs(per_tid.get(tid, 0) / 1e9 - seconds) < 0.0015 for tid, seconds in ours.items() if seconds > 0),
+          "pprof: each sample's thread as a tid label, each thread's CPU as our reader's (%s; %s)"
+          % ({k: v / 1e9 for k, v in per_tid.items()}, ours))
     # (the run's wall-clock start and its length, to its exit)
     made_ns = os.stat(os.path.join(exp, "log.xml")).st_mtime * 1e9
     check(made_ns - 3600e9 <= profile["time_nanos"] <= made_ns + 1e9 and
