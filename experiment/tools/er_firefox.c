@@ -79,6 +79,7 @@ struct firefox {
   struct er_id_table leaf_ids;  /* the experiment's stacks (frinfo) met, each with... */
   uint64_t *leaf;               /* ...its leaf's index in the stack table */
   size_t n_leaves, leaves_room;
+  uint64_t offcpu_func[ER_OFFCPU_REASONS]; /* each reason's leaf function (index + 1; 0: not made) */
   struct thread *threads; /* by id in thread_ids */
   size_t n_threads, threads_room;
   struct er_id_table thread_ids;
@@ -217,14 +218,31 @@ static double run_ms(const struct firefox *f, int64_t relative)
   return ms(f, f->exp->run_tstamp + relative);
 }
 
-static void add_sample(struct firefox *f, uint64_t tid, double time_ms, uint64_t frinfo, int64_t weight, int64_t cpu_us)
+/* Time off the CPU for REASON: its stack, then a leaf frame naming the
+ * reason, in the Off-CPU category (the profiler showed a pipe reader 100 %
+ * "running" in read()). */
+static uint64_t offcpu_stack(struct firefox *f, uint64_t frinfo, uint32_t reason)
+{
+  uint64_t stack = leaf_stack(f, frinfo);
+  if (reason == ER_OFFCPU_NONE || reason >= ER_OFFCPU_REASONS)
+    return stack;
+  if (f->offcpu_func[reason] == 0) {
+    char name[80];
+    snprintf(name, sizeof name, "<Off-CPU: %s>", er_offcpu_reason_title((enum er_offcpu_reason)reason));
+    f->offcpu_func[reason] = func_index(f, name) + 1;
+  }
+  return stack_index(f, stack + 1, frame_index(f, f->offcpu_func[reason] - 1, 0));
+}
+
+static void add_sample(struct firefox *f, uint64_t tid, double time_ms, uint64_t frinfo, uint32_t reason,
+                       int64_t weight, int64_t cpu_us)
 {
   struct thread *t = thread_of(f, tid);
   struct sample *more = t != NULL ? er_grown(t->samples, &t->samples_room, t->n_samples, sizeof *more) : NULL;
   if (more == NULL)
     return;
   t->samples = more;
-  t->samples[t->n_samples++] = (struct sample){time_ms < 0 ? 0 : time_ms, leaf_stack(f, frinfo), weight, cpu_us};
+  t->samples[t->n_samples++] = (struct sample){time_ms < 0 ? 0 : time_ms, offcpu_stack(f, frinfo, reason), weight, cpu_us};
 }
 
 static void add_marker(struct firefox *f, uint64_t tid, struct marker m)
@@ -243,16 +261,16 @@ static void collect(struct firefox *f)
   double tick_ms = exp->ptimer_us / 1000.0;
   for (size_t i = 0; i < exp->n_clock; i++) {
     const struct er_clock_sample *s = &exp->clock[i];
-    add_sample(f, s->thrid, ms(f, s->tstamp), s->frinfo, s->ntick, (int64_t)s->ntick * exp->ptimer_us);
+    add_sample(f, s->thrid, ms(f, s->tstamp), s->frinfo, ER_OFFCPU_NONE, s->ntick, (int64_t)s->ntick * exp->ptimer_us);
   }
   for (size_t i = 0; i < exp->n_offcpu; i++) {
     /* samply's way: the time off CPU begins with a sample of weight 1, the
      * rest of its weight at its end; no CPU time in either. */
     const struct er_clock_sample *s = &exp->offcpu[i];
     double end = ms(f, s->tstamp);
-    add_sample(f, s->thrid, end - s->ntick * tick_ms, s->frinfo, 1, 0);
+    add_sample(f, s->thrid, end - s->ntick * tick_ms, s->frinfo, s->reason, 1, 0);
     if (s->ntick > 1)
-      add_sample(f, s->thrid, end - tick_ms, s->frinfo, s->ntick - 1, 0);
+      add_sample(f, s->thrid, end - tick_ms, s->frinfo, s->reason, s->ntick - 1, 0);
   }
   uint64_t first = process_id(f, f->process); /* the process's markers go on its first thread */
   for (size_t i = 0; first != 0 && i < exp->n_sample_events; i++)
@@ -371,7 +389,14 @@ static void write_shared(FILE *out, const struct firefox *f)
   json_u64_column(out, "frame", f->stacks.second, f->stacks.n, 1);
   fprintf(out, "},\"frameTable\":{\"length\":%zu,", f->frames.n);
   json_u64_column(out, "func", f->frames.first, f->frames.n, 0);
-  json_repeat_column(out, "category", "1", f->frames.n, 0);
+  fputs("\"category\":[", out); /* User, or Off-CPU for the reasons' leaf frames */
+  for (size_t i = 0; i < f->frames.n; i++) {
+    int off = 0;
+    for (int r = 0; r < ER_OFFCPU_REASONS && !off; r++)
+      off = f->offcpu_func[r] != 0 && f->frames.first[i] == f->offcpu_func[r] - 1;
+    fprintf(out, "%s%d", i ? "," : "", off ? 2 : 1);
+  }
+  fputs("],", out);
   json_repeat_column(out, "subcategory", "0", f->frames.n, 0);
   json_repeat_column(out, "line", "null", f->frames.n, 0);
   json_repeat_column(out, "column", "null", f->frames.n, 0);

@@ -180,6 +180,7 @@ if doc is not None:
     ordered = True
     marker_types = {m["name"] for m in meta["markerSchema"]}
     sample_points = waits = 0
+    pipe_leaves = {}
     for t in threads:
         samples = t["samples"]
         check_table(samples, ["stack", "timeDeltas", "weight", "threadCPUDelta"], "thread %s's samples" % t["tid"])
@@ -189,6 +190,11 @@ if doc is not None:
         for s, w, c in zip(samples["stack"], samples["weight"], samples["threadCPUDelta"]):
             for name in names_of(s) & set(in_function):
                 in_function[name] += w
+            leaf_frame = st["frame"][s]
+            leaf = strings[shared["funcTable"]["name"][shared["frameTable"]["func"][leaf_frame]]]
+            if "pipe_phase" in names_of(s) and c == 0:
+                pipe_leaves[(leaf, shared["frameTable"]["category"][leaf_frame])] = \
+                    pipe_leaves.get((leaf, shared["frameTable"]["category"][leaf_frame]), 0) + w
             cpu_in_compute += c if "compute_phase" in names_of(s) else 0
         markers = t["markers"]
         check_table(markers, ["category", "data", "endTime", "name", "phase", "startTime"],
@@ -209,6 +215,11 @@ if doc is not None:
           (not with_stacks or all(90 <= in_function[name] <= 115 for name in ("sleep_phase", "pipe_phase", "lock_phase"))),
           "firefox: the computation's CPU about 100 ticks (%.0f), each wait under its function about 100 ticks (%s)"
           % (cpu_in_compute / period_us, in_function))
+    # The pipe reader's time off CPU ends in a frame naming it, in the
+    # Off-CPU category (it showed as running in read()).
+    in_io = pipe_leaves.get(("<Off-CPU: in I/O>", 2), 0)
+    check(in_io >= 0.8 * sum(pipe_leaves.values()) > 0,
+          "firefox: the pipe reader's waits end in <Off-CPU: in I/O>, category Off-CPU (%s)" % pipe_leaves)
     check(sample_points == int(summary["sample_events"]) and waits == int(sync[1]),
           "firefox: a marker per sample point (%d) and per synchronization wait (%d)" % (sample_points, waits))
 
