@@ -17,7 +17,13 @@ static const char *const lock_calls[] = {
      * __new_sem_wait_slow64 then __futex_abstimed_wait_common: Python's
      * threading.Lock read as "blocked") */
     "new_sem_wait", "new_sem_wait_slow", "new_sem_wait_slow64", "new_sem_clockwait", "futex_abstimed_wait_common",
-    "futex_abstimed_wait_common64", "futex_lock_pi64", NULL};
+    "futex_abstimed_wait_common64", "futex_lock_pi64",
+    /* Language runtimes' lock entry points, exported where glibc's
+     * internal names are not (a stripped libc: the sampler process names
+     * from .symtab and .dynsym only): CPython's threading.Lock (3.11-3.12,
+     * and 3.13's PyMutex and parking semaphore) */
+    "PyThread_acquire_lock_timed", "PyThread_acquire_lock", "PyMutex_LockTimed", "PyMutex_Lock", "PySemaphore_Wait",
+    NULL};
 static const char *const sleep_calls[] = {
     "nanosleep", "clock_nanosleep", "usleep", "sleep", "pause", "sigsuspend", "sigwait", "sigwaitinfo",
     "sigtimedwait", "wait", "waitpid", "wait3", "wait4", "waitid", NULL};

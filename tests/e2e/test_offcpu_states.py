@@ -322,6 +322,30 @@ else:
           "and main" % (max(t[fault] for t in threads) if threads else 0, data + code,
                         ours.get("data_fault_wait", [0] * COLUMNS)[fault]))
 
+# Python's threading.Lock: a lock wait, where the stripped C library names
+# none of the calls under CPython's lock entry point (it was "blocked").
+script = os.path.join(work, "python_lock.py")
+with open(script, "w") as f:
+    f.write("import threading, time\n"
+            "lock = threading.Lock(); lock.acquire()\n"
+            "def holder():\n    time.sleep(0.6); lock.release()\n"
+            "t = threading.Thread(target=holder); t.start()\n"
+            "t0 = time.monotonic(); lock.acquire(); print('lock_waited=%.3f' % (time.monotonic() - t0)); t.join()\n")
+python = "/usr/bin/python3"  # (Debian's: a checkout's pyenv shim would be a shell script exec'ing it)
+out = run_gdb(["collector store experiment python_lock.er", "collector enable", "run"], [python, script], work)
+print(out)
+m = re.search(r"lock_waited=([0-9.]+)", out)
+if not os.path.exists(python):
+    skip_part("python's threading.Lock: no /usr/bin/python3")
+elif check(m is not None, "python: the script waited on its lock"):
+    _, threads = states_rows(os.path.join(work, "python_lock.er"))
+    lock, blocked = STATE_COLUMNS.index("Lock"), STATE_COLUMNS.index("Blocked")
+    waited = float(m.group(1))
+    # (10 ms packets: the wait within two of them, none left as blocked)
+    check(threads and near(threads[0][lock], waited) and threads[0][blocked] <= 0.05,
+          "python: the main thread's %.3f s on threading.Lock are on a lock (%.3f s), not blocked (%.3f s)"
+          % (waited, threads[0][lock] if threads else 0, threads[0][blocked] if threads else 0))
+
 # Off: the CPU-only experiment of before (Linux's one CPU state).
 out = run_gdb(["collector profile offcpu off", "collector show profile", "collector enable", "run"], [PROGRAM, "0.3"],
               work)

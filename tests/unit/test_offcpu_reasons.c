@@ -18,6 +18,9 @@ int main(void)
   /* Python's threading.Lock: sem_clockwait's insides, a compiler's clone */
   CHECK(er_offcpu_reason_of_function("__futex_abstimed_wait_common") == ER_OFFCPU_LOCK);
   CHECK(er_offcpu_reason_of_function("__new_sem_wait_slow64.constprop.0") == ER_OFFCPU_LOCK);
+  /* ...and where libc is stripped, CPython's own entry point above them */
+  CHECK(er_offcpu_reason_of_function("PyThread_acquire_lock_timed") == ER_OFFCPU_LOCK);
+  CHECK(er_offcpu_reason_of_function("_PyMutex_LockTimed") == ER_OFFCPU_LOCK);
   CHECK(er_offcpu_reason_of_function("read.part.0") == ER_OFFCPU_IO);
   CHECK(er_offcpu_reason_of_function("getdents64") == ER_OFFCPU_IO);
   /* A name the table does not know says nothing (look further up). */
