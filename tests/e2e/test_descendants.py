@@ -10,7 +10,7 @@ import os
 import re
 
 from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, gprofng_functions, perf_events_refused,
-                     program, run_gdb, sampling_seconds, wait_closed, workdir)
+                     program, run_gdb, sampled_every_s, sampling_seconds, wait_closed, workdir)
 
 
 DESC = program("descendants")
@@ -178,8 +178,13 @@ cloned = os.path.join(work, "test.6.er")
 names = all_closed(cloned, "clone")
 check(names == ["_C1.er", "_f1.er"], "clone: a fork is _f1.er, a clone() _C1.er (%s)" % names)
 summary, funcs, raw = er_dump(os.path.join(cloned, "_C1.er"))
-check(abs(funcs.get("child_work", (0, 0))[1] - 0.2) <= 0.05, "clone: _C1.er has its child_work (%.3f s of 0.2)"
-      % funcs.get("child_work", (0, 0))[1])
+# (20 samples of 10 ms from outside; where perf events are refused, the
+# child's own CPU-time timers at the kernel's tick: what their count
+# allows, 0.150 s in one loaded run)
+clone_bound = sampling_seconds(0.2, sampled_every_s(summary.get("comments", []), 0.01)) if perf_events_refused() \
+    else 0.05
+check(abs(funcs.get("child_work", (0, 0))[1] - 0.2) <= clone_bound,
+      "clone: _C1.er has its child_work (%.3f s of 0.2, +- %.3f)" % (funcs.get("child_work", (0, 0))[1], clone_bound))
 
 # The program's own exec, after it emptied its environment: the new image
 # is _x1.er (the kernel's events follow it; no preload is needed).
