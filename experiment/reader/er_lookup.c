@@ -2,6 +2,7 @@
  * segment or generated-code region a PC ran in (a tagged PC: the segment
  * it was tagged with, er_pc_tag.h), the heap block an address was in. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "er/er_format.h"
 #include "er/er_reader.h"
@@ -42,6 +43,13 @@ const struct er_segment *er_experiment_segment(const struct er_experiment *exp, 
       return s;
   }
   return NULL;
+}
+
+int er_pc_in_runtime(const struct er_experiment *exp, uint64_t pc)
+{
+  const struct er_segment *seg = er_experiment_segment(exp, pc);
+  const char *file = seg != NULL && seg->name != NULL ? strrchr(seg->name, '/') : NULL;
+  return file != NULL && strcmp(file, "/" ER_RUNTIME_FILE) == 0;
 }
 
 uint64_t er_pc_address(uint64_t pc)

@@ -9,7 +9,6 @@
 
 #include "er/er_format.h"
 #include "er/er_heap_book.h"
-#include "er/er_names.h"
 #include "er_dump_heap.h"
 
 /* unsigned: a damaged trace's sizes (up to 2^64 each) may overflow in sum */
@@ -48,9 +47,7 @@ static const char *caller_of(const struct er_experiment *exp, const struct er_he
   if (st == NULL)
     return "<no stack>";
   for (size_t k = 0; k < st->n; k++) {
-    const struct er_segment *seg = er_experiment_segment(exp, st->pcs[k]);
-    const char *file = seg != NULL && seg->name != NULL ? strrchr(seg->name, '/') : NULL;
-    if (file != NULL && strcmp(file, "/" ER_RUNTIME_FILE) == 0)
+    if (er_pc_in_runtime(exp, st->pcs[k]))
       continue;
     const char *name = name_of(exp, st->pcs[k]);
     if (!is_operator_new(name))

@@ -13,28 +13,29 @@
 #include "er/er_offcpu.h"
 #include "er/er_omp.h"
 
-/* Value per stack id, in a small open-addressing table. */
-struct stack_sum {
-  uint64_t frinfo;
+/* Value and count per key (a stack id, a thread id), in a small
+ * open-addressing table. */
+struct key_sum {
+  uint64_t key;
   double value, samples;
   uint64_t used;
 };
 
 struct sums {
-  struct stack_sum *slots;
+  struct key_sum *slots;
   size_t room, used;
 };
 
-static int sums_add(struct sums *s, uint64_t frinfo, double value)
+static int sums_add(struct sums *s, uint64_t key, double value)
 {
   if (2 * (s->used + 1) > s->room) {
     size_t room = s->room ? s->room * 2 : 1024;
-    struct stack_sum *slots = calloc(room, sizeof *slots);
+    struct key_sum *slots = calloc(room, sizeof *slots);
     if (slots == NULL)
       return -1;
     for (size_t i = 0; i < s->room; i++)
       if (s->slots[i].used) {
-        size_t k = (size_t)(s->slots[i].frinfo * 0x9E3779B97F4A7C15ULL) & (room - 1);
+        size_t k = (size_t)(s->slots[i].key * 0x9E3779B97F4A7C15ULL) & (room - 1);
         while (slots[k].used)
           k = (k + 1) & (room - 1);
         slots[k] = s->slots[i];
@@ -42,11 +43,11 @@ static int sums_add(struct sums *s, uint64_t frinfo, double value)
     free(s->slots);
     s->slots = slots, s->room = room;
   }
-  size_t k = (size_t)(frinfo * 0x9E3779B97F4A7C15ULL) & (s->room - 1);
-  while (s->slots[k].used && s->slots[k].frinfo != frinfo)
+  size_t k = (size_t)(key * 0x9E3779B97F4A7C15ULL) & (s->room - 1);
+  while (s->slots[k].used && s->slots[k].key != key)
     k = (k + 1) & (s->room - 1);
   if (!s->slots[k].used) {
-    s->slots[k] = (struct stack_sum){frinfo, 0, 0, 1};
+    s->slots[k] = (struct key_sum){key, 0, 0, 1};
     s->used++;
   }
   s->slots[k].value += value;
@@ -160,16 +161,6 @@ static size_t same_stack_index(struct er_profile *p, struct stack_index *sx, con
   return p->n_stacks;
 }
 
-/* The collector's runtime, whose wrapper is the leaf of every traced
- * call's stack: named by its symbol (malloc, as gprofng names it), never
- * by the helpers its debug info says are inlined there (heap_idle). */
-static int in_runtime(const struct er_experiment *exp, uint64_t pc)
-{
-  const struct er_segment *seg = er_experiment_segment(exp, pc);
-  const char *file = seg != NULL && seg->name != NULL ? strrchr(seg->name, '/') : NULL;
-  return file != NULL && strcmp(file, "/" ER_RUNTIME_FILE) == 0;
-}
-
 /* One distinct stack into the profile: its functions root first (with the
  * functions inlined at each frame, when asked), each function's inclusive
  * value once however often it recurs. */
@@ -202,7 +193,10 @@ static int add_stack(struct er_profile *p, struct name_index *ix, struct stack_i
   for (size_t i = n; i-- > 0;) {
     const char *frames[MAX_INLINED];
     size_t k = 0;
-    if (with_inlined && !in_runtime(exp, pcs[i]))
+    /* (the runtime's wrapper at a traced call's leaf: named by its symbol,
+     * malloc as gprofng names it, never by the helpers its debug info
+     * says are inlined there, heap_idle) */
+    if (with_inlined && !er_pc_in_runtime(exp, pcs[i]))
       k = er_names_frames(names, pcs[i], frames, MAX_INLINED);
     if (k == 0)
       frames[k++] = er_names_function(names, pcs[i]);
@@ -248,55 +242,45 @@ static int by_exclusive(const void *a, const void *b)
   return strcmp(x->name, y->name);
 }
 
-/* Each event of a metric goes to its stack's sum and its thread's. */
-static int count_event(struct er_profile *p, struct sums *sums, uint64_t frinfo, uint64_t thrid, double value)
+/* A metric's events summed by stack (one experiment's stack ids) and by
+ * thread (all the profile's). */
+struct tallies {
+  struct sums stacks, threads;
+};
+
+static int count_event(struct tallies *t, uint64_t frinfo, uint64_t thrid, double value)
 {
-  if (sums_add(sums, frinfo, value) != 0)
-    return -1;
-  p->samples += 1;
-  size_t t = 0;
-  while (t < p->n_threads && p->threads[t].thrid != thrid)
-    t++;
-  if (t == p->n_threads) {
-    struct er_profile_thread *more = realloc(p->threads, (p->n_threads + 1) * sizeof *more);
-    if (more == NULL)
-      return -1;
-    p->threads = more;
-    p->threads[p->n_threads++] = (struct er_profile_thread){thrid, 0, 0};
-  }
-  p->threads[t].value += value;
-  p->threads[t].events += 1;
-  return 0;
+  return sums_add(&t->stacks, frinfo, value) != 0 || sums_add(&t->threads, thrid, value) != 0 ? -1 : 0;
 }
 
 /* ---- the metrics: one table, each with what it needs and how it sums ---- */
 
 enum reason_set { ALL_REASONS = -1 };
 
-static int clock_metric(const struct er_experiment *exp, int reason, struct er_profile *p, struct sums *sums)
+static int clock_metric(const struct er_experiment *exp, int reason, struct tallies *t)
 {
   const struct er_clock_sample *samples = reason == ER_OFFCPU_NONE ? exp->clock : exp->offcpu;
   size_t n = reason == ER_OFFCPU_NONE ? exp->n_clock : exp->n_offcpu;
   for (size_t i = 0; i < n; i++)
     if ((reason == ER_OFFCPU_NONE || reason == ALL_REASONS || (int)samples[i].reason == reason) &&
-        count_event(p, sums, samples[i].frinfo, samples[i].thrid, samples[i].ntick * (exp->ptimer_us / 1e6)) != 0)
+        count_event(t, samples[i].frinfo, samples[i].thrid, samples[i].ntick * (exp->ptimer_us / 1e6)) != 0)
       return -1;
   return 0;
 }
 
 /* On and off the CPU: each thread's wall-clock time (offcpu profiling). */
-static int wall_metric(const struct er_experiment *exp, int arg, struct er_profile *p, struct sums *sums)
+static int wall_metric(const struct er_experiment *exp, int arg, struct tallies *t)
 {
   (void)arg;
-  return clock_metric(exp, ER_OFFCPU_NONE, p, sums) != 0 || clock_metric(exp, ALL_REASONS, p, sums) != 0 ? -1 : 0;
+  return clock_metric(exp, ER_OFFCPU_NONE, t) != 0 || clock_metric(exp, ALL_REASONS, t) != 0 ? -1 : 0;
 }
 
-static int sync_metric(const struct er_experiment *exp, int arg, struct er_profile *p, struct sums *sums)
+static int sync_metric(const struct er_experiment *exp, int arg, struct tallies *t)
 {
   (void)arg;
   for (size_t i = 0; i < exp->n_waits; i++) {
     const struct er_sync_wait *w = &exp->waits[i];
-    if (count_event(p, sums, w->frinfo, w->thrid, (double)(w->end - w->start) / 1e9) != 0)
+    if (count_event(t, w->frinfo, w->thrid, (double)(w->end - w->start) / 1e9) != 0)
       return -1;
   }
   return 0;
@@ -304,12 +288,12 @@ static int sync_metric(const struct er_experiment *exp, int arg, struct er_profi
 
 enum io_value { IO_TIME, IO_BYTES };
 
-static int io_metric(const struct er_experiment *exp, int what, struct er_profile *p, struct sums *sums)
+static int io_metric(const struct er_experiment *exp, int what, struct tallies *t)
 {
   for (size_t i = 0; i < exp->n_io_calls; i++) {
     const struct er_io_call *c = &exp->io_calls[i];
     double v = what == IO_TIME ? (double)(c->end - c->start) / 1e9 : c->nbytes > 0 ? (double)c->nbytes : 0;
-    if ((what == IO_TIME || v > 0) && count_event(p, sums, c->frinfo, c->thrid, v) != 0)
+    if ((what == IO_TIME || v > 0) && count_event(t, c->frinfo, c->thrid, v) != 0)
       return -1;
   }
   return 0;
@@ -317,7 +301,7 @@ static int io_metric(const struct er_experiment *exp, int what, struct er_profil
 
 enum heap_value { HEAP_BYTES, HEAP_ALLOCATIONS, HEAP_LEAKED_BYTES };
 
-static int heap_metric(const struct er_experiment *exp, int what, struct er_profile *p, struct sums *sums)
+static int heap_metric(const struct er_experiment *exp, int what, struct tallies *t)
 {
   unsigned char *leaked = NULL;
   struct er_heap_book book;
@@ -330,7 +314,7 @@ static int heap_metric(const struct er_experiment *exp, int what, struct er_prof
   for (size_t i = 0; i < exp->n_heap_events && rc == 0; i++) {
     const struct er_heap_event *h = &exp->heap_events[i];
     if (er_heap_allocates(h) && (leaked == NULL || leaked[i]))
-      rc = count_event(p, sums, h->frinfo, h->thrid, what == HEAP_ALLOCATIONS ? 1 : (double)h->size);
+      rc = count_event(t, h->frinfo, h->thrid, what == HEAP_ALLOCATIONS ? 1 : (double)h->size);
   }
   free(leaked);
   return rc;
@@ -365,7 +349,7 @@ static const struct metric {
   const char *name, *title, *unit;
   double per_count; /* one count of folded stacks, in the unit (0: the clock's tick) */
   int (*present)(const struct er_experiment *exp);
-  int (*gather)(const struct er_experiment *exp, int arg, struct er_profile *p, struct sums *sums);
+  int (*gather)(const struct er_experiment *exp, int arg, struct tallies *t);
   int arg;
 } metrics[] = {
   {"cpu", "Total CPU Time", "sec.", 0, has_clock, clock_metric, ER_OFFCPU_NONE},
@@ -397,8 +381,9 @@ size_t er_profile_metrics(const struct er_experiment *exp, const char **names, s
   return n;
 }
 
-/* The metric's events as (stack id, value) sums; the metric's label. */
-static int gather(const struct er_experiment *exp, const char *metric, struct er_profile *p, struct sums *sums,
+/* The metric's events into T; its label into P.  0; 1 where EXP has no
+ * such metric (ERR names those it has); -1 out of memory (ERR says so). */
+static int gather(const struct er_experiment *exp, const char *metric, struct er_profile *p, struct tallies *t,
                   char *err, size_t err_len)
 {
   if (metric == NULL && exp->ptimer_us <= 0 && exp->n_counters > 0)
@@ -414,7 +399,10 @@ static int gather(const struct er_experiment *exp, const char *metric, struct er
     snprintf(p->unit, sizeof p->unit, "%s", metrics[m].unit);
     p->per_count = metrics[m].per_count > 0 ? metrics[m].per_count : exp->ptimer_us / 1e6;
     p->counted = metrics[m].per_count > 0 ? "events" : "samples"; /* (the clock's metrics count ticks) */
-    return metrics[m].gather(exp, metrics[m].arg, p, sums);
+    if (metrics[m].gather(exp, metrics[m].arg, t) == 0)
+      return 0;
+    snprintf(err, err_len, "out of memory");
+    return -1;
   }
   for (size_t c = 0; c < exp->n_counters; c++) {
     if (strcmp(exp->counters[c].name, metric) != 0)
@@ -425,8 +413,10 @@ static int gather(const struct er_experiment *exp, const char *metric, struct er
     p->counted = "samples";
     for (size_t i = 0; i < exp->n_hwc_samples; i++) {
       const struct er_hwc_sample *s = &exp->hwc_samples[i];
-      if (s->tag == exp->counters[c].tag && count_event(p, sums, s->frinfo, s->thrid, (double)s->interval) != 0)
+      if (s->tag == exp->counters[c].tag && count_event(t, s->frinfo, s->thrid, (double)s->interval) != 0) {
+        snprintf(err, err_len, "out of memory");
         return -1;
+      }
     }
     return 0;
   }
@@ -437,7 +427,7 @@ static int gather(const struct er_experiment *exp, const char *metric, struct er
     at += (size_t)snprintf(err + at, err_len - at, " %s", names[i]);
   if (n == 0 && at < err_len)
     snprintf(err + at, err_len - at, " none");
-  return -1;
+  return 1;
 }
 
 int er_profile_build(const struct er_experiment *exp, struct er_names *names, const char *metric,
@@ -447,37 +437,42 @@ int er_profile_build(const struct er_experiment *exp, struct er_names *names, co
   return er_profile_build_parts(&part, 1, metric, with_inlined, mode, p, err, err_len);
 }
 
-/* PART's events of METRIC into P's stacks (under its root frame, if any). */
-static int add_part(struct er_profile *p, struct name_index *ix, struct stack_index *sx, const struct er_profile_part *part,
-                    const char *metric, int with_inlined, enum er_view_mode mode, char *err, size_t err_len)
+/* PART's events of METRIC into P's stacks (under its root frame, if any)
+ * and THREADS: gather's 0, 1 or -1. */
+static int add_part(struct er_profile *p, struct name_index *ix, struct stack_index *sx, struct sums *threads,
+                    const struct er_profile_part *part, const char *metric, int with_inlined, enum er_view_mode mode,
+                    char *err, size_t err_len)
 {
-  struct sums sums = {0};
-  struct er_profile taken = *p; /* (gather writes the metric's label: the first part's is kept) */
-  int gathered = gather(part->exp, metric, &taken, &sums, err, err_len);
-  p->samples = taken.samples, p->threads = taken.threads, p->n_threads = taken.n_threads; /* (grown by it) */
-  if (gathered != 0) {
-    free(sums.slots);
-    return -1;
-  }
-  if (p->metric[0] == '\0') {
-    memcpy(p->metric, taken.metric, sizeof p->metric);
-    memcpy(p->unit, taken.unit, sizeof p->unit);
-    p->per_count = taken.per_count;
-    p->counted = taken.counted;
-  }
-  int rc = 0;
-  for (size_t i = 0; i < sums.room && rc == 0; i++) {
-    const struct stack_sum *s = &sums.slots[i];
+  struct tallies t = {{0}, *threads};
+  int rc = gather(part->exp, metric, p, &t, err, err_len); /* (the label: the same for every part) */
+  *threads = t.threads; /* (grown by it) */
+  for (size_t i = 0; i < t.stacks.room && rc == 0; i++) {
+    const struct key_sum *s = &t.stacks.slots[i];
     if (!s->used)
       continue;
     p->total += s->value;
-    rc = add_stack(p, ix, sx, part->names, part->exp, er_experiment_stack(part->exp, s->frinfo), part->root, s->value,
+    rc = add_stack(p, ix, sx, part->names, part->exp, er_experiment_stack(part->exp, s->key), part->root, s->value,
                    with_inlined, mode);
     if (rc != 0)
       snprintf(err, err_len, "out of memory");
   }
-  free(sums.slots);
+  free(t.stacks.slots);
   return rc;
+}
+
+/* Each thread's share, and the events in all, from their sums. */
+static int take_threads(struct er_profile *p, const struct sums *threads)
+{
+  p->threads = malloc((threads->used + 1) * sizeof *p->threads);
+  if (p->threads == NULL)
+    return -1;
+  for (size_t i = 0; i < threads->room; i++)
+    if (threads->slots[i].used) {
+      const struct key_sum *s = &threads->slots[i];
+      p->threads[p->n_threads++] = (struct er_profile_thread){s->key, s->value, s->samples};
+      p->samples += s->samples;
+    }
+  return 0;
 }
 
 int er_profile_build_parts(const struct er_profile_part *parts, size_t n_parts, const char *metric, int with_inlined,
@@ -486,22 +481,26 @@ int er_profile_build_parts(const struct er_profile_part *parts, size_t n_parts, 
   memset(p, 0, sizeof *p);
   struct name_index ix = {0};
   struct stack_index sx = {0};
+  struct sums threads = {0};
   size_t added = 0;
   char first_err[512] = "";
-  for (size_t k = 0; k < n_parts; k++) {
-    if (add_part(p, &ix, &sx, &parts[k], metric, with_inlined, mode, err, err_len) == 0) {
+  int rc = 0;
+  for (size_t k = 0; k < n_parts && rc >= 0; k++) {
+    rc = add_part(p, &ix, &sx, &threads, &parts[k], metric, with_inlined, mode, err, err_len);
+    if (rc == 0)
       added++;
-    } else if (strcmp(err, "out of memory") == 0) {
-      free(ix.slots), free(sx.slots);
-      return -1;
-    } else if (first_err[0] == '\0') {
+    else if (rc > 0 && first_err[0] == '\0')
       snprintf(first_err, sizeof first_err, "%s", err); /* a part without the metric: left out */
-    }
   }
+  if (rc >= 0 && added == 0)
+    snprintf(err, err_len, "%s", first_err);
+  if (rc >= 0 && added > 0 && take_threads(p, &threads) != 0)
+    rc = -1, snprintf(err, err_len, "out of memory");
   free(ix.slots);
   free(sx.slots);
-  if (added == 0) {
-    snprintf(err, err_len, "%s", first_err);
+  free(threads.slots);
+  if (rc < 0 || added == 0) {
+    er_profile_free(p);
     return -1;
   }
   /* Sorted, with each stack's function indexes renumbered to match. */

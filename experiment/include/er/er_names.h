@@ -9,10 +9,6 @@
 
 #include "er/er_reader.h"
 
-/* The collector's runtime library: its frames are the wrappers of traced
- * calls, named by their symbols. */
-#define ER_RUNTIME_FILE "libcollector.so"
-
 struct er_names;
 
 /* Names for EXP's PCs (EXP stays open while they are used); NULL when out

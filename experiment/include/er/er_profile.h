@@ -38,7 +38,7 @@ struct er_profile {
   size_t n_functions;
   struct er_profile_stack *stacks;
   size_t n_stacks;
-  struct er_profile_thread *threads; /* in the order first seen */
+  struct er_profile_thread *threads; /* in no particular order */
   size_t n_threads;
 };
 

@@ -128,6 +128,11 @@ const struct er_code_region *er_experiment_code_region(const struct er_experimen
 /* The segment PC ran in: the last one mapped there, or for a PC tagged by
  * er_experiment_resolve_reused_ranges, the one it was tagged with. */
 const struct er_segment *er_experiment_segment(const struct er_experiment *exp, uint64_t pc);
+/* The collector's runtime library: its frames are the wrappers of traced
+ * calls (the leaf of their stacks). */
+#define ER_RUNTIME_FILE "libcollector.so"
+/* Does PC run in the collector's runtime? */
+int er_pc_in_runtime(const struct er_experiment *exp, uint64_t pc);
 /* A PC's address, tagged or not (er_reused_ranges.c tags the PCs of a
  * load object an address range held before another); a tagged PC's
  * segment, else NULL. */
