@@ -58,13 +58,6 @@ struct thread {
   size_t n_markers, markers_room;
 };
 
-/* A table of rows of two columns, each row once, found by its pair. */
-struct pair_table {
-  uint64_t *first, *second;
-  size_t n, room;
-  struct er_index_map at; /* (first, second) -> row */
-};
-
 struct firefox {
   const struct er_experiment *exp; /* the process being collected */
   struct er_names *names;
@@ -74,8 +67,8 @@ struct firefox {
   /* The shared tables: functions by name, frames by (function, inline
    * depth), stacks by (prefix, frame). */
   struct er_id_table funcs;  /* their names: string indexes */
-  struct pair_table frames;  /* (function, inline depth) */
-  struct pair_table stacks;  /* (prefix: stack index + 1, 0 for a root; frame) */
+  struct er_pair_table frames;  /* (function, inline depth) */
+  struct er_pair_table stacks;  /* (prefix: stack index + 1, 0 for a root; frame) */
   struct er_id_table leaf_ids;  /* the experiment's stacks (frinfo) met, each with... */
   uint64_t *leaf;               /* ...its leaf's index in the stack table */
   size_t n_leaves, leaves_room;
@@ -85,55 +78,11 @@ struct firefox {
   struct er_id_table thread_ids;
 };
 
-static uint64_t mix(uint64_t a, uint64_t b)
-{
-  return ((a * 0x9E3779B97F4A7C15ull) ^ (b + 0x632BE59BD9B4E019ull + (a << 6))) >> 1;
-}
-
-struct pair_probe {
-  const struct pair_table *table;
-  uint64_t a, b;
-};
-
-static int same_pair(const void *arg, uint64_t index)
-{
-  const struct pair_probe *p = arg;
-  return p->table->first[index] == p->a && p->table->second[index] == p->b;
-}
-
 /* The row of (A, B) in T, made on first use (0 when out of memory). */
-static uint64_t pair_index(struct pair_table *t, uint64_t a, uint64_t b)
+static uint64_t pair_index(struct er_pair_table *t, uint64_t a, uint64_t b)
 {
-  struct pair_probe probe = {t, a, b};
-  int found;
-  long at = er_index_map_find(&t->at, mix(a, b), same_pair, &probe, &found);
-  if (at < 0)
-    return 0;
-  if (found)
-    return t->at.values[at];
-  if (t->n == t->room) {
-    size_t bigger = t->room ? t->room * 2 : 256;
-    uint64_t *x = realloc(t->first, bigger * sizeof *x);
-    if (x == NULL)
-      return 0;
-    t->first = x;
-    uint64_t *y = realloc(t->second, bigger * sizeof *y);
-    if (y == NULL)
-      return 0;
-    t->second = y;
-    t->room = bigger;
-  }
-  t->first[t->n] = a;
-  t->second[t->n] = b;
-  er_index_map_put(&t->at, at, mix(a, b), t->n);
-  return t->n++;
-}
-
-static void pair_table_free(struct pair_table *t)
-{
-  free(t->first);
-  free(t->second);
-  er_index_map_free(&t->at);
+  long id = er_pair_id(t, a, b);
+  return id < 0 ? 0 : (uint64_t)id;
 }
 
 static uint64_t func_index(struct firefox *f, const char *name)
@@ -563,8 +512,8 @@ int er_firefox_write_all(FILE *out, const struct er_experiment *const *exps, str
   free(f.threads);
   er_id_table_free(&f.thread_ids);
   er_id_table_free(&f.funcs);
-  pair_table_free(&f.frames);
-  pair_table_free(&f.stacks);
+  er_pair_table_free(&f.frames);
+  er_pair_table_free(&f.stacks);
   er_id_table_free(&f.leaf_ids);
   free(f.leaf);
   er_strings_free(&f.strings);

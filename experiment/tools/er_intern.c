@@ -159,3 +159,54 @@ void er_id_table_free(struct er_id_table *t)
   er_index_map_free(&t->at);
   memset(t, 0, sizeof *t);
 }
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+  return ((a * 0x9E3779B97F4A7C15ull) ^ (b + 0x632BE59BD9B4E019ull + (a << 6))) >> 1;
+}
+
+struct pair_probe {
+  const struct er_pair_table *table;
+  uint64_t a, b;
+};
+
+static int same_pair(const void *arg, uint64_t index)
+{
+  const struct pair_probe *p = arg;
+  return p->table->first[index] == p->a && p->table->second[index] == p->b;
+}
+
+long er_pair_id(struct er_pair_table *t, uint64_t a, uint64_t b)
+{
+  struct pair_probe probe = {t, a, b};
+  int found;
+  long at = er_index_map_find(&t->at, mix(a, b), same_pair, &probe, &found);
+  if (at < 0)
+    return -1;
+  if (found)
+    return (long)t->at.values[at];
+  if (t->n == t->room) {
+    size_t bigger = t->room ? t->room * 2 : 256;
+    uint64_t *x = realloc(t->first, bigger * sizeof *x);
+    if (x == NULL)
+      return -1;
+    t->first = x;
+    uint64_t *y = realloc(t->second, bigger * sizeof *y);
+    if (y == NULL)
+      return -1;
+    t->second = y;
+    t->room = bigger;
+  }
+  t->first[t->n] = a;
+  t->second[t->n] = b;
+  er_index_map_put(&t->at, at, mix(a, b), t->n);
+  return (long)t->n++;
+}
+
+void er_pair_table_free(struct er_pair_table *t)
+{
+  free(t->first);
+  free(t->second);
+  er_index_map_free(&t->at);
+  memset(t, 0, sizeof *t);
+}

@@ -42,6 +42,19 @@ struct er_id_table {
 long er_id_of(struct er_id_table *t, uint64_t key);
 void er_id_table_free(struct er_id_table *t);
 
+/* Dense ids for pairs of keys (a function and its inline depth, a stack
+ * and a thread): the first pair met is 0, ...; FIRST[id] and SECOND[id]
+ * give it back. */
+struct er_pair_table {
+  uint64_t *first, *second;
+  size_t n, room;
+  struct er_index_map at;
+};
+
+/* (A, B)'s id (made when new); -1 when out of memory. */
+long er_pair_id(struct er_pair_table *t, uint64_t a, uint64_t b);
+void er_pair_table_free(struct er_pair_table *t);
+
 /* Room for one more of COUNT elements of SIZE bytes in *ARRAY (*ROOM of
  * them): the array, grown, or NULL (out of memory: *ARRAY as it was). */
 void *er_grown(void *array, size_t *room, size_t count, size_t size);

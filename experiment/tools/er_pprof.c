@@ -39,15 +39,14 @@ enum { PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE
        PROFILE_DEFAULT_TYPE = 14 };
 
 struct sample {
-  uint64_t frinfo, thread; /* its stack and its thread (a "tid" label) */
-  int64_t values[MAX_TYPES];
+  int64_t values[MAX_TYPES]; /* its stack and thread: sample_ids' pair of its id */
 };
 
 struct pprof {
   const struct er_experiment *exp;
   struct er_names *names;
   struct er_strings strings;
-  struct er_index_map sample_at;   /* samples by (stack, thread) */
+  struct er_pair_table sample_ids; /* samples by (stack, thread: a "tid" label) */
   struct er_id_table locations;    /* by address: location i + 1's is key[i] */
   struct er_id_table functions;    /* by name: function i + 1's is key[i], a string index */
   uint64_t type[MAX_TYPES], unit[MAX_TYPES]; /* string indexes */
@@ -70,37 +69,21 @@ static int add_type(struct pprof *p, const char *type, const char *unit)
   return (int)p->n_types++;
 }
 
-struct sample_key {
-  const struct pprof *p;
-  uint64_t frinfo, thread;
-};
-
-static int same_sample(const void *arg, uint64_t index)
-{
-  const struct sample_key *k = arg;
-  return k->p->samples[index].frinfo == k->frinfo && k->p->samples[index].thread == k->thread;
-}
-
 /* The sample of stack FRINFO in thread THREAD (made on first use); NULL
  * when out of memory. */
 static struct sample *sample_of(struct pprof *p, uint64_t frinfo, uint64_t thread)
 {
-  struct sample_key key = {p, frinfo, thread};
-  uint64_t hash = (frinfo * 0x9E3779B97F4A7C15ULL ^ (thread + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL) >> 1;
-  int found;
-  long slot = er_index_map_find(&p->sample_at, hash, same_sample, &key, &found);
-  if (slot < 0)
+  long id = er_pair_id(&p->sample_ids, frinfo, thread);
+  if (id < 0)
     return NULL;
-  if (found)
-    return &p->samples[p->sample_at.values[slot]];
-  struct sample *more = er_grown(p->samples, &p->samples_room, p->n_samples, sizeof *more);
+  if ((size_t)id < p->n_samples)
+    return &p->samples[id];
+  struct sample *more = er_grown(p->samples, &p->samples_room, p->n_samples, sizeof *more); /* the next id */
   if (more == NULL)
     return NULL;
   p->samples = more;
-  struct sample *s = &p->samples[p->n_samples];
+  struct sample *s = &p->samples[p->n_samples++];
   memset(s, 0, sizeof *s);
-  s->frinfo = frinfo, s->thread = thread;
-  er_index_map_put(&p->sample_at, slot, hash, p->n_samples++);
   return s;
 }
 
@@ -230,7 +213,7 @@ static void encode(struct pprof *p, struct pb_buffer *out)
   uint64_t ids[ER_MAX_STACK_DEPTH + 2];
   uint64_t values[MAX_TYPES];
   for (size_t i = 0; i < p->n_samples; i++) {
-    const struct er_stack *st = er_experiment_stack(p->exp, p->samples[i].frinfo);
+    const struct er_stack *st = er_experiment_stack(p->exp, p->sample_ids.first[i]);
     size_t n = 0;
     for (size_t k = 0; st != NULL && k < st->n && n < sizeof ids / sizeof ids[0]; k++)
       ids[n++] = location_id(p, st->pcs[k]);
@@ -241,7 +224,7 @@ static void encode(struct pprof *p, struct pb_buffer *out)
     pb_packed_field(&m, 2, values, p->n_types);
     pb_reset(&label); /* its thread (pprof -tagfocus tid=N, Pyroscope's and Parca's thread filter) */
     pb_varint_field(&label, 1, tid_key);
-    pb_varint_field(&label, 3, p->samples[i].thread);
+    pb_varint_field(&label, 3, p->sample_ids.second[i]);
     pb_message_field(&m, 3, &label);
     pb_message_field(out, PROFILE_SAMPLE, &m);
   }
@@ -354,7 +337,7 @@ int er_pprof_write(FILE *out_file, const struct er_experiment *exp, struct er_na
   pb_free(&out);
   er_strings_free(&p.strings);
   free(p.samples);
-  er_index_map_free(&p.sample_at);
+  er_pair_table_free(&p.sample_ids);
   er_id_table_free(&p.locations);
   er_id_table_free(&p.functions);
   return rc;

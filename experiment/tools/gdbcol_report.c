@@ -313,6 +313,11 @@ static void add_descendants(struct process_set *set, const char *path)
     if (set->n < MAX_PROCESSES && snprintf(child, sizeof child, "%s/%s", path, children[i]) < (int)sizeof child &&
         er_experiment_open(child, &set->exps[set->n], err, sizeof err) == 0) {
       set->names[set->n] = er_names_open(&set->exps[set->n]);
+      if (set->names[set->n] == NULL) { /* (out of memory: left out, as an unreadable one is) */
+        er_experiment_close(&set->exps[set->n]);
+        free(children[i]);
+        continue;
+      }
       set->labels[set->n] = children[i];
       children[i] = NULL;
       set->n++;
