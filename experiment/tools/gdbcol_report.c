@@ -301,6 +301,7 @@ struct process_set {
   char *labels[MAX_PROCESSES];
   struct er_profile_part parts[MAX_PROCESSES];
   size_t n;
+  size_t left_out; /* descendants beyond MAX_PROCESSES */
 };
 
 static void add_descendants(struct process_set *set, const char *path)
@@ -310,6 +311,7 @@ static void add_descendants(struct process_set *set, const char *path)
   for (size_t i = 0; i < n; i++) {
     char child[4096];
     char err[256];
+    set->left_out += set->n == MAX_PROCESSES;
     if (set->n < MAX_PROCESSES && snprintf(child, sizeof child, "%s/%s", path, children[i]) < (int)sizeof child &&
         er_experiment_open(child, &set->exps[set->n], err, sizeof err) == 0) {
       set->names[set->n] = er_names_open(&set->exps[set->n]);
@@ -339,6 +341,9 @@ static struct process_set *open_process_set(const char *path, const struct er_ex
   const char *base = strrchr(path, '/');
   set->labels[0] = (char *)(base != NULL && base[1] != '\0' ? base + 1 : path);
   add_descendants(set, path);
+  if (set->left_out > 0)
+    fprintf(stderr, "gdbcol-report: %zu descendant experiment(s) beyond the first %d left out of this picture\n",
+            set->left_out, MAX_PROCESSES - 1);
   return set;
 }
 
