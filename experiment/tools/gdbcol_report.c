@@ -342,7 +342,7 @@ static struct process_set *open_process_set(const char *path, const struct er_ex
   set->labels[0] = (char *)(base != NULL && base[1] != '\0' ? base + 1 : path);
   add_descendants(set, path);
   if (set->left_out > 0)
-    fprintf(stderr, "gdbcol-report: %zu descendant experiment(s) beyond the first %d left out of this picture\n",
+    fprintf(stderr, "gdbcol-report: %zu or more descendant experiment(s) beyond the first %d left out of this picture\n",
             set->left_out, MAX_PROCESSES - 1);
   return set;
 }
