@@ -41,13 +41,19 @@ static void log_job_forwarding(const char *launcher, enum col_job_forwarding out
     col_log_warning(COL_WARN_TEXT, "MPI launcher %s: ranks started on other nodes are not recorded: the command line uses -x, "
                     "and Open MPI then refuses the collector's own list of variables to forward; add "
                     "-x LD_PRELOAD -x GDBCOL_JOB to the command line to record them", launcher);
+    /* GDB says it too: the job's rank count alone would not show the loss. */
+    col_status_add_note("the MPI ranks %s starts on other nodes are not recorded: with -x on its command line "
+                        "Open MPI forwards only what -x names; add -x LD_PRELOAD -x GDBCOL_JOB to record them",
+                        launcher);
     break;
   case COL_JOB_NO_SETTINGS:
-  case COL_JOB_NO_ROOM:
-    col_log_warning(COL_WARN_TEXT, "MPI launcher %s: ranks started on other nodes are not recorded: %s", launcher,
-                    outcome == COL_JOB_NO_SETTINGS ? "the experiment's settings were not ready in time (5 s)"
-                                                   : "the environment could not hold the runtime's variables");
+  case COL_JOB_NO_ROOM: {
+    const char *why = outcome == COL_JOB_NO_SETTINGS ? "the experiment's settings were not ready in time (5 s)"
+                                                     : "the environment could not hold the runtime's variables";
+    col_log_warning(COL_WARN_TEXT, "MPI launcher %s: ranks started on other nodes are not recorded: %s", launcher, why);
+    col_status_add_note("the MPI ranks %s starts on other nodes are not recorded: %s", launcher, why);
     break;
+  }
   }
 }
 

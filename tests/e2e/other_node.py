@@ -6,9 +6,13 @@ launcher, with its own process ids, hostname and /dev/shm.  Here:
 
 - the node is a daemon this module starts before GDB (so nothing on it
   descends from the program GDB runs: the sampler process GDB's program
-  starts does not follow it); as root it lives in its own PID, mount and
-  UTS namespaces, with its own /proc, hostname ("node2") and /dev/shm, as
-  an ordinary user it is only a process of its own session;
+  starts does not follow it); as root it lives in its own PID, mount, UTS
+  and network namespaces, with its own /proc, hostname ("node2"),
+  /dev/shm and address (a veth pair: 10.231.N.2 there, 10.231.N.1 here,
+  this machine's own addresses reached through it), as an ordinary user
+  it is only a process of its own session.  Its own address matters to
+  Open MPI 5: PRRTE takes two daemons that report the same address for
+  one node and runs every rank on this one;
 - the "ssh" the launcher is given (Open MPI's plm_rsh_agent, Hydra's
   -launcher-exec) is an agent that asks the daemon to run the command line
   and waits for it, like ssh: the command runs with `env -i` (PATH, HOME
@@ -52,18 +56,49 @@ class Node:
         os.chmod(self.agent, 0o755)
         serve = [PYTHON, os.path.abspath(__file__), "serve", self.socket_path, self.log_path] + list(wrapper)
         self.isolated = isolate and os.geteuid() == 0 and not prefix and can_isolate()
-        if self.isolated:  # its own pids, /proc, hostname, /dev/shm
-            setup = "hostname %s && mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec \"$@\"" % HOST
+        self.problem = None
+        if self.isolated:  # its own pids, /proc, hostname, /dev/shm, network
+            # The daemon waits for its address before it listens: the
+            # launcher's first command runs with the network up.
+            setup = ("hostname %s && mount -t tmpfs -o mode=1777 tmpfs /dev/shm && "
+                     "while ! [ -e \"$0\" ]; do sleep 0.05; done && exec \"$@\"" % HOST)
             serve = ["unshare", "--pid", "--fork", "--mount-proc", "--uts", "--mount", "--propagation", "private",
-                     "sh", "-c", setup, "sh"] + serve
+                     "--net", "sh", "-c", setup, self.socket_path + ".net"] + serve
         self.process = subprocess.Popen(list(prefix) + serve, start_new_session=True, stdin=subprocess.DEVNULL,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={"PATH": CLEAN_PATH, "HOME": os.environ.get("HOME", "/")})
+        if self.isolated:
+            self.problem = self._connect()
+            open(self.socket_path + ".net", "w").close()
         deadline = time.monotonic() + 30
         while not os.path.exists(self.socket_path) and time.monotonic() < deadline and self.process.poll() is None:
             time.sleep(0.05)
 
+    def _connect(self):
+        """A veth pair between this machine and the node's network
+        namespace (that of unshare itself: it unshares, then forks the
+        node's PID 1).  None, or why it could not be made."""
+        number = self.process.pid % 250
+        here, there = "gcn%da" % self.process.pid, "gcn%db" % self.process.pid
+        node = ["nsenter", "-t", str(self.process.pid), "-n"]
+        for command in (["ip", "link", "add", here, "type", "veth", "peer", "name", there,
+                         "netns", str(self.process.pid)],
+                        ["ip", "addr", "add", "10.231.%d.1/24" % number, "dev", here],
+                        ["ip", "link", "set", here, "up"],
+                        node + ["ip", "link", "set", "lo", "up"],
+                        node + ["ip", "addr", "add", "10.231.%d.2/24" % number, "dev", there],
+                        node + ["ip", "link", "set", there, "up"],
+                        node + ["ip", "route", "add", "default", "via", "10.231.%d.1" % number]):
+            try:
+                done = subprocess.run(command, capture_output=True, text=True, timeout=20)
+            except (OSError, subprocess.TimeoutExpired) as e:
+                return "%s: %s" % (" ".join(command), e)
+            if done.returncode != 0:
+                return "%s: %s" % (" ".join(command), done.stderr.strip())
+        self.link = here
+        return None
+
     def ready(self):
-        return os.path.exists(self.socket_path) and self.process.poll() is None
+        return os.path.exists(self.socket_path) and self.process.poll() is None and not self.problem
 
     def log(self):
         try:
@@ -84,6 +119,8 @@ class Node:
         return out.stdout.split()
 
     def stop(self):
+        if getattr(self, "link", None):  # its peer goes with the namespace; this end may outlive it briefly
+            subprocess.run(["ip", "link", "del", self.link], capture_output=True)
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
             try:
@@ -95,7 +132,7 @@ class Node:
 
 def can_isolate():
     try:
-        return subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "--uts", "--mount", "true"],
+        return subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "--uts", "--mount", "--net", "true"],
                               stdin=subprocess.DEVNULL, capture_output=True, timeout=20).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False

@@ -4,8 +4,9 @@ second node is simulated (other_node.py): a daemon started before GDB, so
 that nothing on it descends from the program GDB runs; the launcher reaches
 it through its own remote-start mechanism (Open MPI's plm_rsh_agent, Hydra's
 -launcher-exec) in place of ssh; the command runs there with a clean
-environment, and, as root under Open MPI, in its own PID, mount and UTS
-namespaces (its own /proc, /dev/shm and hostname "node2").  Ranks 2 and 3 get the runtime
+environment, and, as root under Open MPI, in its own PID, mount, UTS
+and network namespaces (its own /proc, /dev/shm, hostname "node2" and
+address).  Ranks 2 and 3 get the runtime
 only through the launcher's forwarding of the environment and record
 themselves with a sampler process of their own.
 
@@ -45,7 +46,9 @@ def launcher_command(name, agent, extra=()):
         # the agent as plm_rsh_agent; Open MPI 5 (PRRTE) as plm_ssh_agent.
         # "reachable weighted": Open MPI's default reachability check finds
         # no path between a container's only (IPv6) address and itself.
-        return (["mpirun.openmpi", "--oversubscribe", "--allow-run-as-root", "-mca", "plm_rsh_agent", agent,
+        # "--map-by slot": Open MPI 5 maps by core, and with --oversubscribe
+        # fills the first node's cores four deep before the second node.
+        return (["mpirun.openmpi", "--oversubscribe", "--map-by", "slot", "--allow-run-as-root", "-mca", "plm_rsh_agent", agent,
                  "-mca", "btl", "tcp,self", "-mca", "reachable", "weighted", "--host", "localhost:2,%s:2" % HOST] +
                 list(extra), {"PRTE_MCA_plm_ssh_agent": agent})
     return (["mpiexec.mpich", "-launcher", "ssh", "-launcher-exec", agent, "-hosts", "localhost:2,%s:2" % HOST] +
@@ -78,7 +81,7 @@ def node_for(name, cwd, prefix=(), wrapper=()):
 
 def run_job(name, cwd, node, prefix=(), extra=()):
     if not node.ready():
-        check(False, "%s: the simulated node started (%s)" % (name, node.log()))
+        check(False, "%s: the simulated node started (%s)" % (name, node.problem or node.log()))
         return None, ""
     launch, env = launcher_command(name, node.agent, extra)
     out = run_gdb(["collector mpitrace on", "collector enable", "run"],
@@ -93,6 +96,18 @@ def run_job(name, cwd, node, prefix=(), extra=()):
 
 def rank_ranks(job):
     return sorted(d for d in os.listdir(job) if d.startswith("M_r")) if job and os.path.isdir(job) else []
+
+
+def launcher_log(job):
+    """The launcher's log: Open MPI 5's mpirun execs prterun, whose
+    experiment is _x1.er inside the job's."""
+    text = ""
+    for sub in ["."] + sorted(d for d in os.listdir(job) if d.startswith("_x")) if job and os.path.isdir(job) else []:
+        try:
+            text += open(os.path.join(job, sub, "log.xml"), errors="replace").read()
+        except OSError:
+            pass
+    return text
 
 
 def rank_log(job, rank):
@@ -154,7 +169,7 @@ def check_job_on(node, name, cwd, prefix, label):
     check(lines[:2] == ["#analyzer experiment group", job] and
           sorted(lines[2:-1]) == [os.path.join(job, "M_r%d.er" % r) for r in range(RANKS)],
           "%s: ranks.erg lists the job, then every rank of both nodes (%s)" % (label, lines))
-    founder = open(os.path.join(job, "log.xml"), errors="replace").read() if os.path.isdir(job) else ""
+    founder = launcher_log(job)
     check("the ranks it starts on other nodes get the runtime" in founder,
           "%s: the launcher's experiment says how the ranks elsewhere were reached" % label)
     for rank in range(RANKS):
@@ -199,14 +214,14 @@ def check_open_mpi_exports(work):
         os.makedirs(cwd)
         node = node_for("openmpi", cwd)
         try:
-            job, _ = run_job("openmpi", cwd, node, extra=extra)
+            job, out = run_job("openmpi", cwd, node, extra=extra)
         finally:
             node.stop()
         ranks = rank_ranks(job)
-        founder = open(os.path.join(job, "log.xml"), errors="replace").read() if ranks else ""
-        advice = "add -x LD_PRELOAD -x GDBCOL_JOB to the command line" in founder
-        check(ranks == ["M_r%d.er" % r for r in range(want)] and advice == (want < RANKS),
-              "Open MPI with %s: %s (%s)" % (" ".join(extra), what, ranks))
+        advice = "add -x LD_PRELOAD -x GDBCOL_JOB to the command line" in launcher_log(job)
+        said = "add -x LD_PRELOAD -x GDBCOL_JOB to record them" in " ".join(out.split())
+        check(ranks == ["M_r%d.er" % r for r in range(want)] and advice == (want < RANKS) and said == advice,
+              "Open MPI with %s: %s, in the experiment and by GDB (%s)" % (" ".join(extra), what, ranks))
 
 
 def check_node_without_perf(name, work):
@@ -242,7 +257,7 @@ def main():
     if not found:
         skip_test("no MPI implementation (Debian packages openmpi-bin libopenmpi-dev, mpich libmpich-dev)")
     if os.geteuid() == 0 and not can_isolate():
-        skip_part("the second node's own PID, mount and UTS namespaces (unshare refused): it is a process of "
+        skip_part("the second node's own PID, mount, UTS and network namespaces (unshare refused): it is a process of "
                   "its own session only")
     work = workdir()
     for name in list(found):
