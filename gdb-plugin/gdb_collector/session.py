@@ -415,15 +415,6 @@ class Session:
                 # prterun, whose ranks are M_r<rank>.er here) close when the
                 # sampler process ends, a little after the program.
                 self.wait_for_sampler(st)
-                # What the new image's end told beside its figures (an MPI
-                # launcher's ranks elsewhere not recorded): said here, as
-                # every closing line says its notes.
-                later = self.status()
-                told = set(st.get("note", "").split("; "))
-                news = [part for part in _notes_once(later.get("note", "") if later else "").split("; ")
-                        if part and part not in told]
-                if news:
-                    say("collector: in the exec'd program's experiment: %s.\n" % "; ".join(news))
                 say(look_at_it(path))
         elif state == "error":
             say("collector: no experiment was recorded: %s\n" % st.get("detail", "unknown error"))

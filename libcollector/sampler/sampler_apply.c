@@ -41,20 +41,37 @@ static void log_job_forwarding(const char *launcher, enum col_job_forwarding out
     col_log_warning(COL_WARN_TEXT, "MPI launcher %s: ranks started on other nodes are not recorded: the command line uses -x, "
                     "and Open MPI then refuses the collector's own list of variables to forward; add "
                     "-x LD_PRELOAD -x GDBCOL_JOB to the command line to record them", launcher);
-    /* GDB says it too: the job's rank count alone would not show the loss. */
+    break;
+  case COL_JOB_NO_SETTINGS:
+  case COL_JOB_NO_ROOM:
+    col_log_warning(COL_WARN_TEXT, "MPI launcher %s: ranks started on other nodes are not recorded: %s", launcher,
+                    outcome == COL_JOB_NO_SETTINGS ? "the experiment's settings were not ready in time (5 s)"
+                                                   : "the environment could not hold the runtime's variables");
+    break;
+  }
+}
+
+void sampler_note_job_forwarding(const struct col_control_record *r)
+{
+  const char *launcher = r->text;
+  enum col_job_forwarding outcome = (enum col_job_forwarding)r->err;
+  if (outcome == COL_JOB_FORWARDED)
+    return;
+  if (outcome == COL_JOB_NEEDS_EXPORTS)
     col_status_add_note("the MPI ranks %s starts on other nodes are not recorded: with -x on its command line "
                         "Open MPI forwards only what -x names; add -x LD_PRELOAD -x GDBCOL_JOB to record them",
                         launcher);
-    break;
-  case COL_JOB_NO_SETTINGS:
-  case COL_JOB_NO_ROOM: {
-    const char *why = outcome == COL_JOB_NO_SETTINGS ? "the experiment's settings were not ready in time (5 s)"
-                                                     : "the environment could not hold the runtime's variables";
-    col_log_warning(COL_WARN_TEXT, "MPI launcher %s: ranks started on other nodes are not recorded: %s", launcher, why);
-    col_status_add_note("the MPI ranks %s starts on other nodes are not recorded: %s", launcher, why);
-    break;
-  }
-  }
+  else
+    col_status_add_note("the MPI ranks %s starts on other nodes are not recorded: %s", launcher,
+                        outcome == COL_JOB_NO_SETTINGS ? "the experiment's settings were not ready in time (5 s)"
+                                                       : "the environment could not hold the runtime's variables");
+  /* GDB reads the status at the program's end: the state it holds now,
+   * with the note (an exec'd launcher, Open MPI 5's prterun, tells this
+   * after the founder's image ended in its exec). */
+  if (sampler.exec_pending)
+    col_status_write(&col_cfg, "exec", sampler.exec_what);
+  else if (sampler.started && !sampler.finished)
+    col_status_write(&col_cfg, "active", NULL);
 }
 
 void sampler_apply_request(const struct col_control_record *r)

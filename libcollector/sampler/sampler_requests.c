@@ -107,6 +107,8 @@ static void handle_request(const struct col_control_record *r)
     }
     return;
   }
+  if (r->kind == COL_CTL_JOB_FORWARDING)
+    sampler_note_job_forwarding(r);
   /* After the program's exec (its runtime said so), what its process asks
    * is its new image's, whose writer the kernel's exec record starts. */
   int new_image = sampler.exec_pending && r->kind != COL_CTL_EXEC_FAILED;

@@ -99,6 +99,9 @@ void sampler_release_requests(int64_t upto);
 /* sampler_apply.c: a sample point, pause, resume or end asked for, in
  * this experiment. */
 void sampler_apply_request(const struct col_control_record *r);
+/* A launcher's ranks elsewhere not recorded (any process's): GDB's status
+ * says it (the log says it in the launcher's own experiment). */
+void sampler_note_job_forwarding(const struct col_control_record *r);
 /* sampler_trace.c: the trace ring, made before the program runs when a
  * tracing kind is on (0, or -1 with the reason in ERR); its events up to
  * NEWEST written (the program's) or passed to their writers, in time
