@@ -126,5 +126,7 @@ void col_job_forward_if_launcher(const char *runtime_path)
     else if (exports == 0 && extend_open_mpi_list() != 0)
       outcome = COL_JOB_NO_ROOM;
   }
-  col_control_post(COL_CTL_JOB_FORWARDING, name, (int)outcome);
+  /* Named as the user typed it: mpirun is a link to orterun or prte. */
+  const char *said = open_mpi ? "Open MPI's mpirun" : strcmp(name, "mpiexec.hydra") == 0 ? "MPICH's mpiexec" : name;
+  col_control_post(COL_CTL_JOB_FORWARDING, said, (int)outcome);
 }
