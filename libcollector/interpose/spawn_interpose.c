@@ -18,6 +18,7 @@
  * program's own process, nothing recorded) they pass straight through. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -47,13 +48,35 @@ static int spawn_starting(const char *variant, const char *what)
   return col_control_post_variant(COL_CTL_SPAWN, variant, what != NULL ? what : "", 0) == 0;
 }
 
-/* After the call (errno kept: it is the call's). */
-static void spawn_done(int ours)
+/* After the call (errno kept: it is the call's), with its child's pid
+ * where the call gives it (0 else): where perf events are refused the
+ * sampler learns of each child only at its exec, and several calls of a
+ * round may be unclaimed by then (Debian 13's back-to-back posix_spawn
+ * and pidfd_spawn children were named after each other's calls). */
+static void spawn_done(int ours, pid_t child)
 {
   int err = errno;
   if (ours)
-    col_control_post(COL_CTL_SPAWN_DONE, NULL, 0);
+    col_control_post(COL_CTL_SPAWN_DONE, NULL, child > 0 ? (int)child : 0);
   errno = err;
+}
+
+/* The pid of the process pidfd FD refers to (its fdinfo's "Pid:"), 0
+ * where it cannot be read. */
+static pid_t pidfd_pid(int fd)
+{
+  char path[64], text[512];
+  snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+  int in = open(path, O_RDONLY | O_CLOEXEC);
+  if (in < 0)
+    return 0;
+  ssize_t n = read(in, text, sizeof text - 1);
+  close(in);
+  if (n <= 0)
+    return 0;
+  text[n] = '\0';
+  const char *line = strstr(text, "Pid:");
+  return line != NULL ? (pid_t)atoi(line + 4) : 0;
 }
 
 /* COMMAND with the runtime carried into its shell (malloc'd; the caller
@@ -78,7 +101,7 @@ int col_wrap_system(const char *command)
   char *carried = carried_command(command);
   int rc = COL_REAL(system)(carried != NULL ? carried : command);
   free(carried);
-  spawn_done(ours);
+  spawn_done(ours, 0);
   return rc;
 }
 
@@ -88,20 +111,22 @@ FILE *col_wrap_popen(const char *command, const char *mode)
   char *carried = carried_command(command);
   FILE *f = COL_REAL(popen)(carried != NULL ? carried : command, mode);
   free(carried);
-  spawn_done(ours);
+  spawn_done(ours, 0);
   return f;
 }
 
 /* posix_spawn and posix_spawnp (VARIANT, whose real function is REAL):
- * WHAT is the path or the file name searched for. */
+ * WHAT is the path or the file name searched for.  PIDFD: PID is the
+ * pidfd_spawn's descriptor (an int), not a pid. */
 static int spawn_program(const char *variant, col_fn_posix_spawn real, pid_t *pid, const char *what,
                          const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
-                         char *const argv[], char *const envp[])
+                         char *const argv[], char *const envp[], int pidfd)
 {
   int ours = spawn_starting(variant, what);
   CARRIED(env, envp);
   int rc = real(pid, what, actions, attr, argv, env);
-  spawn_done(ours);
+  pid_t child = rc != 0 || pid == NULL || !ours ? 0 : pidfd ? pidfd_pid(*(int *)pid) : *pid;
+  spawn_done(ours, child);
   return rc;
 }
 
@@ -109,14 +134,14 @@ int col_wrap_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_ac
                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
   return spawn_program("posix_spawn", COL_REAL(posix_spawn), pid, path,
-                       actions, attr, argv, envp);
+                       actions, attr, argv, envp, 0);
 }
 
 int col_wrap_posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
                           const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
   return spawn_program("posix_spawnp", COL_REAL(posix_spawnp), pid, file,
-                       actions, attr, argv, envp);
+                       actions, attr, argv, envp, 0);
 }
 
 /* pidfd_spawn and pidfd_spawnp (glibc 2.39): posix_spawn's, with a
@@ -127,7 +152,7 @@ int col_wrap_pidfd_spawn(int *pidfd, const char *path, const posix_spawn_file_ac
   col_fn_pidfd_spawn real = COL_REAL(pidfd_spawn);
   if (real == NULL)
     return ENOSYS;
-  return spawn_program("pidfd_spawn", (col_fn_posix_spawn)real, pidfd, path, actions, attr, argv, envp);
+  return spawn_program("pidfd_spawn", (col_fn_posix_spawn)real, pidfd, path, actions, attr, argv, envp, 1);
 }
 
 int col_wrap_pidfd_spawnp(int *pidfd, const char *file, const posix_spawn_file_actions_t *actions,
@@ -136,7 +161,7 @@ int col_wrap_pidfd_spawnp(int *pidfd, const char *file, const posix_spawn_file_a
   col_fn_pidfd_spawnp real = COL_REAL(pidfd_spawnp);
   if (real == NULL)
     return ENOSYS;
-  return spawn_program("pidfd_spawnp", (col_fn_posix_spawn)real, pidfd, file, actions, attr, argv, envp);
+  return spawn_program("pidfd_spawnp", (col_fn_posix_spawn)real, pidfd, file, actions, attr, argv, envp, 1);
 }
 
 /* clone()'s child, where the runtime must hear of it (the kernel refused
@@ -195,7 +220,7 @@ int col_wrap_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
     stack = start; /* (16-byte aligned, as clone wants) */
   }
   int rc = COL_REAL(clone)(fn, stack, flags, arg, parent_tid, tls, child_tid);
-  spawn_done(ours);
+  spawn_done(ours, rc > 0 ? rc : 0);
   return rc;
 }
 

@@ -448,7 +448,7 @@ static void on_fork(const unsigned char *rec, uint16_t size)
     sampler_events_split_contexts(pid); /* a new thread: no context swaps with the older ones */
   struct sampler_descendant_record d = {.header = {SAMPLER_RECORD_DESCENDANT, 0, sizeof d}, .tstamp = t};
   d.kind = DESCENDANT_FORK;
-  if (pid != ppid && spawns_claim(ppid, (pid_t)ids[3], t, d.variant, sizeof d.variant, d.msg, sizeof d.msg))
+  if (pid != ppid && spawns_claim(pid, ppid, (pid_t)ids[3], t, d.variant, sizeof d.variant, d.msg, sizeof d.msg))
     d.kind = strcmp(d.variant, "clone") == 0 ? DESCENDANT_CLONE : DESCENDANT_SPAWN;
   if (d.kind == DESCENDANT_CLONE)
     snprintf(d.msg, sizeof d.msg, "pid=%d", (int)pid);

@@ -58,7 +58,7 @@ static void handle_request(const struct col_control_record *r)
     return;
   }
   if (r->kind == COL_CTL_SPAWN_DONE) {
-    spawns_end(r->pid, r->tid, r->tstamp);
+    spawns_end(r->pid, r->tid, (pid_t)r->err, r->tstamp);
     return;
   }
   if (r->kind == COL_CTL_FORKED || r->kind == COL_CTL_FORKED_UNFOLLOWED)

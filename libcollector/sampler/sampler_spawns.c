@@ -20,6 +20,7 @@
 
 struct spawn_call {
   pid_t pid, tid; /* tid 0: a free entry */
+  pid_t child; /* told at the call's end where the call gives it, else 0 */
   int64_t began, ended; /* ended: INT64_MAX while in the call */
   char variant[16], command[96];
 };
@@ -37,46 +38,54 @@ void spawns_begin(pid_t pid, pid_t tid, int64_t tstamp, const char *variant, con
     if (c == NULL || calls[i].began < c->began) /* full: the oldest announcement is the least likely to matter */
       c = &calls[i];
   }
-  *c = (struct spawn_call){pid, tid, tstamp, INT64_MAX, "", ""};
+  *c = (struct spawn_call){pid, tid, 0, tstamp, INT64_MAX, "", ""};
   snprintf(c->variant, sizeof c->variant, "%s", variant);
   snprintf(c->command, sizeof c->command, "%s", command);
 }
 
 /* The latest call of thread TID of process PID that began at or before
- * TSTAMP and (OPEN) has not ended, or (else) was in progress at TSTAMP. */
-static struct spawn_call *find(pid_t pid, pid_t tid, int64_t tstamp, int open)
+ * TSTAMP and (OPEN) has not ended, or (else) was in progress at TSTAMP.
+ * TID SPAWNS_ANY_PROGRAM or SPAWNS_ANY_SHELL: a child (CHILD) seen first at
+ * its exec, perf events refused; its new image starts after its call
+ * began, so: the call that told CHILD as its child, else the earliest
+ * unclaimed call of PID begun before whose child is not known to be
+ * another (children of one round exec in the order they were spawned),
+ * of the calls that start a program, or of those that start a shell. */
+static struct spawn_call *find(pid_t pid, pid_t tid, pid_t child, int64_t tstamp, int open)
 {
   struct spawn_call *found = NULL;
+  int any = tid == SPAWNS_ANY_PROGRAM || tid == SPAWNS_ANY_SHELL;
   for (int i = 0; i < SPAWN_SLOTS; i++) {
     struct spawn_call *c = &calls[i];
-    /* (TID SPAWNS_ANY_PROGRAM or SPAWNS_ANY_SHELL: a child seen first at
-     * its exec, perf events refused; its new image starts after a
-     * posix_spawn returned, so any unclaimed call of PID begun before, of
-     * the calls that start a program, or of those that start a shell) */
-    int any = tid == SPAWNS_ANY_PROGRAM || tid == SPAWNS_ANY_SHELL;
     int shell = strcmp(c->variant, "system") == 0 || strcmp(c->variant, "popen") == 0;
-    if (any && (c->tid == 0 || shell != (tid == SPAWNS_ANY_SHELL)))
+    if (any && (c->tid == 0 || c->pid != pid || shell != (tid == SPAWNS_ANY_SHELL)))
       continue;
-    if ((c->tid != tid && !any) || c->pid != pid || c->began > tstamp ||
-        (open ? c->ended != INT64_MAX : !any && tstamp > c->ended))
+    if (any && child > 0 && c->child == child)
+      return c;
+    if (any && (c->began > tstamp || (c->child > 0 && c->child != child)))
       continue;
-    if (found == NULL || c->began > found->began)
+    if (!any && (c->tid != tid || c->pid != pid || c->began > tstamp ||
+                 (open ? c->ended != INT64_MAX : tstamp > c->ended)))
+      continue;
+    if (found == NULL || (any ? c->began < found->began : c->began > found->began))
       found = c;
   }
   return found;
 }
 
-void spawns_end(pid_t pid, pid_t tid, int64_t tstamp)
+void spawns_end(pid_t pid, pid_t tid, pid_t child, int64_t tstamp)
 {
-  struct spawn_call *c = find(pid, tid, tstamp, 1);
-  if (c != NULL)
+  struct spawn_call *c = find(pid, tid, 0, tstamp, 1);
+  if (c != NULL) {
     c->ended = tstamp;
+    c->child = child;
+  }
 }
 
-int spawns_claim(pid_t ppid, pid_t ptid, int64_t tstamp, char *variant, size_t variant_len, char *command,
-                 size_t command_len)
+int spawns_claim(pid_t child, pid_t ppid, pid_t ptid, int64_t tstamp, char *variant, size_t variant_len,
+                 char *command, size_t command_len)
 {
-  struct spawn_call *c = find(ppid, ptid, tstamp, 0);
+  struct spawn_call *c = find(ppid, ptid, child, tstamp, 0);
   if (c == NULL)
     return 0;
   snprintf(variant, variant_len, "%s", c->variant);
