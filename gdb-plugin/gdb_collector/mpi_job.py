@@ -2,9 +2,10 @@
 GDB launches one rank, and every rank's experiment goes into one job
 directory, mpi_job.KEY, as M_r<rank>.er, listed in its ranks.erg (the
 runtime joins it).  KEY names the job for every rank of it: the launcher's
-job id where it puts one in the environment (Open MPI, PMIx), else the
-launcher process that started this GDB (MPICH's Hydra proxy: one per
-node), by its pid and start time."""
+job id where it puts one in the environment (Open MPI, PMIx; Slurm's job
+and step: `srun -n N gdb ...`, whose tasks are ranks by SLURM_PROCID where
+no MPI variable says more), else the launcher process that started this
+GDB (MPICH's Hydra proxy: one per node), by its pid and start time."""
 
 import os
 import stat
@@ -15,19 +16,35 @@ JOB_VARIABLES = ("OMPI_MCA_ess_base_jobid", "PMIX_NAMESPACE")
 JOB_PREFIX = "mpi_job."
 
 
+SLURM_JOB_VARIABLES = ("SLURM_JOB_ID", "SLURM_STEP_ID")
+
+
+def _number(value):
+    return int(value) if value is not None and value.isdigit() and len(value) < 10 else None
+
+
 def _rank(environment):
-    for name in native.mpi_names()[2]:
-        value = environment(name)
-        if value is not None and value.isdigit() and len(value) < 10:
-            return int(value)
+    _, _, variables, (task, tasks) = native.mpi_names()
+    for name in variables:
+        if _number(environment(name)) is not None:
+            return _number(environment(name))
+    if (_number(environment(tasks)) or 0) > 1:
+        return _number(environment(task))
     return None
+
+
+def _plain(value):
+    return bool(value) and len(value) < 64 and all(c.isalnum() or c in "-_." for c in value)
 
 
 def _job_key(environment):
     for name in JOB_VARIABLES:
         value = environment(name)
-        if value and len(value) < 64 and all(c.isalnum() or c in "-_." for c in value):
+        if _plain(value):
             return value
+    job, step = (environment(name) for name in SLURM_JOB_VARIABLES)
+    if _plain(job) and _plain(step):  # the same on every node of the step
+        return "slurm-%s.%s" % (job, step)
     parent = os.getppid()
     try:
         with open("/proc/%d/stat" % parent, "rb") as f:

@@ -250,11 +250,13 @@ _layout = None
 def mpi_names():
     """How MPI ranks' experiments are named, from er_naming.h: (the rank
     experiments' prefix "M_r", the job's group file "ranks.erg", the
-    environment variables a rank is read from, in order)."""
+    environment variables a rank is read from, in order, (Slurm's task
+    number, its step's task count): a rank where none of those is set and
+    the step has more than one task)."""
     names, out = [], ctypes.create_string_buffer(64)
     while _lib.gdbcol_mpi_name(len(names), out, len(out)) == 0:
         names.append(out.value.decode())
-    return names[0], names[1], tuple(names[2:])
+    return names[0], names[1], tuple(names[4:]), (names[2], names[3])
 
 
 def stop_label_prefix():

@@ -167,7 +167,7 @@ def look_at_it(path):
     """The line after an experiment closes: how to see it (an MPI job's
     ranks are M_r<rank>.er, which gprofng loads through the job's group
     file only)."""
-    rank_prefix, ranks_group, _ = native.mpi_names()
+    rank_prefix, ranks_group, _, _ = native.mpi_names()
     group = os.path.join(path, ranks_group)
     job = os.path.dirname(path)
     if os.path.basename(path).startswith(rank_prefix) and os.path.isfile(os.path.join(job, ranks_group)):
@@ -178,7 +178,7 @@ def look_at_it(path):
     if os.path.isfile(group):
         ranks = len([name for name in os.listdir(path) if name.startswith(rank_prefix) and name.endswith(".er")])
         return ("collector: to look at it: collector report (flamegraph FILE.svg, html FILE.html), or gprofng display "
-                "text -functions %s (the job and its %d MPI rank(s); %s alone has the launcher's processes only)\n"
+                "text -functions %s (the job and its %d rank(s); %s alone has the launcher's processes only)\n"
                 % (group, ranks, path))
     return ("collector: to look at it: collector report (flamegraph FILE.svg, html FILE.html), or gprofng display "
             "text -functions %s\n" % path)

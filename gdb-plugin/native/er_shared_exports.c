@@ -220,11 +220,13 @@ int gdbcol_data_kind(int i, char *names, int len, int *traced)
  * entry's name ("control.debugger_stops", "progress.size", ...) into NAME
  * and its offset (or the struct's size) into *OFFSET; -1 past the last. */
 /* How MPI ranks' experiments are named (er_naming.h): I = 0 the rank
- * experiments' prefix, 1 the job's group file, 2.. the environment
- * variables a rank is read from; into OUT; 0, or -1 past the last. */
+ * experiments' prefix, 1 the job's group file, 2 Slurm's task number and
+ * 3 its step's task count, 4.. the environment variables a rank is read
+ * from; into OUT; 0, or -1 past the last. */
 int gdbcol_mpi_name(int i, char *out, int len)
 {
-  static const char *const names[] = {ER_RANK_PREFIX, ER_RANKS_GROUP, ER_RANK_VARIABLES};
+  static const char *const names[] = {ER_RANK_PREFIX, ER_RANKS_GROUP, ER_TASK_RANK_VARIABLE, ER_TASK_COUNT_VARIABLE,
+                                      ER_RANK_VARIABLES};
   if (i < 0 || (size_t)i >= sizeof names / sizeof names[0] || len <= 0)
     return -1;
   snprintf(out, (size_t)len, "%s", names[i]);

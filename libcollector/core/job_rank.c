@@ -1,7 +1,7 @@
 /* A process's MPI rank from /proc/PID/environ: the environment its exec
  * received, where each launcher puts the rank before MPI_Init runs (Open
  * MPI: OMPI_COMM_WORLD_RANK; PMIx launchers: PMIX_RANK; MPICH's Hydra,
- * Slurm's PMI: PMI_RANK).  Read by whoever writes the process's
+ * Slurm's PMI: PMI_RANK; else Slurm's task number in a step of tasks).  Read by whoever writes the process's
  * experiment (the sampler process, or the runtime in the program), so it
  * needs nothing from the program. */
 #define _GNU_SOURCE
@@ -16,8 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const rank_variables[] = {ER_RANK_VARIABLES};
+/* The MPI launchers' variables, then Slurm's task number and task count
+ * (the last two: a rank only in a step of more than one task). */
+static const char *const rank_variables[] = {ER_RANK_VARIABLES, ER_TASK_RANK_VARIABLE, ER_TASK_COUNT_VARIABLE};
 #define N_VARIABLES (sizeof rank_variables / sizeof rank_variables[0])
+#define N_MPI_VARIABLES (N_VARIABLES - 2)
 
 /* The rank in VALUE (digits only), or -1. */
 static int rank_of(const char *value)
@@ -90,10 +93,10 @@ static int rank_in_environment(pid_t pid)
   close(fd);
   if (total == 0)
     return environment_set_up(pid) ? -1 : -2;
-  for (size_t v = 0; v < N_VARIABLES; v++)
+  for (size_t v = 0; v < N_MPI_VARIABLES; v++)
     if (found[v] >= 0)
       return found[v];
-  return -1;
+  return found[N_VARIABLES - 1] > 1 ? found[N_VARIABLES - 2] : -1;
 }
 
 int col_job_rank(pid_t pid)

@@ -28,6 +28,11 @@ int er_create_experiment_dir(const char *dir, const char *name, char *path_out, 
  * read by the runtime from /proc (core/job_rank.c) and by the GDB plugin
  * from the program's environment (one GDB per rank). */
 #define ER_RANK_VARIABLES "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"
+/* Slurm's task number (srun -n N), believed after those and only in a job
+ * step of more than one task: a batch script (no step) and `srun --pty gdb
+ * ./app` (one task) are not jobs of ranks. */
+#define ER_TASK_RANK_VARIABLE "SLURM_PROCID"
+#define ER_TASK_COUNT_VARIABLE "SLURM_STEP_NUM_TASKS"
 /* The group file in a job's experiment that lists it and its ranks' (gprofng
  * loads only the _*.er descendants by itself). */
 #define ER_RANKS_GROUP "ranks.erg"
