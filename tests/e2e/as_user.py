@@ -1,6 +1,7 @@
 """Runs a command as an ordinary user (nobody) with the checkout reachable,
-wherever it lies: `as_user.py PATH... -- COMMAND...`, run as root inside a
-private mount namespace (unshare -m).
+wherever it lies: `as_user.py [--root] PATH... -- COMMAND...`, run as root
+inside a private mount namespace (unshare -m); --root keeps root (a daemon
+that starts an ordinary user's commands: Slurm's slurmd).
 
 A checkout under /root, or in a home of mode 700, cannot be reached by
 another user, and the build tree names its files by absolute paths (the
@@ -77,6 +78,8 @@ def open_way(directory, targets):
 
 
 def main(argv):
+    as_root = argv[:1] == ["--root"]  # the way opened for a daemon that starts other users' commands
+    argv = argv[1:] if as_root else argv
     split = argv.index("--")
     targets = [os.path.realpath(p) for p in argv[:split]]
     command = argv[split + 1:]
@@ -84,7 +87,7 @@ def main(argv):
         for directory in ancestors(target):
             if blocked(directory):
                 open_way(directory, targets)
-    os.execvp(NOBODY[0], NOBODY + command)
+    os.execvp(command[0], command) if as_root else os.execvp(NOBODY[0], NOBODY + command)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@
  *                                back, then waits for them all: posix_spawn,
  *                                and every other one pidfd_spawn where glibc
  *                                has it (>= 2.39); prints the calls made as
- *                                spawned=CALL,CALL,...
+ *                                spawned=CALL:PID,CALL:PID,...
  * The parent burns MS ms in parent_work first.  Prints "children=N" and
  * its own output only. */
 #define _GNU_SOURCE
@@ -142,19 +142,21 @@ int main(int argc, char **argv)
     int n = atoi(argv[2]), children = 0;
     printf("spawned=");
     for (int i = 0; i < n; i++) {
-      pid_t pid;
+      pid_t pid = 0;
       const char *call = "posix_spawn";
 #ifdef HAVE_PIDFD_SPAWN
       int fd;
       if (i % 2 == 1) {
         call = "pidfd_spawn";
-        if (pidfd_spawn(&fd, self, NULL, NULL, spawn_argv, environ) == 0) /* its child is still ours to wait for */
+        if (pidfd_spawn(&fd, self, NULL, NULL, spawn_argv, environ) == 0) { /* its child is still ours to wait for */
           children++;
+          pid = pidfd_getpid(fd);
+        }
       } else
 #endif
       if (posix_spawn(&pid, self, NULL, NULL, spawn_argv, environ) == 0)
         children++;
-      printf("%s%s", i > 0 ? "," : "", call);
+      printf("%s%s:%d", i > 0 ? "," : "", call, (int)pid);
     }
     while (wait(NULL) > 0)
       ;
