@@ -28,6 +28,7 @@ import subprocess
 import time
 
 from harness import (BUILD, COLLECTOR_GDB, check, cleanup, er_dump, finish, gprofng_functions, no_perf_prefix,
+                     perf_events_refused,
                      program, run_gdb, sampling_seconds, shared_workdir, skip_part, skip_test, unprivileged_prefix,
                      wait_closed, workdir, _user_env)
 from mpi_checks import gprofng_channels, reader_peers, truths
@@ -80,6 +81,10 @@ def check_mpi_job(cluster, name, plugin, cwd, prefix=(), label=None):
         if not os.path.isdir(path):
             continue
         check(own_sampler(path), "%s rank %d: started by slurmstepd, it started its own sampler process" % (label, rank))
+        if perf_events_refused():  # the node's kernel refuses them: the rank samples itself
+            log = open(os.path.join(path, "log.xml"), errors="replace").read()
+            check("the kernel refused it perf events, so the program" in log,
+                  "%s rank %d: its log says its sampler runs without perf events" % (label, rank))
         summary, _, raw = er_dump(path)
         got, mine = reader_peers(raw), truth.get(rank, {})
         check(got == mine, "%s rank %d: messages and bytes per peer exact in our reader (%s, truth %s)"
