@@ -14,5 +14,10 @@
  * mappings with their build ids.  0, or -1 with the reason in ERR. */
 int er_pprof_write(FILE *out, const struct er_experiment *exp, struct er_names *names, char *err,
                    size_t err_len);
+/* ... every process of a run in one profile: N_PROCESSES experiments with
+ * their names, each sample labelled with its process's LABELS[k] ("process";
+ * LABELS NULL: none). */
+int er_pprof_write_all(FILE *out, const struct er_experiment *const *exps, struct er_names *const *names,
+                       const char *const *labels, size_t n_processes, char *err, size_t err_len);
 
 #endif

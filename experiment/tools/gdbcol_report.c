@@ -523,16 +523,18 @@ int main(int argc, char **argv)
   if ((strcmp(view, "pprof") == 0 || strcmp(view, "firefox") == 0) && names != NULL) {
     int pprof = strcmp(view, "pprof") == 0;
     FILE *out = create_output(argument);
-    /* (the Firefox Profiler shows every process of the run, each with its
-     * threads; a span is the founder's) */
-    struct process_set *set = !pprof && out != NULL && span.what[0] == '\0' ? open_process_set(path, &exp, names) : NULL;
+    /* (every process of the run: the Firefox Profiler's processes with
+     * their threads, pprof's "process" label; a span is the founder's) */
+    struct process_set *set = out != NULL && span.what[0] == '\0' ? open_process_set(path, &exp, names) : NULL;
     const struct er_experiment *exps[MAX_PROCESSES];
+    const char *labels[MAX_PROCESSES];
     for (size_t i = 0; set != NULL && i < set->n; i++)
-      exps[i] = &set->exps[i];
+      exps[i] = &set->exps[i], labels[i] = set->labels[i];
     int rc = out == NULL ? (err[0] = '\0', -1)
-             : pprof     ? er_pprof_write(out, &exp, names, err, sizeof err)
-             : set != NULL ? er_firefox_write_all(out, exps, set->names, set->n, err, sizeof err)
-                           : er_firefox_write(out, &exp, names, err, sizeof err);
+             : set == NULL ? (pprof ? er_pprof_write(out, &exp, names, err, sizeof err)
+                                    : er_firefox_write(out, &exp, names, err, sizeof err))
+             : pprof ? er_pprof_write_all(out, exps, set->names, labels, set->n, err, sizeof err)
+                     : er_firefox_write_all(out, exps, set->names, set->n, err, sizeof err);
     if (set != NULL)
       close_descendants(set);
     if (out != NULL && out != stdout && fclose(out) != 0 && rc == 0)

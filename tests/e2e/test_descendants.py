@@ -9,6 +9,8 @@ import json
 import os
 import re
 
+import pprof_decode
+
 from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, gprofng_functions, perf_events_refused,
                      program, run_gdb, sampled_every_s, sampling_seconds, wait_closed, workdir)
 
@@ -72,6 +74,23 @@ check(len(pids) >= len([v for v in ticks.values() if v > 0]) and len(pids) > 40 
 want = {k: v for k, v in ticks.items() if v > 0}
 check(per_root == want, "50 forks: folded stacks hold every process's ticks under its experiment's name (%d roots; "
       "differing: %s)" % (len(per_root), sorted(set(per_root.items()) ^ set(want.items()))[:4]))
+# pprof: one profile of every process, each sample labelled with its
+# process (pprof -tagfocus process=_f7.er), each process's samples its ticks.
+pb = os.path.join(work, "run.pb.gz")
+run_gdb(["collector report %s pprof %s" % (founder, pb)], ["/bin/true"], cwd=work)
+per_process = {}
+try:
+    profile = pprof_decode.read_profile(pb)
+    samples_type = [t for t, _ in profile["sample_types"]].index("samples")
+    process_key = profile["strings"].index("process")
+    for (_, values), labels in zip(profile["samples"], profile["sample_labels"]):
+        name = profile["strings"][labels.get(process_key, 0)]
+        per_process[name] = per_process.get(name, 0) + values[samples_type]
+except (OSError, ValueError) as e:
+    print("pprof: %s" % e)
+per_process = {k: v for k, v in per_process.items() if v > 0}
+check(per_process == want, "50 forks: pprof holds every process's samples under its process label (%d processes; "
+      "differing: %s)" % (len(per_process), sorted(set(per_process.items()) ^ set(want.items()))[:4]))
 
 # 300 children of 5 ms: more news than the control page's 64 slots hold.
 # The founder's end must not be lost among them (before: "closed at its
