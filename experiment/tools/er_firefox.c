@@ -24,7 +24,9 @@
 
 #include "er/er_format.h"
 #include "er/er_offcpu.h"
+#include "er_firefox_libs.h"
 #include "er_intern.h"
+#include "er_json.h"
 
 #define MAX_INLINED 16
 #define FORMAT_VERSION 66
@@ -76,6 +78,7 @@ struct firefox {
   struct thread *threads; /* by id in thread_ids */
   size_t n_threads, threads_room;
   struct er_id_table thread_ids;
+  struct er_firefox_libs libs; /* each function's load object */
 };
 
 /* The row of (A, B) in T, made on first use (0 when out of memory). */
@@ -114,8 +117,11 @@ static uint64_t leaf_stack(struct firefox *f, uint64_t frinfo)
     const char *frames[MAX_INLINED];
     uint64_t pc = st->pcs[i];
     size_t n = er_names_frames(f->names, pc, frames, MAX_INLINED);
-    for (size_t k = n; k-- > 0;) /* outermost (the function itself) first */
-      prefix = stack_index(f, prefix, frame_index(f, func_index(f, frames[k]), n - 1 - k)) + 1;
+    for (size_t k = n; k-- > 0;) { /* outermost (the function itself) first */
+      uint64_t func = func_index(f, frames[k]);
+      er_firefox_libs_note(&f->libs, &f->strings, f->exp, func, pc);
+      prefix = stack_index(f, prefix, frame_index(f, func, n - 1 - k)) + 1;
+    }
   }
   if (prefix == 0) /* no stack: one frame saying so */
     prefix = stack_index(f, 0, frame_index(f, func_index(f, "<no stack>"), 0)) + 1;
@@ -252,47 +258,6 @@ static void collect(struct firefox *f)
   }
 }
 
-/* ---- JSON ------------------------------------------------------------------ */
-
-/* TEXT as a JSON string: UTF-8 kept, any other byte as the code point of
- * its value (paths and names are bytes). */
-static void json_string(FILE *out, const char *text)
-{
-  const unsigned char *p = (const unsigned char *)text;
-  fputc('"', out);
-  while (*p) {
-    size_t len = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
-    for (size_t k = 1; k < len; k++)
-      if ((p[k] & 0xC0) != 0x80)
-        len = 0;
-    if (len == 1 && (*p == '"' || *p == '\\'))
-      fprintf(out, "\\%c", *p);
-    else if (len == 1 && *p < 0x20)
-      fprintf(out, "\\u%04x", *p);
-    else if (len >= 1)
-      fwrite(p, 1, len, out);
-    else
-      fprintf(out, "\\u%04x", *p), len = 1;
-    p += len;
-  }
-  fputc('"', out);
-}
-
-static void json_u64_column(FILE *out, const char *name, const uint64_t *v, size_t n, int last)
-{
-  fprintf(out, "\"%s\":[", name);
-  for (size_t i = 0; i < n; i++)
-    fprintf(out, "%s%" PRIu64, i ? "," : "", v[i]);
-  fprintf(out, "]%s", last ? "" : ",");
-}
-
-static void json_repeat_column(FILE *out, const char *name, const char *value, size_t n, int last)
-{
-  fprintf(out, "\"%s\":[", name);
-  for (size_t i = 0; i < n; i++)
-    fprintf(out, "%s%s", i ? "," : "", value);
-  fprintf(out, "]%s", last ? "" : ",");
-}
 
 static void write_meta(FILE *out, const struct firefox *f)
 {
@@ -359,14 +324,14 @@ static void write_shared(FILE *out, const struct firefox *f)
   json_u64_column(out, "name", f->funcs.key, funcs, 0);
   json_repeat_column(out, "isJS", "false", funcs, 0);
   json_repeat_column(out, "relevantForJS", "false", funcs, 0);
-  json_repeat_column(out, "resource", "-1", funcs, 0);
+  er_firefox_libs_write_func_resources(out, &f->libs, funcs);
   json_repeat_column(out, "source", "null", funcs, 0);
   json_repeat_column(out, "lineNumber", "null", funcs, 0);
   json_repeat_column(out, "columnNumber", "null", funcs, 0);
   json_repeat_column(out, "originalLocation", "null", funcs, 1);
-  fputs("},\"nativeSymbols\":{\"length\":0,\"address\":[],\"functionSize\":[],\"libIndex\":[],\"name\":[]},"
-        "\"resourceTable\":{\"length\":0,\"lib\":[],\"name\":[],\"host\":[],\"type\":[]},"
-        "\"sources\":{\"length\":0,\"id\":[],\"filename\":[],\"startLine\":[],\"startColumn\":[],"
+  fputs("},\"nativeSymbols\":{\"length\":0,\"address\":[],\"functionSize\":[],\"libIndex\":[],\"name\":[]},", out);
+  er_firefox_libs_write_resources(out, &f->libs);
+  fputs("\"sources\":{\"length\":0,\"id\":[],\"filename\":[],\"startLine\":[],\"startColumn\":[],"
         "\"sourceMapURL\":[],\"content\":[]},"
         "\"sourceLocationTable\":{\"length\":0,\"source\":[],\"line\":[],\"column\":[]},\"stringArray\":[",
         out);
@@ -478,7 +443,7 @@ int er_firefox_write_all(FILE *out, const struct er_experiment *const *exps, str
   int rc = 0;
   fputc('{', out);
   write_meta(out, &f);
-  fputs("\"libs\":[],", out);
+  er_firefox_libs_write(out, &f.libs, &f.strings);
   /* Threads first (their tables may add strings), then what they share. */
   char *threads_json = NULL;
   size_t threads_len = 0;
@@ -516,6 +481,7 @@ int er_firefox_write_all(FILE *out, const struct er_experiment *const *exps, str
   er_pair_table_free(&f.stacks);
   er_id_table_free(&f.leaf_ids);
   free(f.leaf);
+  er_firefox_libs_free(&f.libs);
   er_strings_free(&f.strings);
   return rc;
 }

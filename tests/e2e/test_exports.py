@@ -15,14 +15,20 @@ every index in range, stacks' prefixes before them, times in order): two
 threads; the weights are the experiment's CPU and off-CPU ticks, the CPU
 deltas its CPU time and nothing during waits (the profiler's CPU graph);
 the phases in their functions' stacks with their ticks; markers for the
-sample points and the synchronization waits, each of a declared type."""
+sample points and the synchronization waits, each of a declared type; the
+program's library with its build id.  Then read by the Firefox Profiler's
+own code (npm's @firefox-devtools/profiler-cli, fetched by
+.ci/fetch-firefox-profiler-cli): each thread's CPU time our reader's,
+compute_phase's samples in its call tree the file's, named with its
+library ("offcpu_mix!compute_phase")."""
 
 import json
 import os
 import re
 import subprocess
+import time
 
-from harness import (check, cleanup, er_dump, finish, gprofng_rows, gprofng_text, offcpu_stacks_here,
+from harness import (SOURCE, check, cleanup, er_dump, finish, gprofng_rows, gprofng_text, offcpu_stacks_here,
                      perf_event_paranoid, program, run_gdb, skip_part, workdir)
 import pprof_decode
 
@@ -220,8 +226,67 @@ if doc is not None:
     in_io = pipe_leaves.get(("<Off-CPU: in I/O>", 2), 0)
     check(in_io >= 0.8 * sum(pipe_leaves.values()) > 0,
           "firefox: the pipe reader's waits end in <Off-CPU: in I/O>, category Off-CPU (%s)" % pipe_leaves)
+    # Libraries: the program's with the build id its file carries, as the
+    # profiler's symbolication keys want it.
+    notes = subprocess.run(["readelf", "-n", PROGRAM], capture_output=True, text=True).stdout
+    build = re.search(r"Build ID: ([0-9a-f]+)", notes)
+    program_libs = [lib for lib in doc.get("libs", []) if lib.get("path") == PROGRAM]
+    check(build is not None and len(program_libs) == 1 and program_libs[0]["codeId"] == build.group(1) and
+          len(program_libs[0]["breakpadId"]) == 33 and program_libs[0]["name"] == "offcpu_mix",
+          "firefox: the program's library, with its build id as code id and breakpad id (%s)" % program_libs)
     check(sample_points == int(summary["sample_events"]) and waits == int(sync[1]),
           "firefox: a marker per sample point (%d) and per synchronization wait (%d)" % (sample_points, waits))
+
+
+
+def profiler_cli(*args):
+    """The Firefox Profiler's own reader (npm's @firefox-devtools/profiler-cli:
+    its import and call-tree code), its sessions under the work directory."""
+    done = subprocess.run([PROFILER_CLI] + list(args), capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, HOME=work), stdin=subprocess.DEVNULL)
+    return done.returncode, done.stdout + done.stderr
+
+
+PROFILER_CLI = os.path.join(SOURCE, "third_party", "firefox-profiler-cli", "node_modules", ".bin", "profiler-cli")
+if doc is None:
+    pass
+elif not os.access(PROFILER_CLI, os.X_OK):
+    skip_part("the Firefox file read by the Firefox Profiler's own code (.ci/fetch-firefox-profiler-cli fetches its "
+              "command-line reader from npm; not fetched here)")
+else:
+    # It loads the file; each thread's CPU time is our reader's; each
+    # phase's samples in its call tree are the file's (its stacks read as
+    # we wrote them); functions carry their library's name.
+    rc, loaded = profiler_cli("load", ff)
+    print(loaded)
+    deadline = time.monotonic() + 60
+    starting = rc != 0 and "did not become ready" in loaded
+    while starting and rc != 0 and time.monotonic() < deadline:
+        time.sleep(0.5)  # (its daemon gives itself 500 ms to start; a loaded machine takes longer)
+        rc, loaded = profiler_cli("status")
+    try:
+        listed = json.loads(profiler_cli("thread", "list", "--json")[1])["threads"]
+    except (ValueError, KeyError):
+        listed = []
+    cpu_ms = {int(t["tid"]): t["cpuMs"] for t in listed}
+    thread_cpu = {int(m.group(1)): float(m.group(2)) for m in re.finditer(r"^thread (\d+): \d+ samples ([0-9.]+) s$",
+                                                                          er_dump(exp)[2], re.M)}
+    check(rc == 0 and len(cpu_ms) == 2 and
+          all(abs(cpu_ms.get(tid, 0) - seconds * 1000) < 1.5 for tid, seconds in thread_cpu.items()),
+          "the Firefox Profiler's reader loads the file: two threads, each thread's CPU as our reader's (%s ms; %s s)"
+          % (cpu_ms, thread_cpu))
+    busiest = max(listed, key=lambda t: t["cpuMs"])["threadHandle"] if listed else "t-0"
+    try:
+        found = json.loads(profiler_cli("thread", "functions", "--thread", busiest, "--search", "compute_phase",
+                                        "--json")[1])["functions"]
+    except (ValueError, KeyError):
+        found = []
+    compute = [f for f in found if f["name"] == "compute_phase"]
+    check(len(compute) == 1 and compute[0]["totalSamples"] == in_function["compute_phase"] and
+          compute[0]["nameWithLibrary"] == "offcpu_mix!compute_phase",
+          "the Firefox Profiler's call tree: compute_phase's samples as the file's (%s; %d), named with its library"
+          % (compute, in_function["compute_phase"]))
+    profiler_cli("stop", "--all")  # (its daemon outlives nothing of the test)
 
 before = open(pb, "rb").read()
 again = run_gdb(["collector report %s pprof %s" % (exp, pb)], ["/bin/true"], work)
