@@ -73,7 +73,8 @@ static void post_gone(const struct code_starts *before, const struct code_starts
       continue;
     char text[32];
     snprintf(text, sizeof text, "%llx", (unsigned long long)before->start[i]);
-    col_control_post(COL_CTL_UNLOADED, text, 0);
+    col_control_post_waiting(COL_CTL_UNLOADED, text, 0, 50); /* (lost, a library loaded later at its address is
+                                                                 named after it) */
   }
 }
 

@@ -289,7 +289,7 @@ static void describe_counters(void)
                           "missing", events.counters_refused, strerror(events.counter_errno));
 }
 
-/* Requests the program could not post (the control page's 64 slots all
+/* Requests the program could not post (the control page's slots all
  * taken, as in a fork storm where the sampler reads /proc for mappings):
  * never a silent count, and said by what was lost.  Where perf events are
  * refused a fork's news is how its child is found (300 forks recorded 296
@@ -322,14 +322,23 @@ static void describe_requests(void)
                                                COL_CTL_FORKED_UNFOLLOWED};
   static const enum col_control_kind ends[] = {COL_CTL_CLOSE};
   static const enum col_control_kind asked[] = {COL_CTL_SAMPLE, COL_CTL_PAUSE, COL_CTL_RESUME};
+  static const enum col_control_kind unloads[] = {COL_CTL_UNLOADED, COL_CTL_UNLOADING, COL_CTL_FUNC_UNLOAD};
+  static const enum col_control_kind ranks[] = {COL_CTL_RANK_SELF, COL_CTL_JOB_FORWARDING};
   uint64_t lost_news = dropped_of(news, sizeof news / sizeof news[0]);
   uint64_t lost_ends = dropped_of(ends, 1);
   uint64_t lost_asked = dropped_of(asked, sizeof asked / sizeof asked[0]);
-  uint64_t lost_other = dropped > lost_news + lost_ends + lost_asked ? dropped - lost_news - lost_ends - lost_asked : 0;
-  char what[512] = "";
+  uint64_t lost_unloads = dropped_of(unloads, sizeof unloads / sizeof unloads[0]);
+  uint64_t lost_ranks = dropped_of(ranks, sizeof ranks / sizeof ranks[0]);
+  uint64_t named = lost_news + lost_ends + lost_asked + lost_unloads + lost_ranks;
+  uint64_t lost_other = dropped > named ? dropped - named : 0;
+  char what[768] = "";
   append_lost(what, sizeof what, lost_news, "news of forks, execs or spawns (up to that many descendants may be missing)");
   append_lost(what, sizeof what, lost_ends, "ends of descendants (taken from their processes' exits instead)");
   append_lost(what, sizeof what, lost_asked, "sample points, pauses or resumes the program asked for");
+  append_lost(what, sizeof what, lost_unloads, "unloads of libraries or generated code (a library loaded later at "
+                                               "the same address may be named after the one unloaded)");
+  append_lost(what, sizeof what, lost_ranks, "MPI ranks' own words (their rank or their launcher's forwarding: "
+                                             "taken from their environment instead)");
   append_lost(what, sizeof what, lost_other, "other requests");
   col_log_final_warning(COL_WARN_TEXT, "%llu request(s) of the program's runtime were lost to a full control page "
                         "(%d slots): %s", (unsigned long long)dropped, COL_CONTROL_SLOTS, what);

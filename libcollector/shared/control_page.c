@@ -105,22 +105,28 @@ static void fill(struct col_control_record *r, enum col_control_kind kind, const
 }
 
 /* KIND's record into a free slot: 0, -ENODEV without a page, -ENOSPC when
- * every slot is taken (counted as dropped). */
-static int post(enum col_control_kind kind, const char *text, int err)
+ * every slot is taken (counted as dropped unless LAST is 0: a try that
+ * will be made again). */
+static int post_try(enum col_control_kind kind, const char *text, int err, int last)
 {
   struct col_control_page *c = col_control;
   if (c == NULL)
     return -ENODEV;
   struct ring_view v = requests_of(c);
-  struct col_control_record *r = col_ring_reserve(&v);
+  struct col_control_record *r = last ? col_ring_reserve(&v) : col_ring_try_reserve(&v, 0);
   if (r == NULL) {
-    if ((unsigned)kind < COL_CTL_KINDS)
+    if (last && (unsigned)kind < COL_CTL_KINDS)
       __atomic_fetch_add(&c->dropped_of_kind[kind], 1, __ATOMIC_RELAXED);
     return -ENOSPC;
   }
   fill(r, kind, text, err);
   col_ring_mark_ready(r);
   return 0;
+}
+
+static int post(enum col_control_kind kind, const char *text, int err)
+{
+  return post_try(kind, text, err, 1);
 }
 
 const char *col_stop_label(const char *wrote, char copy[ER_STOP_LABEL_BYTES])
@@ -173,6 +179,17 @@ void col_control_wake_waiters(void)
 int col_control_post(enum col_control_kind kind, const char *text, int err)
 {
   return post(kind, text, err);
+}
+
+int col_control_post_waiting(enum col_control_kind kind, const char *text, int err, int limit_ms)
+{
+  int rc = post_try(kind, text, err, limit_ms <= 0);
+  for (int waited = 1; rc == -ENOSPC && waited <= limit_ms; waited++) {
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+    rc = post_try(kind, text, err, waited == limit_ms);
+  }
+  return rc;
 }
 
 int col_control_post_variant(enum col_control_kind kind, const char *variant, const char *what, int err)

@@ -92,7 +92,7 @@ per_process = {k: v for k, v in per_process.items() if v > 0}
 check(per_process == want, "50 forks: pprof holds every process's samples under its process label (%d processes; "
       "differing: %s)" % (len(per_process), sorted(set(per_process.items()) ^ set(want.items()))[:4]))
 
-# 300 children of 5 ms: more news than the control page's 64 slots hold.
+# 300 children of 5 ms: a storm of news on the control page.
 # The founder's end must not be lost among them (before: "closed at its
 # end", its experiment saying it was killed, 1 run in 2), nor any child.
 out = run_gdb(["collector store experiment storm.er", "collector enable", "run"], [DESC, "forks", "300", "5"], cwd=work,

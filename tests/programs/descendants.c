@@ -38,6 +38,7 @@
 
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 39))
 #define HAVE_PIDFD_SPAWN 1
+#include <sys/pidfd.h> /* pidfd_getpid */
 #endif
 
 extern char **environ;
