@@ -484,6 +484,7 @@ int er_experiment_open(const char *path, struct er_experiment *exp, char *err, s
     if (k == ER_KIND_CLOCK || exp->declared[k])
       walk_file(path, er_kinds[er_kind_file_owner((enum er_kind)k)].name, exp, collectors[k]);
   er_experiment_resolve_reused_ranges(exp);
+  er_read_thread_names(path, exp);
   char ov[4096];
   struct stat st;
   snprintf(ov, sizeof ov, "%s/overview", path);
@@ -532,6 +533,7 @@ void er_experiment_close(struct er_experiment *exp)
     free(exp->counters[i].name);
   free(exp->counters);
   free(exp->hwc_samples);
+  er_free_thread_names(exp);
   memset(exp, 0, sizeof *exp);
 }
 

@@ -23,5 +23,8 @@ void er_collect_user_stack(struct er_experiment *exp, const unsigned char *packe
  * leaves none); the user stacks sorted. */
 void er_experiment_resolve_user_stacks(struct er_experiment *exp);
 void er_free_user_stacks(struct er_experiment *exp);
+/* er_thread_names.c: the threads' names (our own file), where there. */
+void er_read_thread_names(const char *path, struct er_experiment *exp);
+void er_free_thread_names(struct er_experiment *exp);
 
 #endif

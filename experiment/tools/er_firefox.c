@@ -383,29 +383,45 @@ static void write_markers(FILE *out, const struct thread *t)
   fputs("]}", out);
 }
 
-static void write_thread(FILE *out, struct thread *t, int main_thread, uint64_t pid, const char *process)
+/* NAMED: the thread's own name (its comm), NULL where not recorded. */
+static void write_thread(FILE *out, struct thread *t, int main_thread, uint64_t pid, const char *process,
+                         const char *named)
 {
   qsort(t->samples, t->n_samples, sizeof *t->samples, by_time);
   fputs("{\"name\":", out);
   char name[64];
   snprintf(name, sizeof name, "Thread %" PRIu64, t->tid);
-  json_string(out, main_thread ? process : name);
+  json_string(out, main_thread ? process : named != NULL ? named : name);
   fprintf(out, ",\"isMainThread\":%s,\"pausedRanges\":[],\"pid\":\"%" PRIu64 "\",\"processName\":",
           main_thread ? "true" : "false", pid);
   json_string(out, process);
+  /* The profiler counts a sample's CPU delta from the sample before it,
+   * and drops the first one's: a thread whose first sample carries CPU
+   * time starts with a sample of no weight and no CPU time where that
+   * time began (its 10 ms were missing from the profiler's thread CPU). */
+  size_t lead = t->n_samples > 0 && t->samples[0].cpu_us > 0;
+  double start_ms = t->n_samples ? t->samples[0].time_ms - (lead ? t->samples[0].cpu_us / 1000.0 : 0) : 0.0;
   fprintf(out, ",\"processShutdownTime\":null,\"processStartupTime\":0,\"processType\":\"default\",\"registerTime\":%.6f,"
                "\"tid\":\"%" PRIu64 "\",\"unregisterTime\":null,\"showMarkersInTimeline\":true,",
-          t->n_samples ? t->samples[0].time_ms : 0.0, t->tid);
-  fprintf(out, "\"samples\":{\"length\":%zu,\"weightType\":\"samples\",\"stack\":[", t->n_samples);
+          start_ms, t->tid);
+  fprintf(out, "\"samples\":{\"length\":%zu,\"weightType\":\"samples\",\"stack\":[", t->n_samples + lead);
+  if (lead)
+    fprintf(out, "%" PRIu64 ",", t->samples[0].stack);
   for (size_t i = 0; i < t->n_samples; i++)
     fprintf(out, "%s%" PRIu64, i ? "," : "", t->samples[i].stack);
   fputs("],\"timeDeltas\":[", out);
+  if (lead)
+    fprintf(out, "%.6f,", start_ms);
   for (size_t i = 0; i < t->n_samples; i++)
-    fprintf(out, "%s%.6f", i ? "," : "", t->samples[i].time_ms - (i ? t->samples[i - 1].time_ms : 0));
+    fprintf(out, "%s%.6f", i ? "," : "", t->samples[i].time_ms - (i ? t->samples[i - 1].time_ms : lead ? start_ms : 0));
   fputs("],\"weight\":[", out);
+  if (lead)
+    fputs("0,", out);
   for (size_t i = 0; i < t->n_samples; i++)
     fprintf(out, "%s%" PRId64, i ? "," : "", t->samples[i].weight);
   fputs("],\"threadCPUDelta\":[", out);
+  if (lead)
+    fputs("0,", out);
   for (size_t i = 0; i < t->n_samples; i++)
     fprintf(out, "%s%" PRId64, i ? "," : "", t->samples[i].cpu_us);
   fputs("]},", out);
@@ -454,7 +470,8 @@ int er_firefox_write_all(FILE *out, const struct er_experiment *const *exps, str
     uint64_t pid = process_id(&f, k);
     if (i)
       fputc(',', threads);
-    write_thread(threads, &f.threads[i], f.threads[i].tid == pid, pid, program_of(exps[k]));
+    write_thread(threads, &f.threads[i], f.threads[i].tid == pid, pid, program_of(exps[k]),
+                 er_experiment_thread_name(exps[k], f.threads[i].tid));
   }
   if (threads == NULL || fclose(threads) != 0) {
     snprintf(err, err_len, "out of memory");

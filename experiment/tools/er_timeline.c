@@ -132,9 +132,16 @@ int er_timeline_html(FILE *out, const struct er_experiment *exp, struct er_names
                "data-duration=\"%.0f\" data-tracks=\"%zu\" style=\"border:1px solid #ccc;user-select:none\">\n",
           height, duration, n_tracks);
   fprintf(out, "<g id=\"labels\">\n");
-  for (size_t t = 0; t < n_tracks; t++)
-    fprintf(out, "<text class=\"track-label\" x=\"4\" y=\"%d\" font-size=\"12\">thread %llu</text>\n",
+  for (size_t t = 0; t < n_tracks; t++) {
+    const char *name = er_experiment_thread_name(exp, tracks.key[t]); /* (its comm, where recorded) */
+    fprintf(out, "<text class=\"track-label\" x=\"4\" y=\"%d\" font-size=\"12\">thread %llu",
             (int)t * (TRACK_HEIGHT + TRACK_GAP) + 13, (unsigned long long)tracks.key[t]);
+    if (name != NULL) {
+      fputs(" ", out);
+      put_text(out, name);
+    }
+    fputs("</text>\n", out);
+  }
   fprintf(out, "</g>\n<svg id=\"lanes\" x=\"%d\" y=\"0\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                "preserveAspectRatio=\"none\">\n",
           LABEL_WIDTH, WIDTH, height, WIDTH, height);

@@ -202,15 +202,17 @@ static int by_thread_value(const void *a, const void *b)
   return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static void threads_view(struct er_profile *p)
+static void threads_view(struct er_profile *p, const struct er_experiment *exp)
 {
   printf("Threads by %s (%zu thread(s)):\n", p->metric, p->n_threads);
   printf("%10s %6s  %8s  Thread\n", p->unit, "%", p->counted);
   qsort(p->threads, p->n_threads, sizeof *p->threads, by_thread_value);
   for (size_t k = 0; k < p->n_threads; k++) {
     print_value(p, p->threads[k].value);
-    printf(" %6.2f  %8.0f  %llu\n", 100 * p->threads[k].value / (p->total > 0 ? p->total : 1), p->threads[k].events,
-           (unsigned long long)p->threads[k].thrid);
+    const char *name = er_experiment_thread_name(exp, p->threads[k].thrid); /* (its comm, where recorded) */
+    printf(" %6.2f  %8.0f  %llu%s%s%s\n", 100 * p->threads[k].value / (p->total > 0 ? p->total : 1),
+           p->threads[k].events, (unsigned long long)p->threads[k].thrid, name != NULL ? " (" : "",
+           name != NULL ? name : "", name != NULL ? ")" : "");
   }
 }
 
@@ -598,7 +600,7 @@ int main(int argc, char **argv)
   } else if (strcmp(view, "callers") == 0 || strcmp(view, "callees") == 0) {
     rc = neighbours_view(&p, argument, strcmp(view, "callers") == 0, rows);
   } else if (strcmp(view, "threads") == 0) {
-    threads_view(&p);
+    threads_view(&p, &exp);
   } else {
     char title[4200];
     snprintf(title, sizeof title, "%s: %s", path, p.metric);

@@ -21,6 +21,7 @@
 #include "core/recording_cost.h"
 #include "core/status_file.h"
 #include "core/target.h"
+#include "core/thread_names.h"
 #include "core/thread_slot.h"
 #include "unwind/clock_perf.h"
 #include "unwind/unwind.h"
@@ -263,6 +264,7 @@ void col_experiment_finish(const char *why)
    * exit event was there named the program's compute_phase after a libc
    * function, its copy still being written). */
   col_experiment_archive();
+  col_thread_names_write(col_exp.dirfd, col_target_pid != 0 ? col_target_pid : getpid());
   col_log_exit(col_end_without_exit, ended_early);
   col_status_write(&col_cfg, "closed", why);
   col_log_close();

@@ -326,8 +326,22 @@ int col_sources_thread_start(pid_t tid)
   return needs_stop;
 }
 
+/* A thread that named itself (pthread_setname_np) tells its name as it
+ * ends: where perf events are refused no kernel record of the rename
+ * reaches the sampler, and the thread is gone from /proc by the
+ * experiment's end (core/thread_names.c). */
+static void tell_thread_name(void)
+{
+  char name[17] = "";
+  if (prctl(PR_GET_NAME, name) != 0 || name[0] == '\0' ||
+      strncmp(name, program_invocation_short_name, sizeof name - 1) == 0)
+    return;
+  col_control_post(COL_CTL_THREAD_NAME, name, 0);
+}
+
 void col_sources_thread_stop(pid_t tid)
 {
+  tell_thread_name();
   EACH_RUNNING(i)
   if (sources[i].thread_stop != NULL)
     sources[i].thread_stop(tid);

@@ -20,6 +20,7 @@
 #include "core/module_map.h"
 #include "core/status_file.h"
 #include "core/target.h"
+#include "core/thread_names.h"
 #include "control_page.h"
 #include "sampler_events.h"
 #include "sampler_spawns.h"
@@ -123,6 +124,9 @@ void sampler_apply_request(const struct col_control_record *r)
   }
   case COL_CTL_JOB_FORWARDING:
     log_job_forwarding(r->text, (enum col_job_forwarding)r->err);
+    break;
+  case COL_CTL_THREAD_NAME:
+    col_thread_names_note(r->tid, r->text);
     break;
   case COL_CTL_CLOSE:
     sampler.close_requested = 1;

@@ -47,7 +47,7 @@ static int forward_request(const struct col_control_record *r)
 void sampler_hold_request(const struct col_control_record *r)
 {
   if (r->kind != COL_CTL_SAMPLE && r->kind != COL_CTL_PAUSE && r->kind != COL_CTL_RESUME && r->kind != COL_CTL_CLOSE &&
-      r->kind != COL_CTL_JOB_FORWARDING && r->kind != COL_CTL_RANK_SELF)
+      r->kind != COL_CTL_JOB_FORWARDING && r->kind != COL_CTL_RANK_SELF && r->kind != COL_CTL_THREAD_NAME)
     return;
   if (n_held < HELD_REQUESTS)
     held[n_held++] = *r;

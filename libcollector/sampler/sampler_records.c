@@ -22,6 +22,7 @@
 #include "core/module_map.h"
 #include "core/status_file.h"
 #include "core/target.h"
+#include "core/thread_names.h"
 #include "core/trace_writer.h"
 #include "unwind/clock_perf.h"
 #include "unwind/unwind.h"
@@ -469,6 +470,22 @@ static void on_fork(const unsigned char *rec, uint16_t size)
     descendants_on_fork(pid, ppid, (pid_t)ids[2], t);
 }
 
+/* A COMM record without MISC_COMM_EXEC: a thread of the program named
+ * itself (pid, tid, the name, then sample_id_all). */
+static void on_rename(const unsigned char *rec, uint16_t size)
+{
+  const size_t body = sizeof(struct perf_event_header);
+  uint32_t pid, tid;
+  char name[32];
+  memcpy(&pid, rec + body, 4);
+  memcpy(&tid, rec + body + 4, 4);
+  if ((pid_t)pid != col_target_pid)
+    return;
+  snprintf(name, sizeof name, "%.*s", (int)strnlen((const char *)rec + body + 8, size - body - 8),
+           (const char *)rec + body + 8);
+  col_thread_names_note((pid_t)tid, name);
+}
+
 /* A COMM record with MISC_COMM_EXEC: an exec, of the program or a
  * descendant (pid, tid, the new program's name, then sample_id_all). */
 static void on_exec(const unsigned char *rec, uint16_t size)
@@ -530,6 +547,8 @@ void sampler_on_record(const unsigned char *rec, uint16_t type, uint16_t size, i
   } else if (type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) &&
              size >= sizeof *h + 8 + COL_PERF_TRAILER_BYTES) {
     on_exec(rec, size);
+  } else if (type == PERF_RECORD_COMM && size >= sizeof *h + 8 + COL_PERF_TRAILER_BYTES) {
+    on_rename(rec, size);
   } else if (type == PERF_RECORD_SAMPLE && sampler.started) {
     on_sample(rec, size);
   } else if ((type == PERF_RECORD_SWITCH || type == PERF_RECORD_EXIT) && sampler.started &&

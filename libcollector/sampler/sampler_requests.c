@@ -127,6 +127,7 @@ static void handle_request(const struct col_control_record *r)
   case COL_CTL_FUNC_UNLOAD:
   case COL_CTL_UNLOADED:
   case COL_CTL_JOB_FORWARDING:
+  case COL_CTL_THREAD_NAME:
     sampler_apply_request(r);
     break;
   case COL_CTL_UNLOADING:

@@ -37,6 +37,8 @@ enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_C
                         COL_CTL_CHILDREN_CPU /* at the program's end: its waited-for descendants' CPU, "MS" */,
                         COL_CTL_UNLOADING /* perf events refused: a dlclose is about to run, its caller waiting
                                              until the samples before it are taken and the mappings read */,
+                        COL_CTL_THREAD_NAME /* a thread that named itself, as it ends: "NAME" (tid: the
+                                               thread) */,
                         COL_CTL_KINDS /* (their number, plus one) */ };
 /* What an MPI launcher's runtime did for the ranks on other nodes
  * (runtime/job_forwarding.c). */

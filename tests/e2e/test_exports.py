@@ -210,6 +210,10 @@ if doc is not None:
         waits += sum(1 for d in markers["data"] if d["type"] == "Synchronization wait")
     check(len(threads) == 2 and ordered, "firefox: two threads, their samples in time order with valid stacks, "
           "their markers of declared types")
+    # The helper named itself (pthread_setname_np): its track has that
+    # name; the main thread's is the program's.
+    names = sorted(t["name"] for t in threads)
+    check(names == ["offcpu_mix", "pipe-writer"], "firefox: the threads named by their names (%s)" % names)
     ticks = int(summary["ticks"])
     check(weights == ticks + off_ticks and cpu_us == ticks * int(summary["ptimer_us"]),
           "firefox: weights %d = the experiment's %d CPU + %d off-CPU ticks; CPU deltas %d us = its CPU time"
@@ -275,6 +279,8 @@ else:
           all(abs(cpu_ms.get(tid, 0) - seconds * 1000) < 1.5 for tid, seconds in thread_cpu.items()),
           "the Firefox Profiler's reader loads the file: two threads, each thread's CPU as our reader's (%s ms; %s s)"
           % (cpu_ms, thread_cpu))
+    check(sorted(t["name"] for t in listed) == ["offcpu_mix", "pipe-writer"],
+          "the Firefox Profiler's reader names the threads (%s)" % [t["name"] for t in listed])
     busiest = max(listed, key=lambda t: t["cpuMs"])["threadHandle"] if listed else "t-0"
     try:
         found = json.loads(profiler_cli("thread", "functions", "--thread", busiest, "--search", "compute_phase",
@@ -287,6 +293,13 @@ else:
           "the Firefox Profiler's call tree: compute_phase's samples as the file's (%s; %d), named with its library"
           % (compute, in_function["compute_phase"]))
     profiler_cli("stop", "--all")  # (its daemon outlives nothing of the test)
+
+# Our report names the helper thread too (its off-CPU time: the pipe it
+# wrote after a sleep, the lock it held).
+threads_report = run_gdb(["collector report %s threads metric offcpu" % exp], ["/bin/true"], work)
+print(threads_report)
+check(re.search(r"^\s*[0-9.]+\s+[0-9.]+\s+\d+\s+\d+ \(pipe-writer\)$", threads_report, re.M) is not None,
+      "collector report threads: the helper thread by its name (pipe-writer)")
 
 before = open(pb, "rb").read()
 again = run_gdb(["collector report %s pprof %s" % (exp, pb)], ["/bin/true"], work)

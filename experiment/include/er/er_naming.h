@@ -36,6 +36,11 @@ int er_create_experiment_dir(const char *dir, const char *name, char *path_out, 
 /* The group file in a job's experiment that lists it and its ranks' (gprofng
  * loads only the _*.er descendants by itself). */
 #define ER_RANKS_GROUP "ranks.erg"
+/* Our own file in an experiment (gprofng reads only the files it knows):
+ * a line "TID NAME" per thread whose name is known, NAME encoded as
+ * er_value_encode does (core/thread_names.c writes it, the reader reads
+ * it: the report, the Firefox export and the timeline name threads). */
+#define ER_THREAD_NAMES_FILE "threadnames"
 int er_create_descendant_dir(const char *founder, const char *lineage, char *path_out, size_t path_len);
 
 #endif

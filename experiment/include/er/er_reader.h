@@ -103,6 +103,11 @@ struct er_experiment {
   size_t n_counters;
   struct er_hwc_sample *hwc_samples;
   size_t n_hwc_samples;
+  struct er_thread_name {
+    uint64_t tid;
+    char *name; /* its comm, as the collector last saw it */
+  } *thread_names;
+  size_t n_thread_names;
   size_t invalid_packets; /* misaligned or malformed, as gprofng counts them */
   size_t damaged_packets; /* well framed, but their contents contradict themselves */
 };
@@ -122,6 +127,9 @@ int er_stack_by_frame_uid(const void *a, const void *b);
 /* The heap block (heaptrace's allocation or realloc) that held ADDR at
  * WHEN: allocated at or before it and not freed since; NULL when none. */
 const struct er_heap_event *er_experiment_heap_block(const struct er_experiment *exp, uint64_t addr, int64_t when);
+/* Thread TID's name (pthread_setname_np's, else the program's), or NULL
+ * where the experiment has none for it. */
+const char *er_experiment_thread_name(const struct er_experiment *exp, uint64_t tid);
 /* The file-less code region (the vDSO) that holds PC, or NULL. */
 const struct er_code_region *er_experiment_code_region(const struct er_experiment *exp, uint64_t pc);
 /* The segment that maps PC (any mode), or NULL. */

@@ -1,0 +1,93 @@
+/* The names of a recorded process's threads: their comm, what
+ * pthread_setname_np or prctl(PR_SET_NAME) gave them (else the program's
+ * name).  gprofng's format has no place for them, so they go into a file
+ * of our own in the experiment (ER_THREAD_NAMES_FILE: "TID NAME" lines),
+ * read by our report, the Firefox export and the timeline.  Names come
+ * from the kernel's COMM records of renames (perf events: a thread that
+ * ended before the experiment did keeps its name) and from
+ * /proc/PID/task at the experiment's end for the threads still there.
+ * Kept in a fixed table (the sampler process allocates nothing per
+ * thread); beyond it, later threads go unnamed. */
+#define _GNU_SOURCE
+#include "core/thread_names.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "er/er_fileutil.h"
+#include "er/er_naming.h"
+#include "er/er_text.h"
+
+#define MAX_NAMED 4096
+#define NAME_BYTES 16 /* the kernel's TASK_COMM_LEN */
+
+static struct named_thread {
+  pid_t tid;
+  char name[NAME_BYTES];
+} named[MAX_NAMED];
+static size_t n_named;
+
+void col_thread_names_note(pid_t tid, const char *name)
+{
+  size_t i = 0;
+  while (i < n_named && named[i].tid != tid)
+    i++;
+  if (i == n_named && n_named == MAX_NAMED)
+    return;
+  if (i == n_named)
+    n_named++;
+  named[i].tid = tid;
+  snprintf(named[i].name, sizeof named[i].name, "%s", name);
+}
+
+/* PID's live threads' names from /proc/PID/task/TID/comm. */
+static void read_live_threads(pid_t pid)
+{
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+  DIR *tasks = opendir(path);
+  if (tasks == NULL)
+    return;
+  struct dirent *e;
+  while ((e = readdir(tasks)) != NULL) {
+    pid_t tid = (pid_t)atoi(e->d_name);
+    if (tid <= 0)
+      continue;
+    char comm_path[96], name[NAME_BYTES + 1];
+    snprintf(comm_path, sizeof comm_path, "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+    int fd = open(comm_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      continue;
+    ssize_t n = read(fd, name, sizeof name - 1);
+    close(fd);
+    if (n <= 0)
+      continue;
+    name[n] = '\0';
+    name[strcspn(name, "\n")] = '\0'; /* (the kernel ends it with a newline) */
+    col_thread_names_note(tid, name);
+  }
+  closedir(tasks);
+}
+
+void col_thread_names_write(int experiment_dirfd, pid_t pid)
+{
+  if (pid > 0)
+    read_live_threads(pid);
+  if (n_named == 0 || experiment_dirfd < 0)
+    return;
+  int fd = openat(experiment_dirfd, ER_THREAD_NAMES_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return; /* (names are a convenience: the experiment is whole without them) */
+  for (size_t i = 0; i < n_named; i++) {
+    char encoded[4 * NAME_BYTES + 8], line[4 * NAME_BYTES + 32];
+    er_value_encode(named[i].name, encoded, sizeof encoded);
+    int n = snprintf(line, sizeof line, "%d %s\n", (int)named[i].tid, encoded);
+    if (n <= 0 || (size_t)n >= sizeof line || er_write_all(fd, line, (size_t)n) != 0)
+      break;
+  }
+  close(fd);
+}

@@ -1,0 +1,15 @@
+/* The names of a recorded process's threads (core/thread_names.c). */
+#ifndef GDBCOL_THREAD_NAMES_H
+#define GDBCOL_THREAD_NAMES_H
+
+#include <sys/types.h>
+
+/* Thread TID is named NAME from now on (the kernel's COMM record of a
+ * rename: pthread_setname_np, prctl(PR_SET_NAME)). */
+void col_thread_names_note(pid_t tid, const char *name);
+/* At the experiment's end: the names of PID's threads still there (from
+ * /proc), then every name known into the experiment's ER_THREAD_NAMES_FILE
+ * (nothing written when none is known). */
+void col_thread_names_write(int experiment_dirfd, pid_t pid);
+
+#endif
