@@ -54,7 +54,9 @@ class Cluster:
         with open(self.conf, "w") as f:
             f.write("\n".join([
                 "ClusterName=gdbcol",
-                "SlurmctldHost=%s" % self.node,
+                # (addresses given: the machine's name need not resolve,
+                # as in a container or an nspawn root)
+                "SlurmctldHost=%s(127.0.0.1)" % self.node,
                 "SlurmctldPort=%d" % _free_port(),
                 "SlurmdPort=%d" % _free_port(),
                 "AuthType=auth/munge",
@@ -78,7 +80,7 @@ class Cluster:
                 "SelectTypeParameters=CR_CPU",
                 "SlurmdParameters=config_overrides",
                 "ReturnToService=2",
-                "NodeName=%s CPUs=%d State=UNKNOWN" % (self.node, os.cpu_count() or 1),
+                "NodeName=%s NodeAddr=127.0.0.1 CPUs=%d State=UNKNOWN" % (self.node, os.cpu_count() or 1),
                 "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP",
                 ""]))
         os.chmod(self.conf, 0o644)
