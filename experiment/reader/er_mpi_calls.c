@@ -42,9 +42,8 @@ void er_collect_mpi(const unsigned char *p, uint16_t type, uint16_t size, void *
   exp->mpi_calls[exp->n_mpi_calls++] = c;
 }
 
-void er_free_mpi_calls(void *arg)
+void er_free_mpi_calls(struct er_experiment *exp)
 {
-  struct er_experiment *exp = arg;
   for (size_t i = 0; i < exp->n_mpi_calls; i++)
     free(exp->mpi_calls[i].channel);
   free(exp->mpi_calls);

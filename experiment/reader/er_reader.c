@@ -462,6 +462,11 @@ int er_experiment_open_map(const char *path, struct er_experiment *exp, char *er
   return begin_reading(path, exp, "map.xml", parse_map_element, err, err_len);
 }
 
+static const struct er_kind_reading {
+  void (*collect)(const unsigned char *packet, uint16_t type, uint16_t size, void *exp);
+  void (*release)(struct er_experiment *exp);
+} kind_readings[ER_N_KINDS];
+
 int er_experiment_open(const char *path, struct er_experiment *exp, char *err, size_t err_len)
 {
   if (begin_reading(path, exp, "log.xml", parse_log_element, err, err_len) != 0)
@@ -476,13 +481,9 @@ int er_experiment_open(const char *path, struct er_experiment *exp, char *err, s
   er_experiment_resolve_user_stacks(exp);
   /* Each kind's file (the clock's is read even when log.xml does not
    * declare it: er-dump reports what it holds). */
-  static void (*const collectors[ER_N_KINDS])(const unsigned char *, uint16_t, uint16_t, void *) = {
-      [ER_KIND_CLOCK] = collect_clock, [ER_KIND_SYNC] = collect_sync, [ER_KIND_IO] = collect_io,
-      [ER_KIND_HEAP] = collect_heap, [ER_KIND_HWC] = collect_hwc, [ER_KIND_MPI] = er_collect_mpi,
-      [ER_KIND_LOCK_ORDER] = er_collect_lock_order, [ER_KIND_RACE] = er_collect_race};
   for (int k = 0; k < ER_N_KINDS; k++)
     if (k == ER_KIND_CLOCK || exp->declared[k])
-      walk_file(path, er_kinds[er_kind_file_owner((enum er_kind)k)].name, exp, collectors[k]);
+      walk_file(path, er_kinds[er_kind_file_owner((enum er_kind)k)].name, exp, kind_readings[k].collect);
   er_experiment_resolve_reused_ranges(exp);
   er_read_thread_names(path, exp);
   char ov[4096];
@@ -492,6 +493,62 @@ int er_experiment_open(const char *path, struct er_experiment *exp, char *err, s
     exp->overview_bytes = (size_t)st.st_size;
   return 0;
 }
+
+static void release_clock(struct er_experiment *exp)
+{
+  free(exp->clock);
+  free(exp->offcpu);
+}
+
+static void release_sync(struct er_experiment *exp)
+{
+  free(exp->waits);
+}
+
+static void release_io(struct er_experiment *exp)
+{
+  for (size_t i = 0; i < exp->n_io_calls; i++)
+    free(exp->io_calls[i].name);
+  free(exp->io_calls);
+}
+
+static void release_heap(struct er_experiment *exp)
+{
+  free(exp->heap_events);
+}
+
+static void release_hwc(struct er_experiment *exp)
+{
+  for (size_t i = 0; i < exp->n_counters; i++) /* (declared in log.xml, read with it) */
+    free(exp->counters[i].name);
+  free(exp->counters);
+  free(exp->hwc_samples);
+}
+
+static void release_lock_orders(struct er_experiment *exp)
+{
+  free(exp->lock_orders);
+}
+
+static void release_races(struct er_experiment *exp)
+{
+  free(exp->races);
+}
+
+/* What the reader does for each data kind (er_data_kinds.h's table): COLLECT
+ * keeps a packet of its file into the experiment's arrays for it, RELEASE
+ * frees them.  A new kind's reading is its two functions here and its
+ * arrays in struct er_experiment. */
+static const struct er_kind_reading kind_readings[ER_N_KINDS] = {
+    [ER_KIND_CLOCK] = {collect_clock, release_clock},
+    [ER_KIND_SYNC] = {collect_sync, release_sync},
+    [ER_KIND_IO] = {collect_io, release_io},
+    [ER_KIND_HEAP] = {collect_heap, release_heap},
+    [ER_KIND_HWC] = {collect_hwc, release_hwc},
+    [ER_KIND_MPI] = {er_collect_mpi, er_free_mpi_calls},
+    [ER_KIND_LOCK_ORDER] = {er_collect_lock_order, release_lock_orders},
+    [ER_KIND_RACE] = {er_collect_race, release_races},
+};
 
 void er_experiment_close(struct er_experiment *exp)
 {
@@ -519,20 +576,8 @@ void er_experiment_close(struct er_experiment *exp)
   free(exp->code_regions);
   free(exp->stacks);
   er_free_user_stacks(exp);
-  free(exp->clock);
-  free(exp->offcpu);
-  free(exp->waits);
-  for (size_t i = 0; i < exp->n_io_calls; i++)
-    free(exp->io_calls[i].name);
-  free(exp->io_calls);
-  er_free_mpi_calls(exp);
-  free(exp->lock_orders);
-  free(exp->races);
-  free(exp->heap_events);
-  for (size_t i = 0; i < exp->n_counters; i++)
-    free(exp->counters[i].name);
-  free(exp->counters);
-  free(exp->hwc_samples);
+  for (int k = 0; k < ER_N_KINDS; k++)
+    kind_readings[k].release(exp);
   er_free_thread_names(exp);
   memset(exp, 0, sizeof *exp);
 }

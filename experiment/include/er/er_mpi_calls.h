@@ -24,7 +24,8 @@ struct er_mpi_call {
  * struct er_experiment being read); others are left alone. */
 void er_collect_mpi(const unsigned char *packet, uint16_t type, uint16_t size, void *arg);
 /* Frees what er_collect_mpi gathered in EXP (a struct er_experiment *). */
-void er_free_mpi_calls(void *exp);
+struct er_experiment;
+void er_free_mpi_calls(struct er_experiment *exp);
 
 /* The seeds' MPI metrics over some calls: MPI Time (seconds in calls),
  * calls, and the point-to-point messages sent and received with their
