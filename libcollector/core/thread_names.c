@@ -73,16 +73,45 @@ static void read_live_threads(pid_t pid)
   closedir(tasks);
 }
 
+/* The process's own name (its main thread's comm): the name every thread
+ * has that never named itself, not written. */
+static void process_name(pid_t pid, char *out, size_t len)
+{
+  char path[64];
+  out[0] = '\0';
+  snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  ssize_t n = read(fd, out, len - 1);
+  close(fd);
+  out[n > 0 ? n : 0] = '\0';
+  out[strcspn(out, "\n")] = '\0';
+}
+
 void col_thread_names_write(int experiment_dirfd, pid_t pid)
 {
-  if (pid > 0)
+  char own[NAME_BYTES + 1] = "";
+  if (pid > 0) {
+    process_name(pid, own, sizeof own);
     read_live_threads(pid);
-  if (n_named == 0 || experiment_dirfd < 0)
+  }
+  if (experiment_dirfd < 0)
+    return;
+  /* Only the names threads gave themselves: the file is there where a
+   * thread named itself, whether the process outlived the experiment or
+   * not (its live threads all carry the program's name otherwise). */
+  size_t named_own = 0;
+  for (size_t i = 0; i < n_named; i++)
+    named_own += own[0] == '\0' || strcmp(named[i].name, own) != 0;
+  if (named_own == 0)
     return;
   int fd = openat(experiment_dirfd, ER_THREAD_NAMES_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     return; /* (names are a convenience: the experiment is whole without them) */
   for (size_t i = 0; i < n_named; i++) {
+    if (own[0] != '\0' && strcmp(named[i].name, own) == 0)
+      continue;
     char encoded[4 * NAME_BYTES + 8], line[4 * NAME_BYTES + 32];
     er_value_encode(named[i].name, encoded, sizeof encoded);
     int n = snprintf(line, sizeof line, "%d %s\n", (int)named[i].tid, encoded);

@@ -8,8 +8,8 @@
  * rename: pthread_setname_np, prctl(PR_SET_NAME)). */
 void col_thread_names_note(pid_t tid, const char *name);
 /* At the experiment's end: the names of PID's threads still there (from
- * /proc), then every name known into the experiment's ER_THREAD_NAMES_FILE
- * (nothing written when none is known). */
+ * /proc), then every name a thread gave itself (not the program's) into
+ * the experiment's ER_THREAD_NAMES_FILE (nothing written when none). */
 void col_thread_names_write(int experiment_dirfd, pid_t pid);
 
 #endif

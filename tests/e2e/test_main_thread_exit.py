@@ -11,7 +11,7 @@ import re
 import subprocess
 import time
 
-from harness import attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, workdir
+from harness import attach_gdb, check, cleanup, er_dump, finish, program, run_gdb, sampling_seconds, workdir
 
 work = workdir()
 for source in ("timer", "process"):
@@ -26,8 +26,11 @@ for source in ("timer", "process"):
     truth = sum(float(x) for x in re.findall(r"worker_cpu=([0-9.]+)", out))
     summary, _, _ = er_dump(os.path.join(work, source + ".er"))
     recorded = float(summary.get("cpu_seconds", 0))
-    check(summary.get("closed") == "yes" and truth > 0 and 0.95 * truth <= recorded <= 1.05 * truth,
-          "%s: the experiment closed with the workers' CPU (%.3f s of %.3f)" % (source, recorded, truth))
+    # (within what sampling allows for the workers' samples; a fixed 5 %
+    # failed once under load, 1.081 s of 1.000)
+    bound = sampling_seconds(truth, int(summary.get("ptimer_us", 10007) or 10007) / 1e6)
+    check(summary.get("closed") == "yes" and truth > 0 and abs(recorded - truth) <= bound,
+          "%s: the experiment closed with the workers' CPU (%.3f s of %.3f, +- %.3f)" % (source, recorded, truth, bound))
 # gdb -p on such a process (its main thread a zombie while the workers run):
 # the kernel refuses any debugger; GDB says that, not the ptrace permissions
 # (before: CAP_SYS_PTRACE and ptrace_scope, which are not the reason).
