@@ -44,6 +44,11 @@ void col_thread_names_note(pid_t tid, const char *name)
   snprintf(named[i].name, sizeof named[i].name, "%s", name);
 }
 
+void col_thread_names_forget(void)
+{
+  n_named = 0;
+}
+
 /* PID's live threads' names from /proc/PID/task/TID/comm. */
 static void read_live_threads(pid_t pid)
 {

@@ -332,11 +332,12 @@ int col_sources_thread_start(pid_t tid)
  * experiment's end (core/thread_names.c). */
 static void tell_thread_name(void)
 {
+  int saved = errno; /* (the thread's own, as it ends) */
   char name[17] = "";
-  if (prctl(PR_GET_NAME, name) != 0 || name[0] == '\0' ||
-      strncmp(name, program_invocation_short_name, sizeof name - 1) == 0)
-    return;
-  col_control_post(COL_CTL_THREAD_NAME, name, 0);
+  if (prctl(PR_GET_NAME, name) == 0 && name[0] != '\0' &&
+      strncmp(name, program_invocation_short_name, sizeof name - 1) != 0)
+    col_control_post(COL_CTL_THREAD_NAME, name, 0);
+  errno = saved;
 }
 
 void col_sources_thread_stop(pid_t tid)

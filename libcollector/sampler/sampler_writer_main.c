@@ -19,6 +19,7 @@
 #include "core/module_map.h"
 #include "core/runtime_calls.h"
 #include "core/target.h"
+#include "core/thread_names.h"
 #include "unwind/unwind.h"
 #include "control_page.h"
 #include "er/er_archive.h"
@@ -78,6 +79,7 @@ void sampler_run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstam
   memset(sampler.tid_seen, 0, sampler.tid_seen_bits / 8);
   col_control = NULL; /* requests are the founder's */
   descendants_reset_figures();
+  col_thread_names_forget(); /* (the founder's threads' are not this process's) */
   col_target_pid = pid;
   col_target_command[0] = '\0';
   snprintf(sampler.writer_lineage, sizeof sampler.writer_lineage, "%s", lineage);
