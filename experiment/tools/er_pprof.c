@@ -58,6 +58,7 @@ struct pprof {
   size_t n_types;
   struct sample *samples;
   size_t n_samples, samples_room;
+  uint64_t *mapping_base; /* by process: its first mapping's id */
 };
 
 static uint64_t string_index(struct pprof *p, const char *text)
@@ -194,13 +195,11 @@ static int code_segment(const struct er_segment *seg)
   return (seg->modes & 4) != 0;
 }
 
-/* Mapping ids: each process's segments after those of the ones before. */
+/* Mapping ids: each process's segments after those of the ones before
+ * (summed once: a location's lookup is on every location's path). */
 static uint64_t first_mapping(const struct pprof *p, size_t process)
 {
-  uint64_t before = 0;
-  for (size_t k = 0; k < process; k++)
-    before += p->exps[k]->n_segments;
-  return before + 1;
+  return p->mapping_base != NULL ? p->mapping_base[process] : 1;
 }
 
 static uint64_t mapping_id(const struct pprof *p, size_t process, uint64_t pc)
@@ -390,6 +389,9 @@ int er_pprof_write_all(FILE *out_file, const struct er_experiment *const *exps, 
   string_index(&p, ""); /* string 0 is the empty string */
   for (p.process = 0; p.process < n_processes; p.process++)
     collect(&p);
+  p.mapping_base = malloc(n_processes * sizeof *p.mapping_base);
+  for (size_t k = 0; p.mapping_base != NULL && k < n_processes; k++)
+    p.mapping_base[k] = k == 0 ? 1 : p.mapping_base[k - 1] + exps[k - 1]->n_segments;
   struct pb_buffer out = {0};
   encode(&p, &out);
   int rc = out.failed ? (snprintf(err, err_len, "out of memory"), -1) : write_gzip(out_file, &out, err, err_len);
@@ -399,5 +401,6 @@ int er_pprof_write_all(FILE *out_file, const struct er_experiment *const *exps, 
   er_pair_table_free(&p.sample_ids);
   er_pair_table_free(&p.locations);
   er_id_table_free(&p.functions);
+  free(p.mapping_base);
   return rc;
 }
