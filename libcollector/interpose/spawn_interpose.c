@@ -45,7 +45,8 @@ static int spawn_starting(const char *variant, const char *what)
 {
   if (!col_collecting() || !col_outside() || col_in_runtime_call())
     return 0;
-  return col_control_post_variant(COL_CTL_SPAWN, variant, what != NULL ? what : "", 0) == 0;
+  /* 1: announced; 2: ours, but the page was full (its child still counted) */
+  return col_control_post_variant(COL_CTL_SPAWN, variant, what != NULL ? what : "", 0) == 0 ? 1 : 2;
 }
 
 /* After the call (errno kept: it is the call's), with its child's pid
@@ -56,7 +57,9 @@ static int spawn_starting(const char *variant, const char *what)
 static void spawn_done(int ours, pid_t child)
 {
   int err = errno;
-  if (ours)
+  if (ours && child > 0 && col_control != NULL) /* (counted here: the requests can be lost in a storm) */
+    __atomic_add_fetch(&col_control->spawned_children, 1, __ATOMIC_RELAXED);
+  if (ours == 1)
     col_control_post(COL_CTL_SPAWN_DONE, NULL, child > 0 ? (int)child : 0);
   errno = err;
 }
@@ -210,7 +213,7 @@ int col_wrap_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
   void *tls = va_arg(ap, void *);
   pid_t *child_tid = va_arg(ap, pid_t *);
   va_end(ap);
-  int ours = !(flags & CLONE_THREAD) && spawn_starting("clone", "");
+  int ours = (flags & CLONE_THREAD) ? 0 : spawn_starting("clone", "");
   if (fn != NULL && tell_clone(flags, stack)) {
     uintptr_t at = ((uintptr_t)stack - sizeof(struct clone_start)) & ~(uintptr_t)15;
     struct clone_start *start = (struct clone_start *)at;

@@ -369,6 +369,27 @@ static void describe_descendants(void)
                         sampler.clock_in_program ? "their news lost to a full control page"
                                                  : "the kernel lost their fork records in the storm");
   }
+  /* The children of spawn calls and clone() the runtime told of that got
+   * no experiment (a storm of 250 posix_spawns: 30 not recorded, GDB
+   * silent), where every descendant is followed. */
+  unsigned told = col_control != NULL ? (unsigned)__atomic_load_n(&col_control->spawned_children, __ATOMIC_RELAXED) : 0;
+  /* (a spawn's child whose call's news was lost is recorded as a fork:
+   * the forks seen beyond those fork() made) */
+  unsigned as_forks = writers.forks > children ? writers.forks - (unsigned)children : 0;
+  if (sampler.follow.mode == ER_FOLLOW_ALL && told > writers.spawned + as_forks) {
+    unsigned unseen = told - writers.spawned - as_forks;
+    const char *why = sampler.clock_in_program
+                          ? "their news was lost to a full control page"
+                          : "the kernel lost their fork or exec records (its ring was full before the sampler "
+                            "process drained it: a storm of processes)";
+    col_log_final_warning(COL_WARN_TEXT, "%u of the %u process(es) the program's spawn calls (posix_spawn, "
+                          "pidfd_spawn, clone) started were not recorded%s: %s", unseen, told,
+                          writers.spawned_unstarted > 0 ? " (those announced in this log have no experiment)" : "",
+                          why);
+    col_status_add_note("%u of %u spawned process(es) not recorded (%s)", unseen, told,
+                        sampler.clock_in_program ? "their news lost to a full control page"
+                                                 : "the kernel lost their records in the storm");
+  }
   descendants_warn();
 }
 

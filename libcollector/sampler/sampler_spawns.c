@@ -82,6 +82,7 @@ void spawns_end(pid_t pid, pid_t tid, pid_t child, int64_t tstamp)
   }
 }
 
+
 int spawns_claim(pid_t child, pid_t ppid, pid_t ptid, int64_t tstamp, char *variant, size_t variant_len,
                  char *command, size_t command_len)
 {

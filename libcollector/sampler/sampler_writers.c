@@ -160,7 +160,10 @@ int writers_on_fork(pid_t pid, pid_t ppid, pid_t tid, int64_t tstamp, enum desce
     r->awaiting_exec = 1;
     return 1;
   }
-  return launch_writer(r, tstamp, 0, NULL);
+  int launched = launch_writer(r, tstamp, 0, NULL);
+  if (launched == 1 && kind == DESCENDANT_CLONE)
+    figures.spawned++;
+  return launched;
 }
 
 int writers_on_founder_exec(int64_t tstamp, const char *comm, char *lineage, size_t lineage_len)
@@ -177,6 +180,9 @@ int writers_on_founder_exec(int64_t tstamp, const char *comm, char *lineage, siz
 void writers_describe(struct writers_figures *out)
 {
   *out = figures;
+  for (size_t b = 0; b < BUCKETS; b++) /* (still waiting for an exec that will not be seen now) */
+    for (const struct route *r = buckets[b]; r != NULL; r = r->next)
+      out->spawned_unstarted += r->awaiting_exec != 0;
 }
 
 static int write_whole(int fd, const void *p, size_t len)
@@ -257,9 +263,11 @@ int writers_route(const unsigned char *rec, uint16_t type, uint16_t size)
       snprintf(comm, sizeof comm, "%.*s", (int)strnlen((const char *)rec + sizeof *h + 8, size - sizeof *h - 8),
                (const char *)rec + sizeof *h + 8);
       r->awaiting_exec = 0;
-      launch_writer(r, record_time(rec, size), 1, comm);
+      if (launch_writer(r, record_time(rec, size), 1, comm) == 1)
+        figures.spawned++;
     } else if (type == PERF_RECORD_EXIT) {
       r->awaiting_exec = 0;
+      figures.spawned_unstarted++;
     }
     return 1;
   }

@@ -90,6 +90,9 @@ unsigned writers_end_gone(void);
 struct writers_figures {
   unsigned started, failed;
   unsigned forks; /* fork()s' children seen (DESCENDANT_FORK), recorded or not */
+  unsigned spawned; /* children of spawn calls and clone() whose writer started (after a spawn's exec) */
+  unsigned spawned_unstarted; /* spawn calls' children announced (desc_start) that got no experiment: their
+                                 exec never seen (the kernel lost its record, or the program could not run) */
   int founder_exec;
 };
 void writers_describe(struct writers_figures *out);

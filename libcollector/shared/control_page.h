@@ -116,6 +116,7 @@ struct col_control_page {
    * forks the sampler saw, what a storm lost (the kernel's fork records,
    * or the children's news) is counted, never silent. */
   uint64_t forked_children;
+  uint64_t spawned_children; /* atomic: children that spawn calls and clone() reported (a request can be lost) */
   /* A futex word the sampler bumps, waking every waiter, each time it moves
    * news_taken_tstamp or experiment_run_tstamp: a process waiting for
    * either sleeps until then (before, each polled every millisecond, and
