@@ -44,9 +44,11 @@ enum col_control_kind { COL_CTL_SAMPLE = 1, COL_CTL_PAUSE, COL_CTL_RESUME, COL_C
  * (runtime/job_forwarding.c). */
 enum col_job_forwarding { COL_JOB_FORWARDED, COL_JOB_NEEDS_EXPORTS, COL_JOB_NO_SETTINGS, COL_JOB_NO_ROOM };
 
-/* A job's processes post at once: 64 MPI ranks' dlcloses in MPI_Init lost
- * 1576 requests with 64 slots (about 70 KB for 512). */
-#define COL_CONTROL_SLOTS 512
+/* 64: more lets a no-perf fork storm announce more children than their
+ * writers can serve (512 slots: 2000 forks recorded 2.5 times as many,
+ * whose writers outlived GDB's wait); an unload waits for a slot instead
+ * (docs/measurements.md, the 64-rank check). */
+#define COL_CONTROL_SLOTS 64
 struct col_control_record {
   uint32_t ready; /* atomic: filled, not yet taken */
   uint32_t kind;  /* enum col_control_kind */
