@@ -251,6 +251,7 @@ static size_t walk_here(uint64_t ip, uint64_t sp, uint64_t bp, uintptr_t top, ui
   cap.regs.r[PERF_REG_X86_SP] = sp;
   cap.regs.r[PERF_REG_X86_BP] = bp;
   cap.regs.r[PERF_REG_X86_BX] = 0; /* (not known here: a frame whose CFA is RBX-based ends the walk) */
+  cap.regs.r[PERF_REG_X86_AX] = 1; /* (a traced call is no new thread's first instruction in clone) */
   cap.stack = (const unsigned char *)(uintptr_t)sp; /* the live stack: the walk reads only inside it */
   cap.stack_len = top - (uintptr_t)sp;
   size_t n = 0;

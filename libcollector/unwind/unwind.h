@@ -36,7 +36,11 @@ void col_unwind_reset_stats(void);
 /* SIGNAL: the kernel's signal frame (a trampoline whose CFI is marked as
  * one: glibc's __restore_rt): the interrupted registers are in the
  * ucontext at the frame's SP. */
-enum col_rule_kind { COL_RULE_COMPLEX, COL_RULE_SIMPLE, COL_RULE_OUTERMOST, COL_RULE_SIGNAL };
+/* AFTER_CLONE: clone()'s or clone3()'s instructions between the system
+ * call and the child's own CFI, which glibc leaves without CFI: the child
+ * (RAX 0) is at its thread's outermost frame, the parent about to return
+ * (its return address at SP). */
+enum col_rule_kind { COL_RULE_COMPLEX, COL_RULE_SIMPLE, COL_RULE_OUTERMOST, COL_RULE_SIGNAL, COL_RULE_AFTER_CLONE };
 /* FROM_BX: the dynamic linker's lazy-binding trampolines realign the
  * stack and keep their frame in RBX (every sample under _dl_fixup was
  * <Stack-unwind-failed>: most of an Open MPI 5 rank's start-up). */

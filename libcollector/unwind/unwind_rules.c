@@ -381,6 +381,43 @@ static int in_entry_code(const struct object_cfi *obj, uint64_t elf_address)
   return elf_address >= header.e_entry && elf_address < header.e_entry + ENTRY_CODE_BYTES;
 }
 
+/* Is ELF address ADDR of OBJ within clone()'s or clone3()'s code right
+ * after their system call: "syscall; test %rax,%rax; jl ERR; je CHILD;
+ * ret" (glibc's clone.S and clone3.S end the parent's CFI before the
+ * system call, and the child's begins at CHILD: a new thread sampled in
+ * between was <Stack-unwind-failed>, one sample in a Rust program's
+ * clean-clone CI run).  ADDR may be at any of the four instructions. */
+static int after_clone_syscall(const struct object_cfi *obj, uint64_t addr)
+{
+  static const unsigned char tail[] = {0x48, 0x85, 0xc0, 0x7c, 0x00, 0x74, 0x01, 0xc3}; /* [4]: jl's offset */
+  static const unsigned back[] = {0, 3, 5, 7}; /* each instruction's distance from the syscall's end */
+  size_t n;
+  if (obj->elf == NULL || elf_getphdrnum(obj->elf, &n) != 0)
+    return 0;
+  for (size_t i = 0; i < n; i++) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(obj->elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
+        addr < ph.p_vaddr + 9 || addr + 8 > ph.p_vaddr + ph.p_filesz)
+      continue;
+    Elf_Data *d = elf_getdata_rawchunk(obj->elf, (int64_t)(ph.p_offset + (addr - 9 - ph.p_vaddr)), 17, ELF_T_BYTE);
+    if (d == NULL || d->d_size < 17)
+      return 0;
+    const unsigned char *code = (const unsigned char *)d->d_buf + 9; /* code[0] is ADDR's byte */
+    for (size_t k = 0; k < sizeof back / sizeof back[0]; k++) {
+      const unsigned char *end = code - back[k]; /* the syscall's end */
+      if (end[-2] != 0x0f || end[-1] != 0x05)
+        continue;
+      size_t same = 0;
+      while (same < sizeof tail && (same == 4 || end[same] == tail[same]))
+        same++;
+      if (same == sizeof tail)
+        return 1;
+    }
+    return 0;
+  }
+  return 0;
+}
+
 static void compute_rule(uint64_t lookup_pc, struct col_frame_rule *rule)
 {
   rule->kind = COL_RULE_COMPLEX;
@@ -403,6 +440,8 @@ static void compute_rule(uint64_t lookup_pc, struct col_frame_rule *rule)
   if (dwarf_cfi_addrframe(obj->cfi, lookup_pc - obj->bias, &frame) != 0) {
     if (in_entry_code(obj, lookup_pc - obj->bias))
       rule->kind = COL_RULE_OUTERMOST;
+    else if (after_clone_syscall(obj, lookup_pc - obj->bias))
+      rule->kind = COL_RULE_AFTER_CLONE;
     return;
   }
   read_rule(frame, lookup_pc, rule);

@@ -91,6 +91,15 @@ col_walk_core(const struct col_capture *cap, col_rule_source rules, void *arg, u
     const struct col_frame_rule *rule = &found;
     if (!rules(lookup, &found, arg))
       return COL_WALK_NEEDS_LIBUNWIND;
+    if (rule->kind == COL_RULE_AFTER_CLONE) {
+      /* (only the sampled PC itself can be there: no call is) */
+      if (n == 1 && cap->regs.r[PERF_REG_X86_AX] == 0) {
+        end = COL_WALK_END_OUTERMOST; /* the new thread's first instructions */
+        break;
+      }
+      found = (struct col_frame_rule){COL_RULE_SIMPLE, COL_CFA_FROM_SP, COL_BP_SAME, COL_BP_SAME, 8, 0, 0};
+      rule = &found; /* the parent: a leaf about to return */
+    }
     if (rule->kind == COL_RULE_OUTERMOST) {
       end = COL_WALK_END_OUTERMOST;
       break;

@@ -14,6 +14,10 @@
  *     sample there was an unwind failure before).
  *   - A stack copy too short ends the walk with the truncated marker, and
  *     it is counted.
+ *   - In libc's clone() between its system call and the child's CFI (no
+ *     FDE there), the child (RAX 0) is at its outermost frame and the
+ *     parent returns to the address at its SP (a Rust program's sample
+ *     there was <Stack-unwind-failed>).
  *   - A walk of the live stack that uses the thread's last walk (the memo
  *     a program thread keeps when it records traced calls) finds exactly
  *     what a walk from scratch finds, over thousands of stacks reached by
@@ -92,7 +96,7 @@ static int counted_rule(uint64_t lookup_pc, struct col_frame_rule *out, void *ar
 {
   lookups++;
   *out = *col_frame_rule_for(lookup_pc);
-  return out->kind == COL_RULE_SIMPLE || out->kind == COL_RULE_OUTERMOST;
+  return out->kind == COL_RULE_SIMPLE || out->kind == COL_RULE_OUTERMOST || out->kind == COL_RULE_AFTER_CLONE;
 }
 
 static struct col_walk_memo memo;
@@ -208,6 +212,48 @@ static void check_plt_rules(void)
   CHECK(r->kind == COL_RULE_SIMPLE && r->cfa_base == COL_CFA_FROM_SP && r->cfa_offset == 16);
 }
 
+/* libc's clone(), between its system call and the child's CFI (no FDE
+ * there): the child, RAX 0, at its thread's outermost frame; the parent
+ * returns to the address at SP.  (Its address: after "syscall" where
+ * "test %rax,%rax; jl; je +1; ret" follows.) */
+static void check_after_clone(void)
+{
+  static const unsigned char tail[] = {0x0f, 0x05, 0x48, 0x85, 0xc0, 0x7c, 0x00, 0x74, 0x01, 0xc3};
+  const unsigned char *code = dlsym(RTLD_DEFAULT, "clone");
+  const unsigned char *window = NULL;
+  for (size_t at = 0; code != NULL && window == NULL && at < 160; at++) {
+    size_t same = 0;
+    while (same < sizeof tail && (same == 6 || code[at + same] == tail[same]))
+      same++;
+    if (same == sizeof tail)
+      window = code + at + 2;
+  }
+  if (window == NULL) {
+    fprintf(stderr, "clone: no such code in this libc (not checked)\n");
+    return;
+  }
+  CHECK(col_frame_rule_for((uint64_t)(uintptr_t)window)->kind == COL_RULE_AFTER_CLONE);
+  CHECK(col_frame_rule_for((uint64_t)(uintptr_t)window + 7)->kind == COL_RULE_AFTER_CLONE); /* its ret */
+  uint64_t fake_stack[4] = {(uint64_t)(uintptr_t)main + 16, 0, 0, 0};
+  struct col_capture at;
+  memset(&at, 0, sizeof at);
+  at.regs.r[PERF_REG_X86_IP] = (uint64_t)(uintptr_t)window + 3;
+  at.regs.r[PERF_REG_X86_SP] = (uint64_t)(uintptr_t)fake_stack;
+  at.stack = (const unsigned char *)fake_stack;
+  at.stack_len = sizeof fake_stack;
+  uint64_t pcs[8];
+  size_t n = 0;
+  at.regs.r[PERF_REG_X86_AX] = 0; /* the child */
+  CHECK(col_walk_with_rules(&at, counted_rule, NULL, pcs, 8, &n, NULL) == COL_WALK_DONE && n == 1);
+  at.regs.r[PERF_REG_X86_AX] = 4321; /* the parent, the child's pid in hand */
+  n = 0;
+  enum col_walk_result parent = col_walk_with_rules(&at, counted_rule, NULL, pcs, 8, &n, NULL);
+  /* (its caller's call site: the return address less one; the fake
+   * stack ends there) */
+  CHECK(n >= 2 && pcs[1] == fake_stack[0] - 1);
+  (void)parent;
+}
+
 int main(void)
 {
   CHECK(rules_test_with_frame_pointer(3) > 0);
@@ -261,6 +307,8 @@ int main(void)
   size_t k = col_unwind(&short_cap, pcs, 64);
   CHECK(k > 0 && k < n && pcs[k - 1] == ER_PC_TRUNCATED &&
         (col_unwind_describe(&unwound), unwound.truncated == before + 1));
+
+  check_after_clone();
 
   /* The memo: the same frames as walks from scratch, every time. */
   stack_top = own_stack_top();
