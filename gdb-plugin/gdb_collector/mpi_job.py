@@ -26,8 +26,9 @@ def _number(value):
 def _rank(environment):
     _, _, variables, (task, tasks) = native.mpi_names()
     for name in variables:
-        if _number(environment(name)) is not None:
-            return _number(environment(name))
+        rank = _number(environment(name))  # (each a query of GDB's: once)
+        if rank is not None:
+            return rank
     if (_number(environment(tasks)) or 0) > 1:
         return _number(environment(task))
     return None

@@ -49,6 +49,16 @@ void col_thread_names_forget(void)
   n_named = 0;
 }
 
+/* The comm file PATH into NAME (NAME_BYTES + 1), its newline cut: 0, or
+ * -1 when it cannot be read. */
+static int read_comm(const char *path, char *name)
+{
+  if (er_read_text(path, name, NAME_BYTES + 1) <= 0)
+    return -1;
+  name[strcspn(name, "\n")] = '\0'; /* (the kernel ends it with a newline) */
+  return 0;
+}
+
 /* PID's live threads' names from /proc/PID/task/TID/comm. */
 static void read_live_threads(pid_t pid)
 {
@@ -60,68 +70,40 @@ static void read_live_threads(pid_t pid)
   struct dirent *e;
   while ((e = readdir(tasks)) != NULL) {
     pid_t tid = (pid_t)atoi(e->d_name);
-    if (tid <= 0)
-      continue;
     char comm_path[96], name[NAME_BYTES + 1];
     snprintf(comm_path, sizeof comm_path, "/proc/%d/task/%d/comm", (int)pid, (int)tid);
-    int fd = open(comm_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-      continue;
-    ssize_t n = read(fd, name, sizeof name - 1);
-    close(fd);
-    if (n <= 0)
-      continue;
-    name[n] = '\0';
-    name[strcspn(name, "\n")] = '\0'; /* (the kernel ends it with a newline) */
-    col_thread_names_note(tid, name);
+    if (tid > 0 && read_comm(comm_path, name) == 0)
+      col_thread_names_note(tid, name);
   }
   closedir(tasks);
 }
 
-/* The process's own name (its main thread's comm): the name every thread
- * has that never named itself, not written. */
-static void process_name(pid_t pid, char *out, size_t len)
-{
-  char path[64];
-  out[0] = '\0';
-  snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return;
-  ssize_t n = read(fd, out, len - 1);
-  close(fd);
-  out[n > 0 ? n : 0] = '\0';
-  out[strcspn(out, "\n")] = '\0';
-}
-
 void col_thread_names_write(int experiment_dirfd, pid_t pid)
 {
-  char own[NAME_BYTES + 1] = "";
+  /* The process's own name (its main thread's comm) is every thread's
+   * that never named itself: not written, so the file is there only where
+   * a thread named itself, whether the process outlived the experiment or
+   * not. */
+  char own[NAME_BYTES + 1] = "", path[64];
   if (pid > 0) {
-    process_name(pid, own, sizeof own);
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    read_comm(path, own);
     read_live_threads(pid);
   }
-  if (experiment_dirfd < 0)
-    return;
-  /* Only the names threads gave themselves: the file is there where a
-   * thread named itself, whether the process outlived the experiment or
-   * not (its live threads all carry the program's name otherwise). */
-  size_t named_own = 0;
-  for (size_t i = 0; i < n_named; i++)
-    named_own += own[0] == '\0' || strcmp(named[i].name, own) != 0;
-  if (named_own == 0)
-    return;
-  int fd = openat(experiment_dirfd, ER_THREAD_NAMES_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return; /* (names are a convenience: the experiment is whole without them) */
-  for (size_t i = 0; i < n_named; i++) {
+  int fd = -1;
+  for (size_t i = 0; i < n_named && experiment_dirfd >= 0; i++) {
     if (own[0] != '\0' && strcmp(named[i].name, own) == 0)
       continue;
+    if (fd < 0)
+      fd = openat(experiment_dirfd, ER_THREAD_NAMES_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+      return; /* (names are a convenience: the experiment is whole without them) */
     char encoded[4 * NAME_BYTES + 8], line[4 * NAME_BYTES + 32];
     er_value_encode(named[i].name, encoded, sizeof encoded);
     int n = snprintf(line, sizeof line, "%d %s\n", (int)named[i].tid, encoded);
     if (n <= 0 || (size_t)n >= sizeof line || er_write_all(fd, line, (size_t)n) != 0)
       break;
   }
-  close(fd);
+  if (fd >= 0)
+    close(fd);
 }

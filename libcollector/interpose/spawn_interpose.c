@@ -18,7 +18,6 @@
  * program's own process, nothing recorded) they pass straight through. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -35,6 +34,7 @@
 #include "interpose/runtime_hooks.h"
 #include "runtime/collection_state.h"
 #include "control_page.h"
+#include "er/er_fileutil.h"
 #include "interposed.h"
 
 
@@ -65,20 +65,14 @@ static void spawn_done(int ours, pid_t child)
 }
 
 /* The pid of the process pidfd FD refers to (its fdinfo's "Pid:"), 0
- * where it cannot be read. */
+ * where it cannot be read (errno kept: the program's). */
 static pid_t pidfd_pid(int fd)
 {
+  int err = errno;
   char path[64], text[512];
   snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
-  int in = open(path, O_RDONLY | O_CLOEXEC);
-  if (in < 0)
-    return 0;
-  ssize_t n = read(in, text, sizeof text - 1);
-  close(in);
-  if (n <= 0)
-    return 0;
-  text[n] = '\0';
-  const char *line = strstr(text, "Pid:");
+  const char *line = er_read_text(path, text, sizeof text) > 0 ? strstr(text, "Pid:") : NULL;
+  errno = err;
   return line != NULL ? (pid_t)atoi(line + 4) : 0;
 }
 

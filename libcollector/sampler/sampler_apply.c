@@ -29,6 +29,14 @@
 #include "sampler_writers.h"
 #include "session_dir.h"
 
+/* Why a launcher's runtime could not give its ranks elsewhere what they
+ * need (COL_JOB_NO_SETTINGS, COL_JOB_NO_ROOM). */
+static const char *forwarding_failure(enum col_job_forwarding outcome)
+{
+  return outcome == COL_JOB_NO_SETTINGS ? "the experiment's settings were not ready in time (5 s)"
+                                        : "the environment could not hold the runtime's variables";
+}
+
 /* What an MPI launcher's runtime did for its ranks on other nodes. */
 static void log_job_forwarding(const char *launcher, enum col_job_forwarding outcome)
 {
@@ -46,8 +54,7 @@ static void log_job_forwarding(const char *launcher, enum col_job_forwarding out
   case COL_JOB_NO_SETTINGS:
   case COL_JOB_NO_ROOM:
     col_log_warning(COL_WARN_TEXT, "MPI launcher %s: ranks started on other nodes are not recorded: %s", launcher,
-                    outcome == COL_JOB_NO_SETTINGS ? "the experiment's settings were not ready in time (5 s)"
-                                                   : "the environment could not hold the runtime's variables");
+                    forwarding_failure(outcome));
     break;
   }
 }
@@ -64,8 +71,7 @@ void sampler_note_job_forwarding(const struct col_control_record *r)
                         launcher);
   else
     col_status_add_note("the MPI ranks %s starts on other nodes are not recorded: %s", launcher,
-                        outcome == COL_JOB_NO_SETTINGS ? "the experiment's settings were not ready in time (5 s)"
-                                                       : "the environment could not hold the runtime's variables");
+                        forwarding_failure(outcome));
   /* GDB reads the status at the program's end: the state it holds now,
    * with the note (an exec'd launcher, Open MPI 5's prterun, tells this
    * after the founder's image ended in its exec). */

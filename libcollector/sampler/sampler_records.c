@@ -470,6 +470,14 @@ static void on_fork(const unsigned char *rec, uint16_t size)
     descendants_on_fork(pid, ppid, (pid_t)ids[2], t);
 }
 
+/* A COMM record's name (after its pid and tid; the record holds it
+ * NUL-padded, then sample_id_all) into NAME. */
+static void comm_of(const unsigned char *rec, uint16_t size, char *name, size_t len)
+{
+  const size_t at = sizeof(struct perf_event_header) + 8;
+  snprintf(name, len, "%.*s", (int)strnlen((const char *)rec + at, size - at), (const char *)rec + at);
+}
+
 /* A COMM record without MISC_COMM_EXEC: a thread of the program named
  * itself (pid, tid, the name, then sample_id_all). */
 static void on_rename(const unsigned char *rec, uint16_t size)
@@ -481,8 +489,7 @@ static void on_rename(const unsigned char *rec, uint16_t size)
   memcpy(&tid, rec + body + 4, 4);
   if ((pid_t)pid != col_target_pid)
     return;
-  snprintf(name, sizeof name, "%.*s", (int)strnlen((const char *)rec + body + 8, size - body - 8),
-           (const char *)rec + body + 8);
+  comm_of(rec, size, name, sizeof name);
   col_thread_names_note((pid_t)tid, name);
 }
 
@@ -496,8 +503,7 @@ static void on_exec(const unsigned char *rec, uint16_t size)
   char comm[32];
   memcpy(&pid, rec + body, 4);
   memcpy(&t, rec + COL_PERF_TRAILER_TIME(size), 8);
-  snprintf(comm, sizeof comm, "%.*s", (int)strnlen((const char *)rec + body + 8, size - body - 8),
-           (const char *)rec + body + 8);
+  comm_of(rec, size, comm, sizeof comm);
   if ((pid_t)pid != col_target_pid) {
     descendants_on_exec((pid_t)pid, comm);
   } else if (sampler.writer_mode) {
