@@ -14,6 +14,8 @@ struct col_regs {
   uint64_t r[COL_NREGS];
 };
 
+struct col_beyond_prints; /* unwind/stack_prints.h */
+
 /* One captured sample, ready for unwinding. */
 struct col_capture {
   pid_t tid;
@@ -26,6 +28,9 @@ struct col_capture {
   size_t stack_len;
   uint64_t event_id; /* perf: the id of the event that took it */
   int in_kernel;     /* taken in kernel mode (its stack is the user's at the kernel's entry) */
+  /* The program's own samples: what the stack held beyond the copy when
+   * taken (NULL: not known, as in perf's samples) */
+  const struct col_beyond_prints *beyond;
 };
 
 typedef void (*col_capture_fn)(const struct col_capture *cap, void *arg);

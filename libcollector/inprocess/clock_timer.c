@@ -34,6 +34,7 @@
 #include "interpose/signal_guard.h"
 #include "er/er_data_kinds.h"
 #include "trace_ring.h"
+#include "unwind/stack_prints.h"
 #include "er/er_fileutil.h"
 
 #define RING_BYTES (256 * 1024)
@@ -142,7 +143,7 @@ static int writable_mapping_at(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
 
 static int push(struct col_thread *t, const struct col_capture *cap)
 {
-  struct col_clock_sample_payload sample = {cap->weight, (uint32_t)cap->stack_len};
+  struct col_clock_sample_payload sample = {cap->weight, (uint32_t)cap->stack_len, *cap->beyond};
   return to_trace_ring ? push_to_trace_ring(cap, &sample, sizeof sample) : col_ring_push(t->ring, cap);
 }
 
@@ -220,10 +221,13 @@ static void on_timer_signal(int sig, siginfo_t *info, void *context)
       __atomic_store_n(&t->stack_lo, lo, __ATOMIC_RELAXED);
       __atomic_store_n(&t->stack_hi, hi, __ATOMIC_RELEASE);
     }
+    struct col_beyond_prints beyond = {0, 0, {0, 0, 0}};
     if (sp >= lo && sp < hi) {
       size_t room = hi - sp;
       cap.stack_len = room < stack_copy_bytes ? room : stack_copy_bytes;
+      col_beyond_prints_take(cap.stack + cap.stack_len, room - cap.stack_len, cap.stack_len, &beyond);
     }
+    cap.beyond = &beyond;
     if (push(t, &cap) != 0)
       __atomic_fetch_add(&t->lost, cap.weight, __ATOMIC_RELAXED);
   }

@@ -8,6 +8,7 @@
 
 #include "core/capture.h"
 #include "inprocess/clock_sources.h"
+#include "unwind/stack_prints.h"
 
 struct col_sample_ring {
   uint64_t head; /* written by the producer */
@@ -24,6 +25,7 @@ struct ring_record {
   int32_t tid;
   struct col_regs regs;
   uint64_t stack_len;
+  struct col_beyond_prints beyond;
 };
 
 struct col_sample_ring *col_ring_create(size_t bytes)
@@ -68,6 +70,9 @@ int col_ring_push(struct col_sample_ring *ring, const struct col_capture *cap)
   rec.tid = cap->tid;
   rec.regs = cap->regs;
   rec.stack_len = cap->stack_len;
+  memset(&rec.beyond, 0, sizeof rec.beyond); /* (copy_len 0: not known) */
+  if (cap->beyond != NULL)
+    rec.beyond = *cap->beyond;
   uint64_t head = ring->head; /* only this producer writes it */
   uint64_t tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
   if (head + rec.len - tail > ring->size)
@@ -89,7 +94,8 @@ size_t col_ring_drain(struct col_sample_ring *ring, col_capture_fn fn, void *arg
     get(ring, tail, &rec, sizeof rec);
     size_t stack_len = rec.stack_len < sizeof stack ? rec.stack_len : sizeof stack;
     get(ring, tail + sizeof rec, stack, stack_len);
-    struct col_capture cap = {rec.tid, rec.cpu, rec.tstamp, rec.weight, 0, rec.regs, stack, stack_len, 0, 0};
+    struct col_capture cap = {rec.tid, rec.cpu, rec.tstamp, rec.weight, 0, rec.regs, stack, stack_len, 0, 0,
+                              rec.beyond.copy_len != 0 ? &rec.beyond : NULL};
     fn(&cap, arg);
     count++;
     tail += rec.len;

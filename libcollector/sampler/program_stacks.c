@@ -68,7 +68,8 @@ void program_stacks_on_event(const struct col_trace_event *e, program_sample_fn 
   }
   if (j != NULL)
     finish(j, done); /* its parts stopped coming */
-  struct col_clock_sample_payload sample = {0, 0};
+  struct col_clock_sample_payload sample;
+  memset(&sample, 0, sizeof sample);
   if (e->ip != 0 && e->payload_len >= sizeof sample)
     memcpy(&sample, e->payload, sizeof sample);
   if (sample.stack_len <= e->stack_len || sample.stack_len > ER_STACK_COPY_MAX) {

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include "unwind/stack_prints.h"
 #include "unwind/unwind.h"
 
 /* An event's kind is its data kind (enum er_kind: the data file and packet
@@ -54,6 +55,7 @@ struct col_trace_event {
 struct col_clock_sample_payload {
   uint32_t weight;    /* in intervals */
   uint32_t stack_len; /* the whole copy's bytes */
+  struct col_beyond_prints beyond; /* what the stack held beyond the copy */
 };
 
 struct col_thread_end_tail {

@@ -11,7 +11,10 @@
  * (process_vm_readv: the sampler may read the program, as it reads blocked
  * threads' stacks), after checking that the copy's last bytes are still
  * there unchanged (else the thread has left those frames, or moved below
- * them: the stack stays cut), and walks the copy and the rest as one.
+ * them: the stack stays cut), and where the program sampled itself, that
+ * what lies beyond is what its signal handler saw there (stack_prints.h:
+ * a thread that returned above the copy's end leaves dead bytes there,
+ * which later calls overwrite), and walks the copy and the rest as one.
  * Kept only where that walk reaches farther than the copy alone.
  *
  * The sampler reads samples up to a cycle late; a thread (or process) that
@@ -107,6 +110,31 @@ static size_t read_live(pid_t tid, uint64_t addr, void *buf, size_t len)
   return got > 0 ? (size_t)got : 0;
 }
 
+/* Whether BYTES (GOT of them, from OVERLAP bytes before CAP's copy's end)
+ * hold what the thread's stack held when CAP was taken: its copy's last
+ * bytes, and where the sample says what lay beyond (the program's own
+ * samples: stack_prints.h), the same sum for WANT bytes beyond.  *USE: how
+ * many of them to walk (the printed ones only). */
+static int holds_sample(const struct col_capture *cap, const unsigned char *bytes, size_t got, size_t overlap,
+                        size_t want, size_t *use)
+{
+  if (got <= overlap || memcmp(bytes, cap->stack + cap->stack_len - overlap, overlap) != 0)
+    return 0;
+  *use = got;
+  const struct col_beyond_prints *p = cap->beyond;
+  if (p == NULL)
+    return 1;
+  int tier = col_beyond_tier(want);
+  size_t n = want < p->len ? want : p->len;
+  /* (a copy whose later parts were lost is not the one printed) */
+  if (p->copy_len != cap->stack_len || tier < 0 || got - overlap < n)
+    return 0;
+  if (col_beyond_sum_more(0, bytes + overlap, 0, n) != p->sum[tier])
+    return 0;
+  *use = overlap + n;
+  return 1;
+}
+
 int col_stack_beyond_copy(const struct col_capture *cap, size_t want, int fresh, struct col_capture *out,
                           struct col_stack_beyond_stats *stats)
 {
@@ -116,7 +144,6 @@ int col_stack_beyond_copy(const struct col_capture *cap, size_t want, int fresh,
   if (len < 8 || len > COL_STACK_BEYOND_MAX_COPY || cap->tid <= 0)
     return 0;
   size_t overlap = len < OVERLAP_BYTES ? len : OVERLAP_BYTES;
-  const unsigned char *copy_tail = cap->stack + len - overlap;
   uint64_t from = cap->regs.r[PERF_REG_X86_SP] + len - overlap;
   memcpy(joined, cap->stack, len - overlap);
   unsigned char *beyond = joined + len - overlap;
@@ -124,22 +151,23 @@ int col_stack_beyond_copy(const struct col_capture *cap, size_t want, int fresh,
    * frames beyond are the same (a loop's samples, without a system call
    * each); else (or FRESH) the live stack; where that cannot be read (the
    * thread has ended), the last reading whatever it holds. */
-  size_t asked = overlap + want;
+  size_t asked = overlap + want, use = 0;
   int whole = 0, from_kept = 1;
   size_t got = fresh ? 0 : kept_reading_at(cap->tid, from, beyond, asked, &whole);
-  int matched = got > overlap && memcmp(beyond, copy_tail, overlap) == 0;
+  int matched = holds_sample(cap, beyond, got, overlap, want, &use);
   if (!matched || !whole) {
     size_t live = read_live(cap->tid, from, beyond, asked);
     if (live > overlap) {
       got = live;
       from_kept = 0;
-      matched = memcmp(beyond, copy_tail, overlap) == 0;
+      matched = holds_sample(cap, beyond, got, overlap, want, &use);
       if (matched) {
         size_t below = len - overlap < KEPT_BELOW ? len - overlap : KEPT_BELOW;
         keep_reading(cap->tid, from - below, beyond - below, below + got, got < asked);
       }
     } else if ((got = kept_reading_at(cap->tid, from, beyond, asked, &whole)) > overlap) {
-      matched = memcmp(beyond, copy_tail, overlap) == 0; /* (the failed read may have written some) */
+      /* (the failed read may have written some) */
+      matched = holds_sample(cap, beyond, got, overlap, want, &use);
     } else {
       stats->unreadable++;
       return 0;
@@ -151,7 +179,6 @@ int col_stack_beyond_copy(const struct col_capture *cap, size_t want, int fresh,
   }
   *out = *cap;
   out->stack = joined;
-  out->stack_len = len - overlap + got;
-  return COL_BEYOND_JOINED | (got < asked ? COL_BEYOND_STACK_ENDS : 0) |
-         (from_kept ? COL_BEYOND_FROM_KEPT : 0);
+  out->stack_len = len - overlap + use;
+  return COL_BEYOND_JOINED | (use < asked ? COL_BEYOND_STACK_ENDS : 0) | (from_kept ? COL_BEYOND_FROM_KEPT : 0);
 }

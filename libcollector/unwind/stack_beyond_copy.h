@@ -5,17 +5,16 @@
 
 #include "core/capture.h"
 #include "er/er_timer_spec.h"
+#include "unwind/stack_prints.h"
 
 /* The largest copy that is extended (collector profile stack's ceiling). */
 #define COL_STACK_BEYOND_MAX_COPY ER_STACK_COPY_MAX
 
 struct col_stack_beyond_stats {
-  uint64_t moved_on;   /* the copy's last bytes had changed: left cut */
+  uint64_t moved_on;   /* the copy's last bytes had changed, or what lay beyond it: left cut */
   uint64_t unreadable; /* the thread's memory could not be read (it ended, or no right to) */
 };
 
-/* The most read beyond a copy (col_stack_beyond_copy's WANT). */
-#define COL_STACK_BEYOND_MAX (64 * 1024)
 /* CAP's copy with up to WANT bytes of the live stack beyond it in *OUT
  * (its bytes in a buffer of this file's, valid until the next call):
  * JOINED, with STACK_ENDS where the stack (or what was kept of it) ended

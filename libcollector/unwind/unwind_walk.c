@@ -98,7 +98,7 @@ static size_t walk_beyond_copy(const struct col_capture *cap, uint64_t *pcs, siz
     max = ER_MAX_STACK_DEPTH + 2;
   size_t found = n;
   int fresh = 0;
-  for (size_t want = 4096; want <= COL_STACK_BEYOND_MAX;) {
+  for (size_t want = COL_STACK_BEYOND_FIRST; want <= COL_STACK_BEYOND_MAX;) {
     struct col_capture joined;
     struct col_stack_beyond_stats figures = {0, 0};
     int read = col_stack_beyond_copy(cap, want, fresh, &joined, &figures);

@@ -85,7 +85,12 @@ for n, (label, commands, cut) in enumerate(cases):
         check(ours.get("<Truncated-stack>", (0, 0))[1] == 0 and abs(ours.get("main", (0, 0))[1] - total) < 0.02,
               "%s: our reader has them whole too" % label)
     else:
-        check(cut in closing and truncated > 0.3 * total,
+        # About 60 % of the samples are deep; judged by GDB's share of
+        # stacks, not gprofng's time: under load the CPU-time timers' samples
+        # weigh unequally (two CPU hogs: 67 samples for 1.00 s, 42 % of the
+        # stacks cut, 0.28 s of <Truncated-stack>)
+        share = re.search(r"(\d+)% of call stacks cut", closing)
+        check(cut in closing and share is not None and int(share.group(1)) >= 30 and truncated > 0,
               "%s: stacks cut, and GDB names the limit that cut (%s; <Truncated-stack> %.3f s)"
               % (label, closing, truncated))
     log = open(os.path.join(exp, "log.xml")).read()
