@@ -3,6 +3,10 @@
  * (gdbcol_api_*). */
 #include <stddef.h>
 
+#include "core/experiment_control.h"
+#include "core/runtime_calls.h"
+#include "inprocess/runtime_thread.h"
+
 #include "runtime/collection_state.h"
 #include "runtime/collector_main.h"
 #include "runtime/data_sources.h"
@@ -22,6 +26,23 @@ void gdbcol_resume(void)
 void gdbcol_sample(const char *name)
 {
   col_sample(name);
+}
+
+static void drain_here(void *unused)
+{
+  (void)unused;
+  col_runtime_thread_drain_now();
+}
+
+/* GDB at a stop, before a report, where the program samples itself: the
+ * runtime's thread writes what its rings hold (and the stop's sample
+ * point), so that the report is current, as the sampler process's drain
+ * makes it where that process writes.  0, or -errno (no runtime thread). */
+int gdbcol_drain(void)
+{
+  if (!col_collecting() || col_outside())
+    return 0;
+  return col_on_runtime_thread(drain_here, NULL);
 }
 
 /* libcollectorAPI.so finds these with dlsym on the loaded runtime. */

@@ -8,7 +8,8 @@ phase_three (0.2 s); its own clocks are the truth.  At marker_one the span
 is the run so far (phase_one); at marker_two only phase_two, none of
 phase_one; after the run, between the two stops' sample points again
 phase_two alone, in another view (threads) as well, and in gprofng's
-samples N+1 to M.  Bad input is
+samples N+1 to M.  Where the program samples itself (its runtime's
+thread writes, stopped with it), the report at a stop is current too.  Bad input is
 refused with the accepted forms; the table's hint for more rows names
 GDB's syntax (limit N)."""
 
@@ -100,6 +101,25 @@ if truth:
           abs(float(total.group(1)) - two) <= 0.05,
           "the threads view takes the span too (%s)" % (total.group(1) if total else threads[-300:]))
 check("the first must come before the second" in out, "between 2 1: refused, saying why")
+
+# Where the program samples itself, its runtime's thread writes every 50
+# ms, and it is stopped with the program: the report at a stop has it
+# write first (before: the stop's point not yet logged, 0.48 s of a 0.50 s
+# span).
+inside = os.path.join(work, "inside")
+os.makedirs(inside)
+inside_out = run_gdb(["set environment GDBCOL_CLOCK_SOURCE=inside", "break marker_one", "break marker_two",
+                      "collector enable", "run", "continue", "collector report since last-stop",
+                      "shell grep -c 'label=\"gdb_stop' test.1.er/log.xml", "continue"],
+                     [program("phases")], cwd=inside)
+print(inside_out)
+truth = re.search(r"phase_one=([0-9.]+) phase_two=([0-9.]+)", inside_out)
+logged = re.search(r"^(\d+)$", inside_out.split("Only what ran since the last stop")[-1], re.M)
+check(logged is not None and logged.group(1) == "2" and truth is not None and
+      abs(seconds(inside_out, "phase_two") - float(truth.group(2))) <= 0.0205,
+      "the program sampling itself: at the second stop the report is current (its point logged: %s of 2; "
+      "phase_two %.3f s of %s)" % (logged.group(1) if logged else None, seconds(inside_out, "phase_two"),
+                                    truth.group(2) if truth else "?"))
 check("since: takes last-stop" in out, "since yesterday: refused with the accepted form")
 cleanup(work)
 finish()
