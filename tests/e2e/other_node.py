@@ -8,7 +8,7 @@ launcher, with its own process ids, hostname and /dev/shm.  Here:
   descends from the program GDB runs: the sampler process GDB's program
   starts does not follow it); as root it lives in its own PID, mount, UTS
   and network namespaces, with its own /proc, hostname ("node2"),
-  /dev/shm and address (a veth pair: 10.231.N.2 there, 10.231.N.1 here,
+  boot id, /dev/shm and address (a veth pair: 10.231.N.2 there, 10.231.N.1 here,
   this machine's own addresses reached through it), as an ordinary user
   it is only a process of its own session.  Its own address matters to
   Open MPI 5: PRRTE takes two daemons that report the same address for
@@ -23,6 +23,7 @@ launcher, with its own process ids, hostname and /dev/shm.  Here:
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -30,6 +31,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 
 HOST = "node2"
 CLEAN_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -60,8 +62,20 @@ class Node:
         if self.isolated:  # its own pids, /proc, hostname, /dev/shm, network
             # The daemon waits for its address before it listens: the
             # launcher's first command runs with the network up.
+            # A boot id of its own too: UCX (MPICH's transport) takes two
+            # processes of one boot id for one machine and joins them
+            # through shared memory, which is the node's own here; and a
+            # /sys of its network's (UCX finds network devices there), the
+            # machine's cgroups kept in it (slurmd needs them).
+            boot_id = os.path.join(work, "node-boot_id")
+            with open(boot_id, "w") as f:
+                f.write("%s\n" % uuid.uuid4())
             setup = ("hostname %s && mount -t tmpfs -o mode=1777 tmpfs /dev/shm && "
-                     "while ! [ -e \"$0\" ]; do sleep 0.05; done && exec \"$@\"" % HOST)
+                     "mount --bind %s /proc/sys/kernel/random/boot_id && "
+                     "mkdir /dev/shm/.cgroup && mount --rbind /sys/fs/cgroup /dev/shm/.cgroup && "
+                     "mount -t sysfs sysfs /sys && mount --move /dev/shm/.cgroup /sys/fs/cgroup && "
+                     "rmdir /dev/shm/.cgroup && "
+                     "while ! [ -e \"$0\" ]; do sleep 0.05; done && exec \"$@\"" % (HOST, shlex.quote(boot_id)))
             serve = ["unshare", "--pid", "--fork", "--mount-proc", "--uts", "--mount", "--propagation", "private",
                      "--net", "sh", "-c", setup, self.socket_path + ".net"] + serve
         self.process = subprocess.Popen(list(prefix) + serve, start_new_session=True, stdin=subprocess.DEVNULL,
@@ -77,6 +91,13 @@ class Node:
         """A veth pair between this machine and the node's network
         namespace (that of unshare itself: it unshares, then forks the
         node's PID 1).  None, or why it could not be made."""
+        # (unshare enters its namespace a moment after it starts: a link
+        # moved into its namespace before that stays in this one's)
+        deadline = time.monotonic() + 20
+        while _netns(self.process.pid) in (None, _netns("self")) and time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                return "the node's namespaces could not be made (unshare ended)"
+            time.sleep(0.01)
         number = self.process.pid % 250
         here, there = "gcn%da" % self.process.pid, "gcn%db" % self.process.pid
         node = ["nsenter", "-t", str(self.process.pid), "-n"]
@@ -95,6 +116,7 @@ class Node:
             if done.returncode != 0:
                 return "%s: %s" % (" ".join(command), done.stderr.strip())
         self.link = here
+        self.address_here, self.address = "10.231.%d.1" % number, "10.231.%d.2" % number
         return None
 
     def ready(self):
@@ -128,6 +150,13 @@ class Node:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
+
+
+def _netns(pid):
+    try:
+        return os.readlink("/proc/%s/ns/net" % pid)
+    except OSError:
+        return None
 
 
 def can_isolate():

@@ -18,13 +18,21 @@ the phases in their functions' stacks with their ticks; markers for the
 sample points and the synchronization waits, each of a declared type; the
 program's library with its build id.  Then read by the Firefox Profiler's
 own code (npm's @firefox-devtools/profiler-cli, fetched by
-.ci/fetch-firefox-profiler-cli): each thread's CPU time our reader's,
+.ci/fetch-npm-readers): each thread's CPU time our reader's,
 compute_phase's samples in its call tree the file's, named with its
-library ("offcpu_mix!compute_phase")."""
+library ("offcpu_mix!compute_phase").
 
+`collector report folded FILE`: its samples are the experiment's CPU
+ticks; speedscope's own web app (npm's speedscope, fetched by
+.ci/fetch-npm-readers), opened on it in headless Chromium, shows each
+function's total and self samples as the file has them."""
+
+import base64
+import html
 import json
 import os
 import re
+import shutil
 import subprocess
 import time
 
@@ -255,7 +263,7 @@ PROFILER_CLI = os.path.join(SOURCE, "third_party", "firefox-profiler-cli", "node
 if doc is None:
     pass
 elif not os.access(PROFILER_CLI, os.X_OK):
-    skip_part("the Firefox file read by the Firefox Profiler's own code (.ci/fetch-firefox-profiler-cli fetches its "
+    skip_part("the Firefox file read by the Firefox Profiler's own code (.ci/fetch-npm-readers fetches its "
               "command-line reader from npm; not fetched here)")
 else:
     # It loads the file; each thread's CPU time is our reader's; each
@@ -293,6 +301,57 @@ else:
           "the Firefox Profiler's call tree: compute_phase's samples as the file's (%s; %d), named with its library"
           % (compute, in_function["compute_phase"]))
     profiler_cli("stop", "--all")  # (its daemon outlives nothing of the test)
+
+# Folded stacks read by speedscope's own web app, in headless Chromium,
+# as speedscope's command opens a file (a script that hands the file to
+# speedscope.loadFileFromBase64, named in the page's address): its
+# sandwich view's table (each function's total and self) against the
+# file's lines, and the whole against our reader's CPU ticks.
+folded = os.path.join(work, "offcpu_mix.folded")
+report = run_gdb(["collector report %s folded %s" % (exp, folded)], ["/bin/true"], work)
+print(report)
+stacks = []
+for line in open(folded, encoding="utf-8", errors="replace") if os.path.exists(folded) else []:
+    frames, _, count = line.rstrip("\n").rpartition(" ")
+    stacks.append((frames.split(";"), int(count)))
+file_self, file_total = {}, {}
+for frames, count in stacks:
+    file_self[frames[-1]] = file_self.get(frames[-1], 0) + count
+    for name in set(frames):
+        file_total[name] = file_total.get(name, 0) + count
+check(sum(c for _, c in stacks) == int(er_dump(exp)[0]["ticks"]),
+      "folded: the file's samples are the experiment's CPU ticks (%d; %s)"
+      % (sum(c for _, c in stacks), er_dump(exp)[0]["ticks"]))
+SPEEDSCOPE = os.path.join(SOURCE, "third_party", "speedscope", "node_modules", "speedscope", "dist", "release",
+                          "index.html")
+chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+if not os.path.exists(SPEEDSCOPE):
+    skip_part("the folded file read by speedscope's own code (.ci/fetch-npm-readers fetches it from npm; not "
+              "fetched here)")
+elif not chromium:
+    check(False, "headless Chromium is not installed (.ci/install-deps installs it)")
+else:
+    loader = os.path.join(work, "speedscope-load.js")
+    with open(loader, "w") as f:
+        f.write("speedscope.loadFileFromBase64(%s, %s)" % (
+            json.dumps("offcpu_mix.folded"), json.dumps(base64.b64encode(open(folded, "rb").read()).decode())))
+    page = "file://%s#localProfilePath=%s&view=sandwich" % (SPEEDSCOPE, loader)
+    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                          "--allow-file-access-from-files", "--virtual-time-budget=10000",
+                          "--user-data-dir=" + os.path.join(work, "chromium-speedscope"), "--dump-dom", page],
+                         capture_output=True, text=True, timeout=120).stdout
+    cells = [html.unescape(c) for c in re.findall(r">([^<>]+)<", dom)]
+    shown = {}  # function: (total, self), as speedscope's table shows them
+    for i in range(len(cells) - 2):
+        total, own = (re.match(r"^(\d+) \(", c) for c in cells[i:i + 2])
+        if total and own:
+            shown[cells[i + 2]] = (int(total.group(1)), int(own.group(1)))
+    print("speedscope's sandwich table: %s" % shown)
+    expected = {name: (file_total[name], file_self.get(name, 0)) for name in file_total}
+    check(len(shown) > 0 and shown == expected,
+          "speedscope reads the folded file: each function's total and self samples as the file's (%d functions; "
+          "differing: %s)" % (len(shown), {k: (shown.get(k), expected.get(k)) for k in set(shown) | set(expected)
+                                           if shown.get(k) != expected.get(k)}))
 
 # Our report names the helper thread too (its off-CPU time: the pipe it
 # wrote after a sleep, the lock it held).
