@@ -21,8 +21,11 @@ expected = {
     "collector store group %s/missing/runs.erg" % work: "the group's directory: %s/missing does not exist" % work,
     "collector store group plain.erg": None,  # fine: does not exist yet
     "collector store experiment taken.er": "taken.er already exists in %s" % work,
-    # (root passes the access check there; no directory can be made)
-    "collector store directory /proc": "cannot store experiments there: no directory can be created in /proc",
+    # (root passes the access check there, and no directory can be made;
+    # an ordinary user is told it may not write there)
+    "collector store directory /proc": "cannot store experiments there: %s" % (
+        "no directory can be created in /proc" if os.geteuid() == 0 else
+        "permission denied: you cannot create files in /proc"),
 }
 out = run_gdb(list(expected) + ["echo gdb-goes-on\\n"], ["/bin/true"], cwd=work)
 print(out)
