@@ -7,16 +7,19 @@ stops at marker_one, runs phase_two (0.5 s), stops at marker_two, then
 phase_three (0.2 s); its own clocks are the truth.  At marker_one the span
 is the run so far (phase_one); at marker_two only phase_two, none of
 phase_one; after the run, between the two stops' sample points again
-phase_two alone, in another view (threads) as well, and in gprofng's
+phase_two alone, in another view (threads) as well, in the folded
+stacks, pprof, Firefox and HTML exports of the span, and in gprofng's
 samples N+1 to M.  Where the program samples itself (its runtime's
 thread writes, stopped with it), the report at a stop is current too.  Bad input is
 refused with the accepted forms; the table's hint for more rows names
 GDB's syntax (limit N)."""
 
+import json
 import os
 import re
 
 from harness import check, cleanup, finish, gprofng_text, program, run_gdb, workdir
+import pprof_decode
 
 work = workdir()
 out = run_gdb(["break marker_one", "break marker_two", "collector enable", "run",
@@ -44,7 +47,13 @@ later = run_gdb(["collector report %s between %s %s" % (exp, stops[0], stops[1])
                  "echo ==== limit\\n",
                  "collector report %s limit 2" % exp,
                  "collector report %s folded %s between %s %s" % (exp, os.path.join(work, "span.folded"), stops[0],
-                                                                 stops[1])],
+                                                                 stops[1]),
+                 "collector report %s pprof %s between %s %s" % (exp, os.path.join(work, "span.pb.gz"), stops[0],
+                                                                stops[1]),
+                 "collector report %s firefox %s between %s %s" % (exp, os.path.join(work, "span.json"), stops[0],
+                                                                  stops[1]),
+                 "collector report %s html %s between %s %s" % (exp, os.path.join(work, "span.html"), stops[0],
+                                                               stops[1])],
                 [program("phases")], cwd=work) if len(stops) == 2 else ""
 print(later)
 truth = re.search(r"phase_one=([0-9.]+) phase_two=([0-9.]+) phase_three=([0-9.]+)", out)
@@ -90,6 +99,30 @@ if truth:
     check(lines and all(";" in line or line.count(" ") == 1 for line in lines) and
           abs(ticks * 0.01 - seconds(functions, "phase_two")) <= 0.011 and not any("phase_one" in l for l in lines),
           "folded stacks of the span: %d ticks, only folded lines, none of phase_one" % ticks)
+    # pprof and the Firefox Profiler's format take the span too: their CPU
+    # is the span's, none of it phase_one's.
+    span_total = seconds(functions, "<Total>")
+    try:
+        profile = pprof_decode.read_profile(os.path.join(work, "span.pb.gz"))
+        pprof_cpu = pprof_decode.totals(profile)["cpu"] / 1e9
+        pprof_one = pprof_decode.inclusive(profile, "phase_one", "cpu")
+    except (OSError, ValueError, KeyError) as error:
+        pprof_cpu, pprof_one = None, str(error)
+    check(pprof_cpu is not None and abs(pprof_cpu - span_total) <= 0.0015 and pprof_one == 0,
+          "pprof of the span: its CPU the span's (%s s of %.3f), none of phase_one (%s)"
+          % (pprof_cpu, span_total, pprof_one))
+    try:
+        doc = json.load(open(os.path.join(work, "span.json")))
+        ff_cpu = sum(sum(t["samples"]["threadCPUDelta"]) for t in doc["threads"]) / 1e6
+        ff_names = set(doc["shared"]["stringArray"]) if "shared" in doc else set()
+    except (OSError, ValueError, KeyError) as error:
+        ff_cpu, ff_names = None, {str(error)}
+    check(ff_cpu is not None and abs(ff_cpu - span_total) <= 0.0015 and "phase_one" not in ff_names,
+          "Firefox file of the span: its CPU the span's (%s s of %.3f), phase_one not named in it"
+          % (ff_cpu, span_total))
+    page = open(os.path.join(work, "span.html"), errors="replace").read() if os.path.exists(
+        os.path.join(work, "span.html")) else ""
+    check("phase_two" in page and "phase_one" not in page, "the HTML page of the span: phase_two, no phase_one")
     limited = (later.split("==== limit") + [""])[1]
     check(re.search(r"\(\d+ more function\(s\); collector report limit N shows more\)", limited) is not None,
           "inside GDB the hint names GDB's syntax (limit N, not --limit)")
