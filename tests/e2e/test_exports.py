@@ -2,7 +2,8 @@
 synchronization waits.
 
 `collector report pprof FILE`: profile.proto (gzip) read back with the
-wire format alone (pprof_decode.py): each sample type's total is the
+wire format alone (pprof_decode.py), and by Go's own pprof (its total and
+compute_phase's CPU): each sample type's total is the
 experiment's own (CPU and off-CPU ticks by reason from er-dump, waits from
 gprofng); the phases are in their functions' stacks with their time;
 every location points at a mapping, every mapping is a load object with
@@ -98,6 +99,24 @@ if profile is not None:
           totals["cpu"] == int(summary["ticks"]) * period,
           "CPU: %d samples, %d ns: the experiment's %s ticks of %d ns" % (totals["samples"], totals["cpu"],
                                                                        summary["ticks"], period))
+    # Read back by Go's own pprof (golang-go): its total CPU and
+    # compute_phase's are the file's.
+    go = shutil.which("go")
+    if go is None:
+        skip_part("the pprof file read by Go's pprof (golang-go is not installed: .ci/install-deps installs it)")
+    else:
+        done = subprocess.run([go, "tool", "pprof", "-sample_index=cpu", "-top", "-unit=ms", pb], capture_output=True,
+                              text=True, timeout=120, env=dict(os.environ, HOME=work), stdin=subprocess.DEVNULL)
+        top = done.stdout + done.stderr
+        print(top)
+        total = re.search(r"Total samples = ([0-9.]+)ms", top)
+        compute = re.search(r"^\s*[0-9.]+ms\s+[0-9.]+%\s+[0-9.]+%\s+([0-9.]+)ms\s+[0-9.]+%\s+compute_phase\s*$", top, re.M)
+        ours_compute = pprof_decode.inclusive(profile, "compute_phase", "cpu") / 1e6
+        check(done.returncode == 0 and total is not None and abs(float(total.group(1)) - totals["cpu"] / 1e6) < 0.01
+              and compute is not None and abs(float(compute.group(1)) - ours_compute) < 0.01,
+              "Go's pprof reads the file: its CPU total %s ms and compute_phase's %s ms, the file's (%.2f, %.2f)"
+              % (total.group(1) if total else None, compute.group(1) if compute else None, totals["cpu"] / 1e6,
+                 ours_compute))
     reasons = {"wait-cpu": "waiting for a CPU", "sleep": "sleeping", "io-wait": "in I/O", "lock-wait": "waiting on a lock",
                "blocked": "blocked (other)"}
     off_ok = all(totals[t] == int(summary["offcpu_ticks " + title]) * period for t, title in reasons.items())
