@@ -1,9 +1,7 @@
-/* The trace ring (trace_ring.c): events the runtime's wrappers record on
- * the program's own threads (synchronization waits, I/O, heap),
- * each with its registers and a copy of the stack, for the sampler process
- * to unwind and write, as it does the kernel's clock samples.  A file
- * beside the control page, mapped by both; the program keeps no
- * descriptor. */
+/* The trace ring (trace_ring.c): events the runtime's wrappers record on the program's own threads
+ * (synchronization waits, I/O, heap), each with its registers and a copy of the stack, for the sampler
+ * process to unwind and write, as it does the kernel's clock samples.  A file beside the control page,
+ * mapped by both; the program keeps no descriptor. */
 #ifndef GDBCOL_TRACE_RING_H
 #define GDBCOL_TRACE_RING_H
 
