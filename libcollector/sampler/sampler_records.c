@@ -255,13 +255,11 @@ static void write_program_sample(const struct col_trace_event *e, const unsigned
   col_trace_event_capture(e, &cap);
   cap.stack = stack;
   cap.stack_len = len;
-  struct col_clock_sample_payload sample;
+  struct col_clock_sample_payload sample; /* (every sample's handler sends one whole) */
   if (e->payload_len >= sizeof sample) {
     memcpy(&sample, e->payload, sizeof sample);
     cap.weight = sample.weight;
     cap.beyond = &sample.beyond;
-  } else if (e->payload_len >= sizeof cap.weight) {
-    memcpy(&cap.weight, e->payload, sizeof cap.weight);
   }
   static uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   tails_on_program_sample(e->tid, pcs, col_clock_writer_write_stack(&cap, pcs));

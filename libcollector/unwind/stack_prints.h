@@ -26,9 +26,10 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The lengths read beyond a copy, in turn: the first, then each times 4
- * up to the most. */
+/* The lengths read beyond a copy, in turn: the first, then each GROWTH
+ * times the one before, up to the most. */
 #define COL_STACK_BEYOND_FIRST (4 * 1024)
+#define COL_STACK_BEYOND_GROWTH 4
 #define COL_STACK_BEYOND_MAX (64 * 1024)
 #define COL_STACK_BEYOND_TIERS 3
 
@@ -42,7 +43,7 @@ struct col_beyond_prints {
 static inline int col_beyond_tier(size_t want)
 {
   size_t length = COL_STACK_BEYOND_FIRST;
-  for (int t = 0; t < COL_STACK_BEYOND_TIERS; t++, length *= 4)
+  for (int t = 0; t < COL_STACK_BEYOND_TIERS; t++, length *= COL_STACK_BEYOND_GROWTH)
     if (length == want)
       return t;
   return -1;
@@ -74,7 +75,7 @@ static inline void col_beyond_prints_take(const unsigned char *beyond, size_t le
   p->len = (uint32_t)len;
   uint64_t sum = 0;
   size_t done = 0, length = COL_STACK_BEYOND_FIRST;
-  for (int t = 0; t < COL_STACK_BEYOND_TIERS; t++, length *= 4) {
+  for (int t = 0; t < COL_STACK_BEYOND_TIERS; t++, length *= COL_STACK_BEYOND_GROWTH) {
     size_t to = length < len ? length : len;
     sum = col_beyond_sum_more(sum, beyond, done, to);
     done = to;

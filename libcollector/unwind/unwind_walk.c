@@ -126,7 +126,7 @@ static size_t walk_beyond_copy(const struct col_capture *cap, uint64_t *pcs, siz
      * 4 KiB), read more. */
     if ((read & COL_BEYOND_STACK_ENDS) || m == max || more[m - 1] != ER_PC_TRUNCATED)
       break; /* the whole stack read, the frame limit, or a stack's end */
-    want *= 4;
+    want *= COL_STACK_BEYOND_GROWTH;
   }
   if (found > n)
     stats.beyond_copy++;

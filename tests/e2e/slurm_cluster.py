@@ -79,10 +79,10 @@ class Cluster:
                 "SlurmUser=root",
                 "SlurmdUser=root",
                 "StateSaveLocation=%s/state" % self.dir,
-                # (%n: each node's own; the spool and the step's scratch
-                # space of each in its own /dev/shm where there are two: the
+                # (%n: each node's own; where there are two, the spool and
+                # the step's scratch space of each in its own /dev/shm: the
                 # PMIx plugin takes the spool's name unexpanded)
-                "SlurmdSpoolDir=%s" % (os.path.join(self.dir, "spool", "%n") if second is None else self.node_local),
+                "SlurmdSpoolDir=%s" % (os.path.join(self.dir, "spool") if second is None else self.node_local),
                 "TmpFS=%s" % ("/tmp" if second is None else self.node_local),
                 "SlurmctldPidFile=%s/slurmctld.pid" % self.dir,
                 "SlurmdPidFile=%s/slurmd-%%n.pid" % self.dir,
@@ -112,9 +112,7 @@ class Cluster:
             time.sleep(0.05)
         os.chmod(self.dir, 0o755)
         self._start("slurmctld", [_which("slurmctld"), "-D", "-i", "-f", self.conf])
-        if second is None:
-            os.makedirs(os.path.join(self.dir, "spool", self.node))
-        else:
+        if second is not None:
             os.makedirs(self.node_local, mode=0o755)
         self._start("slurmd", list(wrapper) + [_which("slurmd"), "-D", "-f", self.conf])
         if second is not None:  # (the node runs it under its own wrapper, and ends it when it stops)
