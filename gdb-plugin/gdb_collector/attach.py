@@ -4,7 +4,8 @@ dlopen call, then start or end an experiment with calls into it.
 
 Addresses come from the process's own files (native.process_symbol), so
 neither debug information nor GDB's symbol lookup is needed; strings go
-into a page the call session maps in the process, so no call ever needs the
+below the calling thread's stack pointer (or, where its stack has too little
+room, into a page the call session maps), so no call ever needs the
 program's malloc."""
 
 import os
@@ -15,7 +16,7 @@ from . import native, sampler_process
 from .gdb_state import handle_signals, inferior_env, restore_signal_states, signal_states
 from .launch import runtime_signals
 from .inferior_calls import CallSession, CallTimeout
-from .procfs import mapped_files, proc_status, process_alive
+from .procfs import mapped_files, mapping_around, proc_status, process_alive
 from .session import read_status
 from .text import encode_value
 from .text import say
@@ -23,6 +24,13 @@ from .text import say
 RTLD_NOW = 2
 RTLD_DLOPEN_INTERNAL = 0x80000000  # __libc_dlopen_mode's flag before glibc 2.34
 PAGE_BYTES = 16384
+# Below a thread's stack pointer its innermost function may keep data (the
+# x86-64 ABI's red zone): strings go below that.
+RED_ZONE_BYTES = 128
+# What the stack must still hold below the strings for the call's own
+# frames (the loader's, the runtime's start); else the strings go into a
+# mapped page.
+STACK_ROOM_BYTES = 65536
 CALL_TIMEOUT_S = 10.0
 # Settings a user or test can give with `set environment` that the runtime
 # also honours in a running process.
@@ -59,6 +67,7 @@ class ProcessCalls(CallSession):
         super().__init__(pid, library_paths, CALL_TIMEOUT_S, own_paths)
         self.libc_path = libc_path
         self._page = None
+        self._lent_stack = None  # (thread, its stack pointer before the session)
 
     def libc(self, name):
         address = native.process_symbol(self.pid, self.libc_path, name)
@@ -67,27 +76,65 @@ class ProcessCalls(CallSession):
         return address
 
     def string(self, text):
-        """Address of TEXT (NUL-terminated) in the process."""
+        """Address of TEXT (NUL-terminated) in the process, valid for the next
+        call on the selected thread."""
         data = os.fsencode(text) + b"\0"  # a path's bytes, whatever they are
         if len(data) > PAGE_BYTES:
             raise gdb.GdbError("collector: setting too long (%d bytes)" % len(data))
+        address = self._below_stack_pointer(data)
+        if address is None:
+            address = self._mapped_page()
+        gdb.selected_inferior().write_memory(address, data)
+        return address
+
+    def _below_stack_pointer(self, data):
+        """Lowers the selected thread's stack pointer below room for DATA (the
+        call's frames then go below it; the session puts it back at its end):
+        each mapped page costs two more calls (mmap, munmap), a few
+        milliseconds of the process stopped.  None where the stack is too
+        short or another thread already lent its stack."""
+        thread = gdb.selected_thread()
+        if self._lent_stack is None:
+            self._lent_stack = (thread, int(gdb.newest_frame().read_register("sp")))
+        lender, stack_pointer = self._lent_stack
+        if lender != thread:
+            return None
+        address = (stack_pointer - RED_ZONE_BYTES - len(data)) & ~63
+        mapping = mapping_around(self.pid, stack_pointer)
+        if mapping is None or address - STACK_ROOM_BYTES < mapping[0]:
+            return None
+        self._set_stack_pointer(address)
+        return address
+
+    def _mapped_page(self):
         if self._page is None:
             page = int(self.run("((void *(*)(void *, unsigned long, int, int, int, long))0x%x)(0, %d, 3, 0x22, -1, 0)"
                                 % (self.libc("mmap"), PAGE_BYTES)))
             if page in (0, 0xFFFFFFFFFFFFFFFF):
                 raise gdb.GdbError("collector: cannot map a page in process %d" % self.pid)
             self._page = page
-        gdb.selected_inferior().write_memory(self._page, data)
         return self._page
+
+    @staticmethod
+    def _set_stack_pointer(value):
+        gdb.newest_frame().select()
+        gdb.execute("set $sp = (void *) 0x%x" % value, to_string=True)
 
     def __exit__(self, *exc):
         # Never raises: an error of the calls themselves is what to report.
-        if self._page is not None and not _process_gone(self.pid):
-            try:
-                self.run("((int (*)(void *, unsigned long))0x%x)((void *)0x%x, %d)"
-                         % (self.libc("munmap"), self._page, PAGE_BYTES))
-            except (gdb.error, CallTimeout):
-                pass
+        if not _process_gone(self.pid):
+            if self._lent_stack is not None and self._lent_stack[0].is_valid():
+                try:
+                    self._lent_stack[0].switch()
+                    self._set_stack_pointer(self._lent_stack[1])
+                except gdb.error:
+                    pass
+            if self._page is not None:
+                try:
+                    self.run("((int (*)(void *, unsigned long))0x%x)((void *)0x%x, %d)"
+                             % (self.libc("munmap"), self._page, PAGE_BYTES))
+                except (gdb.error, CallTimeout):
+                    pass
         try:
             return super().__exit__(*exc)
         except gdb.error:

@@ -35,3 +35,16 @@ def mapped_files(pid):
     except OSError:
         pass
     return files
+
+
+def mapping_around(pid, address):
+    """(start, end) of PID's mapping that holds ADDRESS, or None."""
+    try:
+        with open("/proc/%s/maps" % pid, "rb") as f:
+            for line in f:
+                start, _, end = line.split(None, 1)[0].partition(b"-")
+                if int(start, 16) <= address < int(end, 16):
+                    return int(start, 16), int(end, 16)
+    except (OSError, ValueError):
+        pass
+    return None

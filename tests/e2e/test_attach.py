@@ -86,19 +86,29 @@ for fn, seconds in truth.items():
           % (fn, recorded.get(fn, 0.0), seconds, bound))
 
 # GDB's own settings come back as the user had them: the signal table (the
-# calls change every signal's stop/print for their duration), breakpoints.
+# calls change every signal's stop/print for their duration), breakpoints;
+# and the program's threads their registers (the calls' strings lie below
+# the lending thread's stack pointer for the session).
 snapshot = "python open(%r, 'a').write(gdb.execute('info signals', to_string=True) + " \
-           "gdb.execute('info breakpoints', to_string=True) + '=====\\n')"
+           "gdb.execute('info breakpoints', to_string=True) + " \
+           "gdb.execute('thread apply all info registers rsp rbp rip', to_string=True) + '=====\\n')"
 table = os.path.join(work, "gdb-state.txt")
-other = Background([program("sleeper"), "3"], cwd=work)
-third = attach_gdb(other.pid, ["handle SIGUSR2 nostop noprint", "break main", snapshot % table,
-                               "collector store experiment state.er", "collector enable", "collector disable",
-                               snapshot % table, "detach"], cwd=work)
-print(third)
-with open(table) as f:
-    before, after = f.read().split("=====\n")[:2]
-check(before == after and "SIGUSR2" in before, "enable/disable leave GDB's signal table and breakpoints as they were")
-os.unlink(table)
-other.finish()
+# sleeper: its thread has room on its stack for the strings; in
+# small_stack_sleeper the thread that lends itself has a 64 KiB stack, too
+# short to hold them beside the calls' frames: they go into a mapped page.
+for name, done in (("sleeper", "sleeper done"), ("small_stack_sleeper", "small stack done")):
+    other = Background([program(name), "3"], cwd=work)
+    third = attach_gdb(other.pid, ["handle SIGUSR2 nostop noprint", "break main", snapshot % table,
+                                   "collector store experiment %s.er" % name, "collector enable", "collector disable",
+                                   snapshot % table, "detach"], cwd=work)
+    print(third)
+    with open(table) as f:
+        before, after = f.read().split("=====\n")[:2]
+    check(before == after and "SIGUSR2" in before and "rsp" in before,
+          "%s: enable/disable leave GDB's signal table, its breakpoints and the threads' registers as they were" % name)
+    check("experiment %s closed" % os.path.join(work, name + ".er") in third, "%s: its experiment was recorded" % name)
+    os.unlink(table)
+    status, out = other.finish()
+    check(status == 0 and done in out, "%s: ran to its end after the session (exit %d)" % (name, status))
 cleanup(work)
 finish()
