@@ -44,6 +44,7 @@
 #include "interpose/real_calls.h"
 #include "interpose/signal_guard.h"
 #include "inprocess/clock_sources.h"
+#include "inprocess/unwind_libraries.h"
 #include "runtime/program_requests.h"
 #include "inprocess/runtime_thread.h"
 #include "inprocess/runtime_thread_wakeup.h"
@@ -316,6 +317,16 @@ int col_runtime_thread_start(int (*start)(void), void (*finish)(void))
   col_recording_cost_reset();
   if (col_data_writers_start() != 0)
     return -ENOMEM;
+  /* This thread walks the program's stacks: here, on the thread that
+   * starts the experiment (the constructor, GDB's call), the loader's lock
+   * may be taken. */
+  char why[400];
+  if (col_unwind_libraries_load(why, sizeof why) != 0) {
+    char err[500];
+    snprintf(err, sizeof err, "sampling from inside the program needs its stack-walking libraries: %s", why);
+    col_status_write(&col_cfg, "error", err);
+    return -1; /* (the status file says why) */
+  }
   if (col_unwind_init() != 0)
     return -ENOMEM;
   col_unwind_forget_modules();
