@@ -127,8 +127,11 @@ class ProcessCalls(CallSession):
                 try:
                     self._lent_stack[0].switch()
                     self._set_stack_pointer(self._lent_stack[1])
-                except gdb.error:
-                    pass
+                except gdb.error as error:
+                    say("collector: could not restore the stack pointer of thread %d (0x%x) after the calls: %s. "
+                        "Set it before continuing (thread %d, then set $sp = 0x%x).\n"
+                        % (self._lent_stack[0].num, self._lent_stack[1], error, self._lent_stack[0].num,
+                           self._lent_stack[1]))
             if self._page is not None:
                 try:
                     self.run("((int (*)(void *, unsigned long))0x%x)((void *)0x%x, %d)"

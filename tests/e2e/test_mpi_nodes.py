@@ -51,8 +51,12 @@ def launcher_command(name, agent, extra=()):
         return (["mpirun.openmpi", "--oversubscribe", "--map-by", "slot", "--allow-run-as-root", "-mca", "plm_rsh_agent", agent,
                  "-mca", "btl", "tcp,self", "-mca", "reachable", "weighted", "--host", "localhost:2,%s:2" % HOST] +
                 list(extra), {"PRTE_MCA_plm_ssh_agent": agent})
-    return (["mpiexec.mpich", "-launcher", "ssh", "-launcher-exec", agent, "-hosts", "localhost:2,%s:2" % HOST] +
-            list(extra), {})
+    # This node by address: Hydra's proxies connect back to the name it
+    # gives them, and "localhost" need not resolve (a debootstrap root has
+    # no /etc/hosts: the second node's proxy could not connect, and the job
+    # waited forever).
+    return (["mpiexec.mpich", "-launcher", "ssh", "-launcher-exec", agent, "-localhost", "127.0.0.1",
+             "-hosts", "127.0.0.1:2,%s:2" % HOST] + list(extra), {})
 
 
 def open_mpi_major():
