@@ -6,7 +6,8 @@ A file that uses a function or variable another file of the same binary
 defines depends on it; a circle is a strongly connected group of two files
 or more.  Every name counts but those the C library, libm, MPI and
 OpenMP runtimes define (the runtime's wrappers of open, malloc,
-MPI_Send): a list of prefixes (col_, er_, sampler_, ...) missed offcpu_,
+MPI_Send) and the stack-walking libraries the runtime loads on demand
+(libdw, libelf, libunwind: its forwarders of theirs): a list of prefixes (col_, er_, sampler_, ...) missed offcpu_,
 descendants_, blocked_ and sampling_.
 Includes: every "..." include of the project's headers, resolved as the
 build resolves them."""
@@ -23,12 +24,16 @@ failures = []
 
 
 def system_names():
-    """The names the C library and the MPI and OpenMP runtimes define: the
-    runtime's wrappers of theirs (open, malloc, MPI_Send) are not
-    dependencies between our files."""
+    """The names the C library, the MPI and OpenMP runtimes and the
+    stack-walking libraries define: the runtime's wrappers of theirs (open,
+    malloc, MPI_Send) and its forwarders to the libraries it loads on
+    demand (inprocess/unwind_libraries.c: dwarf_begin_elf, unw_step) are
+    not dependencies between our files."""
     names = set()
+    libs = "/usr/lib/x86_64-linux-gnu/"
     for lib in ["/lib/x86_64-linux-gnu/libc.so.6", "/lib/x86_64-linux-gnu/libm.so.6"] + \
-            glob.glob("/usr/lib/x86_64-linux-gnu/libmpi*.so*") + glob.glob("/usr/lib/x86_64-linux-gnu/libgomp.so*"):
+            glob.glob(libs + "libmpi*.so*") + glob.glob(libs + "libgomp.so*") + \
+            glob.glob(libs + "libdw.so.*") + glob.glob(libs + "libelf.so.*") + glob.glob(libs + "libunwind*.so.*"):
         out = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True).stdout
         names.update(line.split()[-1].split("@")[0] for line in out.splitlines() if line.strip())
     return names
