@@ -16,7 +16,7 @@ from . import native, sampler_process
 from .gdb_state import handle_signals, inferior_env, restore_signal_states, signal_states
 from .launch import runtime_signals
 from .inferior_calls import CallSession, CallTimeout
-from .procfs import mapped_files, mapping_around, proc_status, process_alive
+from .procfs import mapping_around, proc_status, process_alive
 from .session import read_status
 from .text import encode_value
 from .text import say
@@ -179,21 +179,26 @@ class Attacher:
                 variables[name] = value
         return variables
 
-    def _sampled_outside(self, pid, variables):
+    @staticmethod
+    def _sampler_wanted(variables):
         """Every data kind from the sampler process (the clock, counters and
         the traced kinds: it writes them all), unless none is on or the user
-        chose a clock source inside the program; True when it started.  The
-        launcher's rule too (gdbcol_launch.c): a kind's variable is off when
-        empty, 0 or off."""
+        chose a clock source inside the program.  The launcher's rule too
+        (gdbcol_launch.c): a kind's variable is off when empty, 0 or off."""
         any_on = any(variables.get(setting, "") not in ("", "0", "off") for setting in (kind.setting for kind in native.data_kinds()))
-        if not any_on or variables.get("GDBCOL_CLOCK_SOURCE", "process") not in ("", "process"):
+        return any_on and variables.get("GDBCOL_CLOCK_SOURCE", "process") in ("", "process")
+
+    def _sampled_outside(self, pid, variables, starting):
+        """True when the sampler process records (STARTING: the one begun
+        ahead of the calls, or None)."""
+        if not self._sampler_wanted(variables):
             return False
         # Where the kernel refuses perf events the program's threads sample
         # themselves, with a timer signal that must never stop it in GDB.
         for sig in runtime_signals():
             self._saved_signals.update(signal_states(sig))
         handle_signals(runtime_signals(), (False, False, True))
-        if sampler_process.start(self.runtime_path, pid, variables):
+        if starting.go() if starting else sampler_process.start(self.runtime_path, pid, variables):
             return True
         why = read_status(variables["GDBCOL_STATUS_FILE"]).get("detail") or "it did not start"
         say("collector: sampling from outside process %d failed (%s); the runtime samples inside it "
@@ -275,21 +280,23 @@ class Attacher:
         self.start_error = None
         variables = self._settings(settings, status_path)
 
+        self._check_process(pid)  # (a refusal before any sampler process starts)
+        loaded = native.process_has_object(pid, self.runtime_path)
+        # Not loaded yet: the sampler process sets itself up while the
+        # calls load the runtime, and opens its events after them.
+        starting = sampler_process.begin(self.runtime_path, pid, variables) \
+            if not loaded and self._sampler_wanted(variables) else None
+
         def action(calls):
             busy = False
-            if not native.process_has_object(pid, self.runtime_path):
-                before = mapped_files(pid)
+            if not loaded:
+                # (The runtime needs the C library only: it brings no
+                # library of its own into the program; inprocess/
+                # unwind_libraries.h.)
                 self._load_runtime(calls)
-                # What the runtime brought with it (libunwind, libdw, ...) is
-                # not the program's: left out of its load objects.
-                runtime = os.path.realpath(self.runtime_path)
-                variables["GDBCOL_RUNTIME_OBJECTS"] = ":".join(
-                    sorted(path for path in mapped_files(pid) - before if path != runtime))
             else:  # an experiment an earlier session left running is adopted as it is
                 busy = int(calls.run("((int (*)(void))0x%x)()" % self._runtime(pid, "gdbcol_collecting")))
-                # Loaded before: its libraries stay listed (telling them apart
-                # would fork a loader from GDB in the middle of a call session).
-            if not busy and self._sampled_outside(pid, variables):
+            if not busy and self._sampled_outside(pid, variables, starting):
                 variables["GDBCOL_CLOCK_SOURCE"] = "process"
             elif variables.get("GDBCOL_CLOCK_SOURCE", "") in ("", "process"):
                 variables["GDBCOL_CLOCK_SOURCE"] = "inside"
@@ -314,7 +321,11 @@ class Attacher:
                 sampler_process.stop(read_status(status_path))
             return outcome
 
-        return self._guarded(pid, "loading the runtime", action)
+        try:
+            return self._guarded(pid, "loading the runtime", action)
+        finally:
+            if starting is not None:
+                starting.abandon()  # (a sampler told to go is past it)
 
     def exported_address(self, name):
         """The address of the runtime's exported NAME in the live process, for

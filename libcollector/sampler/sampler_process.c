@@ -17,11 +17,14 @@
  * (samples, pause, resume, the end, an exec) reach us on the control page,
  * as does GDB's stop counter (dbxsample).
  *
- *     gdbcol-sampler --attach PID READY_FD
+ *     gdbcol-sampler --attach PID READY_FD [GO_FD]
  *
  * After `gdb -p`: GDB starts it while the process is stopped; it opens
  * events on every thread (sampler_events.c), starts the experiment, says
- * ready, and leaves GDB's process tree, so it outlives a detach.
+ * ready, and leaves GDB's process tree, so it outlives a detach.  With
+ * GO_FD, GDB starts it before its calls load the runtime (they let the
+ * threads run) and writes "g" there once the process is stopped again:
+ * the start-up before the events overlaps with the calls.
  *
  *     gdbcol-sampler --rank PID READY_FD
  *
@@ -356,6 +359,19 @@ static void quiet_standard_descriptors(int keep)
     close(null);
 }
 
+/* GDB's word that the process stands stopped for the events to be opened
+ * (a "g"); its end of the pipe closed (GDB gave up) is a no. */
+static int told_to_go(int go_fd)
+{
+  char word = 0;
+  ssize_t n;
+  do
+    n = read(go_fd, &word, 1);
+  while (n < 0 && errno == EINTR && !terminated);
+  close(go_fd);
+  return n == 1 && word == 'g';
+}
+
 static void on_terminate(int sig)
 {
   terminated = sig;
@@ -400,7 +416,7 @@ static void omp_states_from_runtime_beside(void)
 static void usage(void)
 {
   fprintf(stderr, "usage: gdbcol-sampler PID READY_FD PROGRAM [ARGS...]   (started by gdbcol-launch)\n"
-                  "       gdbcol-sampler --attach PID READY_FD          (started by GDB's collector enable)\n"
+                  "       gdbcol-sampler --attach PID READY_FD [GO_FD] (started by GDB's collector enable)\n"
                   "       gdbcol-sampler --rank PID READY_FD            (started by an MPI rank on another node)\n"
                   "       gdbcol-sampler --self PID READY_FD            (started by the program's runtime before main)\n");
 }
@@ -495,13 +511,16 @@ int main(int argc, char **argv)
    * off, or the user's own exec-wrapper, which must stay the only one) */
   sampler.started_by_self = argc == 4 && strcmp(argv[1], "--self") == 0;
   sampler.attached = sampler.started_by_rank || sampler.started_by_self ||
-                     (argc == 4 && strcmp(argv[1], "--attach") == 0);
+                     ((argc == 4 || argc == 5) && strcmp(argv[1], "--attach") == 0);
   if (argc < 4 || (!sampler.attached && argv[1][0] == '-')) {
     usage();
     return 2;
   }
   col_target_pid = (pid_t)atoi(argv[sampler.attached ? 2 : 1]);
   int ready_fd = atoi(argv[sampler.attached ? 3 : 2]);
+  /* GDB starts us before it loads the runtime and says "go" once the
+   * process is stopped again: what comes before overlaps with its calls. */
+  int go_fd = sampler.attached && argc == 5 ? atoi(argv[4]) : -1;
   /* GDB's child stays one (GDB reaps it); the child of a program's runtime
    * leaves it (runtime/sampler_start.h). */
   if (sampler.attached && !col_sampler_parent_is_gdb() && fork() != 0)
@@ -539,6 +558,10 @@ int main(int argc, char **argv)
     er_follow_parse("on", &sampler.follow, NULL, 0); /* GDB checked it: only a hand-made setting gets here */
   writers_init(col_target_pid, run_as_writer, sampler_take_lanes_of, sampler.follow.mode == ER_FOLLOW_NONE);
   char err[300];
+  if (go_fd >= 0 && !told_to_go(go_fd)) {
+    remove_shared_files(); /* GDB gave up (its own error says why) */
+    return 0;
+  }
   if (sampler.tid_seen == NULL || epoll_fd < 0 || pidfd < 0 || col_unwind_init() != 0 ||
       begin(epoll_fd, err, sizeof err) != 0) {
     if (pidfd < 0 || epoll_fd < 0 || sampler.tid_seen == NULL)
