@@ -112,62 +112,55 @@ unw_addr_space_t unw_local_addr_space;
 
 static int loaded;
 
-static void *open_library(const char *soname, char *err, size_t err_len)
+/* One library's forwarded names and where each goes (dlsym's answer, a
+ * function's address, stored in the forwarder's pointer). */
+struct forward {
+  const char *name;
+  void **real;
+};
+#define FORWARD_ENTRY(ret, name, failed, params, args) {LINK_NAME(name), (void **)&real_##name},
+static const struct forward unwind_forwards[] = {
+    UNWIND_FUNCTIONS(FORWARD_ENTRY){LINK_NAME(unw_flush_cache), (void **)&real_unw_flush_cache}};
+static const struct forward dw_forwards[] = {DW_FUNCTIONS(FORWARD_ENTRY)};
+static const struct forward elf_forwards[] = {ELF_FUNCTIONS(FORWARD_ENTRY)};
+
+/* SONAME loaded and its N names resolved; its handle, or NULL with why. */
+static void *load(const char *soname, const struct forward *forwards, size_t n, char *err, size_t err_len)
 {
   void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-  if (handle == NULL)
+  if (handle == NULL) {
     snprintf(err, err_len, "%s could not be loaded (%s)", soname, dlerror());
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++) {
+    void *address = dlsym(handle, forwards[i].name);
+    if (address == NULL) {
+      snprintf(err, err_len, "%s lacks %s", soname, forwards[i].name);
+      return NULL;
+    }
+    __atomic_store_n(forwards[i].real, address, __ATOMIC_RELEASE);
+  }
   return handle;
 }
 
-static int resolve(void *handle, const char *soname, const char *name, void **out, char *err, size_t err_len)
-{
-  *out = dlsym(handle, name);
-  if (*out == NULL)
-    snprintf(err, err_len, "%s lacks %s", soname, name);
-  return *out == NULL ? -1 : 0;
-}
+#define COUNT(table) (sizeof table / sizeof table[0])
 
-#define RESOLVE(ret, name, failed, params, args)                                                                       \
-  if (resolve(handle, soname, LINK_NAME(name), &address, err, err_len) != 0)                                           \
-    return -1;                                                                                                         \
-  __atomic_store_n(&real_##name, (ret(*) params)address, __ATOMIC_RELEASE);
-
-static int load_unwind(char *err, size_t err_len)
+static int load_all(char *err, size_t err_len)
 {
-  const char *soname = GDBCOL_LIBUNWIND_SONAME;
-  void *handle = open_library(soname, err, err_len), *address;
-  if (handle == NULL)
+  if (load(GDBCOL_LIBELF_SONAME, elf_forwards, COUNT(elf_forwards), err, err_len) == NULL ||
+      load(GDBCOL_LIBDW_SONAME, dw_forwards, COUNT(dw_forwards), err, err_len) == NULL)
     return -1;
-  UNWIND_FUNCTIONS(RESOLVE)
-  if (resolve(handle, soname, LINK_NAME(unw_local_addr_space), &address, err, err_len) != 0)
+  void *unwind = load(GDBCOL_LIBUNWIND_SONAME, unwind_forwards, COUNT(unwind_forwards), err, err_len);
+  if (unwind == NULL)
     return -1;
-  unw_local_addr_space = *(unw_addr_space_t *)address;
-  if (resolve(handle, soname, LINK_NAME(unw_flush_cache), &address, err, err_len) != 0)
+  const unw_addr_space_t *local = dlsym(unwind, LINK_NAME(unw_local_addr_space));
+  if (local == NULL) {
+    snprintf(err, err_len, "%s lacks %s", GDBCOL_LIBUNWIND_SONAME, LINK_NAME(unw_local_addr_space));
     return -1;
-  __atomic_store_n(&real_unw_flush_cache, (void (*)(unw_addr_space_t, unw_word_t, unw_word_t))address, __ATOMIC_RELEASE);
-  address = dlsym(handle, LINK_NAME(UNW_OBJ(set_iterate_phdr_function))); /* (optional) */
-  __atomic_store_n(&real_set_iterate_phdr, (void (*)(unw_addr_space_t, col_iterate_phdr_fn))address, __ATOMIC_RELEASE);
-  return 0;
-}
-
-static int load_dw(char *err, size_t err_len)
-{
-  const char *soname = GDBCOL_LIBDW_SONAME;
-  void *handle = open_library(soname, err, err_len), *address;
-  if (handle == NULL)
-    return -1;
-  DW_FUNCTIONS(RESOLVE)
-  return 0;
-}
-
-static int load_elf(char *err, size_t err_len)
-{
-  const char *soname = GDBCOL_LIBELF_SONAME;
-  void *handle = open_library(soname, err, err_len), *address;
-  if (handle == NULL)
-    return -1;
-  ELF_FUNCTIONS(RESOLVE)
+  }
+  unw_local_addr_space = *local;
+  __atomic_store_n((void **)&real_set_iterate_phdr, dlsym(unwind, LINK_NAME(UNW_OBJ(set_iterate_phdr_function))),
+                   __ATOMIC_RELEASE); /* (optional: libunwind 1.8's) */
   return 0;
 }
 
@@ -234,7 +227,7 @@ int col_unwind_libraries_load(char *err, size_t err_len)
     static struct object_names before, after; /* (too big for a thread's stack) */
     before.n = after.n = 0;
     dl_iterate_phdr(note_object, &before);
-    if (load_elf(err, err_len) != 0 || load_dw(err, err_len) != 0 || load_unwind(err, err_len) != 0)
+    if (load_all(err, err_len) != 0)
       return -1;
     dl_iterate_phdr(note_object, &after);
     note_brought(&before, &after);
