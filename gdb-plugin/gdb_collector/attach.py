@@ -237,9 +237,10 @@ class Attacher:
         libc, loader = self._check_process(pid)
         return ProcessCalls(pid, [libc, loader], libc, [self.runtime_path])
 
-    def _guarded(self, pid, what, action):
+    def _guarded(self, pid, what, action, status_path=None):
         """Runs ACTION(calls) in a call session; turns a hung call or the
-        process's end into a clear error.  WHAT: "loading the runtime"..."""
+        process's end into a clear error.  WHAT: "loading the runtime"...;
+        STATUS_PATH: the status file of the experiment the calls start."""
         if any(thread.is_running() for thread in gdb.selected_inferior().threads()):
             raise gdb.GdbError("collector: process %d is running; %s needs it stopped. Interrupt it first "
                                "(Ctrl-C, or \"interrupt\" after \"continue &\")." % (pid, what))
@@ -259,8 +260,10 @@ class Attacher:
                 "needs: try again when the process is in a different phase." % (what, CALL_TIMEOUT_S, pid))
         except gdb.error as error:
             if _process_gone(pid):
-                raise gdb.GdbError("collector: process %d exited while GDB was %s; an experiment it had "
-                                   "begun is incomplete." % (pid, what))
+                begun = read_status(status_path).get("experiment") if status_path else None
+                raise gdb.GdbError("collector: process %d exited while GDB was %s; %s." % (
+                    pid, what, "no experiment was started" if status_path and not begun else
+                    "the experiment it had begun%s is incomplete" % (" (%s)" % begun if begun else "")))
             raise gdb.GdbError("collector: %s failed in process %d: %s" % (what, pid, error))
 
     def _start_error(self, pid):
@@ -322,7 +325,7 @@ class Attacher:
             return outcome
 
         try:
-            return self._guarded(pid, "loading the runtime", action)
+            return self._guarded(pid, "loading the runtime", action, status_path)
         finally:
             if starting is not None:
                 starting.abandon()  # (a sampler told to go is past it)

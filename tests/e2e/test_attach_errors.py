@@ -43,12 +43,15 @@ check("GDB is not attached to process %d: it is already traced by process %d" % 
 check("gdb-still-works" in out, "ptrace refused: GDB goes on")
 parent.finish()
 
-# The process ends while the runtime is being loaded: its watcher thread
-# calls _exit(5) as soon as libcollector.so is mapped.
-target = Background([program("attach_target"), "10", "exit-on-runtime"], cwd=work)
+# The process ends while the runtime is being loaded: an audit library
+# calls _exit(5) when the loader opens libcollector.so, inside GDB's call.
+target = Background([program("attach_target"), "10"], cwd=work,
+                    env={"LD_AUDIT": program("libexit_on_runtime_audit.so")})
 out = attach_gdb(target.pid, ["collector enable", ALIVE], cwd=work)
 print(out)
-check("process %d exited while GDB was loading the runtime" % target.pid in out, "exit during injection: said plainly")
+check("process %d exited while GDB was loading the runtime; no experiment was started" % target.pid in out,
+      "exit during injection: said plainly")
+check(not any(n.endswith(".er") for n in os.listdir(work)), "exit during injection: no experiment directory was left")
 check("gdb-still-works" in out, "exit during injection: GDB goes on")
 code, _ = target.finish()
 check(code == 5, "exit during injection: the program's own exit status (%s)" % code)

@@ -5,14 +5,9 @@
  * nanosleep between creations, unless "busy" is given: then it churns malloc
  * too, and no thread sits in a harmless system call.
  *
- *   attach_target SECONDS [busy] [exit-on-runtime]
+ *   attach_target SECONDS [busy]
  *
- * "exit-on-runtime": a watcher thread ends the process (_exit(5)) as soon as
- * the runtime is mapped (GDB's dlopen of it is under way: the longest of
- * the injection's calls, so the watcher runs during it) or the experiment
- * directory exists (test.1.er in the current directory), i.e. in the
- * middle of an injection.  Prints "ready"
- * when running, then before its fixed last line the truth an attached
+ * Prints "ready" when running, then before its fixed last line the truth an attached
  * experiment is checked against: each group's thread CPU time since the
  * runtime was first seen mapped (the main thread looks every 20 ms), and
  * exits 3.  SIGUSR1 ends the run early
@@ -101,31 +96,17 @@ static void *late_worker(void *arg)
   return NULL;
 }
 
-static void *runtime_watcher(void *arg)
-{
-  while (!stop) {
-    if (runtime_mapped() || access("test.1.er", F_OK) == 0)
-      _exit(5);
-    usleep(500);
-  }
-  return NULL;
-}
-
 int main(int argc, char **argv)
 {
   double seconds = argc > 1 ? atof(argv[1]) : 10;
-  int busy = 0, exit_on_runtime = 0;
-  for (int i = 2; i < argc; i++) {
+  int busy = 0;
+  for (int i = 2; i < argc; i++)
     busy |= strcmp(argv[i], "busy") == 0;
-    exit_on_runtime |= strcmp(argv[i], "exit-on-runtime") == 0;
-  }
-  pthread_t workers[4];
+  pthread_t workers[3];
   pthread_create(&workers[0], NULL, compute_worker, NULL);
   pthread_create(&workers[1], NULL, malloc_worker, (void *)1);
   pthread_create(&workers[2], NULL, malloc_worker, (void *)2);
   int n_workers = 3;
-  if (exit_on_runtime)
-    pthread_create(&workers[n_workers++], NULL, runtime_watcher, NULL);
   printf("ready\n");
   fflush(stdout);
   double end = now() + seconds, next_late = now(), next_look = now();
