@@ -315,11 +315,10 @@ int col_runtime_thread_start(int (*start)(void), void (*finish)(void))
   col_blocked_signal_reset();
   col_status_figures_from(status_figures);
   col_recording_cost_reset();
-  if (col_data_writers_start() != 0)
-    return -ENOMEM;
-  /* This thread walks the program's stacks: here, on the thread that
-   * starts the experiment (the constructor, GDB's call), the loader's lock
-   * may be taken. */
+  /* The runtime thread walks the program's stacks: its libraries are
+   * loaded here, on the thread that starts the experiment (the constructor,
+   * GDB's call), where the loader's lock may be taken, and before anything
+   * is started that a refusal would leave behind. */
   char why[400];
   if (col_unwind_libraries_load(why, sizeof why) != 0) {
     char err[500];
@@ -327,6 +326,8 @@ int col_runtime_thread_start(int (*start)(void), void (*finish)(void))
     col_status_write(&col_cfg, "error", err);
     return -1; /* (the status file says why) */
   }
+  if (col_data_writers_start() != 0)
+    return -ENOMEM;
   if (col_unwind_init() != 0)
     return -ENOMEM;
   col_unwind_forget_modules();
