@@ -95,7 +95,10 @@ class ProcessCalls(CallSession):
         short or another thread already lent its stack."""
         thread = gdb.selected_thread()
         if self._lent_stack is None:
-            self._lent_stack = (thread, int(gdb.newest_frame().read_register("sp")))
+            stack_pointer = native.thread_stack_pointer(thread.ptid[1])
+            if stack_pointer is None:
+                stack_pointer = int(gdb.parse_and_eval("$sp")) & 0xFFFFFFFFFFFFFFFF
+            self._lent_stack = (thread, stack_pointer)
         lender, stack_pointer = self._lent_stack
         if lender != thread:
             return None
@@ -117,6 +120,14 @@ class ProcessCalls(CallSession):
 
     @staticmethod
     def _set_stack_pointer(value):
+        """The selected thread's; not by GDB's `set $sp`, which waits for
+        GDB's index of the debug information (native/thread_registers.c)."""
+        if native.set_thread_stack_pointer(gdb.selected_thread().ptid[1], value):
+            try:
+                gdb.execute("maintenance flush register-cache", to_string=True)  # GDB keeps registers
+                return
+            except gdb.error:
+                pass  # (a GDB without it: GDB writes the same value through its own cache)
         gdb.newest_frame().select()
         gdb.execute("set $sp = (void *) 0x%x" % value, to_string=True)
 

@@ -116,22 +116,66 @@ def code_ranges(pid, paths):
     return ranges
 
 
-def examine_thread(thread, blocked, library_paths, own_paths=(), library_ranges=()):
-    """Looks at THREAD's frames (the caller restores the selected thread);
-    BLOCKED: the kernel says it sits in one of HARMLESS_SYSCALLS.  A frame
-    in OWN_PATHS (the collector's runtime) makes the thread unsafe like a
-    library frame when program code called it (a traced call); a thread
-    with no program frame under its runtime frames is the runtime's own and
-    never lends itself."""
-    thread.switch()
-    frame, index, leading, outermost_unsafe, reason = gdb.newest_frame(), 0, True, None, ""
-    in_runtime, called_by_program = False, False
+def _gdb_frames():
+    """(code address, its name's getter) of the selected thread's frames, by
+    GDB's unwinder."""
+    frame, index = gdb.newest_frame(), 0
     while frame is not None and index < FRAMES_LOOKED_AT:
         try:
             pc = frame.pc()
-            name = _plain_name(frame.name())
         except gdb.error:
-            break
+            return
+        yield pc, frame.name
+        index += 1
+        try:
+            frame = frame.older()
+        except gdb.error:
+            return
+
+
+def _minimal_symbol(pc):
+    """The function at PC from the ELF symbol tables GDB has read (its
+    minimal symbols: no wait for its index of the debug information), or
+    None."""
+    try:
+        text = gdb.execute("info symbol 0x%x" % pc, to_string=True)
+    except gdb.error:
+        return None
+    if text.startswith("No symbol"):
+        return None
+    return re.sub(r" \+ \d+$", "", text.split(" in section ")[0].strip()) or None
+
+
+def _native_frames(walks, thread):
+    """THREAD's frames walked from its stack in memory by the C library
+    (native.ThreadWalks: not even GDB's frame #0, which waits for GDB's
+    index of the C library's debug information), named from minimal
+    symbols; None where that walk could not reach the outermost frame."""
+    pcs = walks.frames(thread.ptid[1])
+    if pcs is None:
+        return None
+    return [(pc, lambda pc=pc: _minimal_symbol(pc)) for pc in pcs[:FRAMES_LOOKED_AT]]
+
+
+def _name_of(getter):
+    try:
+        return getter()
+    except gdb.error:
+        return None
+
+
+def examine_thread(thread, blocked, library_paths, own_paths=(), library_ranges=(), frames=None):
+    """Looks at THREAD's frames (the caller restores the selected thread):
+    FRAMES, (code address, name getter) pairs, else GDB's; BLOCKED: the
+    kernel says it sits in one of HARMLESS_SYSCALLS.  A frame in OWN_PATHS
+    (the collector's runtime) makes the thread unsafe like a library frame
+    when program code called it (a traced call); a thread with no program
+    frame under its runtime frames is the runtime's own and never lends
+    itself."""
+    thread.switch()
+    index, leading, outermost_unsafe, reason = 0, True, None, ""
+    in_runtime, called_by_program = False, False
+    for index, (pc, name_getter) in enumerate(frames if frames is not None else _gdb_frames()):
         where = _real(gdb.solib_name(pc))
         in_library = where in library_paths or any(lo <= pc < hi for lo, hi in library_ranges)
         if where in own_paths:
@@ -139,19 +183,16 @@ def examine_thread(thread, blocked, library_paths, own_paths=(), library_ranges=
             outermost_unsafe = index
             reason = reason or IN_TRACED_CALL
         elif in_library:
+            full_name = _name_of(name_getter)
+            name = _plain_name(full_name)
             if leading and blocked and name in SYSCALL_WRAPPERS:
                 pass  # the wrapper of the harmless system call it sits in
             elif name not in THREAD_START_FRAMES:
                 outermost_unsafe = index
-                reason = reason or "in %s" % (frame.name() or "the C library")
+                reason = reason or "in %s" % (full_name or "the C library")
         else:
             leading = False
             called_by_program = called_by_program or in_runtime
-        index += 1
-        try:
-            frame = frame.older()
-        except gdb.error:
-            break
     if in_runtime and not called_by_program:
         return ThreadReport(thread, False, outermost_unsafe, IN_RUNTIME)
     return ThreadReport(thread, outermost_unsafe is None, outermost_unsafe, reason)
@@ -245,16 +286,39 @@ class CallSession:
         finally:
             native.watchdog_stop()
 
+    def _blocked_threads(self):
+        """Each thread: whether the kernel says it sits in a harmless call."""
+        return {t: _kernel_syscall(self.pid, t.ptid[1]) in HARMLESS_SYSCALLS for t in gdb.selected_inferior().threads()}
+
+    def _by_native_walks(self):
+        """The first thread that can lend itself by walks of the threads'
+        stacks in memory (no wait for GDB's first unwind), or None: then
+        GDB's frames decide (a walk cut short, no thread safe)."""
+        blocked = self._blocked_threads()
+        with native.ThreadWalks(self.pid) as walks:
+            for thread in sorted(blocked, key=lambda t: (not blocked[t], t.num)):
+                frames = _native_frames(walks, thread)
+                if frames is None:
+                    continue
+                report = examine_thread(thread, blocked[thread], self.library_paths, self.own_paths,
+                                        self.library_ranges, frames)
+                if report.safe:
+                    return report
+        return None
+
     def choose_thread(self, attempts=8):
         """Selects a thread that can lend itself to a call; returns its
         report, or raises gdb.GdbError saying why none could."""
+        report = self._by_native_walks()
+        if report is not None:
+            report.thread.switch()
+            return report
         last_reasons = []
         for _ in range(attempts):
             # Frames cost milliseconds per thread; the kernel's answer costs
             # microseconds: look at blocked threads first, stop at the first
             # that qualifies.
-            blocked = {t: _kernel_syscall(self.pid, t.ptid[1]) in HARMLESS_SYSCALLS
-                       for t in gdb.selected_inferior().threads()}
+            blocked = self._blocked_threads()
             reports = []
             for thread in sorted(blocked, key=lambda t: (not blocked[t], t.num)):
                 report = examine_thread(thread, blocked[thread], self.library_paths, self.own_paths,

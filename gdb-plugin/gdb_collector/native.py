@@ -61,6 +61,11 @@ def load(path):
     lib.gdbcol_setting_default.argtypes = [ctypes.c_char_p]
     lib.gdbcol_setting_default.restype = ctypes.c_long
     lib.gdbcol_watchdog_start.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+    lib.gdbcol_walk_begin.argtypes = [ctypes.c_int]
+    lib.gdbcol_walk_thread.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_uint64), ctypes.c_int]
+    lib.gdbcol_walk_end.restype = None
+    lib.gdbcol_thread_stack_pointer.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_uint64)]
+    lib.gdbcol_set_thread_stack_pointer.argtypes = [ctypes.c_int, ctypes.c_uint64]
     _lib = lib
 
 
@@ -216,6 +221,45 @@ def process_has_object(pid, path):
 def process_symbol(pid, object_path, name):
     """Run-time address of NAME exported by OBJECT_PATH in PID, or 0."""
     return _lib.gdbcol_process_symbol(pid, object_path.encode(), name.encode())
+
+
+class ThreadWalks:
+    """Walks of a stopped process's threads by the C library (native/
+    thread_walk.c), not by GDB's unwinder: `with ThreadWalks(pid) as walks:
+    walks.frames(tid)`."""
+
+    MAX_FRAMES = 256
+
+    def __init__(self, pid):
+        self.ready = _lib.gdbcol_walk_begin(pid) == 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _lib.gdbcol_walk_end()
+        return False
+
+    def frames(self, tid):
+        """Thread TID's code addresses, leaf first, then each caller's call
+        site; None where the walk could not reach its outermost frame."""
+        if not self.ready:
+            return None
+        pcs = (ctypes.c_uint64 * self.MAX_FRAMES)()
+        count = _lib.gdbcol_walk_thread(tid, pcs, self.MAX_FRAMES)
+        return list(pcs[:count]) if count > 0 else None
+
+
+def thread_stack_pointer(tid):
+    """Stopped thread TID's stack pointer, read by its tracer (GDB's thread
+    that runs the plugin), or None."""
+    sp = ctypes.c_uint64()
+    return sp.value if _lib.gdbcol_thread_stack_pointer(tid, ctypes.byref(sp)) == 0 else None
+
+
+def set_thread_stack_pointer(tid, sp):
+    """Writes it (GDB must then read the registers again); True when done."""
+    return _lib.gdbcol_set_thread_stack_pointer(tid, sp) == 0
 
 
 def watchdog_start(pid, tid, signal_number, timeout_s):
