@@ -110,6 +110,16 @@ __attribute__((visibility("hidden"))) void *memmove(void *dst, const void *src, 
     copy_forward(d, s, n);
     return dst;
   }
+  /* Backward, from the end: each 16 bytes loaded before they are stored
+   * (byte by byte, the walk memo's move of 13 frames was 39 % of a
+   * heap-traced thread's CPU). */
+  for (; n >= 16; n -= 16) {
+    uint64_t a, b;
+    __builtin_memcpy(&a, s + n - 16, 8);
+    __builtin_memcpy(&b, s + n - 8, 8);
+    __builtin_memcpy(d + n - 8, &b, 8);
+    __builtin_memcpy(d + n - 16, &a, 8);
+  }
   while (n > 0) {
     n--;
     d[n] = s[n];
