@@ -215,7 +215,11 @@ size_t col_trace_unpack(const unsigned char *data, size_t len, pid_t pid, uint32
     if (c->size < sizeof *c || c->size > len - at || c->payload_len > sizeof e->payload ||
         room > c->size - sizeof *c || c->n_pcs > (c->size - sizeof *c - room) / sizeof(uint64_t))
       break; /* damaged: the rest cannot be framed */
-    memset(e, 0, offsetof(struct col_trace_event, stack));
+    /* The fields, not the payload's room past its length (no reader looks
+     * there): 392 bytes cleared per event were a tenth of the sampler
+     * process's time under heap tracing. */
+    memset(e, 0, offsetof(struct col_trace_event, payload));
+    e->ip = e->sp = e->bp = 0;
     e->kind = c->kind;
     e->pid = pid;
     e->tid = c->tid;
