@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc_maps.h"
 #include "process_inspect.h"
 
 /* Calls FN for every file-backed mapping of PID: (start, end, offset,
@@ -25,27 +26,21 @@
  * not ours). */
 typedef int (*mapping_fn)(uint64_t start, uint64_t end, uint64_t offset, const char *path, int exec, void *arg);
 
+struct file_mappings {
+  mapping_fn fn;
+  void *arg;
+};
+
+static int file_mapping(const struct gdbcol_mapping *m, void *arg)
+{
+  struct file_mappings *want = arg;
+  return m->path[0] == '/' ? want->fn(m->start, m->end, m->offset, m->path, m->exec, want->arg) : 0;
+}
+
 static int for_each_mapping(int pid, mapping_fn fn, void *arg)
 {
-  char maps[64], line[PATH_MAX + 128];
-  snprintf(maps, sizeof maps, "/proc/%d/maps", pid);
-  FILE *f = fopen(maps, "re");
-  if (f == NULL)
-    return -1;
-  int stop = 0;
-  while (!stop && fgets(line, sizeof line, f) != NULL) {
-    unsigned long long start, end, offset;
-    char perms[8];
-    int path_at = 0;
-    if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &offset, &path_at) < 4 || path_at == 0)
-      continue;
-    char *path = line + path_at;
-    path[strcspn(path, "\n")] = '\0';
-    if (path[0] == '/')
-      stop = fn(start, end, offset, path, perms[2] == 'x', arg);
-  }
-  fclose(f);
-  return 0;
+  struct file_mappings want = {fn, arg};
+  return gdbcol_for_each_mapping(pid, file_mapping, &want);
 }
 
 static const char *base_name(const char *path)

@@ -28,6 +28,7 @@
 #include "unwind/cfi_rules.h"
 #include "unwind/walk_rules.h"
 
+#include "proc_maps.h"
 #include "thread_walk.h"
 
 /* A stack read from its stack pointer on: enough for any stack GDB's walk
@@ -54,40 +55,30 @@ static struct {
   unsigned char *stack;
 } walk = {.mem_fd = -1};
 
+static int keep_mapping(const struct gdbcol_mapping *from, void *arg)
+{
+  size_t *cap = arg;
+  if (walk.n == *cap) {
+    size_t more = *cap ? *cap * 2 : 64;
+    struct mapping *grown = realloc(walk.maps, more * sizeof *grown);
+    if (grown == NULL)
+      return 1;
+    walk.maps = grown;
+    *cap = more;
+  }
+  struct mapping *m = &walk.maps[walk.n++];
+  memset(m, 0, sizeof *m);
+  m->start = from->start, m->end = from->end, m->offset = from->offset, m->inode = from->inode;
+  m->exec = from->exec;
+  if (m->exec && (from->path[0] == '/' || strcmp(from->path, "[vdso]") == 0))
+    m->path = strdup(from->path);
+  return 0;
+}
+
 static int read_mappings(int pid)
 {
-  char name[64], line[PATH_MAX + 128];
-  snprintf(name, sizeof name, "/proc/%d/maps", pid);
-  FILE *f = fopen(name, "re");
-  if (f == NULL)
-    return -1;
   size_t cap = 0;
-  while (fgets(line, sizeof line, f) != NULL) {
-    unsigned long long start, end, offset;
-    unsigned long inode;
-    char perms[8];
-    int path_at = 0;
-    if (sscanf(line, "%llx-%llx %7s %llx %*s %lu %n", &start, &end, perms, &offset, &inode, &path_at) < 5)
-      continue;
-    if (walk.n == cap) {
-      cap = cap ? cap * 2 : 64;
-      struct mapping *grown = realloc(walk.maps, cap * sizeof *grown);
-      if (grown == NULL)
-        break;
-      walk.maps = grown;
-    }
-    char *path = path_at ? line + path_at : NULL;
-    if (path != NULL)
-      path[strcspn(path, "\n")] = '\0';
-    struct mapping *m = &walk.maps[walk.n++];
-    memset(m, 0, sizeof *m);
-    m->start = start, m->end = end, m->offset = offset, m->inode = inode;
-    m->exec = perms[2] == 'x';
-    if (m->exec && path != NULL && (path[0] == '/' || strcmp(path, "[vdso]") == 0))
-      m->path = strdup(path);
-  }
-  fclose(f);
-  return 0;
+  return gdbcol_for_each_mapping(pid, keep_mapping, &cap);
 }
 
 /* The object's file through the process's own root (a process in a
@@ -97,20 +88,7 @@ static Elf *open_mapped_file(const struct mapping *m)
   char file[PATH_MAX + 32];
   if (snprintf(file, sizeof file, "/proc/%d/root%s", walk.pid, m->path) >= (int)sizeof file)
     return NULL;
-  int fd = open(file, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return NULL;
-  struct stat st;
-  Elf *elf = NULL;
-  if (fstat(fd, &st) == 0 && st.st_ino == m->inode) {
-    elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    if (elf != NULL && elf_cntl(elf, ELF_C_FDDONE) != 0) {
-      elf_end(elf);
-      elf = NULL;
-    }
-  }
-  close(fd);
-  return elf;
+  return col_open_elf_file(file, m->inode);
 }
 
 static struct mapping *mapping_at(uint64_t address)

@@ -7,10 +7,13 @@
 #include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdw.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <link.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "unwind/cfi_rules.h"
 
@@ -31,6 +34,26 @@ Dwarf_CFI *col_open_cfi(Elf *elf, Dwarf **debug)
     return cfi;
   *debug = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
   return *debug != NULL ? dwarf_getcfi(*debug) : NULL;
+}
+
+Elf *col_open_elf_file(const char *path, unsigned long inode)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  struct stat st;
+  Elf *elf = NULL;
+  if (fstat(fd, &st) == 0 && (inode == 0 || inode == st.st_ino)) {
+    elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    /* The whole file is mapped now; the descriptor is not needed, and the
+     * program should not find one more open file than it opened. */
+    if (elf != NULL && elf_cntl(elf, ELF_C_FDDONE) != 0) {
+      elf_end(elf);
+      elf = NULL;
+    }
+  }
+  close(fd);
+  return elf;
 }
 
 /* The vDSO is not a file, but it is a complete ELF image in memory. */

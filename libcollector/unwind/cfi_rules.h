@@ -12,6 +12,10 @@
 /* ELF's call frame information (.eh_frame, else .debug_frame, owned by
  * *DEBUG when that is not NULL afterwards), or NULL. */
 Dwarf_CFI *col_open_cfi(Elf *elf, Dwarf **debug);
+/* The ELF image of the file at PATH, mapped whole (no descriptor kept
+ * open), or NULL; refused when INODE (0: any) is not the file's (a file
+ * replaced since it was loaded). */
+Elf *col_open_elf_file(const char *path, unsigned long inode);
 /* The vDSO's ELF image at BASE in this process's memory. */
 Elf *col_open_vdso(uint64_t base);
 /* *BIAS = run-time minus ELF address of the object whose mapping at BASE

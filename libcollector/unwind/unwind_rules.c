@@ -52,23 +52,7 @@ static int libelf_ready;
  * the one mapped (replaced on disk since it was loaded). */
 static Elf *open_object_file(const char *path, uint64_t some_address)
 {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return NULL;
-  struct stat st;
-  unsigned long mapped_inode = col_modules_inode_at(some_address);
-  Elf *elf = NULL;
-  if (fstat(fd, &st) == 0 && (mapped_inode == 0 || mapped_inode == st.st_ino)) {
-    elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    /* The whole file is mapped now; the descriptor is not needed, and the
-     * program should not find one more open file than it opened. */
-    if (elf != NULL && elf_cntl(elf, ELF_C_FDDONE) != 0) {
-      elf_end(elf);
-      elf = NULL;
-    }
-  }
-  close(fd);
-  return elf;
+  return col_open_elf_file(path, col_modules_inode_at(some_address));
 }
 
 struct find_object {
