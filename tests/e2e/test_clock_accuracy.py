@@ -1,6 +1,7 @@
 """Clock profiling in launch mode is true: recorded CPU time within 5 % of
 the program's own getrusage, each function's share within 3 points of its
-known share, every thread present, at 10 ms and at 1 ms.  Checked with the
+known share (within what the samples allow where CPU-time timers take
+them), every thread present, at 10 ms and at 1 ms.  Checked with the
 project's reader and with gprofng.
     test_clock_accuracy.py INTERVAL THREADS [process]
 "process": sampled from outside the program by the sampler process."""
@@ -8,8 +9,8 @@ project's reader and with gprofng.
 import os
 import sys
 
-from harness import (check, check_shares, cleanup, er_dump, finish, gprofng_functions, program, run_gdb,
-                     true_cpu_seconds, workdir)
+from harness import (check, check_shares, cleanup, er_dump, finish, gprofng_functions, perf_events_refused, program,
+                     run_gdb, true_cpu_seconds, workdir)
 
 interval, extra_threads = sys.argv[1], int(sys.argv[2])
 source = ["set environment GDBCOL_CLOCK_SOURCE=process"] if sys.argv[3:] == ["process"] else []
@@ -38,7 +39,13 @@ if true_cpu:
     check(abs(recorded - true_cpu) <= 0.05 * true_cpu,
           "reader: recorded CPU %.3f s within 5%% of the program's %.3f s" % (recorded, true_cpu))
 expected = {"work_fifty": 50, "work_thirty": 30, "work_twenty": 20}
-check_shares(funcs, recorded, expected, "reader")
+# Where perf events are refused the program's CPU-time timers sample it:
+# they fire at the kernel's tick while the thread runs, each sample
+# weighted by the CPU time since the last, so they are no grid of 1 ms:
+# beside other work 115 samples stood for 1.005 s (a clean-clone CI run:
+# 64.5 % for work_fifty).  Each share within what its samples allow.
+samples = int(summary.get("clock_packets", 0)) if perf_events_refused() else None
+check_shares(funcs, recorded, expected, "reader", samples=samples)
 
 gfuncs, gtotal, graw = gprofng_functions(exp)
 print(graw)
@@ -46,7 +53,7 @@ check("Error" not in graw, "gprofng reported no error")
 if true_cpu:
     check(abs(gtotal - true_cpu) <= 0.05 * true_cpu,
           "gprofng: total CPU %.3f s within 5%% of the program's %.3f s" % (gtotal, true_cpu))
-check_shares(gfuncs, gtotal, expected, "gprofng")
+check_shares(gfuncs, gtotal, expected, "gprofng", samples=samples)
 if extra_threads:
     check("worker" in gfuncs, "gprofng names the worker threads' start function")
 cleanup(work)
