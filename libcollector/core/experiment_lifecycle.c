@@ -99,6 +99,10 @@ static void describe_recording_cost(void)
                   "cut because the thread had left those frames by then, %llu because its memory could not be read",
                   (unsigned long long)u->beyond_copy, (unsigned long long)u->beyond_moved_on,
                   (unsigned long long)u->beyond_unreadable);
+  if (u->chain_ended > 0)
+    col_log_comment("Stacks walked by frame pointers (code with no unwind tables) that ended where the chain of "
+                    "frame pointers left the stack: %llu (a thread's first function that keeps no frame pointer)",
+                    (unsigned long long)u->chain_ended);
   if (col_cfg.check_unwinder)
     col_log_comment("Unwinder check: %llu of %llu rule-based stack(s) differed from libunwind's",
                     (unsigned long long)u->disagreements, (unsigned long long)u->by_rules);

@@ -289,7 +289,7 @@ void col_rule_from_cfi(Elf *elf, Dwarf_CFI *cfi, uint64_t bias, uint64_t lookup_
      * with -ldflags=-s, which drops .debug_frame): its code keeps frame
      * pointers, walked as perf's fp mode does (a leaf that has not set
      * up its frame yet loses its caller). */
-    rule->kind = COL_RULE_SIMPLE;
+    rule->kind = COL_RULE_FRAME_CHAIN;
     rule->cfa_base = COL_CFA_FROM_BP;
     rule->cfa_offset = 16;
     rule->bp = COL_BP_SAVED;

@@ -27,6 +27,9 @@ struct col_unwind_stats {
    * (stack_beyond_copy.c): done; left cut because the thread had moved
    * on from those frames; left cut because its memory was not readable. */
   uint64_t beyond_copy, beyond_moved_on, beyond_unreadable;
+  /* Stacks walked by frame pointers (code with no unwind tables) whose
+   * chain left the stack: ended there. */
+  uint64_t chain_ended;
 };
 /* The walks' figures so far (for the status and log.xml), and a new start. */
 void col_unwind_describe(struct col_unwind_stats *out);
@@ -36,11 +39,22 @@ void col_unwind_reset_stats(void);
 /* SIGNAL: the kernel's signal frame (a trampoline whose CFI is marked as
  * one: glibc's __restore_rt): the interrupted registers are in the
  * ucontext at the frame's SP. */
+/* FRAME_CHAIN: code with no call frame information at all, walked by its
+ * frame pointers (RBP-based, as SIMPLE): where the chain leaves the stack
+ * (a thread's first function set up no frame: a stripped Go program's
+ * runtime.mstart), the walk ends there, as perf's fp mode does, counted. */
 /* AFTER_CLONE: clone()'s or clone3()'s instructions between the system
  * call and the child's own CFI, which glibc leaves without CFI: the child
  * (RAX 0) is at its thread's outermost frame, the parent about to return
  * (its return address at SP). */
-enum col_rule_kind { COL_RULE_COMPLEX, COL_RULE_SIMPLE, COL_RULE_OUTERMOST, COL_RULE_SIGNAL, COL_RULE_AFTER_CLONE };
+enum col_rule_kind {
+  COL_RULE_COMPLEX,
+  COL_RULE_SIMPLE,
+  COL_RULE_OUTERMOST,
+  COL_RULE_SIGNAL,
+  COL_RULE_AFTER_CLONE,
+  COL_RULE_FRAME_CHAIN
+};
 /* FROM_BX: the dynamic linker's lazy-binding trampolines realign the
  * stack and keep their frame in RBX (every sample under _dl_fixup was
  * <Stack-unwind-failed>: most of an Open MPI 5 rank's start-up). */

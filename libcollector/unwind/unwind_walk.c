@@ -53,7 +53,11 @@ static inline __attribute__((always_inline)) int cached_rule(uint64_t lookup_pc,
 static enum col_walk_result walk_with_cached_rules(const struct col_capture *cap, uint64_t *pcs, size_t max,
                                                    size_t *count)
 {
-  return col_walk_with_rules(cap, cached_rule, NULL, pcs, max, count, col_walk_memo_of(cap->tid));
+  int chain_ended = 0;
+  enum col_walk_result r =
+      col_walk_core(cap, cached_rule, NULL, pcs, max, count, col_walk_memo_of(cap->tid), NULL, &chain_ended);
+  stats.chain_ended += r == COL_WALK_DONE && chain_ended;
+  return r;
 }
 
 static size_t unwind(const struct col_capture *cap, uint64_t *pcs, size_t max);
@@ -109,7 +113,7 @@ static size_t walk_beyond_copy(const struct col_capture *cap, uint64_t *pcs, siz
     }
     size_t m = 0;
     /* No memo: the next sample's copy does not reach what this walk read. */
-    if (col_walk_core(&joined, cached_rule, NULL, more, max, &m, NULL, NULL) != COL_WALK_DONE) {
+    if (col_walk_core(&joined, cached_rule, NULL, more, max, &m, NULL, NULL, NULL) != COL_WALK_DONE) {
       if (!(read & COL_BEYOND_FROM_KEPT) || fresh) {
         stats.beyond_moved_on++; /* words that make no frame: not the sample's any more */
         break;
@@ -167,7 +171,7 @@ size_t col_unwind_without_bp(const struct col_capture *cap, col_bp_finder find, 
   size_t n = 0;
   /* No memo: a thread's walks from outside are few, and its clock
    * samples' memo holds frames whose RBP was known. */
-  if (col_walk_core(cap, cached_rule, NULL, pcs, max, &n, NULL, &guess) != COL_WALK_DONE)
+  if (col_walk_core(cap, cached_rule, NULL, pcs, max, &n, NULL, &guess, NULL) != COL_WALK_DONE)
     pcs[n < max ? n++ : max - 1] = ER_PC_UNWIND_FAILED; /* libunwind would need RBP too */
   return n;
 }
@@ -176,6 +180,6 @@ int col_walk_completes(const struct col_capture *cap)
 {
   uint64_t pcs[ER_MAX_STACK_DEPTH + 1];
   size_t n = 0;
-  return col_walk_core(cap, cached_rule, NULL, pcs, ER_MAX_STACK_DEPTH + 1, &n, NULL, NULL) == COL_WALK_DONE ? (int)n
+  return col_walk_core(cap, cached_rule, NULL, pcs, ER_MAX_STACK_DEPTH + 1, &n, NULL, NULL, NULL) == COL_WALK_DONE ? (int)n
                                                                                                         : -1;
 }

@@ -34,7 +34,7 @@ struct col_bp_guess {
 
 static inline __attribute__((always_inline)) enum col_walk_result
 col_walk_core(const struct col_capture *cap, col_rule_source rules, void *arg, uint64_t *pcs, size_t max,
-              size_t *count, struct col_walk_memo *memo, const struct col_bp_guess *guess);
+              size_t *count, struct col_walk_memo *memo, const struct col_bp_guess *guess, int *chain_ended);
 
 /* Follows RULES frame by frame over CAP's stack (a copy, or the live stack
  * of the calling thread: every read is bounded by CAP's stack).  MEMO
@@ -44,12 +44,12 @@ static inline __attribute__((always_inline)) enum col_walk_result
 col_walk_with_rules(const struct col_capture *cap, col_rule_source rules, void *arg, uint64_t *pcs, size_t max,
                     size_t *count, struct col_walk_memo *memo)
 {
-  return col_walk_core(cap, rules, arg, pcs, max, count, memo, NULL);
+  return col_walk_core(cap, rules, arg, pcs, max, count, memo, NULL, NULL);
 }
 
 static inline __attribute__((always_inline)) enum col_walk_result
 col_walk_core(const struct col_capture *cap, col_rule_source rules, void *arg, uint64_t *pcs, size_t max,
-              size_t *count, struct col_walk_memo *memo, const struct col_bp_guess *guess)
+              size_t *count, struct col_walk_memo *memo, const struct col_bp_guess *guess, int *chain_ended)
 {
   uint64_t pc = cap->regs.r[PERF_REG_X86_IP], sp = cap->regs.r[PERF_REG_X86_SP];
   uint64_t bp = cap->regs.r[PERF_REG_X86_BP];
@@ -134,7 +134,7 @@ col_walk_core(const struct col_capture *cap, col_rule_source rules, void *arg, u
       sp = rsp;
       continue;
     }
-    if (rule->kind != COL_RULE_SIMPLE)
+    if (rule->kind != COL_RULE_SIMPLE && rule->kind != COL_RULE_FRAME_CHAIN)
       return COL_WALK_NEEDS_LIBUNWIND;
     if (rule->cfa_base == COL_CFA_FROM_BP && !bp_known) {
       if (guess == NULL || !guess->find(lookup, sp, rule, cap, &bp, guess->arg))
@@ -166,10 +166,17 @@ col_walk_core(const struct col_capture *cap, col_rule_source rules, void *arg, u
     } else if (rule->bx == COL_BP_LOST) {
       bx_where = BX_UNKNOWN;
     }
-    if (cfa <= sp)
-      return COL_WALK_NEEDS_LIBUNWIND; /* frames must move up the stack */
     uint64_t ra;
-    int got = col_stack_word(cap, cfa - 8, &ra);
+    int got = cfa <= sp ? -1 : col_stack_word(cap, cfa - 8, &ra); /* (frames must move up the stack) */
+    if (got < 0 && rule->kind == COL_RULE_FRAME_CHAIN) {
+      /* A frame-pointer chain that leaves the stack: its end (no unwind
+       * tables tell otherwise), counted by CHAIN_ENDED. */
+      if (chain_ended != NULL)
+        *chain_ended = 1;
+      end = COL_WALK_END_OUTERMOST;
+      unkept = 1; /* the memo's ends are checked by what they read */
+      break;
+    }
     if (got == 0) {
       pcs[n++] = ER_PC_TRUNCATED; /* deeper than the copy */
       end = COL_WALK_END_STACK;

@@ -69,11 +69,15 @@ print(out)
 check("go_work_stripped has no symbol table (stripped): its functions have no names" in out,
       "stripped: GDB says its functions have no names, and how to get them")
 summary, _, raw = er_dump(exp)
-walked = [c for c in summary["comments"] if c.startswith("Unwinding:")]
+walked = [c for c in summary["comments"] if c.startswith("Unwinding:") or "chain of frame pointers" in c]
 print(walked)
 funcs, total, text = gprofng_functions(exp)
 failed = funcs.get("<Stack-unwind-failed>", (0, 0))[1]
-check(total > 0.6 and failed <= 0.02 * total,
-      "stripped: its stacks walked by frame pointers (%.3f s of %.3f s unwind-failed)" % (failed, total))
+# A sample of the runtime's own threads (sysmon) walks up to runtime.mstart,
+# which keeps no frame pointer: its chain leaves the stack there, the end of
+# the walk (2 of 80 samples were unwind-failed in one run in four before).
+check(total > 0.6 and failed < 0.015,
+      "stripped: its stacks walked by frame pointers (%.3f s of %.3f s unwind-failed; at most one 10 ms sample)" %
+      (failed, total))
 cleanup(work)
 finish()
