@@ -131,6 +131,7 @@ int main(int argc, char **argv)
   }
   struct thread_total threads[1024];
   size_t n_threads = 0, missing = 0, ticks = 0, in_pauses = 0;
+  double ticks_squared = 0; /* for the effective number of samples */
   int64_t last_clock = 0;
   double tick_seconds = exp.ptimer_us / 1e6;
   for (size_t i = 0; i < exp.n_clock; i++) {
@@ -142,6 +143,7 @@ int main(int argc, char **argv)
         in_pauses++;
     }
     ticks += (size_t)s->ntick;
+    ticks_squared += (double)s->ntick * s->ntick;
     if (rel > last_clock)
       last_clock = rel;
     size_t t;
@@ -209,6 +211,10 @@ int main(int argc, char **argv)
   printf("ptimer_us: %ld\n", exp.ptimer_us);
   printf("clock_packets: %zu\n", exp.n_clock);
   printf("ticks: %zu\n", ticks);
+  /* Samples of unequal weight (the kernel's CPU-time timers, late under
+   * load, weight each sample by the CPU time since the last) tell as much
+   * about shares as (sum of weights)^2 / sum of squared weights equal ones. */
+  printf("clock_effective_samples: %.1f\n", ticks_squared > 0 ? (double)ticks * ticks / ticks_squared : 0.0);
   printf("cpu_seconds: %.3f\n", ticks * tick_seconds);
   if (exp.numstates >= ER_NUMSTATES) { /* off-CPU time (collector profile offcpu): ticks by reason */
     size_t off[ER_OFFCPU_REASONS] = {0};

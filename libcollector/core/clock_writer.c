@@ -102,6 +102,7 @@ static uint64_t append_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t 
     er_cursor_mark_last(profile_out);
   if (reason == ER_OFFCPU_NONE) { /* CPU time */
     __atomic_store_n(&figures.ticks_appended, figures.ticks_appended + ticks, __ATOMIC_RELAXED);
+    __atomic_store_n(&figures.ticks_squared, figures.ticks_squared + (uint64_t)ticks * ticks, __ATOMIC_RELAXED);
   } else {
     __atomic_store_n(&figures.offcpu_packets, figures.offcpu_packets + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&figures.offcpu_ticks, figures.offcpu_ticks + ticks, __ATOMIC_RELAXED);
@@ -219,6 +220,7 @@ void col_clock_writer_describe(struct col_clock_figures *out)
   out->samples_written = __atomic_load_n(&figures.samples_written, __ATOMIC_RELAXED);
   out->samples_not_written = __atomic_load_n(&figures.samples_not_written, __ATOMIC_RELAXED);
   out->ticks_appended = __atomic_load_n(&figures.ticks_appended, __ATOMIC_RELAXED);
+  out->ticks_squared = __atomic_load_n(&figures.ticks_squared, __ATOMIC_RELAXED);
   out->lost_samples = __atomic_load_n(&figures.lost_samples, __ATOMIC_RELAXED);
   out->offcpu_packets = __atomic_load_n(&figures.offcpu_packets, __ATOMIC_RELAXED);
   out->offcpu_ticks = __atomic_load_n(&figures.offcpu_ticks, __ATOMIC_RELAXED);

@@ -44,6 +44,7 @@ int col_clock_writer_wants_rescan(void);
 struct col_clock_figures {
   uint64_t samples_written, samples_not_written; /* CPU samples */
   uint64_t ticks_appended;
+  uint64_t ticks_squared; /* the sum of each packet's NTICK squared (how unequal their weights are) */
   uint64_t lost_samples;
   uint64_t offcpu_packets, offcpu_ticks; /* off-CPU time appended (collector profile offcpu) */
 };

@@ -17,14 +17,18 @@ import re
 import shutil
 import subprocess
 
-from harness import (BUILD, Background, attach_gdb, boundary_seconds, check, check_shares, cleanup, er_dump, finish,
-                     gprofng_functions, perf_events_refused, program, run_gdb, skip_part, workdir)
+from harness import (BUILD, Background, attach_gdb, boundary_seconds, check, check_shares, cleanup, clock_samples,
+                     er_dump, finish, gprofng_functions, merged_clock_samples, perf_events_refused, program, run_gdb,
+                     skip_part, workdir)
 
 SHARES = {"work_fifty": 50, "work_thirty": 30, "work_twenty": 20}
-# Where perf events are refused the program's CPU-time timers sample it
-# (they fire at the kernel's tick, not on a fixed grid of its CPU time):
-# each share within what its samples allow (10 ms each).
-SAMPLES = (lambda seconds: seconds / 0.01) if perf_events_refused() else (lambda seconds: None)
+
+def SAMPLES(exp):
+    """Where perf events are refused the program's CPU-time timers sample it
+    (they fire at the kernel's tick, late and far between under load, each
+    sample weighted by the CPU time since the last): each share within what
+    EXP's samples allow.  Else a fixed grid of CPU time (EDGES)."""
+    return clock_samples(er_dump(exp)[0]) if perf_events_refused() else None
 
 
 def EDGES(seconds):
@@ -66,10 +70,10 @@ funcs, total, text = gprofng_functions(moved)
 print(text)
 check(total > 0.8, "gprofng reads the moved experiment (%.3f s)" % total)
 check_shares(funcs, total, SHARES, "archive copy, binary deleted, gprofng", tolerance_pp=EDGES(total),
-             samples=SAMPLES(total))
+             samples=SAMPLES(moved))
 summary, ours, _ = er_dump(moved)
 check_shares(ours, float(summary["cpu_seconds"]), SHARES, "archive copy, binary deleted, our reader",
-             tolerance_pp=EDGES(float(summary["cpu_seconds"])), samples=SAMPLES(float(summary["cpu_seconds"])))
+             tolerance_pp=EDGES(float(summary["cpu_seconds"])), samples=SAMPLES(moved))
 
 recorded_only = private_copy(work, "to_delete_on")
 record(work, "on", recorded_only)
@@ -90,7 +94,7 @@ check(any(c.startswith("to_delete_on_") for c in copies), "archive on copies the
 os.unlink(recorded_only)
 funcs_on, total_on, text_on = gprofng_functions(exp_on)
 check_shares(funcs_on, total_on, SHARES, "archive on, binary deleted, gprofng", tolerance_pp=EDGES(total_on),
-             samples=SAMPLES(total_on))
+             samples=SAMPLES(exp_on))
 _, raw_on = er_dump(exp_on)[1:]
 check("object: %s gone since the run" % recorded_only in raw_on, "the reader says which recorded object is gone")
 _, _, raw_copy = er_dump(moved)
@@ -112,7 +116,7 @@ check(tool.returncode == 0 and "0 failed" in tool.stdout, "gdbcol-archive copy a
 os.unlink(later)
 funcs_off, total_off, _ = gprofng_functions(exp_off)
 check_shares(funcs_off, total_off, SHARES, "archived afterwards, binary deleted", tolerance_pp=EDGES(total_off),
-             samples=SAMPLES(total_off))
+             samples=SAMPLES(exp_off))
 funcs_bare, _, text_bare = gprofng_functions(unarchived)
 check("work_fifty" not in funcs_bare and "<static>" in text_bare,
       "never archived, the deleted program's functions are unnamed (so the archive is what names them)")
@@ -170,7 +174,7 @@ check(0.85 <= total_g <= 1.15, "gprofng reads the group as both runs together (%
 # tick, not on a grid of the program's CPU time: the shares within what the
 # two runs' samples allow (one run beside two CPU hogs: 44.3 % for
 # work_fifty against a fixed 3 points).
-group_samples = sum(int(er_dump(os.path.join(group_dir, "runs.%d.er" % k))[0].get("clock_packets", 0)) for k in (1, 2))
+group_samples = merged_clock_samples([er_dump(os.path.join(group_dir, "runs.%d.er" % k))[0] for k in (1, 2)])
 check_shares(funcs_g, total_g, SHARES, "group", samples=group_samples if perf_events_refused() else None)
 
 precious = os.path.join(group_dir, "notes.erg")

@@ -9,8 +9,8 @@ project's reader and with gprofng.
 import os
 import sys
 
-from harness import (check, check_shares, cleanup, er_dump, finish, gprofng_functions, perf_events_refused, program,
-                     run_gdb, true_cpu_seconds, workdir)
+from harness import (check, check_shares, cleanup, clock_samples, er_dump, finish, gprofng_functions,
+                     perf_events_refused, program, run_gdb, true_cpu_seconds, workdir)
 
 interval, extra_threads = sys.argv[1], int(sys.argv[2])
 source = ["set environment GDBCOL_CLOCK_SOURCE=process"] if sys.argv[3:] == ["process"] else []
@@ -43,8 +43,10 @@ expected = {"work_fifty": 50, "work_thirty": 30, "work_twenty": 20}
 # they fire at the kernel's tick while the thread runs, each sample
 # weighted by the CPU time since the last, so they are no grid of 1 ms:
 # beside other work 115 samples stood for 1.005 s (a clean-clone CI run:
-# 64.5 % for work_fifty).  Each share within what its samples allow.
-samples = int(summary.get("clock_packets", 0)) if perf_events_refused() else None
+# 64.5 % for work_fifty), and their weights differ.  Each share within
+# what its samples allow.
+samples = clock_samples(summary) if perf_events_refused() else None
+print("effective samples: %s" % samples)
 check_shares(funcs, recorded, expected, "reader", samples=samples)
 
 gfuncs, gtotal, graw = gprofng_functions(exp)

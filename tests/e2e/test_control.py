@@ -50,7 +50,7 @@ thirty = funcs.get("work_thirty", (0, 0))[1]
 fifty = funcs.get("work_fifty", (0, 0))[1]
 # Each function is entered and left 20 times: its edges' samples set the
 # bounds (at least 0.04 s); the pause takes exactly 0.06 s of work_thirty.
-edges = max(0.04, boundary_seconds(20, sampled_every_s(summary.get("comments", []), 0.010)))
+edges = max(0.04, boundary_seconds(20, sampled_every_s(summary, 0.010)))
 check(abs(thirty - 0.54) <= edges, "work_thirty lost its paused 0.06 s: %.3f s of 0.6 (0.54 +- %.3f)" % (thirty, edges))
 check(abs(fifty - 1.0) <= edges, "work_fifty, never paused, has its 1.0 s (%.3f +- %.3f)" % (fifty, edges))
 header = subprocess.run(["gprofng", "display", "text", "-header", exp], capture_output=True, text=True).stdout

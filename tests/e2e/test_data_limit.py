@@ -6,21 +6,23 @@ a limit writes more than the cap, so the cap is what stopped the data."""
 import os
 import subprocess
 
-from harness import check, cleanup, er_dump, finish, perf_events_refused, program, run_gdb, workdir
+from harness import check, cleanup, er_dump, finish, program, run_gdb, workdir
 
 MB = 1024 * 1024
 work = workdir()
-# Where perf events are refused the program's CPU-time timers fire at the
-# kernel's tick (every 4 ms here, each sample weighted): a quarter of the
-# data a second, so the run is three times as long.
-SECONDS = "12" if perf_events_refused() else "4"
 # stack_churn: almost every 1 ms sample has a new 50-frame stack, about
-# 0.7 MB of data a second.
+# 0.7 MB of data a second; where perf events are refused the program's
+# CPU-time timers fire at the kernel's tick (every 4 ms here, each sample
+# weighted), far less often beside other work (about 1 MB in 12 s of CPU
+# beside two busy loops).  So it runs until log.xml marks the limit, then
+# 2 s more, 60 s at most (the mark's quotes: log.xml holds the command
+# line too, with them escaped).
+exp = os.path.join(work, "test.1.er")
 out = run_gdb(["collector profile timer hi", "collector limit 1", "collector sample period 0.25", "collector enable",
                "break all_done", "run", "collector status", "continue"],
-              [program("stack_churn"), SECONDS], cwd=work)
+              [program("stack_churn"), "60", "2", "text", os.path.join(exp, "log.xml"), 'label="data_limit_reached"'],
+              cwd=work)
 print(out)
-exp = os.path.join(work, "test.1.er")
 data_bytes = sum(os.path.getsize(os.path.join(exp, name)) for name in ("profile", "data.frameinfo"))
 check(data_bytes <= 1 * MB, "data files within the 1 MB cap (%d bytes)" % data_bytes)
 check(data_bytes >= 1 * MB - 2 * 65536, "data stopped near the cap, not far before it (%d bytes)" % data_bytes)
@@ -51,12 +53,11 @@ check("KB of data" in out or "MB of data" in out, "collector status shows the by
 header = subprocess.run(["gprofng", "display", "text", "-header", exp], capture_output=True, text=True).stdout
 check("size limit exceeded" in header, "gprofng's header reports the size limit")
 
-# The same run without a limit writes well past 1 MB: the limited one
-# stopped near half its run, so about twice as much (2.06 MB under the
-# no-perf filter in a CI run, where the timers sample at the kernel's tick).
-run_gdb(["collector profile timer hi", "collector limit unlimited", "collector enable", "run"],
-        [program("stack_churn"), SECONDS], cwd=work)
+# The same program without a limit writes well past 1 MB (run until it has
+# 1.6 MB, 60 s at most).
 free = os.path.join(work, "test.2.er")
+run_gdb(["collector profile timer hi", "collector limit unlimited", "collector enable", "run"],
+        [program("stack_churn"), "60", "0", "bytes", free, str(int(1.6 * MB))], cwd=work)
 free_bytes = sum(os.path.getsize(os.path.join(free, name)) for name in ("profile", "data.frameinfo"))
 check(free_bytes > 1.5 * MB, "without a limit the same run writes more (%d bytes)" % free_bytes)
 summary2, _, raw2 = er_dump(free)

@@ -200,7 +200,7 @@ summary, funcs, raw = er_dump(os.path.join(cloned, "_C1.er"))
 # (20 samples of 10 ms from outside; where perf events are refused, the
 # child's own CPU-time timers at the kernel's tick: what their count
 # allows, 0.150 s in one loaded run)
-clone_bound = sampling_seconds(0.2, sampled_every_s(summary.get("comments", []), 0.01)) if perf_events_refused() \
+clone_bound = sampling_seconds(0.2, sampled_every_s(summary, 0.01)) if perf_events_refused() \
     else 0.05
 check(abs(funcs.get("child_work", (0, 0))[1] - 0.2) <= clone_bound,
       "clone: _C1.er has its child_work (%.3f s of 0.2, +- %.3f)" % (funcs.get("child_work", (0, 0))[1], clone_bound))

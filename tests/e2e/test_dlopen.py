@@ -3,7 +3,8 @@ are named: hot_loop (75 %) inside libhotlib.so, local_loop (25 %)."""
 
 import os
 
-from harness import check, check_shares, cleanup, er_dump, finish, gprofng_functions, program, run_gdb, workdir
+from harness import (check, check_shares, cleanup, clock_samples, er_dump, finish, gprofng_functions, program, run_gdb,
+                     workdir)
 
 work = workdir()
 # 1 ms: ~1000 samples, so a share's sampling error (1.4 points) is well
@@ -19,7 +20,7 @@ with open(os.path.join(exp, "map.xml")) as f:
 summary, funcs, raw = er_dump(exp)
 print(raw)
 total = float(summary.get("cpu_seconds", 0))
-samples = int(summary.get("clock_packets", 0))
+samples = clock_samples(summary)
 check_shares(funcs, total, {"hot_loop": 75, "local_loop": 25}, "reader", samples=samples)
 gfuncs, gtotal, graw = gprofng_functions(exp)
 print(graw)

@@ -34,7 +34,7 @@ def run(label, prefix=()):
     exp = os.path.join(work, "test.1.er")
     summary, ours, raw = er_dump(exp)
     funcs, total, _ = gprofng_functions(exp)
-    every = sampled_every_s(summary["comments"], 0.01)
+    every = sampled_every_s(summary, 0.01)
     # (the total: each thread's CPU time is accounted whole, its tail included)
     check(abs(total - sum(truth.values())) <= 2 * every + 0.02,
           "%s: gprofng's total %.3f s of the %.3f s measured" % (label, total, sum(truth.values())))

@@ -270,8 +270,9 @@ def check_work(name, launcher, options):
         # (the samples the rank had: where perf events are refused, a
         # quarter of 1 ms's, and the bound what that many allow)
         rank_exp = os.path.join(cwd, "test.1.er", "M_r%d.er" % rank)
-        comments = er_dump(rank_exp)[0]["comments"] if os.path.isdir(rank_exp) else []
-        every = sampled_every_s(comments, 0.001)
+        rank_summary = er_dump(rank_exp)[0] if os.path.isdir(rank_exp) else {}
+        comments = rank_summary.get("comments", [])
+        every = sampled_every_s(rank_summary, 0.001)
         bound = sampling_seconds(truth[rank], every)
         if any("user mode only" in c for c in comments):
             # The spin in MPI_Barrier is sched_yield's, the kernel's time:

@@ -22,8 +22,9 @@ import os
 import re
 import signal
 
-from harness import (Background, attach_gdb, check, check_shares, cleanup, er_dump, finish, gprofng_functions,
-                     program, skip_test, stop_attach_target, unprivileged_prefix, wait_closed, wait_for_data, workdir)
+from harness import (Background, attach_gdb, check, check_shares, cleanup, clock_samples, er_dump, finish,
+                     gprofng_functions, program, skip_test, stop_attach_target, unprivileged_prefix, wait_closed,
+                     wait_for_data, workdir)
 
 if os.geteuid() != 0:
     skip_test("recording another user's process needs root's GDB (run the suite as root)")
@@ -74,7 +75,7 @@ if truth:
     recorded = {name: funcs.get(name, (0.0, 0.0)) for name in truth}
     check_shares(recorded, sum(incl for _, incl in recorded.values()),
                  {name: 100.0 * cpu / sum(truth.values()) for name, cpu in truth.items()},
-                 "our reader", samples=int(summary.get("ticks", 0)))
+                 "our reader", samples=clock_samples(summary))
 g_funcs, g_total, _ = gprofng_functions(exp)
 check(abs(g_total - float(summary.get("cpu_seconds", 0))) < 0.011 and g_funcs.get("compute_loop", (0.0, 0.0))[1] > 0,
       "gprofng reads the same CPU time (%.3f s)" % g_total)
