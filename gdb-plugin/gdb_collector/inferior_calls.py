@@ -173,7 +173,7 @@ def examine_thread(thread, blocked, library_paths, own_paths=(), library_ranges=
     frame under its runtime frames is the runtime's own and never lends
     itself."""
     thread.switch()
-    index, leading, outermost_unsafe, reason = 0, True, None, ""
+    leading, outermost_unsafe, reason = True, None, ""
     in_runtime, called_by_program = False, False
     for index, (pc, name_getter) in enumerate(frames if frames is not None else _gdb_frames()):
         where = _real(gdb.solib_name(pc))
@@ -290,11 +290,11 @@ class CallSession:
         """Each thread: whether the kernel says it sits in a harmless call."""
         return {t: _kernel_syscall(self.pid, t.ptid[1]) in HARMLESS_SYSCALLS for t in gdb.selected_inferior().threads()}
 
-    def _by_native_walks(self):
+    def _by_native_walks(self, blocked):
         """The first thread that can lend itself by walks of the threads'
         stacks in memory (no wait for GDB's first unwind), or None: then
-        GDB's frames decide (a walk cut short, no thread safe)."""
-        blocked = self._blocked_threads()
+        GDB's frames decide (a walk cut short, no thread safe).  BLOCKED:
+        _blocked_threads()."""
         with native.ThreadWalks(self.pid) as walks:
             for thread in sorted(blocked, key=lambda t: (not blocked[t], t.num)):
                 frames = _native_frames(walks, thread)
@@ -309,16 +309,18 @@ class CallSession:
     def choose_thread(self, attempts=8):
         """Selects a thread that can lend itself to a call; returns its
         report, or raises gdb.GdbError saying why none could."""
-        report = self._by_native_walks()
+        blocked = self._blocked_threads()
+        report = self._by_native_walks(blocked)
         if report is not None:
             report.thread.switch()
             return report
         last_reasons = []
-        for _ in range(attempts):
+        for attempt in range(attempts):
             # Frames cost milliseconds per thread; the kernel's answer costs
             # microseconds: look at blocked threads first, stop at the first
-            # that qualifies.
-            blocked = self._blocked_threads()
+            # that qualifies.  (The first reading holds until a thread ran.)
+            if attempt > 0:
+                blocked = self._blocked_threads()
             reports = []
             for thread in sorted(blocked, key=lambda t: (not blocked[t], t.num)):
                 report = examine_thread(thread, blocked[thread], self.library_paths, self.own_paths,

@@ -8,9 +8,9 @@
  * the attach benchmark, docs/measurements.md).  Here each thread's stack
  * is read from /proc/PID/mem and its registers with PTRACE_GETREGS (GDB's
  * thread that runs the plugin is the threads' tracer; GDB's own frame #0
- * waits for that index too, 15 ms measured) and walked with the runtime's own frame rules (unwind/walk_rules.h),
- * read from each object's .eh_frame (unwind/cfi_rules.c): a few hundred
- * microseconds.  A walk that cannot reach the thread's outermost frame
+ * waits for that index too, 15 ms measured) and walked with the runtime's
+ * own frame rules (unwind/walk_rules.h), read from each object's .eh_frame
+ * (unwind/cfi_rules.c): a few hundred microseconds.  A walk that cannot reach the thread's outermost frame
  * says so, and the plugin asks GDB for that thread. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -19,8 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
-#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/user.h>
 #include <unistd.h>
@@ -29,6 +27,7 @@
 #include "unwind/walk_rules.h"
 
 #include "proc_maps.h"
+#include "thread_registers.h"
 #include "thread_walk.h"
 
 /* A stack read from its stack pointer on: enough for any stack GDB's walk
@@ -41,11 +40,8 @@ struct mapping {
   unsigned long inode;
   int exec;
   char *path; /* NULL: anonymous; "[vdso]" kept */
-  int opened;  /* the ELF and CFI below were looked for */
-  Elf *elf;
-  Dwarf_CFI *cfi;
-  Dwarf *debug;
-  uint64_t bias;
+  int opened;  /* the rules' sources below were looked for */
+  struct col_object_rules rules;
 };
 
 static struct {
@@ -81,16 +77,6 @@ static int read_mappings(int pid)
   return gdbcol_for_each_mapping(pid, keep_mapping, &cap);
 }
 
-/* The object's file through the process's own root (a process in a
- * container), refused when it is not the file mapped (replaced since). */
-static Elf *open_mapped_file(const struct mapping *m)
-{
-  char file[PATH_MAX + 32];
-  if (snprintf(file, sizeof file, "/proc/%d/root%s", walk.pid, m->path) >= (int)sizeof file)
-    return NULL;
-  return col_open_elf_file(file, m->inode);
-}
-
 static struct mapping *mapping_at(uint64_t address)
 {
   for (size_t i = 0; i < walk.n; i++)
@@ -106,27 +92,16 @@ static int rule_at(uint64_t lookup_pc, struct col_frame_rule *out, void *arg)
   if (m == NULL || !m->exec || m->path == NULL)
     return 0;
   if (!m->opened) {
+    /* The file through the process's own root (a process in a container). */
     m->opened = 1;
-    uint64_t offset = m->offset;
-    if (strcmp(m->path, "[vdso]") == 0) {
-      /* One kernel, one vDSO image: ours is the process's. */
-      uint64_t own = getauxval(AT_SYSINFO_EHDR);
-      m->elf = own != 0 ? col_open_vdso(own) : NULL;
-      offset = 0;
-    } else {
-      m->elf = open_mapped_file(m);
-    }
-    if (m->elf != NULL && col_elf_bias(m->elf, m->start, offset, &m->bias) != 0) {
-      elf_end(m->elf);
-      m->elf = NULL;
-    }
-    if (m->elf != NULL)
-      m->cfi = col_open_cfi(m->elf, &m->debug);
+    char file[PATH_MAX + 32];
+    if (snprintf(file, sizeof file, "/proc/%d/root%s", walk.pid, m->path) < (int)sizeof file)
+      col_open_mapped_object(m->path, file, m->inode, m->start, m->offset, &m->rules);
   }
-  if (m->elf == NULL)
+  if (m->rules.elf == NULL)
     return 0;
   memset(out, 0, sizeof *out);
-  col_rule_from_cfi(m->elf, m->cfi, m->bias, lookup_pc, out);
+  col_rule_from_cfi(m->rules.elf, m->rules.cfi, m->rules.bias, lookup_pc, out);
   return 1;
 }
 
@@ -149,7 +124,7 @@ int gdbcol_walk_begin(int pid)
 int gdbcol_walk_thread(int tid, uint64_t *pcs, int max)
 {
   struct user_regs_struct regs;
-  if (walk.mem_fd < 0 || max < 2 || ptrace(PTRACE_GETREGS, tid, NULL, &regs) != 0)
+  if (walk.mem_fd < 0 || max < 2 || gdbcol_thread_registers(tid, &regs) != 0)
     return -1; /* (not stopped for its tracer: GDB looks at it) */
   uint64_t sp = regs.rsp;
   struct mapping *stack = mapping_at(sp);
@@ -179,12 +154,7 @@ void gdbcol_walk_end(void)
 {
   for (size_t i = 0; i < walk.n; i++) {
     struct mapping *m = &walk.maps[i];
-    if (m->debug != NULL)
-      dwarf_end(m->debug); /* (its CFI with it) */
-    else if (m->cfi != NULL)
-      dwarf_cfi_end(m->cfi);
-    if (m->elf != NULL)
-      elf_end(m->elf);
+    col_close_object_rules(&m->rules);
     free(m->path);
   }
   free(walk.maps);

@@ -12,6 +12,8 @@
 #include <libelf.h>
 #include <link.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -88,6 +90,41 @@ int col_elf_bias(Elf *elf, uint64_t base, uint64_t offset, uint64_t *bias)
     }
   }
   return found ? 0 : -1;
+}
+
+int col_open_mapped_object(const char *name, const char *file, unsigned long inode, uint64_t start, uint64_t offset,
+                           struct col_object_rules *out)
+{
+  memset(out, 0, sizeof *out);
+  if (strcmp(name, "[vdso]") == 0) {
+    /* One kernel, one vDSO image: ours is the process's. */
+    uint64_t own = getauxval(AT_SYSINFO_EHDR);
+    out->elf = own != 0 ? col_open_vdso(own) : NULL;
+    offset = 0;
+  } else {
+    out->elf = col_open_elf_file(file, inode);
+  }
+  if (out->elf != NULL && col_elf_bias(out->elf, start, offset, &out->bias) != 0) {
+    /* Not the file mapped there after all: no rules rather than frame
+     * pointers guessed for code that may keep none. */
+    elf_end(out->elf);
+    out->elf = NULL;
+  }
+  if (out->elf == NULL)
+    return -1;
+  out->cfi = col_open_cfi(out->elf, &out->debug);
+  return 0;
+}
+
+void col_close_object_rules(struct col_object_rules *rules)
+{
+  if (rules->debug != NULL)
+    dwarf_end(rules->debug); /* (its CFI with it) */
+  else if (rules->cfi != NULL)
+    dwarf_cfi_end(rules->cfi);
+  if (rules->elf != NULL)
+    elf_end(rules->elf);
+  memset(rules, 0, sizeof *rules);
 }
 
 /* Is OPS "at CFA + OFFSET" (libdw's form of DWARF's offset(N) rule)? */

@@ -21,6 +21,22 @@ Elf *col_open_vdso(uint64_t base);
 /* *BIAS = run-time minus ELF address of the object whose mapping at BASE
  * begins at file OFFSET; 0, or -1 when no segment holds OFFSET. */
 int col_elf_bias(Elf *elf, uint64_t base, uint64_t offset, uint64_t *bias);
+/* What an object's frame rules come from (CFI NULL: none, DEBUG as above). */
+struct col_object_rules {
+  Elf *elf;
+  Dwarf_CFI *cfi;
+  Dwarf *debug;
+  uint64_t bias;
+};
+/* The object of another process's executable mapping at START, file
+ * OFFSET on, named NAME in its maps: "[vdso]" (the kernel's image, read
+ * from our own), else the file opened at FILE (NAME, or NAME through that
+ * process's root), refused unless it is INODE.  0, or -1 with OUT empty
+ * (not readable, or not the file mapped there). */
+int col_open_mapped_object(const char *name, const char *file, unsigned long inode, uint64_t start, uint64_t offset,
+                           struct col_object_rules *out);
+/* Frees what RULES holds (col_open_mapped_object's, or filled by hand). */
+void col_close_object_rules(struct col_object_rules *rules);
 /* The rule at run-time address LOOKUP_PC of an object with ELF image ELF
  * (NULL: not readable), CFI (NULL: none) and BIAS. */
 void col_rule_from_cfi(Elf *elf, Dwarf_CFI *cfi, uint64_t bias, uint64_t lookup_pc, struct col_frame_rule *rule);

@@ -38,10 +38,9 @@
 
 struct object_cfi {
   uint64_t lo, hi; /* run-time address range of the PT_LOAD segments */
-  uint64_t bias;   /* run-time address minus ELF address */
-  Elf *elf;
-  Dwarf_CFI *cfi; /* NULL: no usable CFI (deleted file, JIT, ...) */
-  Dwarf *debug;   /* where CFI is .debug_frame's: it owns it */
+  /* bias: run-time address minus ELF address; cfi NULL: no usable CFI
+   * (deleted file, JIT, ...); debug: where CFI is .debug_frame's */
+  struct col_object_rules rules;
 };
 
 static struct object_cfi objects[MAX_OBJECTS];
@@ -81,17 +80,17 @@ static int find_object_cb(struct dl_phdr_info *info, size_t size, void *arg)
   memset(obj, 0, sizeof *obj);
   obj->lo = lo;
   obj->hi = hi;
-  obj->bias = info->dlpi_addr;
+  obj->rules.bias = info->dlpi_addr;
   const char *name = info->dlpi_name;
   uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
   if (vdso != 0 && vdso >= lo && vdso < hi)
-    obj->elf = col_open_vdso(vdso);
+    obj->rules.elf = col_open_vdso(vdso);
   else if (name[0] == '/')
-    obj->elf = open_object_file(name, want->pc);
+    obj->rules.elf = open_object_file(name, want->pc);
   else if (name[0] == '\0')
-    obj->elf = open_object_file("/proc/self/exe", want->pc); /* the main program */
-  if (obj->elf != NULL)
-    obj->cfi = col_open_cfi(obj->elf, &obj->debug);
+    obj->rules.elf = open_object_file("/proc/self/exe", want->pc); /* the main program */
+  if (obj->rules.elf != NULL)
+    obj->rules.cfi = col_open_cfi(obj->rules.elf, &obj->rules.debug);
   want->found = obj;
   return 1;
 }
@@ -109,16 +108,7 @@ static struct object_cfi *remote_object_for(uint64_t pc)
   memset(obj, 0, sizeof *obj);
   obj->lo = m.start;
   obj->hi = m.end;
-  uint64_t offset = m.offset;
-  if (strcmp(m.name, "[vdso]") == 0) {
-    uint64_t own = getauxval(AT_SYSINFO_EHDR);
-    obj->elf = own != 0 ? col_open_vdso(own) : NULL;
-    offset = 0;
-  } else {
-    obj->elf = open_object_file(m.name, pc);
-  }
-  if (obj->elf != NULL && col_elf_bias(obj->elf, m.start, offset, &obj->bias) == 0)
-    obj->cfi = col_open_cfi(obj->elf, &obj->debug);
+  col_open_mapped_object(m.name, m.name, m.inode, m.start, m.offset, &obj->rules);
   return obj;
 }
 
@@ -149,10 +139,10 @@ unsigned col_unwind_objects_generation(void)
 int col_unwind_object_of(uint64_t pc, Elf **elf, uint64_t *bias)
 {
   struct object_cfi *obj = object_for(pc);
-  if (obj == NULL || obj->elf == NULL)
+  if (obj == NULL || obj->rules.elf == NULL)
     return -1;
-  *elf = obj->elf;
-  *bias = obj->bias;
+  *elf = obj->rules.elf;
+  *bias = obj->rules.bias;
   return 0;
 }
 
@@ -184,7 +174,7 @@ const struct col_frame_rule *col_frame_rule_for(uint64_t lookup_pc)
   memset(&rule_cache[slot].rule, 0, sizeof rule_cache[slot].rule);
   struct object_cfi *obj = object_for(lookup_pc);
   if (obj != NULL)
-    col_rule_from_cfi(obj->elf, obj->cfi, obj->bias, lookup_pc, &rule_cache[slot].rule);
+    col_rule_from_cfi(obj->rules.elf, obj->rules.cfi, obj->rules.bias, lookup_pc, &rule_cache[slot].rule);
   else
     rule_cache[slot].rule.kind = COL_RULE_COMPLEX;
   rules_cached++;
@@ -222,13 +212,7 @@ void col_frame_rules_forget(void)
   rules_cached = 0;
   memset(thread_memos, 0, sizeof thread_memos); /* made with the rules forgotten */
   objects_generation++;
-  for (size_t i = 0; i < n_objects; i++) {
-    if (objects[i].debug != NULL)
-      dwarf_end(objects[i].debug); /* (its CFI with it) */
-    else if (objects[i].cfi != NULL)
-      dwarf_cfi_end(objects[i].cfi);
-    if (objects[i].elf != NULL)
-      elf_end(objects[i].elf);
-  }
+  for (size_t i = 0; i < n_objects; i++)
+    col_close_object_rules(&objects[i].rules);
   n_objects = 0;
 }
