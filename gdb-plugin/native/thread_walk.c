@@ -10,8 +10,9 @@
  * thread that runs the plugin is the threads' tracer; GDB's own frame #0
  * waits for that index too, 15 ms measured) and walked with the runtime's
  * own frame rules (unwind/walk_rules.h), read from each object's .eh_frame
- * (unwind/cfi_rules.c): a few hundred microseconds.  A walk that cannot reach the thread's outermost frame
- * says so, and the plugin asks GDB for that thread. */
+ * (unwind/cfi_rules.c): a few hundred microseconds.  A walk that cannot
+ * reach the thread's outermost frame says so, and the plugin asks GDB for
+ * that thread. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>

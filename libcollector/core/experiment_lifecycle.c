@@ -29,15 +29,6 @@
 #include "er/er_group.h"
 #include "er/er_text.h"
 
-/* The kernel checks CPU-time timers at its scheduler tick (250 or 100 Hz
- * on most distributions' kernels): asked for 1 ms, a thread is sampled
- * every 4 or 10 ms, each sample weighted for its share.  Under CPU load
- * they come later and far between (on a 2-vCPU VM beside two busy loops:
- * 6-69 signals per second of CPU, gaps up to 0.6 s; the kernel's doing,
- * the same for a bare timer_create program).  The CPU time stays true;
- * what the function shares rest on is what samples of unequal weight
- * are worth: (sum of weights)^2 / sum of squared weights equal samples.
- * Said once, with how much a share may be off, and how to get more. */
 /* Two standard deviations of a share near 50 % among WORTH equal samples,
  * in whole percentage points: 100 / sqrt(WORTH), rounded up (no libm in
  * the program's process for one figure). */
@@ -49,6 +40,15 @@ static int share_points(double worth)
   return points;
 }
 
+/* The kernel checks CPU-time timers at its scheduler tick (250 or 100 Hz
+ * on most distributions' kernels): asked for 1 ms, a thread is sampled
+ * every 4 or 10 ms, each sample weighted for its share.  Under CPU load
+ * they come later and far between (on a 2-vCPU VM beside two busy loops:
+ * 6-69 signals per second of CPU, gaps up to 0.6 s; the kernel's doing,
+ * the same for a bare timer_create program).  The CPU time stays true;
+ * what the function shares rest on is what samples of unequal weight
+ * are worth: (sum of weights)^2 / sum of squared weights equal samples.
+ * Said once, with how much a share may be off, and how to get more. */
 static void say_timer_tick(void)
 {
   struct col_clock_figures clock;

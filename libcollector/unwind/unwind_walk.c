@@ -180,6 +180,6 @@ int col_walk_completes(const struct col_capture *cap)
 {
   uint64_t pcs[ER_MAX_STACK_DEPTH + 1];
   size_t n = 0;
-  return col_walk_core(cap, cached_rule, NULL, pcs, ER_MAX_STACK_DEPTH + 1, &n, NULL, NULL, NULL) == COL_WALK_DONE ? (int)n
-                                                                                                        : -1;
+  enum col_walk_result r = col_walk_core(cap, cached_rule, NULL, pcs, ER_MAX_STACK_DEPTH + 1, &n, NULL, NULL, NULL);
+  return r == COL_WALK_DONE ? (int)n : -1;
 }

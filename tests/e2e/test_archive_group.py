@@ -23,12 +23,13 @@ from harness import (BUILD, Background, attach_gdb, boundary_seconds, check, che
 
 SHARES = {"work_fifty": 50, "work_thirty": 30, "work_twenty": 20}
 
-def SAMPLES(exp):
+def SAMPLES(summary):
     """Where perf events are refused the program's CPU-time timers sample it
     (they fire at the kernel's tick, late and far between under load, each
     sample weighted by the CPU time since the last): each share within what
-    EXP's samples allow.  Else a fixed grid of CPU time (EDGES)."""
-    return clock_samples(er_dump(exp)[0]) if perf_events_refused() else None
+    the samples of the experiment (its er-dump SUMMARY) allow.  Else a fixed
+    grid of CPU time (EDGES)."""
+    return clock_samples(summary) if perf_events_refused() else None
 
 
 def EDGES(seconds):
@@ -69,11 +70,11 @@ shutil.move(exp, moved)
 funcs, total, text = gprofng_functions(moved)
 print(text)
 check(total > 0.8, "gprofng reads the moved experiment (%.3f s)" % total)
-check_shares(funcs, total, SHARES, "archive copy, binary deleted, gprofng", tolerance_pp=EDGES(total),
-             samples=SAMPLES(moved))
 summary, ours, _ = er_dump(moved)
+check_shares(funcs, total, SHARES, "archive copy, binary deleted, gprofng", tolerance_pp=EDGES(total),
+             samples=SAMPLES(summary))
 check_shares(ours, float(summary["cpu_seconds"]), SHARES, "archive copy, binary deleted, our reader",
-             tolerance_pp=EDGES(float(summary["cpu_seconds"])), samples=SAMPLES(moved))
+             tolerance_pp=EDGES(float(summary["cpu_seconds"])), samples=SAMPLES(summary))
 
 recorded_only = private_copy(work, "to_delete_on")
 record(work, "on", recorded_only)
@@ -93,9 +94,9 @@ check(logged and all((what == "copied") == (not SYSTEM.match(path) or path in wi
 check(any(c.startswith("to_delete_on_") for c in copies), "archive on copies the program (in a build tree)")
 os.unlink(recorded_only)
 funcs_on, total_on, text_on = gprofng_functions(exp_on)
+summary_on, _, raw_on = er_dump(exp_on)
 check_shares(funcs_on, total_on, SHARES, "archive on, binary deleted, gprofng", tolerance_pp=EDGES(total_on),
-             samples=SAMPLES(exp_on))
-_, raw_on = er_dump(exp_on)[1:]
+             samples=SAMPLES(summary_on))
 check("object: %s gone since the run" % recorded_only in raw_on, "the reader says which recorded object is gone")
 _, _, raw_copy = er_dump(moved)
 check("object: " not in raw_copy.replace("object: %s gone" % copied, ""),
@@ -116,7 +117,7 @@ check(tool.returncode == 0 and "0 failed" in tool.stdout, "gdbcol-archive copy a
 os.unlink(later)
 funcs_off, total_off, _ = gprofng_functions(exp_off)
 check_shares(funcs_off, total_off, SHARES, "archived afterwards, binary deleted", tolerance_pp=EDGES(total_off),
-             samples=SAMPLES(exp_off))
+             samples=SAMPLES(er_dump(exp_off)[0]))
 funcs_bare, _, text_bare = gprofng_functions(unarchived)
 check("work_fifty" not in funcs_bare and "<static>" in text_bare,
       "never archived, the deleted program's functions are unnamed (so the archive is what names them)")
