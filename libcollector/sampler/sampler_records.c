@@ -146,6 +146,8 @@ static void on_sample(const unsigned char *rec, uint16_t size)
     tails_on_clock_sample(&cap, pcs, 0); /* a period of its own time is spent all the same */
     return;
   }
+  if (tails_sample_beyond_cpu(cap.tid, cap.cpu, cap.tstamp))
+    return; /* (more than the thread ran: not a period of its time) */
   if (sampler_exclude_kernel) /* (kernel-mode samples dropped: their periods end here) */
     cap.weight += tails_kernel_periods(cap.tid, cap.cpu, cap.tstamp);
   size_t n = col_clock_writer_write_stack(&cap, pcs);

@@ -100,6 +100,10 @@ static void describe_tails(const char *ends, const char *unit, const char *how)
   struct col_clock_figures clock;
   col_clock_writer_describe(&clock);
   describe_kernel_periods(tails.kernel_periods, clock.ticks_appended);
+  if (tails.beyond_cpu > 0)
+    col_log_comment("Samples left out: %llu clock sample(s) that came sooner than their thread ran a period (by "
+                    "its context switches): the kernel's timer for them restarts at each switch",
+                    (unsigned long long)tails.beyond_cpu);
   /* Said where it changes the picture: a profile of threads shorter than
    * the interval (a thread per request) is their start functions'. */
   if (tails.at_start_function == 0 || tails.at_start_function * 20 < clock.ticks_appended)

@@ -449,6 +449,19 @@ uint32_t tails_kernel_periods(pid_t tid, uint32_t cpu, int64_t tstamp)
   return (uint32_t)missed;
 }
 
+int tails_sample_beyond_cpu(pid_t tid, uint32_t cpu, int64_t tstamp)
+{
+  struct tail_thread *t = *slot_of(tid);
+  uint64_t period = streams[0].sampled.period;
+  if (t == NULL || records_lost || period == 0 || (t->on_cpu_since < 0 && t->switched))
+    return 0; /* (as tails_kernel_periods: where it ran is not known) */
+  uint64_t ran = t->cpu_ns + uncounted_until(t, cpu, tstamp);
+  if ((t->samples + 1) * period <= ran + period)
+    return 0;
+  tails_stats.beyond_cpu++;
+  return 1;
+}
+
 void tails_on_switch(pid_t tid, int out, uint32_t cpu, int64_t tstamp)
 {
   struct tail_thread *t = thread_of(tid);

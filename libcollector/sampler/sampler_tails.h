@@ -27,6 +27,13 @@ void tails_on_thread_start(pid_t tid, uint64_t start_pc);
  * stacks drawn from all its life (an MPI rank spinning in MPI_Barrier's
  * system calls: 0.08 s of its 0.29 s in MPI recorded there). */
 uint32_t tails_kernel_periods(pid_t tid, uint32_t cpu, int64_t tstamp);
+/* Would one more clock sample of TID at TSTAMP (on CPU) take it beyond
+ * the CPU time its context switches give by more than a period?  The
+ * kernel's task-clock restarts its timer at each switch, and beside busy
+ * loops it sampled faster than a thread ran (106 samples of 10 ms for a
+ * daemon's 1.001 s, gaps of 2.8 ms): such a sample is left out, counted
+ * (1, then not counted as a period); 0 where the switches are not known. */
+int tails_sample_beyond_cpu(pid_t tid, uint32_t cpu, int64_t tstamp);
 /* The kernel lost samples (a ring was full): the periods a thread ran
  * across the loss are not its system calls' (tails_kernel_periods), but
  * samples lost all through its run: its tail draws their stacks from its
@@ -83,6 +90,7 @@ struct tails_stats {
   uint64_t threads_ended, samples_added, at_start_function, unattributed, passed_on;
   uint64_t counter_reads, counter_samples_added;
   uint64_t kernel_periods; /* periods put on a sample for its thread's system calls (tails_kernel_periods) */
+  uint64_t beyond_cpu;     /* samples left out: beyond their thread's CPU time (tails_sample_beyond_cpu) */
 };
 void tails_describe(struct tails_stats *out);
 /* All 0 again (each case of the unit tests starts over). */

@@ -309,6 +309,37 @@ static void kernel_periods(void)
   CHECK(near(packets, 5)); /* the tail: 90 ms less the 40 the samples stood for */
 }
 
+/* The kernel's task-clock beside busy loops sampled a thread faster than
+ * it ran (gaps of 2.8 ms at 10 ms): a sample beyond the thread's CPU time
+ * by its switches, plus a period, is left out; one within it is not; a
+ * thread off its CPU by the records, or once records were lost, is not
+ * judged. */
+static void samples_beyond_cpu(void)
+{
+  reset();
+  tails_init(PERIOD, 0);
+  pid_t tid = 32000;
+  uint64_t pcs[2] = {1, 2};
+  struct col_capture cap;
+  memset(&cap, 0, sizeof cap);
+  cap.tid = tid;
+  cap.weight = 1;
+  tails_on_switch(tid, 0, 0, 0);
+  int64_t at[] = {10 * MS, 20 * MS, 21 * MS}; /* three periods after 21 ms: within one more */
+  for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+    CHECK(!tails_sample_beyond_cpu(tid, 0, at[i]));
+    cap.tstamp = at[i];
+    tails_on_clock_sample(&cap, pcs, 2);
+  }
+  CHECK(tails_sample_beyond_cpu(tid, 0, 22 * MS)); /* a fourth after 22 ms: beyond */
+  CHECK(stats().beyond_cpu == 1);
+  CHECK(!tails_sample_beyond_cpu(tid, 0, 31 * MS));
+  tails_on_switch(tid, 1, 0, 31 * MS); /* off its CPU: not judged */
+  CHECK(!tails_sample_beyond_cpu(tid, 0, 32 * MS));
+  CHECK(stats().beyond_cpu == 1);
+  tails_on_thread_exit(tid, 0, 31 * MS, NULL);
+}
+
 int main(void)
 {
   short_threads();
@@ -320,5 +351,6 @@ int main(void)
   counter_tails();
   missed_samples_spread();
   kernel_periods();
+  samples_beyond_cpu();
   return TEST_EXIT();
 }
