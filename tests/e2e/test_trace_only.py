@@ -7,10 +7,11 @@ for the clock and counters."""
 
 import os
 import re
+import signal
 import subprocess
 
 from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, perf_events_refused, program, run_gdb,
-                     skip_part, wait_closed, workdir)
+                     skip_part, wait_closed, wait_for_data, workdir)
 
 work = workdir()
 
@@ -76,14 +77,20 @@ else:
           "counters only: GDB says how many samples: %s" % closing)
 # After `gdb -p`: heap tracing alone, the experiment going on after the
 # detach until the program ends (attach_target churns malloc in 2 threads).
+# It runs until told to stop (SIGUSR1), once the experiment holds enough:
+# beside two busy loops GDB's attach took most of a fixed 2 s run (52
+# allocations recorded).  Paced, so that the experiment stays small.
 attach_dir = os.path.join(work, "attached")
 os.makedirs(attach_dir)
-target = Background([program("attach_target"), "2"], cwd=attach_dir)
+target = Background([program("attach_target"), "300", "paced"], cwd=attach_dir)
 out = attach_gdb(target.pid, ["collector profile off", "collector heaptrace on", "collector enable", "detach"],
                  cwd=attach_dir)
 print(out)
-target.finish()
 exp = os.path.join(attach_dir, "test.1.er")
+check(wait_for_data(exp, lambda summary, funcs: int(summary.get("heap_allocations", 0) or 0) > 1000),
+      "heaptrace only, after gdb -p: allocations recorded while the program runs")
+target.proc.send_signal(signal.SIGUSR1)
+target.finish()
 wait_closed(exp)
 summary, _, _ = er_dump(exp)
 total = gprofng_total(exp, "i.heapalloccnt")

@@ -3,9 +3,12 @@
  * taken all the time), and a new short-lived thread is created every 300
  * ms, so threads born after an attach are seen.  The main thread sleeps in
  * nanosleep between creations, unless "busy" is given: then it churns malloc
- * too, and no thread sits in a harmless system call.
+ * too, and no thread sits in a harmless system call.  With "paced" the
+ * two churning threads sleep 1 ms after each batch of 64 (at most 128 000
+ * allocations a second: a test that waits for enough of them, then ends
+ * the run, reads an experiment of a bounded size).
  *
- *   attach_target SECONDS [busy]
+ *   attach_target SECONDS [busy] [paced]
  *
  * Prints "ready" when running, then before its fixed last line the truth an attached
  * experiment is checked against: each group's thread CPU time since the
@@ -24,6 +27,7 @@
 #include "runtime_mapped.h"
 
 static volatile sig_atomic_t stop, stop_early;
+static int paced;
 
 static void on_sigusr1(int sig)
 {
@@ -76,8 +80,11 @@ __attribute__((noinline)) static void churn_malloc(unsigned *seed)
 static void *malloc_worker(void *arg)
 {
   unsigned slot = (unsigned)(uintptr_t)arg, seed = slot;
-  while (!stop)
+  while (!stop) {
     churn_malloc(&seed);
+    if (paced)
+      usleep(1000);
+  }
   cpu_at_end[slot] = thread_cpu(CLOCK_THREAD_CPUTIME_ID);
   return NULL;
 }
@@ -100,8 +107,10 @@ int main(int argc, char **argv)
 {
   double seconds = argc > 1 ? atof(argv[1]) : 10;
   int busy = 0;
-  for (int i = 2; i < argc; i++)
+  for (int i = 2; i < argc; i++) {
     busy |= strcmp(argv[i], "busy") == 0;
+    paced |= strcmp(argv[i], "paced") == 0;
+  }
   pthread_t workers[3];
   pthread_create(&workers[0], NULL, compute_worker, NULL);
   pthread_create(&workers[1], NULL, malloc_worker, (void *)1);
