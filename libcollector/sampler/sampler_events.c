@@ -152,9 +152,13 @@ static int *event_fds; /* every event, for enabling and disabling */
 static size_t n_event_fds, event_fds_room;
 
 
+/* 256 KiB: about 6000 switch records.  64 KiB lost 2600 records of 1000
+ * threads of 1 ms beside two CPU hogs and another test suite (load 11). */
+#define SWITCH_RING_PAGES 64
+
 /* Data pages per CPU ring: a power of two that fits the locked-memory
  * allowance unprivileged users get per CPU (perf_event_mlock_kb). */
-static size_t ring_pages(void)
+static size_t allowance_pages(size_t page)
 {
   long kb = 516;
   FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
@@ -163,8 +167,42 @@ static size_t ring_pages(void)
       kb = 516;
     fclose(f);
   }
-  size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = 1;
+  size_t pages = 1;
   while ((pages * 2 + 1) * page <= (size_t)kb * 1024 && pages < 1024)
+    pages *= 2;
+  return pages;
+}
+
+/* Larger where the process's own locked-memory limit leaves room: each
+ * wake-up of the sampler costs more than a sample's unwinding (86 us of
+ * its CPU in epoll_wait per wake-up on this VM, the kernel's switch), and
+ * a ring woken at half full of 8 KiB stack copies wakes it every 31
+ * samples.  The kernel charges what passes the user's allowance (shared
+ * with the user's other profilers) to the process's RLIMIT_MEMLOCK, so
+ * that limit alone is counted on: at most RING_BUDGET_BYTES in all,
+ * shared by the CPUs' rings (the samples ring, the switch ring, and the
+ * off-CPU stacks ring when that is on), at most MAX_RING_BYTES a ring. */
+static long cpu_count(void)
+{
+  long n = sysconf(_SC_NPROCESSORS_CONF);
+  return n < 1 ? 1 : n > SAMPLER_MAX_CPUS ? SAMPLER_MAX_CPUS : n;
+}
+
+#define RING_BUDGET_BYTES (8u << 20)
+#define MAX_RING_BYTES (2u << 20)
+static size_t ring_pages(long cpus)
+{
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = allowance_pages(page);
+  struct rlimit lock;
+  size_t budget = RING_BUDGET_BYTES;
+  if (getrlimit(RLIMIT_MEMLOCK, &lock) == 0 && lock.rlim_cur != RLIM_INFINITY && lock.rlim_cur < budget)
+    budget = (size_t)lock.rlim_cur;
+  size_t per_cpu = budget / (size_t)cpus, others = (SWITCH_RING_PAGES + 1) * page;
+  size_t sample_rings = col_cfg.offcpu ? 2 : 1; /* (the off-CPU stacks ring is as large) */
+  if (per_cpu <= others)
+    return pages;
+  size_t room = (per_cpu - others) / sample_rings;
+  while ((pages * 2 + 1) * page <= room && pages * 2 * page <= MAX_RING_BYTES)
     pages *= 2;
   return pages;
 }
@@ -175,9 +213,6 @@ static size_t ring_pages(void)
 #define EVENT_SWITCH_STACKS (-3)
 #define EVENT_SWITCHES (-2)
 #define EVENT_CLOCK (-1)
-/* 256 KiB: about 6000 switch records.  64 KiB lost 2600 records of 1000
- * threads of 1 ms beside two CPU hogs and another test suite (load 11). */
-#define SWITCH_RING_PAGES 64
 
 static int open_event(pid_t pid, int cpu, int exclude_kernel, int from_exec, int counter)
 {
@@ -301,15 +336,9 @@ static int connect_output(int fd, int cpu, int kind)
   return ring_of[cpu] >= 0 ? 0 : -1;
 }
 
-static long cpu_count(void)
-{
-  long n = sysconf(_SC_NPROCESSORS_CONF);
-  return n < 1 ? 1 : n > SAMPLER_MAX_CPUS ? SAMPLER_MAX_CPUS : n;
-}
-
 static void prepare(void)
 {
-  sampler_ring_data_bytes = ring_pages() * (size_t)sysconf(_SC_PAGESIZE);
+  sampler_ring_data_bytes = ring_pages(cpu_count()) * (size_t)sysconf(_SC_PAGESIZE);
   for (int i = 0; i < SAMPLER_MAX_CPUS; i++)
     ring_of_cpu[i] = switch_ring_of_cpu[i] = stack_ring_of_cpu[i] = -1;
 }
