@@ -151,13 +151,18 @@ static size_t n_known, known_room;
 static int *event_fds; /* every event, for enabling and disabling */
 static size_t n_event_fds, event_fds_room;
 
-
 /* 256 KiB: about 6000 switch records.  64 KiB lost 2600 records of 1000
  * threads of 1 ms beside two CPU hogs and another test suite (load 11). */
 #define SWITCH_RING_PAGES 64
 
-/* Data pages per CPU ring: a power of two that fits the locked-memory
- * allowance unprivileged users get per CPU (perf_event_mlock_kb). */
+static long cpu_count(void)
+{
+  long n = sysconf(_SC_NPROCESSORS_CONF);
+  return n < 1 ? 1 : n > SAMPLER_MAX_CPUS ? SAMPLER_MAX_CPUS : n;
+}
+
+/* The data pages of a ring every user may lock on each CPU: a power of two
+ * that fits the allowance (perf_event_mlock_kb). */
 static size_t allowance_pages(size_t page)
 {
   long kb = 516;
@@ -173,21 +178,15 @@ static size_t allowance_pages(size_t page)
   return pages;
 }
 
-/* Larger where the process's own locked-memory limit leaves room: each
- * wake-up of the sampler costs more than a sample's unwinding (86 us of
- * its CPU in epoll_wait per wake-up on this VM, the kernel's switch), and
- * a ring woken at half full of 8 KiB stack copies wakes it every 31
- * samples.  The kernel charges what passes the user's allowance (shared
+/* Data pages per CPU ring: the allowance's, larger where the process's
+ * own locked-memory limit leaves room.  Each wake-up of the sampler costs
+ * more than a sample's unwinding (86 us of its CPU in epoll_wait per
+ * wake-up on this VM, the kernel's switch), and a ring woken at half full
+ * of 8 KiB stack copies wakes it every 31 samples.  The kernel charges what passes the user's allowance (shared
  * with the user's other profilers) to the process's RLIMIT_MEMLOCK, so
  * that limit alone is counted on: at most RING_BUDGET_BYTES in all,
  * shared by the CPUs' rings (the samples ring, the switch ring, and the
  * off-CPU stacks ring when that is on), at most MAX_RING_BYTES a ring. */
-static long cpu_count(void)
-{
-  long n = sysconf(_SC_NPROCESSORS_CONF);
-  return n < 1 ? 1 : n > SAMPLER_MAX_CPUS ? SAMPLER_MAX_CPUS : n;
-}
-
 #define RING_BUDGET_BYTES (8u << 20)
 #define MAX_RING_BYTES (2u << 20)
 static size_t ring_pages(long cpus)
