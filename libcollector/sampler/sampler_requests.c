@@ -47,6 +47,23 @@ static const char *request_variant(const char *text, char *variant, size_t len)
   return colon + 1;
 }
 
+/* The program's end, asked before the sampler read the kernel's record
+ * that starts its experiment: requests are taken before the rings in each
+ * drain, and a program that ended before the sampler's first drain after
+ * its exec had its end dropped (the experiment said it ended without an
+ * exit: e2e.trace_only's I/O program, every run with a 250 ms cycle). */
+static struct col_control_record end_before_start;
+static int has_end_before_start;
+
+void sampler_take_end_before_start(void)
+{
+  if (!has_end_before_start || !sampler.started)
+    return;
+  has_end_before_start = 0;
+  if (!sampler.finished)
+    sampler_apply_request(&end_before_start);
+}
+
 /* The program's and GDB's requests, at the times they carry. */
 static void handle_request(const struct col_control_record *r)
 {
@@ -114,6 +131,11 @@ static void handle_request(const struct col_control_record *r)
   int new_image = sampler.exec_pending && r->kind != COL_CTL_EXEC_FAILED;
   if (r->pid != col_target_pid || writers_has_route(r->pid) || new_image) {
     sampler_hold_request(r);
+    return;
+  }
+  if (!sampler.started && !sampler.finished && r->kind == COL_CTL_CLOSE) {
+    end_before_start = *r; /* (sampler_take_end_before_start) */
+    has_end_before_start = 1;
     return;
   }
   if (!sampler.started || sampler.finished)

@@ -46,6 +46,11 @@ static void take_ring_records(int64_t newest)
   col_recording_cost_add_records(col_thread_cpu_seconds() - cpu_before);
 }
 
+static void take_end_before_start(int64_t newest)
+{
+  sampler_take_end_before_start();
+}
+
 static void take_traced_events(int64_t newest)
 {
   sampler_take_trace(newest);
@@ -400,6 +405,7 @@ static void describe_descendants(void)
 static const struct sampler_source sources[] = {
     {"the program's and GDB's requests (control page)", take_requests, describe_requests},
     {"clock samples and the kernel's records (per-CPU rings)", take_ring_records, describe_clock},
+    {"the program's end, asked before the record that starts its experiment was read", take_end_before_start, NULL},
     {"traced events (trace ring)", take_traced_events, sampler_trace_describe},
     {"counter overflows (in the per-CPU rings, taken with the clock's records)", NULL, describe_counters},
     {"threads' time off their CPU (from the switch records, taken with the clock's; else from /proc)", NULL,

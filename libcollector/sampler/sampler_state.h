@@ -83,6 +83,9 @@ void sampler_drain_ring_records(int64_t newest);
 /* sampler_requests.c: the program's and GDB's requests on the control
  * page, its descendants' too (passed to their writers). */
 void sampler_take_requests(void);
+/* The program's end, where its request came before the record that
+ * starts its experiment: applied once that is read (after the rings). */
+void sampler_take_end_before_start(void);
 /* Perf events refused: a fork began whose child has not yet said so (the
  * end waits for it, a while at most). */
 int sampler_forks_in_flight(void);
