@@ -182,11 +182,12 @@ static size_t allowance_pages(size_t page)
  * own locked-memory limit leaves room.  Each wake-up of the sampler costs
  * more than a sample's unwinding (86 us of its CPU in epoll_wait per
  * wake-up on this VM, the kernel's switch), and a ring woken at half full
- * of 8 KiB stack copies wakes it every 31 samples.  The kernel charges what passes the user's allowance (shared
- * with the user's other profilers) to the process's RLIMIT_MEMLOCK, so
- * that limit alone is counted on: at most RING_BUDGET_BYTES in all,
- * shared by the CPUs' rings (the samples ring, the switch ring, and the
- * off-CPU stacks ring when that is on), at most MAX_RING_BYTES a ring. */
+ * of 8 KiB stack copies wakes it every 31 samples.  The kernel charges
+ * what passes the user's allowance (shared with the user's other
+ * profilers) to the process's RLIMIT_MEMLOCK, so that limit alone is
+ * counted on: at most RING_BUDGET_BYTES in all, shared by the CPUs' rings
+ * (the samples ring, the switch ring, and the off-CPU stacks ring when
+ * that is on), at most MAX_RING_BYTES a ring. */
 #define RING_BUDGET_BYTES (8u << 20)
 #define MAX_RING_BYTES (2u << 20)
 static size_t ring_pages(long cpus)

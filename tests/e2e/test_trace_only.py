@@ -7,11 +7,10 @@ for the clock and counters."""
 
 import os
 import re
-import signal
 import subprocess
 
 from harness import (Background, attach_gdb, check, cleanup, er_dump, finish, perf_events_refused, program, run_gdb,
-                     skip_part, wait_closed, wait_for_data, workdir)
+                     skip_part, stop_attach_target, wait_closed, wait_for_data, workdir)
 
 work = workdir()
 
@@ -89,8 +88,7 @@ print(out)
 exp = os.path.join(attach_dir, "test.1.er")
 check(wait_for_data(exp, lambda summary, funcs: int(summary.get("heap_allocations", 0) or 0) > 1000),
       "heaptrace only, after gdb -p: allocations recorded while the program runs")
-target.proc.send_signal(signal.SIGUSR1)
-target.finish()
+stop_attach_target(target, busy=False)
 wait_closed(exp)
 summary, _, _ = er_dump(exp)
 total = gprofng_total(exp, "i.heapalloccnt")
