@@ -66,7 +66,16 @@ def load(path):
     lib.gdbcol_walk_end.restype = None
     lib.gdbcol_thread_stack_pointer.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_uint64)]
     lib.gdbcol_set_thread_stack_pointer.argtypes = [ctypes.c_int, ctypes.c_uint64]
+    lib.gdbcol_xstate_writes_completed.restype = ctypes.c_uint
     _lib = lib
+    # GDB 13 on CPUs with AMX: its inferior calls fail without this
+    # (native/xstate_writes.c); nothing changes where GDB's writes succeed.
+    lib.gdbcol_complete_xstate_writes()
+
+
+def xstate_writes_completed():
+    """How many of GDB's register-state writes the plugin completed."""
+    return _lib.gdbcol_xstate_writes_completed()
 
 
 def stack_copy_limits():

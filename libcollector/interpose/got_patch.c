@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "interpose/got_patch.h"
+#include "interpose/elf_dynamic.h"
 #include "interposed.h"
 #include "interposed_list.h"
 #include "trace_record.h"
@@ -95,45 +96,6 @@ static uint32_t kinds_patched;          /* the traced kinds whose functions are 
 static unsigned slots_patched, slots_kept, slots_bypassed, objects_patched, objects_unreadable;
 static char first_unreadable[64];
 
-struct dynamic_tables {
-  const ElfW(Sym) *symtab;
-  const char *strtab;
-  const ElfW(Rela) *rela, *jmprel;
-  size_t rela_size, jmprel_size;
-  const ElfW(Half) *versym; /* per symbol: its version's index, or NULL */
-  const ElfW(Verneed) *verneed;
-  size_t verneed_count;
-};
-
-static int read_dynamic(const struct dl_phdr_info *info, struct dynamic_tables *out)
-{
-  memset(out, 0, sizeof *out);
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
-      continue;
-    /* glibc relocates the d_ptr entries of every object it loaded. */
-    for (const ElfW(Dyn) *d = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr); d->d_tag != DT_NULL;
-         d++) {
-      switch (d->d_tag) {
-      case DT_SYMTAB: out->symtab = (const ElfW(Sym) *)d->d_un.d_ptr; break;
-      case DT_STRTAB: out->strtab = (const char *)d->d_un.d_ptr; break;
-      case DT_RELA: out->rela = (const ElfW(Rela) *)d->d_un.d_ptr; break;
-      case DT_RELASZ: out->rela_size = d->d_un.d_val; break;
-      case DT_JMPREL: out->jmprel = (const ElfW(Rela) *)d->d_un.d_ptr; break;
-      case DT_PLTRELSZ: out->jmprel_size = d->d_un.d_val; break;
-      case DT_VERSYM: out->versym = (const ElfW(Half) *)d->d_un.d_ptr; break;
-      case DT_VERNEED: /* not relocated by glibc (its own reader adds the base) */
-        out->verneed = (const ElfW(Verneed) *)(d->d_un.d_ptr < info->dlpi_addr ? info->dlpi_addr + d->d_un.d_ptr
-                                                                                : d->d_un.d_ptr);
-        break;
-      case DT_VERNEEDNUM: out->verneed_count = d->d_un.d_val; break;
-      }
-    }
-    return out->symtab != NULL && out->strtab != NULL ? 0 : -1;
-  }
-  return -1;
-}
-
 /* ADDR lies in one of INFO's segments of type TYPE. */
 static int in_segment(const struct dl_phdr_info *info, uintptr_t addr, ElfW(Word) type)
 {
@@ -190,7 +152,7 @@ static void store_slot(void **slot, void *value)
 }
 
 /* The version the object asks for symbol SYM (NULL: none). */
-static const char *needed_version(const struct dynamic_tables *dyn, size_t sym)
+static const char *needed_version(const struct col_dynamic_tables *dyn, size_t sym)
 {
   if (dyn->versym == NULL || dyn->verneed == NULL)
     return NULL;
@@ -211,7 +173,7 @@ static const char *needed_version(const struct dynamic_tables *dyn, size_t sym)
 }
 
 /* A slot asking for another ABI than the wrapper's keeps libc's code. */
-static int version_matches(const struct patch_target *t, const struct dynamic_tables *dyn, size_t sym)
+static int version_matches(const struct patch_target *t, const struct col_dynamic_tables *dyn, size_t sym)
 {
   if (t->f->version == NULL)
     return 1;
@@ -267,7 +229,7 @@ static void resolve_target(struct patch_target *t)
   col_tracing_here = was;
 }
 
-static void walk_relocations(const struct dl_phdr_info *info, const struct dynamic_tables *dyn,
+static void walk_relocations(const struct dl_phdr_info *info, const struct col_dynamic_tables *dyn,
                              const ElfW(Rela) *rel, size_t bytes, enum walk_action action)
 {
   if (rel == NULL)
@@ -324,10 +286,10 @@ static int walk_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
   enum walk_action action = *(enum walk_action *)arg;
   objects_seen = info->dlpi_adds;
-  struct dynamic_tables dyn;
+  struct col_dynamic_tables dyn;
   if (skip_object(info))
     return 0;
-  if (read_dynamic(info, &dyn) != 0) { /* no dynamic symbols: its calls cannot be redirected */
+  if (col_read_dynamic(info, &dyn) != 0) { /* no dynamic symbols: its calls cannot be redirected */
     if (objects_unreadable++ == 0) {
       const char *base = strrchr(info->dlpi_name, '/');
       snprintf(first_unreadable, sizeof first_unreadable, "%s",
