@@ -3,7 +3,7 @@ comes from outside the program (GDBCOL_CLOCK_SOURCE=process).
 
 The runtime in the program posts the requests of GDB's calls (pause,
 resume, sample record, disable) on the page and the sampler process takes
-them within a cycle; GDB waits until it has, so that the next command sees
+them when GDB wakes it; GDB waits until it has, so that the next command sees
 their effect.  GDB's stop counter (dbxsample) is written on the page
 directly: the sampler process cannot read the program's memory.  Layout:
 the head of struct col_control_page, at the offsets native.layout() gives
@@ -11,6 +11,7 @@ the head of struct col_control_page, at the offsets native.layout() gives
 
 import mmap
 import os
+import signal
 import struct
 import time
 
@@ -28,6 +29,17 @@ class ControlPage:
         """The page of the experiment STATUS describes (the sampler process
         names it: a session that adopted the experiment has another)."""
         self.path = status.get("control", "")
+        self.sampler_pid = status.get("sampler_pid", "")
+
+    def _wake_sampler(self):
+        """The sampler process waits up to a quarter second between its
+        drains unless woken (libcollector/shared/sampler_wake.h: SIGURG)."""
+        if not self.sampler_pid.isdigit() or int(self.sampler_pid) <= 0:
+            return
+        try:
+            os.kill(int(self.sampler_pid), signal.SIGURG)
+        except OSError:
+            pass  # gone: the waits are bounded
 
     def _with_page(self, action):
         if not self.path:
@@ -54,6 +66,7 @@ class ControlPage:
             count = struct.unpack_from("<Q", page, at)[0]
             struct.pack_into("<Q", page, at, (count + 1) % (1 << 64))
         self._with_page(bump)
+        self._wake_sampler()
 
     def stops(self):
         """GDB's stops counted on the page since the experiment began, or
@@ -69,7 +82,9 @@ class ControlPage:
             asked = (struct.unpack_from("<Q", page, at)[0] + 1) % (1 << 64)
             struct.pack_into("<Q", page, at, asked)
             return asked
-        return self._with_page(bump)
+        asked = self._with_page(bump)
+        self._wake_sampler()
+        return asked
 
     def wait_consumed(self):
         """Until the sampler process took every posted request (bounded)."""
@@ -80,5 +95,6 @@ class ControlPage:
             written = struct.unpack_from("<Q", page, where["control.write_index"])[0]
             read = struct.unpack_from("<Q", page, where["control.read_index"])[0]
             return written != read
+        self._wake_sampler()
         while self._with_page(pending) and time.monotonic() < deadline:
             time.sleep(0.01)

@@ -17,7 +17,7 @@ from .text import decode_value, say
 
 # Closing includes archiving the load objects (copies with archive copy).
 SAMPLER_CLOSE_WAIT_S = 60
-# The sampler process takes GDB's requests within a cycle (50 ms).
+# The sampler process takes a moved status file within a cycle (250 ms).
 STATUS_MOVE_WAIT_S = 5
 # How a status's closed detail names the program's own ends (the others,
 # such as "collector disable", ended the experiment while it ran on).
@@ -327,6 +327,19 @@ class Session:
             st = self.status()
         return self.status()  # it may have closed and left between the two reads
 
+    def _first_status_of_run(self, st):
+        """A launched program that ended before its sampler process read the
+        records that start its experiment (it drains every 250 ms unless
+        woken; the program's end wakes it): its status comes once the
+        sampler has read them, while it runs; bounded."""
+        start = time.monotonic()
+        while sampler_children.any_running() and time.monotonic() - start < STATUS_MOVE_WAIT_S:
+            time.sleep(0.01)
+            current = self.status()
+            if current and _report_key(current) != self.last_reported:
+                return current
+        return st
+
     def wait_for_sampler(self, status):
         """Until the sampler process of STATUS has ended, bounded."""
         start = time.monotonic()
@@ -340,6 +353,8 @@ class Session:
         the runtime start in the program, which is said, not left silent.
         EXIT_CODE: the program's exit status where GDB saw it exit."""
         st = self.status()
+        if launched and (not st or _report_key(st) == self.last_reported):
+            st = self._first_status_of_run(st)
         program = _program_path() if launched else ""
         static = bool(program) and statically_linked(program)
         if static and (not st or _report_key(st) == self.last_reported):

@@ -34,6 +34,7 @@
 #include "control_page.h"
 #include "er/er_data_kinds.h"
 #include "interposed.h"
+#include "sampler_wake.h"
 #include "trace_record.h"
 #include "trace_ring.h"
 
@@ -162,7 +163,7 @@ static void wait_for_sampler(const int64_t *field, int64_t at_least)
 {
   pid_t sampler = col_trace->sampler_pid;
   if (sampler > 0)
-    kill(sampler, COL_TRACE_WAKE_SIGNAL);
+    kill(sampler, COL_SAMPLER_WAKE_SIGNAL);
   col_control_wait_for(field, at_least, SAMPLER_WAIT_MS, sampler);
 }
 

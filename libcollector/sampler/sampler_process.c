@@ -66,6 +66,7 @@
 #include "unwind/clock_perf.h"
 #include "unwind/unwind.h"
 #include "control_page.h"
+#include "sampler_wake.h"
 #include "shared_file.h"
 #include "er/er_archive.h"
 #include "er/er_format.h"
@@ -80,26 +81,59 @@
 #include "sampler_writers.h"
 #include "session_dir.h"
 
-#define CYCLE_MS 50
+/* The longest wait for the rings: each wake-up costs (86 us of this
+ * process's CPU in epoll_wait on this VM), and the kernel's rings, the
+ * trace ring, the control page and GDB wake it when they need it sooner
+ * (shared/sampler_wake.h).  With 50 ms, the cycle's timeouts were most of
+ * its wake-ups (docs/measurements.md, "The sampler's wake-ups"). */
+#define CYCLE_MS 250
+/* After the founder's end, its descendants' requests (their ends) are
+ * taken this often: a fork storm's fill the 64 slots faster. */
+#define DESCENDANTS_CYCLE_MS 50
+/* A status request seen: the answer waits for a drain past the time it
+ * was seen (answer_status_request), this soon. */
+#define STATUS_ANSWER_MS 3
 #define STATUS_EVERY_NS 1000000000LL
 
 static volatile sig_atomic_t terminated; /* SIGTERM, SIGINT */
 
 static int64_t last_status, last_periodic, last_flush;
 static int64_t read_due_in = -1; /* ns until a waiting thread is to be read (sampler_offcpu.h); -1: none */
+static int epoll_fd = -1, pidfd = -1;
+static int64_t status_asked_seen_at; /* a status request waits for a drain past this time; 0: none */
+/* The signal mask of the waits: the wake and termination signals let in
+ * (blocked elsewhere: signals_only_in_waits). */
+static sigset_t waits_mask;
 
-/* How long the loop may wait for the rings: a thread that waits is read
+/* How long the loop may wait for the rings: a status request's answer and
+ * the next periodic sample point come on time; a thread that waits is read
  * while it still waits (its stack), so with off-CPU time on the rings are
  * read often enough to see most waits of a few milliseconds while they
  * last. */
 static int cycle_ms(void)
 {
+  if (status_asked_seen_at != 0)
+    return STATUS_ANSWER_MS;
+  int ms = CYCLE_MS;
+  /* a periodic sample point on time (`collector sample period`; as drain_rings logs them) */
+  if (col_cfg.sample_period_ms > 0 && sampler.started && !sampler.exec_pending) {
+    int64_t due = last_periodic + col_cfg.sample_period_ms * 1000000LL - col_hrtime();
+    if (due / 1000000 + 1 < ms)
+      ms = due > 0 ? (int)(due / 1000000) + 1 : 1;
+  }
   if (!col_cfg.offcpu)
-    return CYCLE_MS;
-  int ms = OFFCPU_READ_MS;
+    return ms;
+  if (OFFCPU_READ_MS < ms)
+    ms = OFFCPU_READ_MS;
   if (read_due_in >= 0 && read_due_in / 1000000 + 1 < ms)
     ms = (int)(read_due_in / 1000000) + 1;
   return ms;
+}
+
+/* Until a ring, the program's end or a wake (or TIMEOUT_MS): the events. */
+static int wait_for_work(struct epoll_event *events, int max, int timeout_ms)
+{
+  return epoll_pwait(epoll_fd, events, max, timeout_ms, &waits_mask);
 }
 
 /* Data reach the files every FLUSH_EVERY_NS (and at the end), not every
@@ -156,17 +190,16 @@ static int64_t drain_rings(int force_flush)
  * (another run 0), the end 100. */
 static void answer_status_request(int64_t drained_to)
 {
-  static int64_t asked_seen_at;
   uint64_t asked = col_control != NULL ? __atomic_load_n(&col_control->status_asked, __ATOMIC_ACQUIRE) : 0;
   if (asked == col_status_answer || !sampler.started)
     return;
-  if (asked_seen_at == 0) {
-    asked_seen_at = col_hrtime();
+  if (status_asked_seen_at == 0) {
+    status_asked_seen_at = col_hrtime();
     return;
   }
-  if (drained_to < asked_seen_at)
+  if (drained_to < status_asked_seen_at)
     return;
-  asked_seen_at = 0;
+  status_asked_seen_at = 0;
   col_status_answer = asked;
   /* What the threads still hold in their lanes too: at a deadlock's stop,
    * `collector report deadlocks` read no lock order of the two it had. */
@@ -273,8 +306,6 @@ static void finish(int program_gone)
 
 /* ---- descendants ------------------------------------------------------------ */
 
-static int epoll_fd = -1, pidfd = -1;
-
 /* The files this process shared with the program's runtime (the control
  * page, the trace ring, which is resident): nothing serves them any more,
  * and the mappings that remain keep their memory until they go.  Then
@@ -299,6 +330,7 @@ static void remove_shared_files(void)
  * (its epoll set, the program's pidfd) is not its own. */
 static void run_as_writer(pid_t pid, const char *lineage, int fd, int64_t tstamp, int after_exec, const char *comm)
 {
+  sigprocmask(SIG_SETMASK, &waits_mask, NULL); /* (nobody wakes a writer: its pipe does) */
   close(epoll_fd);
   close(pidfd);
   sampler_run_as_writer(pid, lineage, fd, tstamp, after_exec, comm);
@@ -315,7 +347,7 @@ static void serve_descendants(void)
   /* (perf events refused, a fork's news is its child's post: a daemon's
    * grandchild speaks after its parent may have gone) */
   while ((writers_live() > 0 || sampler_forks_in_flight()) && !terminated) {
-    epoll_wait(epoll_fd, events, 64, CYCLE_MS);
+    wait_for_work(events, 64, DESCENDANTS_CYCLE_MS);
     int64_t newest = sampler_ring_cutoff();
     sampler_take_requests(); /* the descendants' */
     sampler_drain_ring_records(newest);
@@ -381,7 +413,7 @@ static void on_terminate(int sig)
  * user) ends the experiment properly; the program runs on. */
 static void wake_up(int sig)
 {
-  (void)sig; /* epoll_wait returns (EINTR): the trace ring is drained at once */
+  (void)sig; /* the wait returns (EINTR): the rings are drained at once */
 }
 
 static void close_on_termination_signals(void)
@@ -391,8 +423,24 @@ static void close_on_termination_signals(void)
   sa.sa_handler = on_terminate;
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGINT, &sa, NULL);
-  sa.sa_handler = wake_up; /* no SA_RESTART */
-  sigaction(COL_TRACE_WAKE_SIGNAL, &sa, NULL);
+  sa.sa_handler = wake_up;
+  sa.sa_flags = SA_RESTART; /* (the other calls go on; epoll_pwait is never restarted) */
+  sigaction(COL_SAMPLER_WAKE_SIGNAL, &sa, NULL);
+}
+
+/* From the loop's start: the wake and the termination signals only inside
+ * the waits (one that comes while the loop works ends the next wait at
+ * once, never after a whole cycle). */
+static void signals_only_in_waits(void)
+{
+  static const int taken[] = {COL_SAMPLER_WAKE_SIGNAL, SIGTERM, SIGINT};
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++)
+    sigaddset(&blocked, taken[i]);
+  sigprocmask(SIG_BLOCK, &blocked, &waits_mask);
+  for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++)
+    sigdelset(&waits_mask, taken[i]);
 }
 
 /* The runtime the program maps is this file's sibling (installed
@@ -588,8 +636,9 @@ int main(int argc, char **argv)
   last_status = last_periodic = col_hrtime();
   struct epoll_event events[64];
   int ended = 0;
+  signals_only_in_waits();
   while (!ended && !sampler.finished) {
-    int n = epoll_wait(epoll_fd, events, 64, cycle_ms());
+    int n = wait_for_work(events, 64, cycle_ms());
     if (terminated) {
       sampler.close_reason = "the sampler process was asked to end: by GDB when the runtime in the program "
                              "could not join it, or by a signal a user sent";

@@ -22,6 +22,7 @@
 #include "core/hrtime.h"
 #include "control_page.h"
 #include "er/er_gdb_layout.h"
+#include "sampler_wake.h"
 #include "shared_file.h"
 #include "slot_ring.h"
 
@@ -60,6 +61,8 @@ int col_control_create(const char *status_path)
     return rc;
   col_control = page;
   snprintf(col_control_file, sizeof col_control_file, "%s", path);
+  col_control->sampler_pid = getpid();
+  col_control->wake_armed = 1;
   __atomic_store_n(&col_control->magic, CONTROL_MAGIC, __ATOMIC_RELEASE);
   return 0;
 }
@@ -92,6 +95,17 @@ static struct ring_view starts_of(struct col_control_page *c)
                             sizeof c->starts[0], COL_THREAD_STARTS};
 }
 
+/* One signal when a ring passes half full (the flag first: tested at each
+ * post, written once a fill); async-signal-safe. */
+static void wake_sampler_at_half(struct col_control_page *c, const struct ring_view *v)
+{
+  if (!__atomic_load_n(&c->wake_armed, __ATOMIC_RELAXED))
+    return;
+  uint64_t used = __atomic_load_n(v->write, __ATOMIC_RELAXED) - __atomic_load_n(v->read, __ATOMIC_RELAXED);
+  if (used >= v->count / 2 && __atomic_exchange_n(&c->wake_armed, 0, __ATOMIC_ACQ_REL) == 1 && c->sampler_pid > 0)
+    kill(c->sampler_pid, COL_SAMPLER_WAKE_SIGNAL);
+}
+
 static void fill(struct col_control_record *r, enum col_control_kind kind, const char *text, int err)
 {
   r->kind = kind;
@@ -121,6 +135,7 @@ static int post_try(enum col_control_kind kind, const char *text, int err, int l
   }
   fill(r, kind, text, err);
   col_ring_mark_ready(r);
+  wake_sampler_at_half(c, &v);
   return 0;
 }
 
@@ -143,6 +158,8 @@ void col_control_post_founder_end(const char *why)
     return;
   fill(&c->founder_end, COL_CTL_CLOSE, why, 0);
   __atomic_store_n(&c->founder_end.ready, 1, __ATOMIC_RELEASE);
+  if (c->sampler_pid > 0) /* (GDB's disable waits for the experiment's end) */
+    kill(c->sampler_pid, COL_SAMPLER_WAKE_SIGNAL);
 }
 
 /* (a recheck's period where a wake is missed: a sampler that stored the
@@ -223,6 +240,7 @@ size_t col_control_take(void (*fn)(const struct col_control_record *r, void *arg
   struct ring_view v = requests_of(col_control);
   struct request_taker t = {fn, arg};
   size_t taken = col_ring_take(&v, take_request, &t);
+  __atomic_store_n(&col_control->wake_armed, 1, __ATOMIC_RELEASE); /* (thread starts are taken first) */
   /* (after the ring: what the founder posted before its end comes first) */
   struct col_control_record *end = &col_control->founder_end;
   if (__atomic_load_n(&end->ready, __ATOMIC_ACQUIRE)) {
@@ -244,6 +262,7 @@ void col_control_post_thread_start(pid_t tid, uint64_t start)
   e->tid = (int32_t)tid;
   e->start = start;
   col_ring_mark_ready(e);
+  wake_sampler_at_half(col_control, &v);
 }
 
 static void take_start(const void *slot, void *p)

@@ -130,6 +130,12 @@ struct col_control_page {
    * free slot; in a loaded CI run the sampler took none in that time and
    * the founder's experiment said it was killed. */
   struct col_control_record founder_end;
+  /* The sampler process, woken (shared/sampler_wake.h) when half of the
+   * requests' slots or of the thread starts' are used (one signal, then
+   * none until it re-arms WAKE_ARMED as it takes them) and when the
+   * founder posts its end: its cycle is long (sampler_process.c). */
+  int32_t sampler_pid;
+  uint32_t wake_armed; /* atomic */
 };
 
 extern struct col_control_page *col_control;

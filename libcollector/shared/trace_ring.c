@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sampler_wake.h"
 #include "shared_file.h"
 #include "slot_ring.h"
 #include "trace_ring.h"
@@ -130,7 +131,7 @@ struct col_trace_event *col_trace_reserve(int may_wait)
       break;
     __atomic_fetch_add(&t->space_waiters, 1, __ATOMIC_ACQ_REL);
     if (t->sampler_pid > 0)
-      kill(t->sampler_pid, COL_TRACE_WAKE_SIGNAL);
+      kill(t->sampler_pid, COL_SAMPLER_WAKE_SIGNAL);
     futex_wait(&t->space_seq, seq, TRACE_WAIT_STEP_MS);
     __atomic_fetch_sub(&t->space_waiters, 1, __ATOMIC_ACQ_REL);
   }
@@ -154,7 +155,7 @@ void col_trace_commit(struct col_trace_event *e)
   uint64_t used = __atomic_load_n(&t->write_index, __ATOMIC_RELAXED) - __atomic_load_n(&t->read_index, __ATOMIC_RELAXED);
   if (used >= slots_usable(t) / 8 && __atomic_exchange_n(&t->wake_armed, 0, __ATOMIC_ACQ_REL) == 1 &&
       t->sampler_pid > 0)
-    kill(t->sampler_pid, COL_TRACE_WAKE_SIGNAL);
+    kill(t->sampler_pid, COL_SAMPLER_WAKE_SIGNAL);
 }
 
 void col_trace_rearm(void)

@@ -7,7 +7,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <signal.h>
 #include <sys/types.h>
 
 #include "unwind/stack_prints.h"
@@ -150,8 +149,6 @@ int col_trace_published_rule(uint32_t space, uint64_t lookup_pc, struct col_fram
 
 /* Where the ring lives for the status file STATUS_PATH. */
 void col_trace_path(char *out, size_t len, const char *status_path);
-/* The signal that wakes the sampler when an eighth of the ring is used. */
-#define COL_TRACE_WAKE_SIGNAL SIGURG
 /* The sampler process creates it, the runtime maps it (0 or -errno).
  * TRACED_KINDS: 1 << enum er_kind for each kind recorded; synchronization
  * waits shorter than SYNC_THRESHOLD_NS are not. */
