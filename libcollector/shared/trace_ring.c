@@ -103,7 +103,7 @@ static struct ring_view view(struct col_trace_ring *t)
                             sizeof t->slots[0], slots_usable(t)};
 }
 
-#define TRACE_FULL_WAIT_MS 1000 /* a live sampler frees slots within a cycle (50 ms) */
+#define TRACE_FULL_WAIT_MS 1000 /* a live sampler, woken by the waiter, frees slots within a drain */
 #define TRACE_WAIT_STEP_MS 10
 
 static void futex_wait(uint32_t *word, uint32_t expected, long ms)
