@@ -51,8 +51,6 @@ static long write_whole_state(pid_t tid, const struct iovec *gdbs)
     memcpy(whole_state, gdbs->iov_base, gdbs->iov_len);
     rc = real_ptrace(PTRACE_SETREGSET, tid, (void *)(uintptr_t)NT_X86_XSTATE, &whole);
     repairs += rc == 0;
-  } else {
-    errno = EFAULT;
   }
   pthread_mutex_unlock(&whole_state_lock);
   return rc;
@@ -79,25 +77,11 @@ static long completing_ptrace(int request, ...)
   return rc;
 }
 
-/* SLOT lies in INFO's pages the loader made read-only after relocation
- * (RELRO: its whole pages, the last partial one left writable, as glibc's
- * _dl_protect_relro rounds them). */
-static int in_relro(const struct dl_phdr_info *info, uintptr_t slot, uintptr_t page)
-{
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    uintptr_t start = (info->dlpi_addr + ph->p_vaddr) & ~(page - 1);
-    uintptr_t end = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz) & ~(page - 1);
-    if (ph->p_type == PT_GNU_RELRO && slot >= start && slot < end)
-      return 1;
-  }
-  return 0;
-}
-
 static int point_slot(const struct dl_phdr_info *info, void **slot, void *value)
 {
-  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-  if (!in_relro(info, (uintptr_t)slot, page)) { /* (lazy binding: writable, as it stays) */
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), relro_start, relro_end;
+  col_relro_pages(info, page, &relro_start, &relro_end);
+  if ((uintptr_t)slot < relro_start || (uintptr_t)slot >= relro_end) { /* (writable, as it stays) */
     __atomic_store_n(slot, value, __ATOMIC_RELEASE);
     return 0;
   }

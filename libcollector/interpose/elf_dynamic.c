@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <elf.h>
 #include <link.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "elf_dynamic.h"
@@ -33,4 +34,16 @@ int col_read_dynamic(const struct dl_phdr_info *info, struct col_dynamic_tables 
     return out->symtab != NULL && out->strtab != NULL ? 0 : -1;
   }
   return -1;
+}
+
+void col_relro_pages(const struct dl_phdr_info *info, uintptr_t page, uintptr_t *start, uintptr_t *end)
+{
+  *start = *end = 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type == PT_GNU_RELRO) {
+      *start = (info->dlpi_addr + ph->p_vaddr) & ~(page - 1);
+      *end = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz) & ~(page - 1);
+    }
+  }
 }

@@ -7,6 +7,7 @@
 
 #include <link.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct col_dynamic_tables {
   const ElfW(Sym) *symtab;
@@ -20,5 +21,9 @@ struct col_dynamic_tables {
 
 /* INFO's tables into OUT: 0, or -1 where it has no dynamic symbols. */
 int col_read_dynamic(const struct dl_phdr_info *info, struct col_dynamic_tables *out);
+/* The pages the loader made read-only after relocating INFO (PT_GNU_RELRO,
+ * its whole pages of PAGE bytes, as glibc's _dl_protect_relro rounds them:
+ * a last partial page stays writable) into [*START, *END); both 0: none. */
+void col_relro_pages(const struct dl_phdr_info *info, uintptr_t page, uintptr_t *start, uintptr_t *end);
 
 #endif

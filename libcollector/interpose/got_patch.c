@@ -121,16 +121,8 @@ static struct {
 
 static void relro_find(const struct dl_phdr_info *info)
 {
-  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-  relro.start = relro.end = 0;
+  col_relro_pages(info, (uintptr_t)sysconf(_SC_PAGESIZE), &relro.start, &relro.end);
   relro.writable = 0;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type == PT_GNU_RELRO) {
-      relro.start = (info->dlpi_addr + ph->p_vaddr) & ~(page - 1);
-      relro.end = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz) & ~(page - 1);
-    }
-  }
 }
 
 static void relro_close(void)
