@@ -328,17 +328,21 @@ class Session:
         return self.status()  # it may have closed and left between the two reads
 
     def _first_status_of_run(self, st):
-        """A launched program that ended before its sampler process read the
-        records that start its experiment (it drains every 250 ms unless
-        woken; the program's end wakes it): its status comes once the
-        sampler has read them, while it runs; bounded."""
+        """A launched program (static ones too: the sampler gdbcol-launch
+        started beside it samples them from outside) that ended before its
+        sampler process read the records that start its experiment (it
+        drains every 250 ms unless woken; the program's end wakes it): its
+        status comes once the sampler has read them, while it runs; bounded."""
         start = time.monotonic()
         while sampler_children.any_running() and time.monotonic() - start < STATUS_MOVE_WAIT_S:
             time.sleep(0.01)
             current = self.status()
             if current and _report_key(current) != self.last_reported:
                 return current
-        return st
+        # one that ended since the last read told it then (a static
+        # program's sampler: 1 run in 4 missed it, read before it wrote)
+        current = self.status()
+        return current if current and _report_key(current) != self.last_reported else st
 
     def wait_for_sampler(self, status):
         """Until the sampler process of STATUS has ended, bounded."""
@@ -357,12 +361,6 @@ class Session:
             st = self._first_status_of_run(st)
         program = _program_path() if launched else ""
         static = bool(program) and statically_linked(program)
-        if static and (not st or _report_key(st) == self.last_reported):
-            # the sampler process gdbcol-launch started beside it may not
-            # have told its status yet (a program of a few ms): wait for it;
-            # one that ended since the read above told it then (1 run in 4
-            # missed it: its status read before it wrote, it gone after)
-            st = self.wait_until_closed() if sampler_children.any_running() else self.status()
         if static:
             # The sampler process may still have sampled it from outside
             # (then its experiment is reported below): said either way,
