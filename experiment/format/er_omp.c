@@ -5,7 +5,7 @@
 
 static const char *const names[ER_OMP_N_STATES] = {
     "", "overhead", "work", "implicit barrier", "explicit barrier", "idle", "serial", "reduction", "lock wait",
-    "critical section wait", "ordered section wait", "atomic wait", "taskwait",
+    "critical section wait", "ordered section wait", "atomic wait", "taskwait", "not sampled",
 };
 
 const char *er_omp_state_name(int state)
@@ -47,6 +47,7 @@ char er_omp_state_class(int state)
   case ER_OMP_OVERHEAD:
     return 'o';
   case ER_OMP_NONE:
+  case ER_OMP_NOT_SAMPLED:
     return 0;
   default:
     return state < ER_OMP_N_STATES ? 'W' : 0;

@@ -31,7 +31,18 @@ struct col_capture {
   /* The program's own samples: what the stack held beyond the copy when
    * taken (NULL: not known, as in perf's samples) */
   const struct col_beyond_prints *beyond;
+  /* The program's own samples that came late under load: the intervals
+   * of CPU time before this one that no sample found
+   * (inprocess/timer_lateness.c), recorded under the pseudo-function at
+   * UNPLACED_PC. */
+  uint32_t unplaced;
+  uint64_t unplaced_pc;
+  /* The program's own samples: whether an OpenMP parallel region ran in
+   * the process then (COL_OMP_REGIONS_...; interpose/omp_marks.h). */
+  uint8_t omp_regions;
 };
+
+enum { COL_OMP_REGIONS_UNKNOWN = 0, COL_OMP_REGIONS_NONE = 1, COL_OMP_REGIONS_SOME = 2 };
 
 typedef void (*col_capture_fn)(const struct col_capture *cap, void *arg);
 

@@ -10,6 +10,7 @@
 #include "core/capture.h"
 #include "core/clock_writer.h"
 #include "core/omp_sample.h"
+#include "core/omp_states.h"
 #include "core/omp_trace_writer.h"
 #include "core/data_limit.h"
 #include "core/experiment_control.h"
@@ -20,6 +21,7 @@
 #include "core/config.h"
 #include "er/er_format.h"
 #include "er/er_offcpu.h"
+#include "er/er_omp.h"
 
 /* What it wrote and did not (col_clock_writer_describe): written by the
  * one thread that writes, read by any (the status, GDB's calls). */
@@ -73,7 +75,7 @@ int col_writer_wanted_at(int64_t tstamp)
 /* The packet of a stack recorded already (FRINFO), its time wanted:
  * FRINFO, or 0 when nothing was written. */
 static uint64_t append_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, uint64_t frinfo,
-                              int32_t mstate, enum er_offcpu_reason reason)
+                              int32_t mstate, enum er_offcpu_reason reason, int unplaced)
 {
   struct er_clock_packet p;
   /* A stack reaches disk before its users: data.frameinfo is flushed before
@@ -100,9 +102,14 @@ static uint64_t append_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t 
   }
   if (reason != ER_OFFCPU_NONE)
     er_cursor_mark_last(profile_out);
-  if (reason == ER_OFFCPU_NONE) { /* CPU time */
+  if (reason == ER_OFFCPU_NONE) { /* CPU time (a packet the readers count with the samples) */
     __atomic_store_n(&figures.ticks_appended, figures.ticks_appended + ticks, __ATOMIC_RELAXED);
-    __atomic_store_n(&figures.ticks_squared, figures.ticks_squared + (uint64_t)ticks * ticks, __ATOMIC_RELAXED);
+    if (unplaced) {
+      __atomic_store_n(&figures.ticks_unplaced, figures.ticks_unplaced + ticks, __ATOMIC_RELAXED);
+      __atomic_store_n(&figures.unplaced_packets, figures.unplaced_packets + 1, __ATOMIC_RELAXED);
+    } else {
+      __atomic_store_n(&figures.ticks_squared, figures.ticks_squared + (uint64_t)ticks * ticks, __ATOMIC_RELAXED);
+    }
   } else {
     __atomic_store_n(&figures.offcpu_packets, figures.offcpu_packets + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&figures.offcpu_ticks, figures.offcpu_ticks + ticks, __ATOMIC_RELAXED);
@@ -122,8 +129,9 @@ static int32_t cpu_mstate(int in_kernel)
 
 uint64_t col_clock_writer_packet_id(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, uint64_t frinfo)
 {
-  return col_writer_wanted_at(tstamp) ? append_packet(tid, cpu, tstamp, ticks, frinfo, cpu_mstate(0), ER_OFFCPU_NONE)
-                                      : 0;
+  return col_writer_wanted_at(tstamp)
+             ? append_packet(tid, cpu, tstamp, ticks, frinfo, cpu_mstate(0), ER_OFFCPU_NONE, 0)
+             : 0;
 }
 
 /* A packet with its stack: MSTATE and REASON its state on or off a CPU.
@@ -131,19 +139,20 @@ uint64_t col_clock_writer_packet_id(pid_t tid, uint32_t cpu, int64_t tstamp, uin
  * stack without the runtime's markers and its user-mode stack; on a CPU
  * its MSTATE is user CPU (gprofng counts OpenMP Work only then; the Linux
  * CPU state puts all of it in OpenMP Wait), off it the reason's (gprofng
- * puts it in OpenMP Wait: a passive wait's time). */
+ * puts it in OpenMP Wait: a passive wait's time).  OMP_REGIONS: whether a
+ * region ran then, where the sample says (core/capture.h). */
 static uint64_t append_with_stack(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
-                                  size_t n, int32_t mstate, enum er_offcpu_reason reason)
+                                  size_t n, int32_t mstate, enum er_offcpu_reason reason, int omp_regions)
 {
   if (n > 0 && !col_modules_knows_pc(pcs[0]))
     rescan_wanted = 1; /* probably a library loaded since the last scan */
   static struct col_omp_sample omp; /* one caller at a time; too big for a stack */
-  if (!col_omp_sample_of(tid, pcs, n, &omp))
-    return append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id(pcs, n), mstate, reason);
+  if (!col_omp_sample_of(tid, pcs, n, omp_regions, &omp))
+    return append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id(pcs, n), mstate, reason, 0);
   uint64_t frinfo = append_packet(
       tid, cpu, tstamp, ticks,
       col_writer_stack_id_state(omp.machine, omp.machine_n, omp.state, omp.user, omp.user_n),
-      reason == ER_OFFCPU_NONE ? ER_MSTATE_USER : mstate, reason);
+      reason == ER_OFFCPU_NONE ? ER_MSTATE_USER : mstate, reason, 0);
   if (frinfo != 0)
     col_omp_trace_sample(tid, cpu, tstamp, &omp);
   return frinfo;
@@ -152,7 +161,8 @@ static uint64_t append_with_stack(pid_t tid, uint32_t cpu, int64_t tstamp, uint3
 uint64_t col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
                                  size_t n)
 {
-  return col_writer_wanted_at(tstamp) ? append_with_stack(tid, cpu, tstamp, ticks, pcs, n, cpu_mstate(0), ER_OFFCPU_NONE)
+  return col_writer_wanted_at(tstamp) ? append_with_stack(tid, cpu, tstamp, ticks, pcs, n, cpu_mstate(0),
+                                                          ER_OFFCPU_NONE, COL_OMP_REGIONS_UNKNOWN)
                                       : 0;
 }
 
@@ -162,15 +172,31 @@ uint64_t col_clock_writer_offcpu_packet(pid_t tid, uint32_t cpu, int64_t tstamp,
   if (!col_writer_wanted_at(tstamp))
     return 0;
   return append_with_stack(tid, cpu, tstamp, ticks, pcs, n, er_offcpu_mstate((enum er_offcpu_reason)reason),
-                           (enum er_offcpu_reason)reason);
+                           (enum er_offcpu_reason)reason, COL_OMP_REGIONS_UNKNOWN);
+}
+
+void col_clock_writer_unplaced(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, uint64_t pc)
+{
+  if (ticks == 0 || pc == 0 || !col_writer_wanted_at(tstamp))
+    return;
+  /* Its own stack, the pseudo-function alone: no function's time; in an
+   * OpenMP process no state of the thread's (the sample's need not have
+   * been), counted in none of OpenMP Work, Wait and Overhead. */
+  if (col_omp_process_is_openmp())
+    append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id_state(&pc, 1, ER_OMP_NOT_SAMPLED, &pc, 1),
+                  ER_MSTATE_USER, ER_OFFCPU_NONE, 1);
+  else
+    append_packet(tid, cpu, tstamp, ticks, col_writer_stack_id(&pc, 1), cpu_mstate(0), ER_OFFCPU_NONE, 1);
 }
 
 size_t col_clock_writer_write_stack(const struct col_capture *cap, uint64_t *pcs)
 {
   if (!col_writer_wanted_at(cap->tstamp))
     return 0;
+  col_clock_writer_unplaced(cap->tid, cap->cpu, cap->tstamp, cap->unplaced, cap->unplaced_pc);
   size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
-  append_with_stack(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n, cpu_mstate(cap->in_kernel), ER_OFFCPU_NONE);
+  append_with_stack(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n, cpu_mstate(cap->in_kernel), ER_OFFCPU_NONE,
+                    cap->omp_regions);
   return n;
 }
 
@@ -178,10 +204,11 @@ uint64_t col_clock_writer_write_id(const struct col_capture *cap)
 {
   if (!col_writer_wanted_at(cap->tstamp))
     return 0;
+  col_clock_writer_unplaced(cap->tid, cap->cpu, cap->tstamp, cap->unplaced, cap->unplaced_pc);
   uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   size_t n = col_unwind(cap, pcs, ER_MAX_STACK_DEPTH + 1);
   return append_with_stack(cap->tid, cap->cpu, cap->tstamp, cap->weight, pcs, n, cpu_mstate(cap->in_kernel),
-                           ER_OFFCPU_NONE);
+                           ER_OFFCPU_NONE, cap->omp_regions);
 }
 
 void col_clock_writer_write(const struct col_capture *cap, void *arg)
@@ -221,6 +248,8 @@ void col_clock_writer_describe(struct col_clock_figures *out)
   out->samples_not_written = __atomic_load_n(&figures.samples_not_written, __ATOMIC_RELAXED);
   out->ticks_appended = __atomic_load_n(&figures.ticks_appended, __ATOMIC_RELAXED);
   out->ticks_squared = __atomic_load_n(&figures.ticks_squared, __ATOMIC_RELAXED);
+  out->ticks_unplaced = __atomic_load_n(&figures.ticks_unplaced, __ATOMIC_RELAXED);
+  out->unplaced_packets = __atomic_load_n(&figures.unplaced_packets, __ATOMIC_RELAXED);
   out->lost_samples = __atomic_load_n(&figures.lost_samples, __ATOMIC_RELAXED);
   out->offcpu_packets = __atomic_load_n(&figures.offcpu_packets, __ATOMIC_RELAXED);
   out->offcpu_ticks = __atomic_load_n(&figures.offcpu_ticks, __ATOMIC_RELAXED);

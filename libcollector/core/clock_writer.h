@@ -24,6 +24,9 @@ uint64_t col_clock_writer_write_id(const struct col_capture *cap);
  * recorded already (FRINFO): the stack's id, 0 when nothing was written. */
 uint64_t col_clock_writer_packet(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, const uint64_t *pcs,
                                  size_t n);
+/* TICKS of a thread's CPU time no sample found (core/capture.h's
+ * unplaced), under the pseudo-function at PC; nothing for 0 of them. */
+void col_clock_writer_unplaced(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, uint64_t pc);
 uint64_t col_clock_writer_packet_id(pid_t tid, uint32_t cpu, int64_t tstamp, uint32_t ticks, uint64_t frinfo);
 /* A packet of TICKS clock periods thread TID spent off its CPU for REASON
  * (enum er_offcpu_reason), where it waited in PCS: its micro-state says
@@ -44,7 +47,9 @@ int col_clock_writer_wants_rescan(void);
 struct col_clock_figures {
   uint64_t samples_written, samples_not_written; /* CPU samples */
   uint64_t ticks_appended;
-  uint64_t ticks_squared; /* the sum of each packet's NTICK squared (how unequal their weights are) */
+  uint64_t ticks_squared; /* the sum of each sample's NTICK squared (how unequal their weights are) */
+  uint64_t ticks_unplaced; /* of ticks_appended, under <Not-sampled-under-load> (core/capture.h) */
+  uint64_t unplaced_packets; /* their packets (among samples_written, as the readers count them) */
   uint64_t lost_samples;
   uint64_t offcpu_packets, offcpu_ticks; /* off-CPU time appended (collector profile offcpu) */
 };

@@ -53,19 +53,44 @@ static void say_timer_tick(void)
 {
   struct col_clock_figures clock;
   col_clock_writer_describe(&clock);
-  if (clock.samples_written < 50 || clock.ticks_appended < 2 * clock.samples_written || clock.ticks_squared == 0)
+  uint64_t placed = clock.ticks_appended - clock.ticks_unplaced;
+  uint64_t samples = clock.samples_written - clock.unplaced_packets;
+  if (samples < 50 || placed < 2 * samples || clock.ticks_squared == 0)
     return;
-  double every_ms = (double)col_cfg.clock_interval_us / 1000.0 * (double)clock.ticks_appended /
-                    (double)clock.samples_written;
-  double worth = (double)clock.ticks_appended * (double)clock.ticks_appended / (double)clock.ticks_squared;
+  double every_ms = (double)col_cfg.clock_interval_us / 1000.0 * (double)placed / (double)samples;
+  double worth = (double)placed * (double)placed / (double)clock.ticks_squared;
   col_log_comment("The CPU-time timers fired every %.1f ms on average, not every %.3f ms (the kernel checks them at "
                   "its scheduler tick); their %llu samples of unequal weight are worth %.0f equal ones",
-                  every_ms, col_cfg.clock_interval_us / 1000.0, (unsigned long long)clock.samples_written, worth);
+                  every_ms, col_cfg.clock_interval_us / 1000.0, (unsigned long long)samples, worth);
   col_status_add_note("the kernel's CPU-time timers sampled every %.1f ms, not every %.3f ms (they fire at its "
                       "scheduler tick, later while the CPUs are busy): CPU times are whole; function shares rest "
                       "on %.0f samples' worth, each within about %d points; with perf events allowed every "
                       "interval is sampled", every_ms, col_cfg.clock_interval_us / 1000.0, worth,
                       share_points(worth));
+}
+
+/* Threads preempted for others while no timer sample found them: that
+ * CPU time is under <Not-sampled-under-load> (inprocess/timer_lateness.c).
+ * Said in log.xml whenever there is some, to the user from 5 %. */
+static void say_not_sampled(void)
+{
+  struct col_clock_figures clock;
+  col_clock_writer_describe(&clock);
+  if (clock.ticks_unplaced == 0)
+    return;
+  double seconds = (double)clock.ticks_unplaced * (double)col_cfg.clock_interval_us / 1e6;
+  col_log_comment("Not sampled under load: %.3f s of CPU time (%llu interval(s)) that threads ran while the CPUs "
+                  "had more threads ready than they could run and no CPU-time timer sample found them (the kernel "
+                  "checks the timers only at its tick, for the thread running then), recorded under "
+                  "<Not-sampled-under-load>, not at the next sample's stack",
+                  seconds, (unsigned long long)clock.ticks_unplaced);
+  if (clock.ticks_unplaced * 20 < clock.ticks_appended)
+    return;
+  col_status_add_note("%.0f %% of the CPU time (%.2f s) is under <Not-sampled-under-load>: the CPUs had more "
+                      "threads ready than they could run, and the kernel's CPU-time timers, checked only at its "
+                      "tick, missed where that time went; with perf events allowed every interval is sampled, or "
+                      "profile with fewer busy threads than CPUs",
+                      100.0 * (double)clock.ticks_unplaced / (double)clock.ticks_appended, seconds);
 }
 
 void col_describe_clock_sources(void)
@@ -88,6 +113,7 @@ void col_describe_clock_sources(void)
                     COL_TIMER_SIGNAL, col_cfg.clock_interval_us,
                     s->last_perf_errno ? " (perf_event_open refused: using the fallback)" : "", s->timer_threads);
     say_timer_tick();
+    say_not_sampled();
   }
   if (s->failed_threads > 0)
     col_log_warning(COL_WARN_TEXT, "Clock profiling could not start on %u thread(s): %s", s->failed_threads,

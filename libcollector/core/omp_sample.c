@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/capture.h"
 #include "core/omp_sample.h"
 #include "core/omp_states.h"
 #include "core/stack_store.h"
@@ -56,6 +57,8 @@ static size_t n_suffixes;
  * one now (its last sample). */
 static pid_t master_tid;
 static uint64_t master_region;
+/* The region its samples last showed it in (kept after it left). */
+static uint64_t last_region;
 /* The trampoline was seen: a region's body has it, so code libgomp calls
  * without it is a task's. */
 static int bodies_marked;
@@ -64,7 +67,7 @@ void col_omp_sample_start(void)
 {
   n_suffixes = 0;
   master_tid = 0;
-  master_region = 0;
+  master_region = last_region = 0;
   bodies_marked = 0;
 }
 
@@ -196,10 +199,12 @@ static void split_stack(struct walk *w, struct col_omp_sample *out)
 }
 
 /* The sample's region and task, innermost first; a worker's outermost
- * region is the one its thread serves (its master's); a master past its
- * region's body (at the end barrier) is still in it.  Nonzero: the thread
- * is in a region as its master. */
-static int place_in_regions(struct walk *w, pid_t tid, struct col_omp_sample *out)
+ * region is the one its thread serves (its master's: where the sample
+ * says a region runs, REGIONS, and the master's last sample was outside
+ * one, the one it was last seen in); a master past its region's body (at
+ * the end barrier) is still in it.  Nonzero: the thread is in a region as
+ * its master. */
+static int place_in_regions(struct walk *w, pid_t tid, int regions, struct col_omp_sample *out)
 {
   out->region = out->task = 0;
   w->outer_region = -1;
@@ -213,7 +218,8 @@ static int place_in_regions(struct walk *w, pid_t tid, struct col_omp_sample *ou
       w->outer_region = (ssize_t)s;
     }
   }
-  w->served = w->worker ? (w->outer_region >= 0 ? w->seg[w->outer_region].entry : master_region) : 0;
+  uint64_t running = regions == COL_OMP_REGIONS_SOME && master_region == 0 ? last_region : master_region;
+  w->served = w->worker ? (w->outer_region >= 0 ? w->seg[w->outer_region].entry : running) : 0;
   if (out->region == 0)
     out->region = w->served;
   int master_in_region = w->region_marker || w->leaf_in_libgomp;
@@ -256,7 +262,7 @@ static void learn_from(const struct walk *w, struct col_omp_sample *out)
   }
 }
 
-int col_omp_sample_of(pid_t tid, const uint64_t *pcs, size_t n, struct col_omp_sample *out)
+int col_omp_sample_of(pid_t tid, const uint64_t *pcs, size_t n, int regions, struct col_omp_sample *out)
 {
   if (n == 0 || !col_omp_process_is_openmp())
     return 0;
@@ -271,7 +277,7 @@ int col_omp_sample_of(pid_t tid, const uint64_t *pcs, size_t n, struct col_omp_s
   out->machine_n = out->user_n = 0;
   out->n_descriptions = 0;
   split_stack(&w, out);
-  int master_in_region = place_in_regions(&w, tid, out);
+  int master_in_region = place_in_regions(&w, tid, regions, out);
   if (w.worker)
     reroot_worker(&w, out);
   learn_from(&w, out);
@@ -279,13 +285,22 @@ int col_omp_sample_of(pid_t tid, const uint64_t *pcs, size_t n, struct col_omp_s
    * one now. */
   if (!w.worker && w.outer_region >= 0) {
     master_tid = tid;
-    master_region = w.seg[w.outer_region].entry;
+    master_region = last_region = w.seg[w.outer_region].entry;
   } else if (tid == master_tid && w.outer_region < 0 && !master_in_region) {
     master_region = 0;
   }
   if (out->state == 0) {
+    /* A worker waiting in libgomp: at its region's end while one runs,
+     * else idle.  Where the sample says whether one ran, it decides: the
+     * master's last sample can be far behind (CPU-time timers under load
+     * find a master in serial code that calls the kernel seldom, and its
+     * workers' idling read as the region's end: 0.16 s of a worker's).
+     * Before any sample showed a region, the worker's stack above it is
+     * not known, and gprofng shows the native one for a wait with no user
+     * stack (idle has its own): idle, as without the sample's word. */
+    int serving = w.served != 0 && regions != COL_OMP_REGIONS_NONE;
     if (w.leaf_in_libgomp)
-      out->state = w.worker && w.served == 0 ? ER_OMP_IDLE : ER_OMP_IMPLICIT_BARRIER;
+      out->state = w.worker && !serving ? ER_OMP_IDLE : ER_OMP_IMPLICIT_BARRIER;
     else
       out->state = w.n_seg > 0 ? ER_OMP_WORK : ER_OMP_SERIAL;
   }

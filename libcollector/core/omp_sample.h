@@ -40,7 +40,8 @@ void col_omp_sample_start(void);
 /* Thread TID's clock sample with native stack PCS (leaf first, N frames)
  * into *OUT.  0 when the process does not run OpenMP (nothing written);
  * else 1.  Samples come in time order (what a worker's stack cannot say,
- * its master's last sample does). */
-int col_omp_sample_of(pid_t tid, const uint64_t *pcs, size_t n, struct col_omp_sample *out);
+ * its master's last sample does, unless the sample itself says whether a
+ * region ran: REGIONS, core/capture.h's COL_OMP_REGIONS_...). */
+int col_omp_sample_of(pid_t tid, const uint64_t *pcs, size_t n, int regions, struct col_omp_sample *out);
 
 #endif

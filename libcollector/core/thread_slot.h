@@ -32,6 +32,7 @@ struct col_thread {
   struct col_sample_ring *ring;
   uintptr_t stack_lo, stack_hi;
   int64_t timer_cpu_ns; /* the thread's CPU time its samples stand for so far (its handler's) */
+  long timer_preemptions; /* its involuntary switches at its last sample (-1: not known) */
   /* statistics, written by the sampler thread */
   uint64_t samples, lost;
   uint64_t ticks; /* the samples' weights: intervals of CPU time */

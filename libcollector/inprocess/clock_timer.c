@@ -31,6 +31,8 @@
 #include "core/thread_slot.h"
 #include "inprocess/clock_sources.h"
 #include "inprocess/threads.h"
+#include "inprocess/timer_lateness.h"
+#include "interpose/omp_marks.h"
 #include "interpose/signal_guard.h"
 #include "er/er_data_kinds.h"
 #include "trace_ring.h"
@@ -41,6 +43,8 @@
 
 /* The stack bytes each sample copies (col_timer_open's; the handler reads it). */
 static size_t stack_copy_bytes;
+/* The kernel's tick (col_timer_open's: its reading is no call for a handler). */
+static int64_t tick_ns;
 
 /* Perf events refused, the sampler process running: each sample goes onto
  * the trace ring, as a traced call's stack copy does, for the sampler to
@@ -143,7 +147,8 @@ static int writable_mapping_at(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
 
 static int push(struct col_thread *t, const struct col_capture *cap)
 {
-  struct col_clock_sample_payload sample = {cap->weight, (uint32_t)cap->stack_len, *cap->beyond};
+  struct col_clock_sample_payload sample = {cap->weight, (uint32_t)cap->stack_len, *cap->beyond, cap->unplaced,
+                                            cap->unplaced_pc, cap->omp_regions};
   return to_trace_ring ? push_to_trace_ring(cap, &sample, sizeof sample) : col_ring_push(t->ring, cap);
 }
 
@@ -185,17 +190,40 @@ static int64_t intervals_unsampled(const struct col_thread *t, int64_t *interval
   return n < MAX_WEIGHT ? n : MAX_WEIGHT;
 }
 
-/* A sample's weight: what the thread ran since its last one (at least 1:
- * the timer fired), taken off what is left. */
-static uint32_t cpu_intervals(struct col_thread *t)
+/* Whether T, the calling thread, was preempted since its last sample
+ * (not known for another thread: no). */
+static int preempted_since_sample(struct col_thread *t)
 {
+  if (t->tid != gettid())
+    return 0;
+  long preemptions = col_thread_preemptions();
+  int preempted = t->timer_preemptions >= 0 && preemptions > t->timer_preemptions;
+  t->timer_preemptions = preemptions;
+  return preempted;
+}
+
+/* A sample's weight: what the thread ran since its last one (at least 1:
+ * the timer fired), taken off what is left; what of it no sample found
+ * while the thread was preempted goes in CAP's unplaced intervals
+ * (timer_lateness.c).  On the thread itself. */
+static void weigh_sample(struct col_thread *t, struct col_capture *cap)
+{
+  cap->unplaced = 0;
+  cap->unplaced_pc = 0;
   int64_t interval, n = intervals_unsampled(t, &interval);
-  if (n < 0)
-    return 1;
+  if (n < 0) {
+    cap->weight = 1;
+    return;
+  }
   if (n < 1)
     n = 1;
   t->timer_cpu_ns += n * interval;
-  return (uint32_t)n;
+  struct col_timer_split split = col_timer_split(n, interval, tick_ns, preempted_since_sample(t));
+  cap->weight = split.placed;
+  if (split.unplaced > 0) {
+    cap->unplaced = split.unplaced;
+    cap->unplaced_pc = col_not_sampled_frame();
+  }
 }
 
 static void on_timer_signal(int sig, siginfo_t *info, void *context)
@@ -207,7 +235,9 @@ static void on_timer_signal(int sig, siginfo_t *info, void *context)
     cap.tid = t->tid;
     cap.cpu = (uint32_t)sched_getcpu();
     cap.tstamp = col_hrtime();
-    cap.weight = cpu_intervals(t);
+    weigh_sample(t, &cap);
+    cap.omp_regions = __atomic_load_n(&col_omp_regions_running, __ATOMIC_RELAXED) > 0 ? COL_OMP_REGIONS_SOME
+                                                                                      : COL_OMP_REGIONS_NONE;
     copy_registers(context, &cap.regs);
     uintptr_t sp = (uintptr_t)cap.regs.r[PERF_REG_X86_SP];
     cap.stack = (const unsigned char *)sp;
@@ -229,7 +259,7 @@ static void on_timer_signal(int sig, siginfo_t *info, void *context)
     }
     cap.beyond = &beyond;
     if (push(t, &cap) != 0)
-      __atomic_fetch_add(&t->lost, cap.weight, __ATOMIC_RELAXED);
+      __atomic_fetch_add(&t->lost, cap.weight + cap.unplaced, __ATOMIC_RELAXED);
   }
   errno = saved_errno;
 }
@@ -253,6 +283,7 @@ static clockid_t thread_cpu_clock(pid_t tid)
 int col_timer_open(struct col_thread *t, long interval_us, size_t stack_bytes, int born_now)
 {
   stack_copy_bytes = stack_bytes;
+  tick_ns = col_timer_tick_ns();
   if (t->ring == NULL && !to_trace_ring)
     t->ring = col_ring_create(RING_BYTES);
   if (t->ring == NULL && !to_trace_ring)
@@ -274,6 +305,8 @@ int col_timer_open(struct col_thread *t, long interval_us, size_t stack_bytes, i
    * setup), which the program's own clock of each thread counts. */
   int64_t cpu_now = born_now ? 0 : thread_cpu_ns(thread_cpu_clock(t->tid));
   t->timer_cpu_ns = cpu_now > 0 ? cpu_now : 0;
+  /* (another thread's switches are not read: its first sample keeps its weight) */
+  t->timer_preemptions = t->tid == gettid() ? col_thread_preemptions() : -1;
   struct itimerspec its;
   its.it_interval.tv_sec = interval_us / 1000000;
   its.it_interval.tv_nsec = (interval_us % 1000000) * 1000;
@@ -313,7 +346,11 @@ void col_timer_finish_thread(struct col_thread *t)
   sigaddset(&timer_signal, COL_TIMER_SIGNAL);
   if (to_trace_ring) { /* any thread's clock can be read from here */
     int64_t cpu = thread_cpu_ns(thread_cpu_clock(t->tid)); /* (-1: the thread has gone) */
-    struct col_thread_end_tail end = {0, cpu >= 0 ? cpu - t->timer_cpu_ns : 0};
+    struct col_thread_end_tail end = {0, cpu >= 0 ? cpu - t->timer_cpu_ns : 0, 0, 0};
+    end.unplaced_ns = col_timer_unplaced_ns(end.unsampled_ns, (int64_t)col_cfg.clock_interval_us * 1000,
+                                            tick_ns, preempted_since_sample(t));
+    if (end.unplaced_ns > 0)
+      end.unplaced_pc = col_not_sampled_frame();
     col_real_sigmask(SIG_BLOCK, &timer_signal, &saved);
     if (push_to_trace_ring(&cap, &end, sizeof end) == 0)
       t->timer_cpu_ns += end.unsampled_ns;
@@ -324,7 +361,10 @@ void col_timer_finish_thread(struct col_thread *t)
   int64_t interval, n = t->tid == gettid() && t->ring != NULL ? intervals_unsampled(t, &interval) : -1;
   if (n < 1)
     return;
-  cap.weight = (uint32_t)n;
+  struct col_timer_split split = col_timer_split(n, interval, tick_ns, preempted_since_sample(t));
+  cap.weight = split.placed;
+  cap.unplaced = split.unplaced;
+  cap.unplaced_pc = split.unplaced > 0 ? col_not_sampled_frame() : 0;
   col_real_sigmask(SIG_BLOCK, &timer_signal, &saved);
   if (col_ring_push(t->ring, &cap) == 0)
     t->timer_cpu_ns += n * interval;
@@ -342,12 +382,13 @@ static void write_capture(const struct col_capture *cap, void *p)
     /* Not for a thread that blocked the signal: that time stays counted as
      * unsampled (blocked_signal.c), not drawn at some earlier stack. */
     if (t->last_stack_id != 0 && !t->blocks_timer_signal) {
-      t->ticks += cap->weight;
+      t->ticks += cap->weight + cap->unplaced;
+      col_clock_writer_unplaced(cap->tid, cap->cpu, cap->tstamp, cap->unplaced, cap->unplaced_pc);
       col_clock_writer_packet_id(cap->tid, cap->cpu, cap->tstamp, cap->weight, t->last_stack_id);
     }
     return;
   }
-  t->ticks += cap->weight;
+  t->ticks += cap->weight + cap->unplaced;
   if (t->stack_hi == 0) {
     uint64_t lo, hi;
     if (col_modules_range_at(cap->regs.r[PERF_REG_X86_SP], &lo, &hi) == 0) {

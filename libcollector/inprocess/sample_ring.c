@@ -26,6 +26,9 @@ struct ring_record {
   struct col_regs regs;
   uint64_t stack_len;
   struct col_beyond_prints beyond;
+  uint32_t unplaced;
+  uint64_t unplaced_pc;
+  uint8_t omp_regions;
 };
 
 struct col_sample_ring *col_ring_create(size_t bytes)
@@ -67,6 +70,9 @@ int col_ring_push(struct col_sample_ring *ring, const struct col_capture *cap)
   rec.cpu = cap->cpu;
   rec.tstamp = cap->tstamp;
   rec.weight = cap->weight;
+  rec.unplaced = cap->unplaced;
+  rec.unplaced_pc = cap->unplaced_pc;
+  rec.omp_regions = cap->omp_regions;
   rec.tid = cap->tid;
   rec.regs = cap->regs;
   rec.stack_len = cap->stack_len;
@@ -95,7 +101,8 @@ size_t col_ring_drain(struct col_sample_ring *ring, col_capture_fn fn, void *arg
     size_t stack_len = rec.stack_len < sizeof stack ? rec.stack_len : sizeof stack;
     get(ring, tail + sizeof rec, stack, stack_len);
     struct col_capture cap = {rec.tid, rec.cpu, rec.tstamp, rec.weight, 0, rec.regs, stack, stack_len, 0, 0,
-                              rec.beyond.copy_len != 0 ? &rec.beyond : NULL};
+                              rec.beyond.copy_len != 0 ? &rec.beyond : NULL, rec.unplaced, rec.unplaced_pc,
+                              rec.omp_regions};
     fn(&cap, arg);
     count++;
     tail += rec.len;

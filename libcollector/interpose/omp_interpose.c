@@ -6,7 +6,8 @@
  * jump into shared internals without frames of their own, so without ours
  * an explicit barrier, a region's end and a critical section's wait look
  * alike.  Nothing is recorded here, no clock is read: the cost is a call
- * and, per region, the trampoline (measured: bench/omp_mechanisms.py).
+ * and, per region, the trampoline and a count of the regions running
+ * (measured: bench/omp_mechanisms.py).
  *
  * Each wrapper keeps its frame while the real function runs (no tail
  * call: the empty asm after the call), so the frame is on the stack
@@ -16,6 +17,7 @@
 #include "omp_marks.h"
 
 int col_omp_marking;
+int col_omp_regions_running;
 
 #define MARK(state) __attribute__((section(COL_OMP_SECTION_PREFIX #state), noinline, used))
 #define KEEP_FRAME() __asm__ volatile("" ::: "memory")
@@ -36,15 +38,17 @@ MARK(work) static void run_region_body(void *p)
 /* The region's master calls the real entry point with the trampoline in
  * place of the body (BODY on its stack: the team ends before the call
  * returns, so no thread reads it later). */
-#define REGION(name, fn, data, ...)                              \
-  do {                                                           \
-    if (!__atomic_load_n(&col_omp_marking, __ATOMIC_RELAXED)) {  \
-      COL_REAL(name)(fn, data, __VA_ARGS__);                     \
-      return;                                                    \
-    }                                                            \
-    struct region_body body_ = {fn, data};                       \
-    COL_REAL(name)(run_region_body, &body_, __VA_ARGS__);        \
-    KEEP_FRAME();                                                \
+#define REGION(name, fn, data, ...)                                             \
+  do {                                                                          \
+    __atomic_fetch_add(&col_omp_regions_running, 1, __ATOMIC_RELAXED);          \
+    if (!__atomic_load_n(&col_omp_marking, __ATOMIC_RELAXED)) {                 \
+      COL_REAL(name)(fn, data, __VA_ARGS__);                                    \
+    } else {                                                                    \
+      struct region_body body_ = {fn, data};                                    \
+      COL_REAL(name)(run_region_body, &body_, __VA_ARGS__);                     \
+    }                                                                           \
+    __atomic_fetch_sub(&col_omp_regions_running, 1, __ATOMIC_RELAXED);          \
+    KEEP_FRAME();                                                               \
   } while (0)
 
 MARK(region) void col_wrap_GOMP_parallel(col_omp_fn fn, void *data, unsigned threads, unsigned flags)

@@ -26,4 +26,11 @@
  * samples by the markers and takes them out of the stacks it writes. */
 extern int col_omp_marking;
 
+/* The parallel regions running in this process now (atomic): a worker
+ * waiting in libgomp while none runs idles between regions, while one
+ * runs it waits at its end.  The program's own timer samples carry it
+ * (core/capture.h's omp_regions): under load its master's samples come
+ * too far between to say when it left its region. */
+extern int col_omp_regions_running;
+
 #endif

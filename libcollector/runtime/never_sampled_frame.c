@@ -18,22 +18,7 @@
  * quarter to a third of the threads that reached that point on this
  * kernel: CPU-time timers are checked at the scheduler's tick, and a
  * per-thread perf event cost 45 us a thread and fired late as well.) */
-#include <stdint.h>
-
+#include "core/pseudo_function.h"
 #include "runtime/never_sampled_frame.h"
 
-/* Never called: only its address is recorded.  A local symbol with its
- * size, so every tool maps the address to it. */
-__asm__(".text\n"
-        ".type \"<Thread-never-sampled>\", @function\n"
-        "\"<Thread-never-sampled>\":\n"
-        "  nop\n"
-        "  ret\n"
-        ".size \"<Thread-never-sampled>\", . - \"<Thread-never-sampled>\"\n");
-
-uint64_t col_never_sampled_frame(void)
-{
-  uint64_t pc;
-  __asm__("lea \"<Thread-never-sampled>\"(%%rip), %0" : "=r"(pc));
-  return pc;
-}
+COL_PSEUDO_FUNCTION("<Thread-never-sampled>", col_never_sampled_frame)

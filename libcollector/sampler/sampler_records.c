@@ -250,7 +250,11 @@ static void write_program_sample(const struct col_trace_event *e, const unsigned
       return;
     memcpy(&end, e->payload, sizeof end);
     sampler_take_thread_starts(); /* (a short thread ends before its creator posts where it started) */
-    tails_on_measured_exit(e->tid, e->cpu, e->end, end.unsampled_ns);
+    /* (whole intervals of what no sample found; the rest is sampled as a tail) */
+    int64_t interval_ns = (int64_t)col_cfg.clock_interval_us * 1000;
+    uint32_t unplaced = interval_ns > 0 && end.unplaced_ns > 0 ? (uint32_t)(end.unplaced_ns / interval_ns) : 0;
+    col_clock_writer_unplaced(e->tid, e->cpu, e->end, unplaced, end.unplaced_pc);
+    tails_on_measured_exit(e->tid, e->cpu, e->end, end.unsampled_ns - (int64_t)unplaced * interval_ns);
     return;
   }
   struct col_capture cap;
@@ -262,6 +266,9 @@ static void write_program_sample(const struct col_trace_event *e, const unsigned
     memcpy(&sample, e->payload, sizeof sample);
     cap.weight = sample.weight;
     cap.beyond = &sample.beyond;
+    cap.unplaced = sample.unplaced;
+    cap.unplaced_pc = sample.unplaced_pc;
+    cap.omp_regions = sample.omp_regions;
   }
   static uint64_t pcs[ER_MAX_STACK_DEPTH + 2];
   tails_on_program_sample(e->tid, pcs, col_clock_writer_write_stack(&cap, pcs));

@@ -53,11 +53,16 @@ struct col_clock_sample_payload {
   uint32_t weight;    /* in intervals */
   uint32_t stack_len; /* the whole copy's bytes */
   struct col_beyond_prints beyond; /* what the stack held beyond the copy */
+  uint32_t unplaced;    /* intervals before it no sample found (core/capture.h) */
+  uint64_t unplaced_pc; /* the pseudo-function they go under */
+  uint8_t omp_regions;  /* whether an OpenMP region ran (core/capture.h) */
 };
 
 struct col_thread_end_tail {
   uint32_t weight; /* 0 */
   int64_t unsampled_ns;
+  int64_t unplaced_ns;  /* of those, what goes under the pseudo-function (core/capture.h) */
+  uint64_t unplaced_pc;
 };
 
 /* A traced call whose thread walked its own stack, as kept in a lane and

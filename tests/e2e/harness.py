@@ -604,6 +604,24 @@ def sampled_every_s(summary, interval_s):
     return max(seconds / samples, every) if samples > 0 else every
 
 
+NOT_SAMPLED = "<Not-sampled-under-load>"
+
+
+def not_sampled_seconds(funcs):
+    """The CPU time an experiment has under <Not-sampled-under-load> (er-dump's
+    FUNCS): time the program's CPU-time timers found no sample of while its
+    threads were preempted for others (the kernel checks them at its tick,
+    for the thread running then); where it ran is not known."""
+    return funcs.get(NOT_SAMPLED, (0.0, 0.0))[0]
+
+
+def within_truth(got, truth, bound, not_sampled=0.0):
+    """GOT seconds recorded for TRUTH measured, within BOUND; short by up to
+    NOT_SAMPLED more (not_sampled_seconds: some of its time may be there,
+    none of another's is in GOT)."""
+    return truth - bound - not_sampled <= got <= truth + bound
+
+
 def check_shares(funcs, total, expected, label, tolerance_pp=3.0, samples=None):
     """Each function's inclusive share within TOLERANCE percentage points,
     or within what sampling allows for SAMPLES samples when that is more

@@ -25,7 +25,9 @@ def truth(out):
 
 
 def recorded(exp, label):
-    """{function: inclusive seconds} from gprofng, after our reader's checks."""
+    """{function: inclusive seconds} from gprofng, after our reader's checks
+    (harness.NOT_SAMPLED among them: time the program's own timers found no
+    sample of, its threads preempted for others)."""
     summary, _, _ = er_dump(exp)
     check(summary.get("closed") == "yes" and summary.get("invalid_packets") == "0",
           "%s: experiment closed, every packet valid" % label)
@@ -69,13 +71,18 @@ def check_groups(out, exp, label, stolen):
                   % (label, stolen, short_true + long_true))
         return
     short_rec, long_rec = incl.get("short_thread", 0.0), incl.get("long_thread", 0.0)
+    # Time not sampled (its threads preempted, the program's own timers
+    # late) may be either group's: the shares may move by its part.
+    unplaced = incl.get(harness.NOT_SAMPLED, 0.0)
     share_true = 100 * short_true / (short_true + long_true)
     share_rec = 100 * short_rec / max(short_rec + long_rec, 1e-9)
-    check(abs(share_rec - share_true) <= 3.0, "%s: short threads %.1f%% of the threads' time (truth %.1f%%; "
-          "%.3f s and %.3f s recorded of %.3f s and %.3f s)" % (label, share_rec, share_true, short_rec, long_rec,
-                                                                short_true, long_true))
-    check(abs(short_rec + long_rec - short_true - long_true) <= 0.05 * (short_true + long_true),
-          "%s: %.3f s of the threads' %.3f s recorded" % (label, short_rec + long_rec, short_true + long_true))
+    slack = 100 * unplaced / max(short_rec + long_rec + unplaced, 1e-9)
+    check(abs(share_rec - share_true) <= 3.0 + slack, "%s: short threads %.1f%% of the threads' time (truth %.1f%%; "
+          "%.3f s and %.3f s recorded of %.3f s and %.3f s, %.3f s not sampled)"
+          % (label, share_rec, share_true, short_rec, long_rec, short_true, long_true, unplaced))
+    check(abs(short_rec + long_rec + unplaced - short_true - long_true) <= 0.05 * (short_true + long_true),
+          "%s: %.3f s of the threads' %.3f s recorded (%.3f s of it not sampled)"
+          % (label, short_rec + long_rec + unplaced, short_true + long_true, unplaced))
 
 
 work = shared_workdir()
@@ -138,7 +145,7 @@ elif t_profiled:
     capture = theirs / t_profiled[0]
     check(0.95 <= capture <= 1.05, "2000 threads: %.3f of their CPU recorded in them (%.3f s of %.3f s)"
           % (capture, theirs, t_profiled[0]))
-    under = incl.get("short_thread", 0.0) / t_profiled[0]
+    under = (incl.get("short_thread", 0.0) + incl.get(harness.NOT_SAMPLED, 0.0)) / t_profiled[0]
     check(0.90 <= under <= 1.05, "2000 threads: %.3f of their CPU under short_thread (%.3f s of %.3f s)"
           % (under, incl.get("short_thread", 0.0), t_profiled[0]))
 cleanup(work)
@@ -155,7 +162,7 @@ if prefix:
     check(clock_source_said(summary["comments"]),
           "ordinary user: sampled by the sampler process, no signals")
     incl, _ = recorded(os.path.join(work, "test.1.er"), "ordinary user, 256 threads")
-    capture = incl.get("long_thread", 0.0) / t[1] if t else 0
+    capture = (incl.get("long_thread", 0.0) + incl.get(harness.NOT_SAMPLED, 0.0)) / t[1] if t else 0
     if t and harness.LAST_RUN_STEAL > 0.25 * t[1]:
         skip_part("ordinary user, 256 threads: their CPU judged where the host took %.2f s of the machine's CPU "
                   "during the run (over a quarter of the threads' %.2f s)" % (harness.LAST_RUN_STEAL, t[1]))

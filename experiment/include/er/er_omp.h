@@ -23,6 +23,11 @@ enum er_omp_state {
   ER_OMP_ORDERED_WAIT = 10,
   ER_OMP_ATOMIC_WAIT = 11,
   ER_OMP_TASKWAIT = 12,
+  /* Ours, past gprofng's: CPU time no clock sample found, whose state is
+   * not known (the runtime's <Not-sampled-under-load>).  gprofng counts
+   * it in its total and in none of OpenMP Work, Wait and Overhead, which
+   * test the state's bit against sets of its own states. */
+  ER_OMP_NOT_SAMPLED = 13,
   ER_OMP_N_STATES
 };
 
