@@ -16,6 +16,7 @@
 #include "er/er_archive.h"
 #include "er/er_format.h"
 #include "er/er_offcpu.h"
+#include "er/er_pseudo_functions.h"
 #include "er/er_reader.h"
 #include "er_dump_heap.h"
 #include "er_dump_hwc.h"
@@ -131,6 +132,7 @@ int main(int argc, char **argv)
   }
   struct thread_total threads[1024];
   size_t n_threads = 0, missing = 0, ticks = 0, in_pauses = 0;
+  size_t not_sampled_packets = 0, not_sampled_ticks = 0; /* (the runtime's <Not-sampled-under-load>) */
   double ticks_squared = 0; /* for the effective number of samples */
   int64_t last_clock = 0;
   double tick_seconds = exp.ptimer_us / 1e6;
@@ -143,7 +145,6 @@ int main(int argc, char **argv)
         in_pauses++;
     }
     ticks += (size_t)s->ntick;
-    ticks_squared += (double)s->ntick * s->ntick;
     if (rel > last_clock)
       last_clock = rel;
     size_t t;
@@ -156,6 +157,13 @@ int main(int argc, char **argv)
       threads[t].seconds += w;
     }
     const struct er_stack *st = er_experiment_stack(&exp, s->frinfo);
+    size_t leaf = st != NULL && st->n == 1 ? function_of(&exp, st->pcs[0]) : 0; /* (first: it may move funcs) */
+    if (st != NULL && st->n == 1 && strcmp(funcs[leaf].name, ER_NOT_SAMPLED_FUNCTION) == 0) {
+      not_sampled_packets++; /* CPU time, no sample */
+      not_sampled_ticks += (size_t)s->ntick;
+    } else {
+      ticks_squared += (double)s->ntick * s->ntick;
+    }
     if (st == NULL) {
       missing++;
       continue;
@@ -211,10 +219,16 @@ int main(int argc, char **argv)
   printf("ptimer_us: %ld\n", exp.ptimer_us);
   printf("clock_packets: %zu\n", exp.n_clock);
   printf("ticks: %zu\n", ticks);
+  /* The CPU time the program's late timers found no sample of (its own
+   * packets: no sample's, no share's). */
+  printf("clock_not_sampled_packets: %zu\n", not_sampled_packets);
+  printf("clock_not_sampled_seconds: %.3f\n", not_sampled_ticks * tick_seconds);
   /* Samples of unequal weight (the kernel's CPU-time timers, late under
    * load, weight each sample by the CPU time since the last) tell as much
-   * about shares as (sum of weights)^2 / sum of squared weights equal ones. */
-  printf("clock_effective_samples: %.1f\n", ticks_squared > 0 ? (double)ticks * ticks / ticks_squared : 0.0);
+   * about shares of the time they stand for as (sum of weights)^2 / sum of
+   * squared weights equal ones. */
+  size_t placed = ticks - not_sampled_ticks;
+  printf("clock_effective_samples: %.1f\n", ticks_squared > 0 ? (double)placed * placed / ticks_squared : 0.0);
   printf("cpu_seconds: %.3f\n", ticks * tick_seconds);
   if (exp.numstates >= ER_NUMSTATES) { /* off-CPU time (collector profile offcpu): ticks by reason */
     size_t off[ER_OFFCPU_REASONS] = {0};

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "core/pseudo_function.h"
+#include "er/er_pseudo_functions.h"
 #include "inprocess/timer_lateness.h"
 
 #define DEFAULT_TICK_NS 10000000 /* HZ 100, the longest tick distributions use */
@@ -80,7 +81,7 @@ int64_t col_timer_tick_ns(void)
   return tick;
 }
 
-COL_PSEUDO_FUNCTION("<Not-sampled-under-load>", col_not_sampled_frame)
+COL_PSEUDO_FUNCTION(ER_NOT_SAMPLED_FUNCTION, col_not_sampled_frame)
 
 long col_thread_preemptions(void)
 {

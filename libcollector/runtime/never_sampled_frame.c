@@ -19,6 +19,7 @@
  * kernel: CPU-time timers are checked at the scheduler's tick, and a
  * per-thread perf event cost 45 us a thread and fired late as well.) */
 #include "core/pseudo_function.h"
+#include "er/er_pseudo_functions.h"
 #include "runtime/never_sampled_frame.h"
 
-COL_PSEUDO_FUNCTION("<Thread-never-sampled>", col_never_sampled_frame)
+COL_PSEUDO_FUNCTION(ER_NEVER_SAMPLED_FUNCTION, col_never_sampled_frame)

@@ -22,7 +22,7 @@ import threading
 import time
 
 from harness import (COLLECTOR_GDB, check, cleanup, er_dump, finish, gprofng_functions, private_runtime_dir, program,
-                     run_gdb, session_sampler_pid, workdir)
+                     run_gdb, session_sampler_pid, wait_for_data, workdir)
 
 work = workdir()
 RUNTIME = private_runtime_dir(work)  # this test's samplers only
@@ -91,10 +91,12 @@ gdb = subprocess.Popen(["gdb", "-nx", "-batch", "-x", COLLECTOR_GDB, "-ex", "col
                         "-ex", "collector enable", "-ex", "run", "--args", program("split_work"), "3.0", "0"],
                        cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
 check(session_sampler_pid(RUNTIME) is not None, "the program runs under the collector")
-time.sleep(0.8)
+exp = os.path.join(work, "gdb_killed.er")
+# Killed once samples are on disk, not after a fixed time: beside two busy
+# loops 0.8 s had left the program none (0.000 s recorded).
+check(wait_for_data(exp, timeout_s=30.0), "samples of the program reach the experiment before GDB is killed")
 gdb.kill()
 gdb.wait()
-exp = os.path.join(work, "gdb_killed.er")
 deadline = time.monotonic() + 30
 while time.monotonic() < deadline and 'kind="exit"' not in open(os.path.join(exp, "log.xml"), errors="replace").read():
     time.sleep(0.1)  # the sampler closes it when the program is gone
