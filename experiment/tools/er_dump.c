@@ -157,8 +157,12 @@ int main(int argc, char **argv)
       threads[t].seconds += w;
     }
     const struct er_stack *st = er_experiment_stack(&exp, s->frinfo);
-    size_t leaf = st != NULL && st->n == 1 ? function_of(&exp, st->pcs[0]) : 0; /* (first: it may move funcs) */
-    if (st != NULL && st->n == 1 && strcmp(funcs[leaf].name, ER_NOT_SAMPLED_FUNCTION) == 0) {
+    int not_sampled = 0;
+    if (st != NULL && st->n == 1) {
+      size_t leaf = function_of(&exp, st->pcs[0]); /* (first: it may move funcs) */
+      not_sampled = strcmp(funcs[leaf].name, ER_NOT_SAMPLED_FUNCTION) == 0;
+    }
+    if (not_sampled) {
       not_sampled_packets++; /* CPU time, no sample */
       not_sampled_ticks += (size_t)s->ntick;
     } else {

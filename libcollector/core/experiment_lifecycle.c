@@ -54,7 +54,8 @@ static void say_timer_tick(void)
   struct col_clock_figures clock;
   col_clock_writer_describe(&clock);
   uint64_t placed = clock.ticks_appended - clock.ticks_unplaced;
-  uint64_t samples = clock.samples_written - clock.unplaced_packets;
+  /* (packets counted as appended, samples as on disk: a full disk can keep some out) */
+  uint64_t samples = clock.samples_written > clock.unplaced_packets ? clock.samples_written - clock.unplaced_packets : 0;
   if (samples < 50 || placed < 2 * samples || clock.ticks_squared == 0)
     return;
   double every_ms = (double)col_cfg.clock_interval_us / 1000.0 * (double)placed / (double)samples;
